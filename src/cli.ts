@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// The `pve-provisioner` command (SPEC 6). Each subcommand lives in
+// src/cli/<name>.ts and exports `run(args): Promise<number>`; it is loaded
+// only when asked for, so `seed` never pulls in BullMQ or fastify.
+// Exit status: 0 success, 1 a failed job, 2 bad input (reason on stderr).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+
+const COMMANDS: Record<string, string> = {
+  worker: 'run the job workers',
+  web: 'run the HTTP API, Bull Board and metrics',
+  all: 'run web and worker in one process (and the simulator when proxmox.url is "sim")',
+  sim: 'run the Proxmox VE simulator alone: sim [--port N] [--vms N] [--tls-cert F --tls-key F]',
+  seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--no-guest-agent] [--joliet] --out FILE',
+  enqueue: 'enqueue a job: enqueue create|delete|check --name NAME [job fields] [--wait]',
+  reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait]',
+};
+
+export interface CommandModule {
+  run(args: string[]): Promise<number>;
+}
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, text]) => `  ${name.padEnd(10)} ${text}`);
+  return `usage: pve-provisioner <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(usage());
+    return command === undefined ? 2 : 0;
+  }
+  if (!(command in COMMANDS)) {
+    process.stderr.write(`pve-provisioner: unknown command "${command}"\n\n${usage()}`);
+    return 2;
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  const file = ['.js', '.ts'].map((ext) => join(here, 'cli', `${command}${ext}`)).find((f) => existsSync(f));
+  if (file === undefined) {
+    process.stderr.write(`pve-provisioner: command "${command}" is not available in this build\n`);
+    return 2;
+  }
+  const module = (await import(`./cli/${command}.js`)) as CommandModule;
+  return module.run(args);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`pve-provisioner: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

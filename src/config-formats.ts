@@ -1,0 +1,152 @@
+// Custom convict formats. Each throws a message that says what is wrong
+// and the allowed form; convict prefixes the key and the value.
+import convict from 'convict';
+import type { NodeConfig } from './config-types.js';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+const TAG_RE = /^[a-z0-9_][a-z0-9_+.-]*$/;
+const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
+const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
+const BRIDGE_RE = /^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/;
+const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag']);
+
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || hostname.startsWith('127.');
+}
+
+function parseJsonIfString(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+function isInt(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value);
+}
+
+function validateNode(node: unknown, index: number): void {
+  const at = `entry ${index}`;
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) {
+    throw new Error(`${at} must be an object {name, template, isoStorage, storage?, bridge?, vlanTag?}`);
+  }
+  const entry = node as Record<string, unknown>;
+  for (const key of Object.keys(entry)) {
+    if (!NODE_KEYS.has(key)) throw new Error(`${at} has unknown key "${key}"; allowed: ${[...NODE_KEYS].join(', ')}`);
+  }
+  if (typeof entry.name !== 'string' || !NODE_NAME_RE.test(entry.name)) {
+    throw new Error(`${at}: name must be a Proxmox node name (letters, digits, "-")`);
+  }
+  if (!isInt(entry.template) || entry.template < 100 || entry.template > 999999999) {
+    throw new Error(`${at} (${entry.name}): template must be a VMID, an integer from 100 to 999999999`);
+  }
+  if (typeof entry.isoStorage !== 'string' || !STORAGE_ID_RE.test(entry.isoStorage)) {
+    throw new Error(`${at} (${entry.name}): isoStorage is required and must be a storage id such as "proxy-seeds"`);
+  }
+  if (entry.storage !== undefined && (typeof entry.storage !== 'string' || !STORAGE_ID_RE.test(entry.storage))) {
+    throw new Error(`${at} (${entry.name}): storage must be a storage id such as "local-lvm"`);
+  }
+  if (entry.bridge !== undefined && (typeof entry.bridge !== 'string' || !BRIDGE_RE.test(entry.bridge))) {
+    throw new Error(`${at} (${entry.name}): bridge must be a bridge name such as "vmbr0"`);
+  }
+  if (entry.vlanTag !== undefined && (!isInt(entry.vlanTag) || entry.vlanTag < 1 || entry.vlanTag > 4094)) {
+    throw new Error(`${at} (${entry.name}): vlanTag must be an integer from 1 to 4094`);
+  }
+}
+
+export function registerFormats(): void {
+  convict.addFormat({
+    name: 'proxmox-url',
+    coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),
+    validate(value: unknown) {
+      const allowed = 'allowed: "sim", https://HOST[:PORT], or http:// on a loopback address';
+      if (value === 'sim') return;
+      if (typeof value !== 'string') throw new Error(`must be a string; ${allowed}`);
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        throw new Error(`is not a URL; ${allowed}`);
+      }
+      if (url.protocol === 'https:') return;
+      if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
+      if (url.protocol === 'http:') throw new Error(`plain http:// is only allowed for loopback addresses; ${allowed}`);
+      throw new Error(`has scheme ${url.protocol}; ${allowed}`);
+    },
+  });
+  convict.addFormat({
+    name: 'proxmox-tag',
+    validate(value: unknown) {
+      if (typeof value !== 'string' || !TAG_RE.test(value)) {
+        throw new Error('must be a Proxmox tag: lowercase letters, digits, "_", "-", "+", ".", not starting with "-", "+" or "."');
+      }
+    },
+  });
+  convict.addFormat({
+    name: 'vmid',
+    coerce: (value: unknown) => Number(value),
+    validate(value: unknown) {
+      if (!isInt(value) || value < 100 || value > 999999999) throw new Error('must be a VMID, an integer from 100 to 999999999');
+    },
+  });
+  convict.addFormat({
+    name: 'positive-int',
+    coerce: (value: unknown) => Number(value),
+    validate(value: unknown) {
+      if (!isInt(value) || value < 1) throw new Error('must be a whole number of at least 1');
+    },
+  });
+  convict.addFormat({
+    name: 'non-negative-number',
+    coerce: (value: unknown) => Number(value),
+    validate(value: unknown) {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error('must be a number of at least 0');
+    },
+  });
+  convict.addFormat({
+    name: 'redis-url',
+    validate(value: unknown) {
+      const allowed = 'allowed: redis://[user:password@]HOST[:PORT][/DB] or rediss://...';
+      if (typeof value !== 'string') throw new Error(`must be a string; ${allowed}`);
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        throw new Error(`is not a URL; ${allowed}`);
+      }
+      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
+    },
+  });
+  convict.addFormat({
+    name: 'key-prefix',
+    validate(value: unknown) {
+      if (typeof value !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(value)) {
+        throw new Error('must be 1 to 64 of letters, digits, "_", "-", "." (no ":" or spaces)');
+      }
+    },
+  });
+  convict.addFormat({
+    name: 'node-list',
+    coerce: parseJsonIfString,
+    validate(value: unknown) {
+      if (!Array.isArray(value) || value.length === 0) {
+        throw new Error('must be a non-empty JSON list of {name, template, isoStorage, storage?, bridge?, vlanTag?}');
+      }
+      value.forEach(validateNode);
+      const names = (value as NodeConfig[]).map((n) => n.name);
+      const dup = names.find((n, i) => names.indexOf(n) !== i);
+      if (dup !== undefined) throw new Error(`names node "${dup}" twice; each node may appear once`);
+    },
+  });
+  convict.addFormat({
+    name: 'name-list',
+    coerce: parseJsonIfString,
+    validate(value: unknown) {
+      if (!Array.isArray(value) || value.length === 0 || !value.every((n) => typeof n === 'string' && NODE_NAME_RE.test(n))) {
+        throw new Error('must be a non-empty JSON list of node names such as ["pve1","pve2"]');
+      }
+    },
+  });
+}

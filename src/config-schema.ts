@@ -1,0 +1,128 @@
+// The convict schema of SPEC 7. Every key has a doc, a default and an
+// environment variable (its path in upper snake case, filled in by
+// withEnvNames below so no key can be forgotten).
+import type { Schema } from 'convict';
+import type { Config } from './config-types.js';
+
+export const schema: Schema<Config> = {
+  proxmox: {
+    url: {
+      doc: 'Proxmox VE API base, e.g. https://pve.example:8006. "sim" uses the built-in simulator (SPEC 8) on sim.host:sim.port; plain http:// is allowed only for loopback addresses.',
+      format: 'proxmox-url',
+      default: 'sim',
+    },
+    tokenFile: {
+      doc: 'File holding the API token "user@realm!id=secret"; read on every request so it can be rotated. With url "sim" the file is created with a random token when missing.',
+      format: String,
+      default: 'var/proxmox-token',
+    },
+    caFile: {
+      doc: 'PEM file with the CA that signed the Proxmox certificate; empty uses the system CAs.',
+      format: String,
+      default: '',
+    },
+    tag: {
+      doc: 'Tag that marks the VMs this service manages (Proxmox tag rules, F9: lowercase letters, digits, "_", "-", "+", ".", not starting with "-", "+" or ".").',
+      format: 'proxmox-tag',
+      default: 'pve_provisioner',
+    },
+    vmidRange: {
+      min: {
+        doc: 'Lowest VMID this service allocates (the uid hashes into [min, max]).',
+        format: 'vmid',
+        default: 100000,
+      },
+      max: {
+        doc: 'Highest VMID this service allocates.',
+        format: 'vmid',
+        default: 999999,
+      },
+    },
+    installGuestAgent: {
+      doc: 'Seed vendor-data installs and starts qemu-guest-agent at first boot (needs a package mirror from the guest).',
+      format: Boolean,
+      default: true,
+    },
+    seedJoliet: {
+      doc: 'Add Joliet names to the seed ISO. Off as in Proxmox\'s own cloud-init drive: Joliet breaks some guests (Talos).',
+      format: Boolean,
+      default: false,
+    },
+    nodes: {
+      doc: 'Nodes VMs may be placed on: a JSON list of {name, template (VMID), isoStorage, storage?, bridge?, vlanTag? (1-4094)}.',
+      format: 'node-list',
+      default: [
+        { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds' },
+        { name: 'pve2', template: 9001, isoStorage: 'proxy-seeds' },
+      ],
+    },
+    defaults: {
+      cores: { doc: 'Cores of a VM when the job names none.', format: 'positive-int', default: 2 },
+      memoryMiB: { doc: 'Memory (MiB) of a VM when the job names none.', format: 'positive-int', default: 2048 },
+      diskGiB: { doc: 'Boot disk size (GiB) when the job names none; never smaller than the template\'s disk.', format: 'positive-int', default: 10 },
+    },
+    limits: {
+      maxCores: { doc: 'Largest cores a job may ask for.', format: 'positive-int', default: 32 },
+      maxMemoryMiB: { doc: 'Largest memoryMiB a job may ask for.', format: 'positive-int', default: 131072 },
+      maxDiskGiB: { doc: 'Largest diskGiB a job may ask for.', format: 'positive-int', default: 2048 },
+    },
+  },
+  budgets: {
+    pollMs: { doc: 'Interval between task and state polls (ms).', format: 'positive-int', default: 1000 },
+    cloneSeconds: { doc: 'Longest wait for a clone task or a clone lock.', format: 'positive-int', default: 600 },
+    taskSeconds: { doc: 'Longest wait for any other task (upload, resize, start, stop, destroy, volume delete).', format: 'positive-int', default: 300 },
+    runningSeconds: { doc: 'Longest wait after start for status and qmpstatus both "running".', format: 'positive-int', default: 120 },
+    addressSeconds: { doc: 'Longest wait for the guest agent to report an address (waitForAddress).', format: 'positive-int', default: 300 },
+    lockTtlMs: { doc: 'TTL of the per-name lock; the holder renews it every third of this.', format: 'positive-int', default: 30000 },
+  },
+  redis: {
+    url: { doc: 'Redis URL (redis:// or rediss://).', format: 'redis-url', default: 'redis://127.0.0.1:6379' },
+    prefix: { doc: 'Prefix of every Redis key this service writes (queues, registry, locks).', format: 'key-prefix', default: 'pvep' },
+  },
+  jobs: {
+    attempts: { doc: 'Attempts of a job whose errors are Transient (SPEC 4).', format: 'positive-int', default: 10 },
+    backoffMs: { doc: 'First retry delay (ms); doubles each attempt, with jitter.', format: 'positive-int', default: 2000 },
+    concurrency: { doc: 'Jobs one worker process runs at once.', format: 'positive-int', default: 8 },
+    shutdownGraceSeconds: { doc: 'On SIGTERM, how long running jobs may take to finish before the worker closes.', format: 'positive-int', default: 60 },
+    keepCompletedCount: { doc: 'Completed jobs kept in Redis (newest first).', format: 'nat', default: 1000 },
+    keepCompletedSeconds: { doc: 'Completed jobs older than this are removed.', format: 'nat', default: 86400 },
+    keepFailedCount: { doc: 'Failed jobs kept in Redis (newest first).', format: 'nat', default: 5000 },
+    keepFailedSeconds: { doc: 'Failed jobs older than this are removed.', format: 'nat', default: 604800 },
+  },
+  registry: {
+    tombstoneSeconds: { doc: 'How long a deleted name\'s tombstone (absent, with its generation) is kept.', format: 'positive-int', default: 604800 },
+  },
+  reconciler: {
+    everySeconds: { doc: 'Interval of the reconcile sweep (SPEC 5).', format: 'positive-int', default: 300 },
+    graceSeconds: { doc: 'VMs and seeds younger than this are never swept.', format: 'nat', default: 900 },
+    recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone.', format: Boolean, default: true },
+  },
+  health: {
+    everySeconds: { doc: 'Interval of the health job (SPEC 19).', format: 'positive-int', default: 60 },
+  },
+  http: {
+    host: { doc: 'Address the web process listens on.', format: String, default: '127.0.0.1' },
+    port: { doc: 'Port of the web process.', format: 'port', default: 8080 },
+    apiTokensFile: { doc: 'File with the bearer tokens for /v1, one per line. Created with a random token when missing.', format: String, default: 'var/api-tokens' },
+    boardUsersFile: { doc: 'File with Bull Board users, "user:password" per line. Created with a random password when missing.', format: String, default: 'var/board-users' },
+    authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: Boolean, default: false },
+    metricsAuth: { doc: 'Require a bearer token for /metrics.', format: Boolean, default: false },
+  },
+  log: {
+    level: { doc: 'pino level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    pretty: { doc: 'Human-readable logs instead of JSON lines.', format: Boolean, default: false },
+  },
+  sim: {
+    host: { doc: 'Address the simulator listens on.', format: String, default: '127.0.0.1' },
+    port: { doc: 'Port of the simulator.', format: 'port', default: 8006 },
+    nodes: { doc: 'Simulated nodes, a JSON list of names; each has storages local, local-lvm and proxy-seeds and template 9001.', format: 'name-list', default: ['pve1', 'pve2'] },
+    vms: { doc: 'Foreign VMs the simulator starts with (not ours), spread over its nodes.', format: 'nat', default: 3 },
+    timeScale: { doc: 'Multiplier on every simulated duration (0.01 runs 100 times faster).', format: 'non-negative-number', default: 0.1 },
+    latencyMs: { doc: 'Latency added to every answer (ms).', format: 'nat', default: 0 },
+    cloneSeconds: { doc: 'Duration of a clone task before timeScale (F16).', format: 'non-negative-number', default: 2 },
+    taskSeconds: { doc: 'Duration of other tasks before timeScale.', format: 'non-negative-number', default: 1 },
+    agentSeconds: { doc: 'Time from start until the guest agent reports an address, before timeScale (F21).', format: 'non-negative-number', default: 47 },
+    tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
+    tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },
+  },
+};

@@ -1,0 +1,75 @@
+// The shape of the loaded configuration (SPEC 7). src/config-schema.ts
+// documents each key; src/config.ts loads and validates it.
+
+export interface NodeConfig {
+  name: string;
+  /** VMID of the template cloned for VMs on this node. */
+  template: number;
+  /** Storage (directory type, ISO content) that holds the seed ISOs. */
+  isoStorage: string;
+  /** Target storage of the full clone; the template's when absent. */
+  storage?: string;
+  /** Bridge for net0; the template's when absent. */
+  bridge?: string;
+  /** VLAN tag added to net0 (1 to 4094). */
+  vlanTag?: number;
+}
+
+export interface Config {
+  proxmox: {
+    url: string;
+    tokenFile: string;
+    caFile: string;
+    tag: string;
+    vmidRange: { min: number; max: number };
+    installGuestAgent: boolean;
+    seedJoliet: boolean;
+    nodes: NodeConfig[];
+    defaults: { cores: number; memoryMiB: number; diskGiB: number };
+    limits: { maxCores: number; maxMemoryMiB: number; maxDiskGiB: number };
+  };
+  budgets: {
+    pollMs: number;
+    cloneSeconds: number;
+    taskSeconds: number;
+    runningSeconds: number;
+    addressSeconds: number;
+    lockTtlMs: number;
+  };
+  redis: { url: string; prefix: string };
+  jobs: {
+    attempts: number;
+    backoffMs: number;
+    concurrency: number;
+    shutdownGraceSeconds: number;
+    keepCompletedCount: number;
+    keepCompletedSeconds: number;
+    keepFailedCount: number;
+    keepFailedSeconds: number;
+  };
+  registry: { tombstoneSeconds: number };
+  reconciler: { everySeconds: number; graceSeconds: number; recreateMissing: boolean };
+  health: { everySeconds: number };
+  http: {
+    host: string;
+    port: number;
+    apiTokensFile: string;
+    boardUsersFile: string;
+    authDisabled: boolean;
+    metricsAuth: boolean;
+  };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };
+  sim: {
+    host: string;
+    port: number;
+    nodes: string[];
+    vms: number;
+    timeScale: number;
+    latencyMs: number;
+    cloneSeconds: number;
+    taskSeconds: number;
+    agentSeconds: number;
+    tlsCert: string;
+    tlsKey: string;
+  };
+}

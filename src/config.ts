@@ -1,0 +1,104 @@
+// Loads the configuration of SPEC 7: schema defaults, then
+// config/default.json, then the file named by PVE_PROVISIONER_CONFIG, then
+// environment variables (which win), then overrides given by code.
+import convict from 'convict';
+import type { SchemaObj } from 'convict';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { registerFormats } from './config-formats.js';
+import { schema } from './config-schema.js';
+import type { Config } from './config-types.js';
+
+export type { Config, NodeConfig } from './config-types.js';
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+registerFormats();
+
+/** `proxmox.vmidRange.min` becomes `PROXMOX_VMID_RANGE_MIN`. */
+export function envNameOf(path: string): string {
+  return path
+    .split('.')
+    .map((part) => part.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))
+    .join('_')
+    .toUpperCase();
+}
+
+function isLeaf(node: object): node is SchemaObj {
+  return 'default' in node && 'doc' in node;
+}
+
+/** Gives every leaf of the schema its environment variable. */
+function withEnvNames(node: Record<string, unknown>, prefix: string): void {
+  for (const [key, child] of Object.entries(node)) {
+    if (typeof child !== 'object' || child === null) continue;
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (isLeaf(child)) child.env = envNameOf(path);
+    else withEnvNames(child as Record<string, unknown>, path);
+  }
+}
+
+withEnvNames(schema, '');
+
+/** Every documented key: path, doc, default and environment variable. */
+export function describeKeys(): { path: string; doc: string; default: unknown; env: string }[] {
+  const out: { path: string; doc: string; default: unknown; env: string }[] = [];
+  const walk = (node: Record<string, unknown>, prefix: string): void => {
+    for (const [key, child] of Object.entries(node)) {
+      if (typeof child !== 'object' || child === null) continue;
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (isLeaf(child)) out.push({ path, doc: child.doc ?? '', default: child.default, env: child.env ?? envNameOf(path) });
+      else walk(child as Record<string, unknown>, path);
+    }
+  };
+  walk(schema, '');
+  return out;
+}
+
+// src/config.ts runs from src/ under tsx and from dist/src/ once built.
+const here = dirname(fileURLToPath(import.meta.url));
+const packageRoot = [join(here, '..'), join(here, '..', '..')].find((dir) => existsSync(join(dir, 'config', 'default.json'))) ?? process.cwd();
+
+export interface LoadOptions {
+  /** Environment to read; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Values set by code, applied last (tests, CLI flags). */
+  overrides?: Record<string, unknown>;
+}
+
+export function loadConfig(options: LoadOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const config = convict(schema, { env, args: [] });
+  try {
+    const defaultFile = join(packageRoot, 'config', 'default.json');
+    if (existsSync(defaultFile)) config.loadFile(defaultFile);
+    const extra = env.PVE_PROVISIONER_CONFIG;
+    if (extra) {
+      if (!existsSync(extra)) throw new Error(`PVE_PROVISIONER_CONFIG names ${extra}, which does not exist`);
+      config.loadFile(extra);
+    }
+    if (options.overrides) config.load(options.overrides);
+    config.validate({ allowed: 'strict' });
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: ${(err as Error).message}`);
+  }
+  const loaded = config.getProperties();
+  crossCheck(loaded);
+  return loaded;
+}
+
+function crossCheck(config: Config): void {
+  const { vmidRange, defaults, limits } = config.proxmox;
+  const fail = (message: string): never => {
+    throw new ConfigError(`invalid configuration: ${message}`);
+  };
+  if (vmidRange.min > vmidRange.max) {
+    fail(`proxmox.vmidRange: min (${vmidRange.min}) is above max (${vmidRange.max}); min must be at most max`);
+  }
+  if (defaults.cores > limits.maxCores) fail(`proxmox.defaults.cores (${defaults.cores}) is above proxmox.limits.maxCores (${limits.maxCores})`);
+  if (defaults.memoryMiB > limits.maxMemoryMiB) fail(`proxmox.defaults.memoryMiB (${defaults.memoryMiB}) is above proxmox.limits.maxMemoryMiB (${limits.maxMemoryMiB})`);
+  if (defaults.diskGiB > limits.maxDiskGiB) fail(`proxmox.defaults.diskGiB (${defaults.diskGiB}) is above proxmox.limits.maxDiskGiB (${limits.maxDiskGiB})`);
+}

@@ -1,0 +1,120 @@
+// What the job layer sees of the provider (SPEC 10 to 16, 19). Every
+// operation takes an OperationContext: its AbortSignal ends Proxmox calls
+// and waits at once (job cancelled, lock lost).
+
+export type VmState = 'Provisioning' | 'Running' | 'Stopped' | 'NotFound';
+
+export type CreateStep = 'cloned' | 'seeded' | 'configured' | 'resized' | 'started' | 'running' | 'address';
+
+export interface OperationContext {
+  signal: AbortSignal;
+  /** A step reached (SPEC 1: job.updateProgress). */
+  progress?: (step: CreateStep) => void | Promise<void>;
+  /** One line for the job log (SPEC 1, SPEC 16 task warnings). */
+  log?: (line: string) => void | Promise<void>;
+  /**
+   * Called before every Proxmox write; throws when the caller lost its
+   * job lock or name lock (SPEC 3: stop before the next write).
+   */
+  beforeWrite?: () => void;
+}
+
+export interface VmRef {
+  name: string;
+  uid: string;
+}
+
+export interface VmObservation {
+  state: VmState;
+  providerId?: string;
+  vmid?: number;
+  node?: string;
+  uid?: string;
+  address?: string;
+  createdAt?: string;
+}
+
+export interface CreateSpec {
+  name: string;
+  uid: string;
+  node?: string;
+  cores: number;
+  memoryMiB: number;
+  diskGiB: number;
+  userData?: string;
+  networkConfig?: string;
+  vlanTag?: number;
+  bridge?: string;
+  waitForAddress: boolean;
+}
+
+export interface CreateResult {
+  providerId: string;
+  vmid: number;
+  node: string;
+  uid: string;
+  state: VmState;
+  address?: string;
+  createdAt: string;
+}
+
+export interface DeleteRequest {
+  name: string;
+  /** When given, only the VM whose mark carries this uid is touched. */
+  uid?: string;
+}
+
+export interface DeleteResult {
+  deleted: boolean;
+  vmid?: number;
+  seedsDeleted: number;
+}
+
+/** A VM found by tag (SPEC 14). `unknown` when its config read failed. */
+export interface ListedVm {
+  vmid: number;
+  node: string;
+  name?: string;
+  uid?: string;
+  createdAt?: string;
+  status?: string;
+  ours: boolean | 'unknown';
+  tagged: boolean;
+}
+
+export interface SeedIso {
+  node: string;
+  storage: string;
+  volid: string;
+  /** The VM name the file name carries (`<name>-seed.iso`). */
+  name: string;
+  ctime?: number;
+}
+
+export type HealthReason =
+  | 'Unreachable'
+  | 'CertificateInvalid'
+  | 'CredentialsUnavailable'
+  | 'CredentialsRejected'
+  | 'PermissionDenied'
+  | 'NodeOffline'
+  | 'StorageNotFound'
+  | 'TemplateNotFound';
+
+export interface NodeHealth {
+  node: string;
+  ok: boolean;
+  reasons: { reason: HealthReason; detail: string }[];
+}
+
+export interface Provider {
+  get(ref: VmRef, ctx: OperationContext): Promise<VmObservation>;
+  /** Looks a name up without knowing its uid (reconciler, SPEC 5). */
+  findByName(name: string, ctx: OperationContext): Promise<ListedVm[]>;
+  listByTag(ctx: OperationContext): Promise<ListedVm[]>;
+  listSeeds(ctx: OperationContext): Promise<SeedIso[]>;
+  deleteSeed(seed: SeedIso, ctx: OperationContext): Promise<void>;
+  create(spec: CreateSpec, ctx: OperationContext): Promise<CreateResult>;
+  delete(request: DeleteRequest, ctx: OperationContext): Promise<DeleteResult>;
+  health(ctx: OperationContext): Promise<NodeHealth[]>;
+}

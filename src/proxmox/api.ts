@@ -1,0 +1,168 @@
+// The seam (SPEC 18): one method per Proxmox API call the provider needs.
+// src/proxmox/http-api.ts implements it with got, test/fakes/ in memory,
+// and src/proxmox/observed-api.ts wraps either with a debug line per call.
+// Shapes follow the answers documented in the seeds (F8, F14, F16, F21).
+import type { Readable } from 'node:stream';
+
+export interface CallOptions {
+  /** Cancels the request (job cancelled, lock lost, budget spent). */
+  signal?: AbortSignal;
+}
+
+/** `UPID:<node>:<pid>:<pstart>:<starttime>:<type>:<id>:<user>:` (F16). */
+export type Upid = string;
+
+export interface VersionInfo {
+  release: string;
+  version: string;
+  repoid: string;
+}
+
+export interface NodeEntry {
+  node: string;
+  status: 'online' | 'offline' | 'unknown';
+  maxmem?: number;
+  mem?: number;
+  maxcpu?: number;
+  cpu?: number;
+  uptime?: number;
+}
+
+export interface NodeStatus {
+  uptime?: number;
+  memory?: { total: number; used: number; free: number };
+  pveversion?: string;
+  [key: string]: unknown;
+}
+
+/** An entry of `/cluster/resources` (F8). Mid-clone: no `name`, `lock: clone`, `status: unknown`. */
+export interface ClusterResource {
+  id: string;
+  /** `qemu`, `lxc`, `node`, `storage`, ... */
+  type: string;
+  node?: string;
+  vmid?: number;
+  name?: string;
+  status?: string;
+  template?: 0 | 1;
+  tags?: string;
+  lock?: string;
+  maxmem?: number;
+  mem?: number;
+  maxcpu?: number;
+  maxdisk?: number;
+  uptime?: number;
+}
+
+/** A qemu config; Proxmox answers numbers for some keys and strings for most. */
+export type VmConfig = Record<string, string | number | undefined> & {
+  name?: string;
+  description?: string;
+  tags?: string;
+  lock?: string;
+  template?: number;
+  boot?: string;
+  net0?: string;
+  ide2?: string;
+  agent?: string | number;
+  digest?: string;
+};
+
+/** `status/current` (F14): paused is `status: running, qmpstatus: paused`. */
+export interface VmStatus {
+  /** `running` or `stopped` */
+  status: string;
+  qmpstatus?: string;
+  name?: string;
+  lock?: string;
+  uptime?: number;
+  agent?: number;
+  vmid?: number;
+}
+
+export interface CloneParams {
+  newid: number;
+  name: string;
+  description: string;
+  full: boolean;
+  storage?: string;
+  target?: string;
+}
+
+export interface DestroyParams {
+  purge: boolean;
+  destroyUnreferencedDisks: boolean;
+}
+
+/** `agent/network-get-interfaces` result entries (F21). */
+export interface AgentInterface {
+  name: string;
+  'hardware-address'?: string;
+  'ip-addresses'?: { 'ip-address': string; 'ip-address-type': string; prefix?: number }[];
+}
+
+export interface StorageEntry {
+  storage: string;
+  type?: string;
+  content?: string;
+  active?: number;
+  enabled?: number;
+}
+
+export interface StorageVolume {
+  volid: string;
+  format?: string;
+  content?: string;
+  size?: number;
+  ctime?: number;
+}
+
+/** `tasks/<upid>/status` (F16). */
+export interface TaskStatus {
+  /** `running` or `stopped` */
+  status: string;
+  exitstatus?: string;
+  type?: string;
+  id?: string;
+  node?: string;
+  upid?: string;
+  starttime?: number;
+}
+
+export interface TaskLogLine {
+  n: number;
+  t: string;
+}
+
+export interface UploadSource {
+  /** Exact byte count; sent as the file part's length so Content-Length is exact. */
+  size: number;
+  /** Opens a fresh stream of exactly `size` bytes (a retry needs a new one). */
+  open(): Readable;
+}
+
+export interface ProxmoxApi {
+  version(opts?: CallOptions): Promise<VersionInfo>;
+  nodes(opts?: CallOptions): Promise<NodeEntry[]>;
+  nodeStatus(node: string, opts?: CallOptions): Promise<NodeStatus>;
+  clusterResources(type: 'vm' | 'node', opts?: CallOptions): Promise<ClusterResource[]>;
+  getConfig(node: string, vmid: number, opts?: CallOptions): Promise<VmConfig>;
+  /** Synchronous `PUT .../config`; values go out as a form body. */
+  putConfig(node: string, vmid: number, params: Record<string, string | number>, opts?: CallOptions): Promise<void>;
+  statusCurrent(node: string, vmid: number, opts?: CallOptions): Promise<VmStatus>;
+  clone(node: string, templateVmid: number, params: CloneParams, opts?: CallOptions): Promise<Upid>;
+  /** `size` as Proxmox takes it: `10G`, `+2G`. A task (F20). */
+  resize(node: string, vmid: number, disk: string, size: string, opts?: CallOptions): Promise<Upid>;
+  start(node: string, vmid: number, opts?: CallOptions): Promise<Upid>;
+  stop(node: string, vmid: number, opts?: CallOptions): Promise<Upid>;
+  destroy(node: string, vmid: number, params: DestroyParams, opts?: CallOptions): Promise<Upid>;
+  agentInterfaces(node: string, vmid: number, opts?: CallOptions): Promise<AgentInterface[]>;
+  storages(node: string, opts?: CallOptions): Promise<StorageEntry[]>;
+  /** Multipart upload (`content=iso`, then the file part `filename`), F12. */
+  upload(node: string, storage: string, filename: string, source: UploadSource, opts?: CallOptions): Promise<Upid>;
+  storageContent(node: string, storage: string, content: 'iso' | 'images', opts?: CallOptions): Promise<StorageVolume[]>;
+  /** A task (F13); deleting a missing volume also ends OK. */
+  deleteVolume(node: string, storage: string, volid: string, opts?: CallOptions): Promise<Upid>;
+  taskStatus(node: string, upid: Upid, opts?: CallOptions): Promise<TaskStatus>;
+  taskLog(node: string, upid: Upid, opts?: CallOptions): Promise<TaskLogLine[]>;
+}

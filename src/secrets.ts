@@ -1,0 +1,81 @@
+// Secrets live in files named by config and are read through here, so
+// every value read is known to the redactor and never reaches a log, an
+// error, a job or an HTTP answer (SPEC 7, 9, 18, 22).
+import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+
+export const REDACTED = '[REDACTED]';
+
+const knownSecrets = new Set<string>();
+
+// Shapes that are secret whatever their value: a PVE token header or
+// token string, bearer and basic credentials, a user:password in a URL.
+const SECRET_SHAPES: [RegExp, string][] = [
+  [/PVEAPIToken=[^\s"',;]+/g, `PVEAPIToken=${REDACTED}`],
+  [/([A-Za-z0-9._-]+@[A-Za-z0-9._-]+![A-Za-z0-9._-]+)=[^\s"',;]+/g, `$1=${REDACTED}`],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@"']*:)[^\s@/"']+@/gi, `$1${REDACTED}@`],
+];
+
+/** Makes every later redaction hide this value. Values shorter than 6 characters are not registered (they would shred ordinary text). */
+export function registerSecret(value: string): void {
+  const trimmed = value.trim();
+  if (trimmed.length >= 6) knownSecrets.add(trimmed);
+  // The secret part of a PVE token (after "=") is a secret on its own.
+  const eq = trimmed.indexOf('=');
+  if (trimmed.includes('!') && eq > 0 && trimmed.length - eq - 1 >= 6) knownSecrets.add(trimmed.slice(eq + 1));
+}
+
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
+  for (const secret of knownSecrets) {
+    if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  }
+  return out;
+}
+
+export class SecretFileError extends Error {
+  override readonly name = 'SecretFileError';
+  constructor(
+    readonly path: string,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function describeReadError(path: string, err: unknown): SecretFileError {
+  const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
+  return new SecretFileError(path, code, `cannot read secret file ${path}: ${code}`);
+}
+
+/** Reads a secret file (trimmed) and registers its value for redaction. */
+export async function readSecretFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw describeReadError(path, err);
+  }
+  const value = text.trim();
+  if (value === '') throw new SecretFileError(path, 'EEMPTY', `secret file ${path} is empty`);
+  registerSecret(value);
+  for (const line of value.split('\n')) registerSecret(line);
+  return value;
+}
+
+export function readSecretFileSync(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw describeReadError(path, err);
+  }
+  const value = text.trim();
+  if (value === '') throw new SecretFileError(path, 'EEMPTY', `secret file ${path} is empty`);
+  registerSecret(value);
+  for (const line of value.split('\n')) registerSecret(line);
+  return value;
+}
