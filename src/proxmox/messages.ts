@@ -1,0 +1,24 @@
+// Proxmox error texts the provider acts on, matched whole (SPEC 17). Each
+// is tested against every fixture so none fires on the wrong text.
+import { isApiError } from './api-error.js';
+
+/** F2: missing VM, for GET config, GET status/current and DELETE. */
+export const CONFIG_MISSING = /^Configuration file '[^']+' does not exist$/;
+/** F4: clone onto a taken VMID. */
+export const CONFIG_EXISTS = /^unable to create VM \d+: config file already exists$/;
+/** F7: a write while the VM holds a lock. */
+export const VM_LOCKED = /^VM is locked \([a-z-]+\)$/;
+export const LOCK_TIMEOUT = /^can't lock file '[^']+' - got timeout$/;
+export const NO_WORKER = /^got no worker upid - start worker failed$/;
+export const DESTROY_RUNNING = /^VM \d+ is running - destroy failed$/;
+/** F5: agent enabled but not (yet) running in the guest. */
+export const AGENT_NOT_RUNNING = /^QEMU guest agent is not running$/;
+/** F5: `agent` not enabled in the config. */
+export const AGENT_NOT_CONFIGURED = /^No QEMU guest agent configured$/;
+/** F5: stopped VM; whole-message match, since `QEMU guest agent is not running` also ends so. */
+export const VM_NOT_RUNNING = /^VM \d+ is not running$/;
+
+/** True when err is a Proxmox answer whose message matches pattern. */
+export function messageMatches(err: unknown, pattern: RegExp): boolean {
+  return isApiError(err) && pattern.test(err.message);
+}
