@@ -1,0 +1,107 @@
+// Prometheus metrics of SPEC 9: jobs by name and outcome, job duration,
+// Proxmox calls by method and status with latency, lock waits and
+// reconciler findings. Each Metrics owns its own prom-client Registry
+// (never the global default one), so tests build fresh ones and the
+// worker sees only the narrow JobMetrics / ProxmoxCallMetrics interfaces.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the worker reports about jobs (passed in its deps). */
+export interface JobMetrics {
+  /** A job ended: outcome is e.g. completed, failed, superseded, retried. */
+  jobFinished(job: string, outcome: string, seconds: number): void;
+  /** A job found its name's lock held and went back to delayed (SPEC 3). */
+  lockWaited(job: string): void;
+  /** A sweep found `count` things of one kind (orphan, seed, missing, ...). */
+  reconcilerFindings(kind: string, count: number): void;
+}
+
+/** What the Proxmox client reports about each call. */
+export interface ProxmoxCallMetrics {
+  proxmoxCall(method: string, status: string, seconds: number): void;
+}
+
+export interface Metrics extends JobMetrics, ProxmoxCallMetrics {
+  readonly registry: Registry;
+  readonly jobsTotal: Counter<'job' | 'outcome'>;
+  readonly jobDuration: Histogram<'job'>;
+  readonly proxmoxCalls: Counter<'method' | 'status'>;
+  readonly proxmoxLatency: Histogram<'method'>;
+  readonly lockWaits: Counter<'job'>;
+  readonly reconcilerFindingsTotal: Counter<'kind'>;
+}
+
+export interface MetricsOptions {
+  /** Also collect Node's process metrics (CPU, memory, event loop). */
+  processMetrics?: boolean;
+}
+
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'pvep_' });
+
+  const jobsTotal = new Counter({
+    name: 'pvep_jobs_total',
+    help: 'Jobs that ended, by job name and outcome.',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [registry],
+  });
+  const jobDuration = new Histogram({
+    name: 'pvep_job_duration_seconds',
+    help: 'Time a job ran, from start to end, by job name.',
+    labelNames: ['job'] as const,
+    buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600],
+    registers: [registry],
+  });
+  const proxmoxCalls = new Counter({
+    name: 'pvep_proxmox_calls_total',
+    help: 'Proxmox API calls, by HTTP method and status (or error code).',
+    labelNames: ['method', 'status'] as const,
+    registers: [registry],
+  });
+  const proxmoxLatency = new Histogram({
+    name: 'pvep_proxmox_call_duration_seconds',
+    help: 'Proxmox API call latency, by HTTP method.',
+    labelNames: ['method'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const lockWaits = new Counter({
+    name: 'pvep_lock_waits_total',
+    help: 'Jobs that found their name locked and were delayed (SPEC 3).',
+    labelNames: ['job'] as const,
+    registers: [registry],
+  });
+  const reconcilerFindingsTotal = new Counter({
+    name: 'pvep_reconciler_findings_total',
+    help: 'Things the reconciler found, by kind (SPEC 5).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    jobsTotal,
+    jobDuration,
+    proxmoxCalls,
+    proxmoxLatency,
+    lockWaits,
+    reconcilerFindingsTotal,
+    jobFinished(job, outcome, seconds) {
+      jobsTotal.inc({ job, outcome });
+      jobDuration.observe({ job }, seconds);
+    },
+    lockWaited(job) {
+      lockWaits.inc({ job });
+    },
+    reconcilerFindings(kind, count) {
+      if (count > 0) reconcilerFindingsTotal.inc({ kind }, count);
+    },
+    proxmoxCall(method, status, seconds) {
+      proxmoxCalls.inc({ method, status });
+      proxmoxLatency.observe({ method }, seconds);
+    },
+  };
+}
+
+/** The process-wide metrics, shared by the worker and the web server of one process. */
+export const metrics: Metrics = createMetrics({ processMetrics: true });
