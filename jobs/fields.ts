@@ -1,0 +1,180 @@
+// The building blocks of the job schemas: one declarative rule table per
+// job (jobs/<name>.schema.ts) gives both the validator that decides
+// (producer, HTTP API and worker: SPEC 1) and the JSON Schema that
+// documents it, so the two never disagree. No worker code here.
+import type { Config } from '../src/config-types.js';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** What validation needs from config: bounds, defaults, node names. */
+export interface JobLimits {
+  nodes: string[];
+  limits: Config['proxmox']['limits'];
+  defaults: Config['proxmox']['defaults'];
+}
+
+export function limitsFromConfig(config: Config): JobLimits {
+  return {
+    nodes: config.proxmox.nodes.map((node) => node.name),
+    limits: config.proxmox.limits,
+    defaults: config.proxmox.defaults,
+  };
+}
+
+export type FieldRule =
+  | {
+      kind: 'string';
+      description: string;
+      pattern?: RegExp;
+      /** Said in the error when the pattern does not match. */
+      patternText?: string;
+      minLength?: number;
+      maxLength?: number;
+      /** Bound on the UTF-8 encoded size. */
+      maxBytes?: number;
+      /** Allowed values, from config (node names). */
+      oneOf?: (limits: JobLimits) => string[];
+    }
+  | {
+      kind: 'integer';
+      description: string;
+      min: number;
+      max: number | ((limits: JobLimits) => number);
+    }
+  | { kind: 'boolean'; description: string };
+
+export interface FieldSpec {
+  rule: FieldRule;
+  required: boolean;
+  /** Filled in when the caller leaves the field out. */
+  default?: (limits: JobLimits) => unknown;
+}
+
+export type JobFields = Record<string, FieldSpec>;
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function maxOf(rule: { max: number | ((limits: JobLimits) => number) }, limits: JobLimits): number {
+  return typeof rule.max === 'function' ? rule.max(limits) : rule.max;
+}
+
+function checkField(field: string, rule: FieldRule, value: unknown, limits: JobLimits): string | undefined {
+  switch (rule.kind) {
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be true or false';
+    case 'integer': {
+      const max = maxOf(rule, limits);
+      if (typeof value !== 'number' || !Number.isInteger(value)) return `must be an integer from ${rule.min} to ${max}`;
+      if (value < rule.min || value > max) return `must be from ${rule.min} to ${max}, got ${value}`;
+      return undefined;
+    }
+    case 'string': {
+      if (typeof value !== 'string') return 'must be a string';
+      if (LONE_SURROGATE.test(value)) return 'must be valid UTF-8 text';
+      if (rule.minLength !== undefined && value.length < rule.minLength) return `must be at least ${rule.minLength} characters`;
+      if (rule.maxLength !== undefined && value.length > rule.maxLength) return `must be at most ${rule.maxLength} characters`;
+      if (rule.maxBytes !== undefined && Buffer.byteLength(value, 'utf8') > rule.maxBytes) {
+        return `must be at most ${rule.maxBytes} bytes (UTF-8), got ${Buffer.byteLength(value, 'utf8')}`;
+      }
+      if (rule.pattern && !rule.pattern.test(value)) return `must be ${rule.patternText ?? `matching ${rule.pattern.source}`}`;
+      if (rule.oneOf) {
+        const allowed = rule.oneOf(limits);
+        if (!allowed.includes(value)) return `must be one of the configured values: ${allowed.join(', ')}`;
+      }
+      return undefined;
+    }
+  }
+}
+
+/** Checks every field, collecting every failure (SPEC 1), and fills defaults. */
+export function validateFields<T>(fields: JobFields, data: unknown, limits: JobLimits): Validation<T> {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return { ok: false, errors: [{ field: '(data)', message: 'must be a JSON object' }] };
+  }
+  const input = data as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const value: Record<string, unknown> = {};
+  for (const key of Object.keys(input)) {
+    if (!(key in fields)) errors.push({ field: key, message: 'is not a known field' });
+  }
+  for (const [field, spec] of Object.entries(fields)) {
+    const given = input[field];
+    if (given === undefined) {
+      if (spec.default) value[field] = spec.default(limits);
+      else if (spec.required) errors.push({ field, message: 'is required' });
+      continue;
+    }
+    const problem = checkField(field, spec.rule, given, limits);
+    if (problem === undefined) value[field] = given;
+    else errors.push({ field, message: problem });
+  }
+  return errors.length === 0 ? { ok: true, value: value as T } : { ok: false, errors };
+}
+
+function ruleJsonSchema(rule: FieldRule, limits: JobLimits): Record<string, unknown> {
+  switch (rule.kind) {
+    case 'boolean':
+      return { type: 'boolean', description: rule.description };
+    case 'integer':
+      return { type: 'integer', minimum: rule.min, maximum: maxOf(rule, limits), description: rule.description };
+    case 'string': {
+      const out: Record<string, unknown> = { type: 'string', description: rule.description };
+      if (rule.pattern) out.pattern = rule.pattern.source;
+      if (rule.minLength !== undefined) out.minLength = rule.minLength;
+      if (rule.maxLength !== undefined) out.maxLength = rule.maxLength;
+      if (rule.maxBytes !== undefined) out.maxLength = Math.min(rule.maxLength ?? rule.maxBytes, rule.maxBytes);
+      if (rule.oneOf) out.enum = rule.oneOf(limits);
+      return out;
+    }
+  }
+}
+
+/** The same rules as a JSON Schema object (documentation; the validator decides). */
+export function fieldsJsonSchema(fields: JobFields, limits: JobLimits): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [field, spec] of Object.entries(fields)) {
+    const schema = ruleJsonSchema(spec.rule, limits);
+    if (spec.default) schema.default = spec.default(limits);
+    properties[field] = schema;
+    if (spec.required && !spec.default) required.push(field);
+  }
+  return { type: 'object', additionalProperties: false, properties, required };
+}
+
+/** Shared rules. */
+export const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+export const UID = /^[A-Za-z0-9_.-]{1,64}$/;
+export const BRIDGE = /^[A-Za-z][A-Za-z0-9_.-]{0,14}$/;
+export const TEXT_MAX_BYTES = 64 * 1024;
+
+export const nameField: FieldSpec = {
+  required: true,
+  rule: {
+    kind: 'string',
+    description: 'VM name, a DNS label',
+    pattern: DNS_LABEL,
+    patternText: 'a DNS label: 1 to 63 of a-z, 0-9 and "-", not starting or ending with "-"',
+  },
+};
+
+export const uidField: FieldSpec = {
+  required: false,
+  rule: {
+    kind: 'string',
+    description: 'Owner id of the VM (1 to 64 of A-Z a-z 0-9 _ . -)',
+    pattern: UID,
+    patternText: '1 to 64 of A-Z, a-z, 0-9, "_", "." and "-"',
+  },
+};
+
+/** Added by the producer to stored create and delete jobs (SPEC 2). */
+export const generationField: FieldSpec = {
+  required: true,
+  rule: { kind: 'integer', description: 'Desired-state generation of the name', min: 1, max: Number.MAX_SAFE_INTEGER },
+};
