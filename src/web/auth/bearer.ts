@@ -1,0 +1,28 @@
+// Bearer-token check for /v1 (and /metrics when http.metricsAuth): an
+// onRequest hook answering 401 with a JSON body and WWW-Authenticate.
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { SecretSet } from './compare.js';
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+function refuse(reply: FastifyReply, error: string, message: string): FastifyReply {
+  return reply
+    .code(401)
+    .header('WWW-Authenticate', `Bearer realm="pve-provisioner", error="${error}"`)
+    .send({ error: 'Unauthorized', message });
+}
+
+export function bearerAuth(tokens: readonly string[]): onRequestAsyncHookHandler {
+  const accepted = new SecretSet(tokens);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const header = request.headers.authorization;
+    if (header === undefined) {
+      await refuse(reply, 'invalid_request', 'this route needs "Authorization: Bearer <token>" (a token from http.apiTokensFile)');
+      return;
+    }
+    const match = BEARER.exec(header);
+    if (match?.[1] === undefined || !accepted.has(match[1])) {
+      await refuse(reply, 'invalid_token', 'the bearer token is not accepted');
+    }
+  };
+}

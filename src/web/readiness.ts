@@ -1,0 +1,74 @@
+// /readyz (SPEC 6): ready when Redis answers, at least one worker has
+// sent a heartbeat recently, and the last health job found at least one
+// node fit to take VMs. The answer says which of these failed, and why.
+export interface NodeHealthView {
+  node: string;
+  ok: boolean;
+  reasons?: string[];
+}
+
+export interface LastHealthView {
+  at: string;
+  nodes: NodeHealthView[];
+}
+
+export interface ReadinessSources {
+  /** Rejects when Redis does not answer. */
+  pingRedis(): Promise<void>;
+  /** Ids of workers whose heartbeat has not expired. */
+  liveWorkers(): Promise<string[]>;
+  lastHealth(): Promise<LastHealthView | undefined>;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: {
+    redis: { ok: boolean; error?: string };
+    workers: { ok: boolean; live: number; error?: string };
+    health: { ok: boolean; at?: string; nodes?: NodeHealthView[]; error?: string };
+  };
+}
+
+const PROBE_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export async function checkReadiness(sources: ReadinessSources): Promise<ReadinessReport> {
+  const [redis, workers, health] = await Promise.allSettled([
+    withTimeout(sources.pingRedis(), 'Redis'),
+    withTimeout(sources.liveWorkers(), 'the worker heartbeat read'),
+    withTimeout(sources.lastHealth(), 'the health result read'),
+  ]);
+  const checks: ReadinessReport['checks'] = {
+    redis: redis.status === 'fulfilled' ? { ok: true } : { ok: false, error: messageOf(redis.reason) },
+    workers:
+      workers.status === 'rejected'
+        ? { ok: false, live: 0, error: messageOf(workers.reason) }
+        : workers.value.length > 0
+          ? { ok: true, live: workers.value.length }
+          : { ok: false, live: 0, error: 'no worker has sent a heartbeat recently; start `pve-provisioner worker`' },
+    health: healthCheck(health),
+  };
+  const ready = checks.redis.ok && checks.workers.ok && checks.health.ok;
+  return { ready, checks };
+}
+
+function healthCheck(result: PromiseSettledResult<LastHealthView | undefined>): ReadinessReport['checks']['health'] {
+  if (result.status === 'rejected') return { ok: false, error: messageOf(result.reason) };
+  const last = result.value;
+  if (last === undefined) return { ok: false, error: 'no health result yet; the worker runs the health job at start and every health.everySeconds' };
+  const ok = last.nodes.some((node) => node.ok);
+  return ok
+    ? { ok, at: last.at, nodes: last.nodes }
+    : { ok, at: last.at, nodes: last.nodes, error: 'the last health job found no node fit to take VMs' };
+}
