@@ -1,0 +1,143 @@
+// Step 3 of a sweep (SPEC 5): act on the plan, or with dryRun only say
+// what would be done. The sweep destroys no VM itself: it enqueues delete
+// jobs carrying name and uid, which run under the name lock like any
+// other (STYLE: the scheduled task enqueues, it does not do the work).
+// Seeds it deletes itself, holding the name lock so no create uploads one
+// meanwhile, and only after reading the name's desired state again.
+import type { OperationContext } from '../provider/types.js';
+import type { Plan } from './decide.js';
+import type { FindingKind, SweepDeps } from './ports.js';
+import type { MissingRef, OrphanVmRef, SweepError, SweepReport } from './report.js';
+
+export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext): Promise<void> {
+  const dryRun = report.dryRun;
+  const note = (kind: FindingKind, line: string): void => {
+    deps.onFinding?.(kind);
+    deps.log?.(line);
+  };
+  const failed = (action: SweepError['action'], name: string, err: unknown): void => {
+    ctx.signal.throwIfAborted();
+    const message = err instanceof Error ? err.message : String(err);
+    report.errors.push({ action, name, message });
+    note('error', `${action} ${name} failed: ${message}`);
+  };
+
+  for (const vm of plan.unknownVms) {
+    report.orphans.unknown.push(vm);
+    note('vm_unknown', `left alone: VM ${vm.vmid} (${vm.name ?? 'no name'}): ${vm.why}`);
+  }
+
+  for (const { ref, young } of plan.orphanVms) {
+    ctx.signal.throwIfAborted();
+    const what = `orphan VM ${ref.vmid} ${ref.name} uid ${ref.uid} (${ref.reason})`;
+    try {
+      if (young) {
+        report.orphans.skippedYoung.push(ref);
+        note('orphan_vm_young', `skipped, younger than the grace period: ${what}`);
+      } else if (await deps.locks.isHeld(ref.name)) {
+        report.orphans.skippedLocked.push(ref);
+        note('orphan_vm_locked', `skipped, name locked: ${what}`);
+      } else if (await deps.jobs.hasPendingJob(ref.name)) {
+        report.orphans.skippedPending.push(ref);
+        note('orphan_vm_pending', `skipped, a job for the name is pending: ${what}`);
+      } else {
+        await deleteOrphan(ref, deps, dryRun);
+        report.orphans.deleted.push(ref);
+        note('orphan_vm', `${dryRun ? 'would enqueue' : `enqueued job ${ref.jobId}:`} delete of ${what}`);
+      }
+    } catch (err) {
+      failed('delete-vm', ref.name, err);
+    }
+  }
+
+  for (const candidate of plan.orphanSeeds) {
+    ctx.signal.throwIfAborted();
+    const ref = candidate.ref;
+    const what = `seed ${ref.volid} on ${ref.node} (no VM named ${ref.name})`;
+    try {
+      const outcome = await sweepSeed(candidate, deps, dryRun, ctx);
+      switch (outcome) {
+        case 'young':
+          report.seeds.skippedYoung.push(ref);
+          note('orphan_seed_young', `skipped, younger than the grace period: ${what}`);
+          break;
+        case 'locked':
+          report.seeds.skippedLocked.push(ref);
+          note('orphan_seed_locked', `skipped, name locked: ${what}`);
+          break;
+        case 'wanted':
+          report.seeds.skippedWanted.push(ref);
+          deps.log?.(`kept, the name is wanted again: ${what}`);
+          break;
+        case 'deleted':
+          report.seeds.deleted.push(ref);
+          note('orphan_seed', `${dryRun ? 'would delete' : 'deleted'} ${what}`);
+          break;
+      }
+    } catch (err) {
+      failed('delete-seed', candidate.ref.name, err);
+    }
+  }
+
+  for (const { ref, young } of plan.missing) {
+    ctx.signal.throwIfAborted();
+    const what = `present name ${ref.name} (generation ${ref.generation}) has no VM`;
+    try {
+      if (young) {
+        report.missing.skippedYoung.push(ref);
+        note('missing_vm_young', `skipped, recorded within the grace period: ${what}`);
+      } else if (await deps.jobs.hasPendingJob(ref.name)) {
+        continue; // its create is queued or running: nothing is missing
+      } else if (await deps.locks.isHeld(ref.name)) {
+        report.missing.skippedLocked.push(ref);
+        note('missing_vm_locked', `skipped, name locked: ${what}`);
+      } else if (!deps.settings.recreateMissing) {
+        report.missing.notRecreated.push(ref);
+        note('missing_vm', `not re-enqueued (reconciler.recreateMissing is off): ${what}`);
+      } else {
+        await createAgain(ref, deps, dryRun);
+        report.missing.reenqueued.push(ref);
+        note('missing_vm', `${dryRun ? 'would re-enqueue' : `re-enqueued as job ${ref.jobId}:`} create; ${what}`);
+      }
+    } catch (err) {
+      failed('create', ref.name, err);
+    }
+  }
+}
+
+async function deleteOrphan(ref: OrphanVmRef, deps: SweepDeps, dryRun: boolean): Promise<void> {
+  if (dryRun) return;
+  const entry = await deps.registry.get(ref.name);
+  ref.jobId = await deps.enqueuer.enqueueDelete({
+    name: ref.name,
+    uid: ref.uid,
+    reason: `reconciler: orphan (${ref.reason})`,
+    seenGeneration: entry?.generation,
+  });
+}
+
+async function createAgain(ref: MissingRef, deps: SweepDeps, dryRun: boolean): Promise<void> {
+  if (dryRun) return;
+  ref.jobId = await deps.enqueuer.enqueueCreate({ name: ref.name, generation: ref.generation });
+}
+
+type SeedOutcome = 'deleted' | 'young' | 'locked' | 'wanted';
+
+async function sweepSeed(candidate: Plan['orphanSeeds'][number], deps: SweepDeps, dryRun: boolean, ctx: OperationContext): Promise<SeedOutcome> {
+  if (candidate.young) return 'young';
+  const name = candidate.ref.name;
+  // Asked again at the last moment: a create accepted since the listing wants the seed.
+  const wanted = async (): Promise<boolean> =>
+    (await deps.registry.get(name))?.state === 'present' || (await deps.jobs.hasPendingJob(name));
+  if (dryRun) {
+    if (await deps.locks.isHeld(name)) return 'locked';
+    return (await wanted()) ? 'wanted' : 'deleted';
+  }
+  const outcome = await deps.locks.tryWithLock(name, async (): Promise<SeedOutcome> => {
+    if (await wanted()) return 'wanted';
+    ctx.signal.throwIfAborted();
+    await deps.provider.deleteSeed(candidate.seed, ctx);
+    return 'deleted';
+  });
+  return outcome.ran ? outcome.value : 'locked';
+}

@@ -1,0 +1,106 @@
+// Step 2 of a sweep (SPEC 5): from what is there and what is wanted, the
+// candidates for action. Pure: locks and pending jobs are asked later, in
+// act.ts, as close to the action as possible.
+//
+// The rules that keep wanted and foreign things safe:
+// - a VM is a candidate only when the provider says it is ours (our mark)
+//   and it has a name and a uid; 'unknown' (config unreadable) is left alone;
+// - a present entry claims the VM of its name whose mark carries its uid;
+// - a name whose look-up failed is decided on no further;
+// - a seed is kept while any VM of its name is seen, and while its name is
+//   present (the create will upload it again).
+import type { ListedVm, SeedIso } from '../provider/types.js';
+import type { DesiredEntry } from './ports.js';
+import type { Inventory } from './inventory.js';
+import type { MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
+
+export interface Candidate<T> {
+  ref: T;
+  /** Younger than the grace period: left alone this sweep. */
+  young: boolean;
+}
+
+export interface Plan {
+  listed: number;
+  ours: number;
+  orphanVms: Candidate<OrphanVmRef>[];
+  unknownVms: UnknownVmRef[];
+  orphanSeeds: (Candidate<SeedRef> & { seed: SeedIso })[];
+  missing: Candidate<MissingRef>[];
+}
+
+export function decide(inventory: Inventory, now: Date, graceSeconds: number): Plan {
+  const isYoung = (createdMs: number | undefined): boolean =>
+    createdMs === undefined || Number.isNaN(createdMs) || now.getTime() - createdMs < graceSeconds * 1000;
+
+  const plan: Plan = { listed: inventory.vms.length, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], missing: [] };
+  for (const vm of inventory.vms) {
+    if (vm.ours === false) continue;
+    if (vm.ours === 'unknown') {
+      plan.unknownVms.push(unknownRef(vm, 'its config could not be read'));
+      continue;
+    }
+    plan.ours++;
+    if (vm.name === undefined || vm.uid === undefined) {
+      plan.unknownVms.push(unknownRef(vm, 'its mark has no uid or it has no name'));
+      continue;
+    }
+    const lookupError = inventory.unresolved.get(vm.name);
+    if (lookupError !== undefined) {
+      plan.unknownVms.push(unknownRef(vm, `the look-up of its name failed: ${lookupError}`));
+      continue;
+    }
+    const reason = orphanReason(inventory.entries.get(vm.name), vm.uid);
+    if (reason === undefined) continue;
+    const created = vm.createdAt === undefined ? undefined : Date.parse(vm.createdAt);
+    if (created === undefined || Number.isNaN(created)) {
+      plan.unknownVms.push(unknownRef(vm, 'its mark has no written-at-create, so its age is unknown'));
+      continue;
+    }
+    const ref: OrphanVmRef = { name: vm.name, uid: vm.uid, vmid: vm.vmid, node: vm.node, reason };
+    plan.orphanVms.push({ ref, young: isYoung(created) });
+  }
+
+  const namesWithVm = new Set(inventory.vms.flatMap((vm) => (vm.name === undefined ? [] : [vm.name])));
+  for (const seed of inventory.seeds) {
+    if (namesWithVm.has(seed.name) || inventory.unresolved.has(seed.name)) continue;
+    if (inventory.entries.get(seed.name)?.state === 'present') continue;
+    const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
+    plan.orphanSeeds.push({ ref: seedRef(seed), seed, young: isYoung(created) });
+  }
+
+  for (const entry of inventory.entries.values()) {
+    if (entry.state !== 'present' || inventory.unresolved.has(entry.name)) continue;
+    if (inventory.vms.some((vm) => mayBeClaimedBy(vm, entry))) continue;
+    const ref: MissingRef = { name: entry.name, generation: entry.generation };
+    if (entry.uid !== undefined) ref.uid = entry.uid;
+    plan.missing.push({ ref, young: isYoung(Date.parse(entry.updatedAt)) });
+  }
+  return plan;
+}
+
+/** Why no present entry claims this VM of ours; undefined when one does. */
+function orphanReason(entry: DesiredEntry | undefined, uid: string): OrphanReason | undefined {
+  if (entry === undefined) return 'unknown name';
+  if (entry.state === 'absent') return 'tombstoned name';
+  // A present entry without a uid claims every VM of its name: never guess.
+  if (entry.uid === undefined || entry.uid === uid) return undefined;
+  return 'present with another uid';
+}
+
+/** A VM that is, or might be, the present entry's: then nothing is missing. */
+function mayBeClaimedBy(vm: ListedVm, entry: DesiredEntry): boolean {
+  if (vm.name !== entry.name || vm.ours === false) return false;
+  if (vm.ours === 'unknown' || vm.uid === undefined || entry.uid === undefined) return true;
+  return vm.uid === entry.uid;
+}
+
+function unknownRef(vm: ListedVm, why: string): UnknownVmRef {
+  const ref: UnknownVmRef = { vmid: vm.vmid, node: vm.node, why };
+  if (vm.name !== undefined) ref.name = vm.name;
+  return ref;
+}
+
+function seedRef(seed: SeedIso): SeedRef {
+  return { name: seed.name, node: seed.node, volid: seed.volid };
+}

@@ -1,0 +1,107 @@
+// What the sweep (SPEC 5) needs from the rest of the service, as narrow
+// interfaces. The registry, the name locks and the queues of the job layer
+// (src/queue/) satisfy them through small adapters in this folder; tests
+// use in-memory doubles. Nothing here knows BullMQ or Redis.
+import type { Provider } from '../provider/types.js';
+
+/** One name the registry knows (SPEC 2): present, or a tombstone. */
+export interface DesiredEntry {
+  name: string;
+  state: 'present' | 'absent';
+  /** The uid a present entry claims; its VM is the one whose mark carries it. */
+  uid?: string;
+  generation: number;
+  /** RFC 3339; when the desired state was last recorded. */
+  updatedAt: string;
+}
+
+export interface DesiredStateReader {
+  /** Every name the registry knows, present or tombstoned. */
+  listAll(): Promise<DesiredEntry[]>;
+  /** One name's current entry, read again just before a seed delete. */
+  get(name: string): Promise<DesiredEntry | undefined>;
+}
+
+export interface NameLocks {
+  /** True while a job (or another sweep) holds the name's lock (SPEC 3). */
+  isHeld(name: string): Promise<boolean>;
+  /**
+   * Runs `fn` holding the name's lock, so no create can upload a seed
+   * while the sweep deletes one; `held` when someone else has it.
+   */
+  tryWithLock<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+}
+
+export interface JobLookup {
+  /** A job for this name is waiting, delayed or active. */
+  hasPendingJob(name: string): Promise<boolean>;
+}
+
+export interface TargetedDelete {
+  name: string;
+  /** Only the VM whose mark carries this uid may be touched (SPEC 1 delete). */
+  uid: string;
+  /** Why, for the job log: `orphan: unknown name`, ... */
+  reason: string;
+  /**
+   * The name's generation when the sweep read the registry (undefined for a
+   * name it did not know). The job layer must not record a new desired state
+   * for this delete, and should refuse it when the name moved on since.
+   */
+  seenGeneration: number | undefined;
+}
+
+export interface CreateAgain {
+  name: string;
+  /** The present entry's generation the sweep saw; a newer one wins. */
+  generation: number;
+}
+
+export interface Enqueuer {
+  /** Adds a delete job for one VM (name and uid); returns the job id. */
+  enqueueDelete(request: TargetedDelete): Promise<string>;
+  /** Adds the present entry's create again (SPEC 2: no accepted request lost). */
+  enqueueCreate(request: CreateAgain): Promise<string>;
+}
+
+/** The part of the provider the sweep uses (SPEC 14, 11). */
+export type SweepProvider = Pick<Provider, 'listByTag' | 'findByName' | 'listSeeds' | 'deleteSeed'>;
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface SweepSettings {
+  /** VMs, seeds and entries younger than this are left alone. */
+  graceSeconds: number;
+  /** Enqueue a create for a present name whose VM is gone. */
+  recreateMissing: boolean;
+}
+
+export type FindingKind =
+  | 'orphan_vm'
+  | 'orphan_vm_young'
+  | 'orphan_vm_locked'
+  | 'orphan_vm_pending'
+  | 'vm_unknown'
+  | 'orphan_seed'
+  | 'orphan_seed_young'
+  | 'orphan_seed_locked'
+  | 'missing_vm'
+  | 'missing_vm_young'
+  | 'missing_vm_locked'
+  | 'error';
+
+export interface SweepDeps {
+  registry: DesiredStateReader;
+  locks: NameLocks;
+  jobs: JobLookup;
+  enqueuer: Enqueuer;
+  provider: SweepProvider;
+  clock: Clock;
+  settings: SweepSettings;
+  /** Counts findings for metrics (SPEC 9: reconcilerFindings{kind}). */
+  onFinding?: (kind: FindingKind) => void;
+  /** One line per action and skip, for the job log. */
+  log?: (line: string) => void;
+}

@@ -1,0 +1,103 @@
+// What a sweep found and did (SPEC 1 reconcile result, SPEC 5). With
+// dryRun the same lists say what it would have done.
+
+export type OrphanReason = 'unknown name' | 'tombstoned name' | 'present with another uid';
+
+export interface OrphanVmRef {
+  name: string;
+  uid: string;
+  vmid: number;
+  node: string;
+  reason: OrphanReason;
+  /** The delete job's id (absent in a dry run). */
+  jobId?: string;
+}
+
+export interface UnknownVmRef {
+  vmid: number;
+  node: string;
+  name?: string;
+  why: string;
+}
+
+export interface SeedRef {
+  name: string;
+  node: string;
+  volid: string;
+}
+
+export interface MissingRef {
+  name: string;
+  uid?: string;
+  generation: number;
+  jobId?: string;
+}
+
+export interface SweepError {
+  action: 'lookup' | 'delete-vm' | 'delete-seed' | 'create';
+  name: string;
+  message: string;
+}
+
+export interface SweepReport {
+  dryRun: boolean;
+  startedAt: string;
+  finishedAt: string;
+  /** Distinct VMs seen, by the tag listing and the name lookups. */
+  listed: number;
+  /** Of those, the ones carrying our mark. */
+  ours: number;
+  orphans: {
+    deleted: OrphanVmRef[];
+    skippedYoung: OrphanVmRef[];
+    skippedLocked: OrphanVmRef[];
+    /** A job for the name is waiting or running; it is left to finish first. */
+    skippedPending: OrphanVmRef[];
+    /** Left alone: config unreadable, mark incomplete, or the name's lookup failed. */
+    unknown: UnknownVmRef[];
+  };
+  seeds: {
+    listed: number;
+    deleted: SeedRef[];
+    skippedYoung: SeedRef[];
+    skippedLocked: SeedRef[];
+    /** A job was pending, or the name became present while the sweep ran. */
+    skippedWanted: SeedRef[];
+  };
+  missing: {
+    reenqueued: MissingRef[];
+    skippedYoung: MissingRef[];
+    skippedLocked: MissingRef[];
+    /** Found, but reconciler.recreateMissing is off. */
+    notRecreated: MissingRef[];
+  };
+  errors: SweepError[];
+}
+
+export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
+  return {
+    dryRun,
+    startedAt: startedAt.toISOString(),
+    finishedAt: startedAt.toISOString(),
+    listed: 0,
+    ours: 0,
+    orphans: { deleted: [], skippedYoung: [], skippedLocked: [], skippedPending: [], unknown: [] },
+    seeds: { listed: 0, deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [] },
+    missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [] },
+    errors: [],
+  };
+}
+
+/** One line for the job log and the CLI. */
+export function summarize(report: SweepReport): string {
+  const verb = report.dryRun ? 'would delete' : 'deleted';
+  return [
+    `listed ${report.listed}, ours ${report.ours}`,
+    `orphan VMs ${verb} ${report.orphans.deleted.length}` +
+      ` (skipped: young ${report.orphans.skippedYoung.length}, locked ${report.orphans.skippedLocked.length},` +
+      ` pending ${report.orphans.skippedPending.length}; unknown ${report.orphans.unknown.length})`,
+    `seeds ${verb} ${report.seeds.deleted.length} of ${report.seeds.listed}`,
+    `missing VMs ${report.dryRun ? 'would re-enqueue' : 're-enqueued'} ${report.missing.reenqueued.length}`,
+    `errors ${report.errors.length}`,
+  ].join('; ');
+}

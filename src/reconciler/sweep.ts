@@ -1,0 +1,35 @@
+// One reconcile sweep (SPEC 5): take stock, decide, act, report.
+import { takeInventory } from './inventory.js';
+import { decide } from './decide.js';
+import { act } from './act.js';
+import { emptyReport } from './report.js';
+import type { SweepDeps } from './ports.js';
+import type { SweepReport } from './report.js';
+
+export interface SweepOptions {
+  /** Report what would be done and change nothing. */
+  dryRun: boolean;
+  /** Ends the sweep between steps and its Proxmox calls (job cancelled, sweep lock lost). */
+  signal?: AbortSignal;
+}
+
+export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
+  const signal = options.signal ?? new AbortController().signal;
+  const ctx = { signal, ...(deps.log ? { log: deps.log } : {}) };
+  const startedAt = deps.clock.now();
+  const report = emptyReport(options.dryRun, startedAt);
+
+  // The registry is read before Proxmox: a VM created after this read is
+  // younger than the grace period, so it cannot be mistaken for an orphan.
+  const entries = await deps.registry.listAll();
+  const inventory = await takeInventory(deps.provider, entries, ctx);
+  for (const [name, message] of inventory.unresolved) report.errors.push({ action: 'lookup', name, message });
+  const plan = decide(inventory, deps.clock.now(), deps.settings.graceSeconds);
+  report.listed = plan.listed;
+  report.ours = plan.ours;
+  report.seeds.listed = inventory.seeds.length;
+
+  await act(plan, deps, report, ctx);
+  report.finishedAt = deps.clock.now().toISOString();
+  return report;
+}

@@ -1,0 +1,187 @@
+// Test doubles for the sweep's ports (src/reconciler/ports.ts): a small
+// in-memory provider that keeps VMs and seeds the way Proxmox would show
+// them, and in-memory registry, locks, job lookup and enqueuer that record
+// what the sweep asked for. The sweep itself is never replaced.
+import type { ListedVm, OperationContext, SeedIso } from '../../src/provider/types.js';
+import type {
+  CreateAgain,
+  DesiredEntry,
+  DesiredStateReader,
+  Enqueuer,
+  JobLookup,
+  NameLocks,
+  SweepDeps,
+  SweepProvider,
+  TargetedDelete,
+} from '../../src/reconciler/ports.js';
+
+export const OUR_TAG = 'pve_provisioner';
+export const NOW = new Date('2026-11-30T12:00:00Z');
+export const GRACE_SECONDS = 900;
+/** Well past the grace period. */
+export const OLD = new Date(NOW.getTime() - 3600_000);
+
+export function mark(uid: string, createdAt: Date = OLD): string {
+  return `managed-by: pve-provisioner\nuid: ${uid}\nwritten-at-create: ${createdAt.toISOString()}`;
+}
+
+export interface DoubleVm {
+  vmid: number;
+  node: string;
+  name?: string;
+  tags: string[];
+  description?: string;
+  /** Its config read fails (a node down, a lock): the provider answers 'unknown'. */
+  configUnreadable?: boolean;
+}
+
+/** A provider double: ours means our mark with a uid, as SPEC 11 writes it. */
+export class ProviderDouble implements SweepProvider {
+  vms = new Map<number, DoubleVm>();
+  seeds: SeedIso[] = [];
+  deletedSeeds: string[] = [];
+  calls = { listByTag: 0, findByName: 0, listSeeds: 0, deleteSeed: 0 };
+  failLookupOf = new Set<string>();
+
+  addVm(vm: DoubleVm): this {
+    this.vms.set(vm.vmid, vm);
+    return this;
+  }
+
+  addSeed(name: string, node: string, ctime: Date = OLD): this {
+    const volid = `seeds:iso/${name}-seed.iso`;
+    this.seeds.push({ node, storage: 'seeds', volid, name, ctime: Math.floor(ctime.getTime() / 1000) });
+    return this;
+  }
+
+  listByTag(_ctx: OperationContext): Promise<ListedVm[]> {
+    this.calls.listByTag++;
+    return Promise.resolve([...this.vms.values()].filter((vm) => vm.tags.includes(OUR_TAG)).map((vm) => this.view(vm)));
+  }
+
+  findByName(name: string, _ctx: OperationContext): Promise<ListedVm[]> {
+    this.calls.findByName++;
+    if (this.failLookupOf.has(name)) return Promise.reject(new Error(`lookup of ${name} failed`));
+    return Promise.resolve([...this.vms.values()].filter((vm) => vm.name === name).map((vm) => this.view(vm)));
+  }
+
+  listSeeds(_ctx: OperationContext): Promise<SeedIso[]> {
+    this.calls.listSeeds++;
+    return Promise.resolve([...this.seeds]);
+  }
+
+  deleteSeed(seed: SeedIso, _ctx: OperationContext): Promise<void> {
+    this.calls.deleteSeed++;
+    this.seeds = this.seeds.filter((s) => s.volid !== seed.volid || s.node !== seed.node);
+    this.deletedSeeds.push(seed.volid);
+    return Promise.resolve();
+  }
+
+  private view(vm: DoubleVm): ListedVm {
+    const listed: ListedVm = { vmid: vm.vmid, node: vm.node, ours: false, tagged: vm.tags.includes(OUR_TAG) };
+    if (vm.name !== undefined) listed.name = vm.name;
+    if (vm.configUnreadable) return { ...listed, ours: 'unknown' };
+    const lines = (vm.description ?? '').split('\n');
+    if (lines[0] !== 'managed-by: pve-provisioner') return listed;
+    const field = (key: string): string | undefined =>
+      lines.find((l) => l.startsWith(`${key}: `))?.slice(key.length + 2);
+    const uid = field('uid');
+    const createdAt = field('written-at-create');
+    if (uid === undefined) return listed;
+    return { ...listed, ours: true, uid, ...(createdAt === undefined ? {} : { createdAt }) };
+  }
+}
+
+export class RegistryDouble implements DesiredStateReader {
+  entries = new Map<string, DesiredEntry>();
+
+  present(name: string, uid: string, updatedAt: Date = OLD, generation = 1): this {
+    this.entries.set(name, { name, state: 'present', uid, generation, updatedAt: updatedAt.toISOString() });
+    return this;
+  }
+
+  tombstone(name: string, generation = 2, updatedAt: Date = OLD): this {
+    this.entries.set(name, { name, state: 'absent', generation, updatedAt: updatedAt.toISOString() });
+    return this;
+  }
+
+  listAll(): Promise<DesiredEntry[]> {
+    return Promise.resolve([...this.entries.values()]);
+  }
+
+  get(name: string): Promise<DesiredEntry | undefined> {
+    return Promise.resolve(this.entries.get(name));
+  }
+}
+
+export class LocksDouble implements NameLocks {
+  held = new Set<string>();
+  taken: string[] = [];
+
+  isHeld(name: string): Promise<boolean> {
+    return Promise.resolve(this.held.has(name));
+  }
+
+  async tryWithLock<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    if (this.held.has(name)) return { ran: false };
+    this.held.add(name);
+    this.taken.push(name);
+    try {
+      return { ran: true, value: await fn() };
+    } finally {
+      this.held.delete(name);
+    }
+  }
+}
+
+export class JobsDouble implements JobLookup {
+  pending = new Set<string>();
+  hasPendingJob(name: string): Promise<boolean> {
+    return Promise.resolve(this.pending.has(name));
+  }
+}
+
+export class EnqueuerDouble implements Enqueuer {
+  deletes: TargetedDelete[] = [];
+  creates: CreateAgain[] = [];
+  enqueueDelete(request: TargetedDelete): Promise<string> {
+    this.deletes.push(request);
+    return Promise.resolve(`delete-${this.deletes.length}`);
+  }
+  enqueueCreate(request: CreateAgain): Promise<string> {
+    this.creates.push(request);
+    return Promise.resolve(`create-${this.creates.length}`);
+  }
+}
+
+export interface World {
+  provider: SweepProvider;
+  registry: RegistryDouble;
+  locks: LocksDouble;
+  jobs: JobsDouble;
+  enqueuer: EnqueuerDouble;
+  findings: string[];
+  lines: string[];
+  deps: SweepDeps;
+}
+
+export function makeWorld(provider: SweepProvider, settings: Partial<SweepDeps['settings']> = {}): World {
+  const registry = new RegistryDouble();
+  const locks = new LocksDouble();
+  const jobs = new JobsDouble();
+  const enqueuer = new EnqueuerDouble();
+  const findings: string[] = [];
+  const lines: string[] = [];
+  const deps: SweepDeps = {
+    registry,
+    locks,
+    jobs,
+    enqueuer,
+    provider,
+    clock: { now: () => NOW },
+    settings: { graceSeconds: GRACE_SECONDS, recreateMissing: true, ...settings },
+    onFinding: (kind) => findings.push(kind),
+    log: (line) => lines.push(line),
+  };
+  return { provider, registry, locks, jobs, enqueuer, findings, lines, deps };
+}

@@ -1,0 +1,211 @@
+// SPEC 5: the reconcile sweep, over the provider double of support.ts.
+// What a crash, a hand-made change or a lost request leaves behind is found
+// and handled; nothing wanted and nothing foreign is touched.
+import { expect } from 'chai';
+import { sweep } from '../../src/reconciler/sweep.js';
+import { GRACE_SECONDS, NOW, OUR_TAG, ProviderDouble, makeWorld, mark } from './support.js';
+
+const young = new Date(NOW.getTime() - (GRACE_SECONDS - 60) * 1000);
+
+describe('reconcile sweep (SPEC 5)', () => {
+  it('handles an orphan, an old uid under a re-created name, a seed with no VM and a VM deleted by hand in one sweep', async () => {
+    const provider = new ProviderDouble()
+      .addVm({ vmid: 101, node: 'pve1', name: 'orphan-a', tags: [OUR_TAG], description: mark('uid-a') })
+      .addVm({ vmid: 102, node: 'pve1', name: 'web', tags: [OUR_TAG], description: mark('uid-old') })
+      .addVm({ vmid: 103, node: 'pve2', name: 'web', tags: [OUR_TAG], description: mark('uid-new') })
+      .addSeed('orphan-a', 'pve1')
+      .addSeed('web', 'pve2')
+      .addSeed('gone', 'pve1')
+      .addSeed('db', 'pve2');
+    const world = makeWorld(provider);
+    world.registry.present('web', 'uid-new', undefined, 3).present('db', 'uid-db', undefined, 5).tombstone('gone');
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.deletes.map((d) => [d.name, d.uid])).to.deep.equal([
+      ['orphan-a', 'uid-a'],
+      ['web', 'uid-old'],
+    ]);
+    expect(world.enqueuer.deletes[1]?.seenGeneration).to.equal(3);
+    expect(world.enqueuer.creates).to.deep.equal([{ name: 'db', generation: 5 }]);
+    expect(provider.deletedSeeds).to.deep.equal(['seeds:iso/gone-seed.iso']);
+    expect(world.locks.taken).to.deep.equal(['gone']);
+    expect(report.orphans.deleted.map((o) => [o.vmid, o.reason, o.jobId])).to.deep.equal([
+      [101, 'unknown name', 'delete-1'],
+      [102, 'present with another uid', 'delete-2'],
+    ]);
+    expect(report.missing.reenqueued).to.deep.equal([{ name: 'db', uid: 'uid-db', generation: 5, jobId: 'create-1' }]);
+    expect(report.seeds.deleted.map((s) => s.name)).to.deep.equal(['gone']);
+    expect(report).to.include({ listed: 3, ours: 3, dryRun: false });
+    expect(world.findings.sort()).to.deep.equal(['missing_vm', 'orphan_seed', 'orphan_vm', 'orphan_vm']);
+  });
+
+  it('leaves a VM younger than the grace period and a name whose lock is held alone', async () => {
+    const provider = new ProviderDouble()
+      .addVm({ vmid: 201, node: 'pve1', name: 'fresh', tags: [OUR_TAG], description: mark('uid-f', young) })
+      .addVm({ vmid: 202, node: 'pve1', name: 'busy', tags: [OUR_TAG], description: mark('uid-b') })
+      .addSeed('fresh-seedless', 'pve1', young)
+      .addSeed('busy-seedless', 'pve1');
+    const world = makeWorld(provider);
+    world.registry.present('busy-missing', 'uid-m');
+    world.locks.held.add('busy').add('busy-seedless').add('busy-missing');
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.deletes).to.deep.equal([]);
+    expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(provider.deletedSeeds).to.deep.equal([]);
+    expect(report.orphans.skippedYoung.map((o) => o.name)).to.deep.equal(['fresh']);
+    expect(report.orphans.skippedLocked.map((o) => o.name)).to.deep.equal(['busy']);
+    expect(report.seeds.skippedYoung.map((s) => s.name)).to.deep.equal(['fresh-seedless']);
+    expect(report.seeds.skippedLocked.map((s) => s.name)).to.deep.equal(['busy-seedless']);
+    expect(report.missing.skippedLocked.map((m) => m.name)).to.deep.equal(['busy-missing']);
+  });
+
+  it('finds and deletes a VM cloned but not yet tagged under a tombstoned name (SPEC 11)', async () => {
+    const provider = new ProviderDouble().addVm({ vmid: 301, node: 'pve2', name: 'crashed', tags: ['template-tag'], description: mark('uid-c') });
+    const world = makeWorld(provider);
+    world.registry.tombstone('crashed', 4);
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.deletes).to.deep.equal([
+      { name: 'crashed', uid: 'uid-c', reason: 'reconciler: orphan (tombstoned name)', seenGeneration: 4 },
+    ]);
+    expect(report.orphans.deleted.map((o) => o.vmid)).to.deep.equal([301]);
+  });
+
+  it('never touches a VM that is not ours', async () => {
+    const provider = new ProviderDouble()
+      // our tag, no mark
+      .addVm({ vmid: 401, node: 'pve1', name: 'hand-made', tags: [OUR_TAG], description: 'my own VM' })
+      // another tag, with a mark of a uid we never issued, under a name we do not know
+      .addVm({ vmid: 402, node: 'pve1', name: 'stranger', tags: ['other_tool'], description: mark('uid-x') })
+      // a name we know, no mark
+      .addVm({ vmid: 403, node: 'pve1', name: 'web', tags: [], description: 'someone else named it web' })
+      // a name we know, another tag and no mark
+      .addVm({ vmid: 404, node: 'pve2', name: 'gone', tags: ['other_tool'] })
+      // our tag, its config unreadable: maybe ours, maybe not
+      .addVm({ vmid: 405, node: 'pve2', name: 'murky', tags: [OUR_TAG], configUnreadable: true })
+      .addSeed('web', 'pve1')
+      .addSeed('gone', 'pve1')
+      .addSeed('murky', 'pve1');
+    const world = makeWorld(provider);
+    world.registry.present('web', 'uid-web').tombstone('gone').present('murky', 'uid-murky');
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.deletes).to.deep.equal([]);
+    expect(provider.deletedSeeds).to.deep.equal([]);
+    expect(report.orphans.unknown.map((u) => u.vmid)).to.deep.equal([405]);
+    expect(report.ours).to.equal(0);
+    // web is present and its VM is gone (403 is not it): its create is re-enqueued;
+    // murky may still have its VM, so nothing is re-created for it.
+    expect(world.enqueuer.creates.map((c) => c.name)).to.deep.equal(['web']);
+  });
+
+  it('with dryRun reports what it would do and changes nothing', async () => {
+    const provider = new ProviderDouble()
+      .addVm({ vmid: 501, node: 'pve1', name: 'orphan-a', tags: [OUR_TAG], description: mark('uid-a') })
+      .addSeed('gone', 'pve1');
+    const world = makeWorld(provider);
+    world.registry.present('db', 'uid-db');
+
+    const report = await sweep(world.deps, { dryRun: true });
+
+    expect(world.enqueuer.deletes).to.deep.equal([]);
+    expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(provider.deletedSeeds).to.deep.equal([]);
+    expect(provider.calls.deleteSeed).to.equal(0);
+    expect(world.locks.taken).to.deep.equal([]);
+    expect(report.dryRun).to.equal(true);
+    expect(report.orphans.deleted.map((o) => [o.name, o.jobId])).to.deep.equal([['orphan-a', undefined]]);
+    expect(report.seeds.deleted.map((s) => s.name)).to.deep.equal(['gone']);
+    expect(report.missing.reenqueued.map((m) => m.name)).to.deep.equal(['db']);
+  });
+
+  it('re-enqueues no create and deletes no seed for a name whose job is pending (it is being made)', async () => {
+    const provider = new ProviderDouble().addSeed('coming', 'pve1').addSeed('leaving', 'pve1');
+    const world = makeWorld(provider);
+    world.registry.present('coming', 'uid-c').tombstone('leaving');
+    world.jobs.pending.add('coming').add('leaving');
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(provider.deletedSeeds).to.deep.equal([]);
+    expect(report.seeds.skippedWanted.map((s) => s.name)).to.deep.equal(['leaving']);
+  });
+
+  it('keeps a seed whose name became present while the sweep ran (read again under the lock)', async () => {
+    const provider = new ProviderDouble().addSeed('late', 'pve1');
+    const world = makeWorld(provider);
+    // listAll saw no "late"; a create is accepted before the seed's turn.
+    world.deps.registry = {
+      listAll: () => Promise.resolve([]),
+      get: (name) => Promise.resolve({ name, state: 'present', uid: 'uid-l', generation: 1, updatedAt: NOW.toISOString() }),
+    };
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(provider.deletedSeeds).to.deep.equal([]);
+    expect(report.seeds.skippedWanted.map((s) => s.name)).to.deep.equal(['late']);
+  });
+
+  it('decides nothing about a name whose look-up failed', async () => {
+    const provider = new ProviderDouble().addSeed('blind', 'pve1').addSeed('blind2', 'pve1');
+    provider.failLookupOf.add('blind').add('blind2');
+    const world = makeWorld(provider);
+    world.registry.present('blind', 'uid-b');
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(provider.deletedSeeds).to.deep.equal([]);
+    expect(report.errors.map((e) => [e.action, e.name])).to.deep.equal([
+      ['lookup', 'blind'],
+      ['lookup', 'blind2'],
+    ]);
+  });
+
+  it('skips a present entry recorded within the grace period, and re-creates nothing when recreateMissing is off', async () => {
+    const world = makeWorld(new ProviderDouble(), { recreateMissing: false });
+    world.registry.present('new', 'uid-n', young).present('old', 'uid-o');
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(report.missing.skippedYoung.map((m) => m.name)).to.deep.equal(['new']);
+    expect(report.missing.notRecreated.map((m) => m.name)).to.deep.equal(['old']);
+  });
+
+  it('leaves a VM of ours whose mark has no creation time alone (its age is unknown)', async () => {
+    const provider = new ProviderDouble().addVm({
+      vmid: 601,
+      node: 'pve1',
+      name: 'ageless',
+      tags: [OUR_TAG],
+      description: 'managed-by: pve-provisioner\nuid: uid-z',
+    });
+    const world = makeWorld(provider);
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.deletes).to.deep.equal([]);
+    expect(report.orphans.unknown.map((u) => u.vmid)).to.deep.equal([601]);
+  });
+
+  it('fails as a whole, acting on nothing, when the tag listing fails', async () => {
+    const provider = new ProviderDouble().addSeed('gone', 'pve1');
+    provider.listByTag = () => Promise.reject(new Error('cluster/resources: 596'));
+    const world = makeWorld(provider);
+    world.registry.present('db', 'uid-db');
+
+    let failure: unknown;
+    await sweep(world.deps, { dryRun: false }).catch((err: unknown) => (failure = err));
+
+    expect(failure).to.be.instanceOf(Error);
+    expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(provider.deletedSeeds).to.deep.equal([]);
+  });
+});
