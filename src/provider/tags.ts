@@ -1,0 +1,24 @@
+// Proxmox tag rules (F9): `;`-separated on read (`,` and spaces are also
+// accepted on write), uppercase folded to lowercase, so compare folded.
+const TAG_RULE = /^[a-z0-9_][a-z0-9_+.-]*$/i;
+
+export function isValidTag(tag: string): boolean {
+  return TAG_RULE.test(tag);
+}
+
+export function parseTags(tags: string | undefined): string[] {
+  if (!tags) return [];
+  return tags.split(/[;,\s]+/).filter((t) => t !== '');
+}
+
+export function hasTag(tags: string | undefined, tag: string): boolean {
+  const want = tag.toLowerCase();
+  return parseTags(tags).some((t) => t.toLowerCase() === want);
+}
+
+/** The template's tags, in order, plus ours when missing (SPEC 13 step 5). */
+export function mergeTags(existing: string | undefined, ours: string): string {
+  const tags = parseTags(existing);
+  if (!hasTag(existing, ours)) tags.push(ours.toLowerCase());
+  return tags.join(';');
+}
