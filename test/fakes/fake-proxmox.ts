@@ -1,0 +1,614 @@
+// FakeProxmox: an in-memory Proxmox VE behind the seam (ProxmoxApi), for
+// the provider tests, the job-service tests and the simulator's contract
+// tests. It reproduces what the seeds' facts describe:
+//   - a clone creates a locked entry at once, with no name and status
+//     `unknown` in /cluster/resources (F8); it gets its name, mark and
+//     config from the template when its task ends;
+//   - a clone onto a taken VMID is refused synchronously (F4);
+//   - writes to a locked VM answer `VM is locked (clone)` (F7), but a
+//     start is accepted and its task waits for the lock (F3);
+//   - tasks run for `taskPolls` status polls, then end OK, `WARNINGS: n`
+//     (with WARN lines in their log) or failed (F16); their UPID names
+//     the node that ran them, and asking another node fails;
+//   - uploads overwrite (F12), run on `apiNode` when set, and refuse a
+//     name without `.iso`; deleting a missing volume ends OK (F13);
+//   - the agent's three messages (F5), a guest agent that answers after
+//     some calls, paused versus stopped (F14), tags folded to lowercase
+//     and refused with bad characters (F9), ide2 appended to the boot
+//     order (F19), grow-only resize as a task (F20), destroy refused
+//     while running.
+// Every error text comes from fake-errors.ts (tested against fixtures/).
+//
+// Use:
+//   const pve = new FakeProxmox();               // pv1-1 with proxy-seeds, local-lvm, template 9001
+//   const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }], taskPolls: 2 });
+//   pve.addVm({ vmid: 150, node: 'pv1-1', config: { name: 'x' }, status: 'running' });
+//   pve.on('clone', (args) => { ... });         // runs before each clone; throw to fail it
+//   pve.count('taskStatus'); pve.callsTo('putConfig');
+//   pve.vm(150)?.config; pve.volumes('pv1-1', 'proxy-seeds');
+import type {
+  AgentInterface,
+  CallOptions,
+  CloneParams,
+  ClusterResource,
+  DestroyParams,
+  NodeEntry,
+  NodeStatus,
+  ProxmoxApi,
+  StorageEntry,
+  StorageVolume,
+  TaskLogLine,
+  TaskStatus,
+  UploadSource,
+  Upid,
+  VersionInfo,
+  VmConfig,
+  VmStatus,
+} from '../../src/proxmox/api.js';
+import { fixtureData } from '../helpers/fixtures.js';
+import { fakeErrors, fakeTaskExits } from './fake-errors.js';
+
+export type FakeMethod = keyof ProxmoxApi;
+
+export interface FakeCall {
+  method: FakeMethod;
+  args: unknown[];
+}
+
+/** Runs before a call; may change the world, wait, or throw to fail the call. */
+export type FakeHook = (args: unknown[], call: FakeCall) => void | Promise<void>;
+
+export interface FakeStorageInit {
+  storage: string;
+  /** Comma-separated content types, as Proxmox lists them: `iso`, `images`, ... */
+  content: string;
+  type?: string;
+}
+
+export interface FakeNodeInit {
+  name: string;
+  status?: 'online' | 'offline';
+  maxmem?: number;
+  mem?: number;
+  /** Default: local-lvm (images) and proxy-seeds (iso). */
+  storages?: FakeStorageInit[];
+}
+
+export interface FakeAgent {
+  /** Whether qemu-guest-agent runs in the guest once booted. */
+  installed: boolean;
+  /** Agent calls after a start that answer `QEMU guest agent is not running` before it is up. */
+  callsBeforeUp: number;
+  /** What the agent reports; default: lo and ens18 with net0's MAC and 192.168.0.<n>. */
+  interfaces?: AgentInterface[];
+}
+
+export interface FakeVm {
+  vmid: number;
+  node: string;
+  kind: 'qemu' | 'lxc';
+  config: VmConfig;
+  status: 'running' | 'stopped';
+  qmpstatus: 'running' | 'paused' | 'stopped';
+  /** True while a clone task fills it: nameless and `unknown` in resources (F8). */
+  cloning: boolean;
+  agent: FakeAgent;
+  agentCallsSinceStart: number;
+  /** The `full` flag of the clone that made it. */
+  clonedFull?: boolean;
+}
+
+export interface FakeVmInit {
+  vmid: number;
+  node?: string;
+  kind?: 'qemu' | 'lxc';
+  config?: VmConfig;
+  status?: 'running' | 'stopped';
+  qmpstatus?: 'running' | 'paused' | 'stopped';
+  cloning?: boolean;
+  agent?: Partial<FakeAgent>;
+}
+
+export type TaskOutcome = { exitstatus: string; log?: string[] };
+
+interface FakeTask {
+  upid: Upid;
+  node: string;
+  type: string;
+  id: string;
+  pollsLeft: number;
+  /** False while the task waits (a start behind a clone lock, F3). */
+  canEnd: () => boolean;
+  /** Applies the task's effect; answers the exit and its log. */
+  end: () => TaskOutcome;
+  done?: TaskOutcome;
+}
+
+export interface FakeProxmoxOptions {
+  nodes?: FakeNodeInit[];
+  /** Status polls a task answers `running` before it ends (default 1). */
+  taskPolls?: number;
+  /** The node the client talks to: uploads run there (SPEC 16). Default: the target node. */
+  apiNode?: string;
+  /** Add template 9001 (F19) on every node, at 9001, 9002, ... in node order (default true). */
+  templates?: boolean;
+}
+
+const TEMPLATE_9001 = fixtureData<VmConfig>('config_template_9001');
+export const DEFAULT_TEMPLATE = 9001;
+export const DEFAULT_NODE = 'pv1-1';
+export const SEED_STORAGE = 'proxy-seeds';
+
+const TAG_RULE = /^[a-z0-9_][a-z0-9_+.-]*$/i;
+
+function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+export class FakeProxmox implements ProxmoxApi {
+  readonly calls: FakeCall[] = [];
+  readonly nodeList: (FakeNodeInit & { storages: FakeStorageInit[] })[] = [];
+  readonly vms = new Map<number, FakeVm>();
+  /** Volumes by `node/storage`, then volid. */
+  readonly volumeMap = new Map<string, Map<string, StorageVolume & { bytes: Buffer }>>();
+  readonly tasks = new Map<Upid, FakeTask>();
+  taskPolls: number;
+  apiNode: string | undefined;
+  /** Storages whose volume delete is refused with 403 (F13). */
+  readonly deleteForbidden = new Set<string>();
+  private readonly hooks = new Map<FakeMethod, FakeHook[]>();
+  private readonly nextOutcome = new Map<string, TaskOutcome[]>();
+  private pid = 0x0a1000;
+  private macSeq = 0;
+
+  constructor(options: FakeProxmoxOptions = {}) {
+    this.taskPolls = options.taskPolls ?? 1;
+    this.apiNode = options.apiNode;
+    for (const node of options.nodes ?? [{ name: DEFAULT_NODE }]) this.addNode(node);
+    if (options.templates ?? true) {
+      this.nodeList.forEach((n, i) => this.addTemplate(n.name, DEFAULT_TEMPLATE + i));
+    }
+  }
+
+  // ---- building the world ----
+
+  addNode(init: FakeNodeInit): void {
+    this.nodeList.push({
+      status: 'online',
+      maxmem: 64 * 2 ** 30,
+      mem: 8 * 2 ** 30,
+      ...init,
+      storages: init.storages ?? [
+        { storage: 'local-lvm', content: 'rootdir,images', type: 'lvmthin' },
+        { storage: SEED_STORAGE, content: 'iso', type: 'dir' },
+      ],
+    });
+  }
+
+  node(name: string): FakeNodeInit & { storages: FakeStorageInit[] } {
+    const node = this.nodeList.find((n) => n.name === name);
+    if (!node) throw fakeErrors.noSuchNode(name);
+    return node;
+  }
+
+  /** Template 9001 of F19 at vmid (the constructor puts one on each node: 9001, 9002, ...). */
+  addTemplate(node: string, vmid = DEFAULT_TEMPLATE, overrides: VmConfig = {}): FakeVm {
+    return this.addVm({ vmid, node, config: { ...copy(TEMPLATE_9001), ...overrides } });
+  }
+
+  addVm(init: FakeVmInit): FakeVm {
+    const vm: FakeVm = {
+      vmid: init.vmid,
+      node: init.node ?? this.nodeList[0]?.name ?? DEFAULT_NODE,
+      kind: init.kind ?? 'qemu',
+      config: copy(init.config ?? {}),
+      status: init.status ?? 'stopped',
+      qmpstatus: init.qmpstatus ?? init.status ?? 'stopped',
+      cloning: init.cloning ?? false,
+      agent: { installed: true, callsBeforeUp: 0, ...init.agent },
+      agentCallsSinceStart: 0,
+    };
+    this.vms.set(vm.vmid, vm);
+    return vm;
+  }
+
+  vm(vmid: number): FakeVm | undefined {
+    return this.vms.get(vmid);
+  }
+
+  vmsNamed(name: string): FakeVm[] {
+    return [...this.vms.values()].filter((v) => v.config.name === name);
+  }
+
+  addVolume(node: string, storage: string, volid: string, size = 45056): void {
+    this.storageVolumes(node, storage).set(volid, { volid, format: 'iso', content: 'iso', size, ctime: 1790150652, bytes: Buffer.alloc(0) });
+  }
+
+  volumes(node: string, storage: string): (StorageVolume & { bytes: Buffer })[] {
+    return [...this.storageVolumes(node, storage).values()];
+  }
+
+  /** The next task of this type (`qmclone`, `qmstart`, `imgcopy`, ...) ends so instead of its own outcome. */
+  setNextTaskOutcome(type: string, outcome: TaskOutcome): void {
+    const list = this.nextOutcome.get(type) ?? [];
+    list.push(outcome);
+    this.nextOutcome.set(type, list);
+  }
+
+  // ---- hooks and recording ----
+
+  on(method: FakeMethod, hook: FakeHook): () => void {
+    const list = this.hooks.get(method) ?? [];
+    list.push(hook);
+    this.hooks.set(method, list);
+    return () => {
+      const at = list.indexOf(hook);
+      if (at >= 0) list.splice(at, 1);
+    };
+  }
+
+  /** Fails the next `times` calls of method with err (default once). */
+  failNext(method: FakeMethod, err: Error, times = 1): void {
+    let left = times;
+    const off = this.on(method, () => {
+      if (left <= 0) return;
+      left -= 1;
+      if (left === 0) off();
+      throw err;
+    });
+  }
+
+  callsTo(method: FakeMethod): FakeCall[] {
+    return this.calls.filter((c) => c.method === method);
+  }
+
+  count(method: FakeMethod): number {
+    return this.callsTo(method).length;
+  }
+
+  /** Calls other than task polls, in order: `clone`, `upload`, ... */
+  methods(): FakeMethod[] {
+    return this.calls.map((c) => c.method);
+  }
+
+  private async enter(method: FakeMethod, args: unknown[], opts: CallOptions | undefined): Promise<void> {
+    const call: FakeCall = { method, args };
+    this.calls.push(call);
+    opts?.signal?.throwIfAborted();
+    for (const hook of [...(this.hooks.get(method) ?? [])]) await hook(args, call);
+    opts?.signal?.throwIfAborted();
+  }
+
+  // ---- the seam ----
+
+  async version(opts?: CallOptions): Promise<VersionInfo> {
+    await this.enter('version', [], opts);
+    return { release: '9.2', version: '9.2.20', repoid: '49318c671b82f31e' };
+  }
+
+  async nodes(opts?: CallOptions): Promise<NodeEntry[]> {
+    await this.enter('nodes', [], opts);
+    return this.nodeList.map((n) => this.nodeEntry(n));
+  }
+
+  async nodeStatus(node: string, opts?: CallOptions): Promise<NodeStatus> {
+    await this.enter('nodeStatus', [node], opts);
+    const n = this.nodeList.find((x) => x.name === node);
+    if (!n) throw fakeErrors.noSuchNode(node);
+    if (n.status === 'offline') throw fakeErrors.noRouteToHost();
+    return { uptime: 1209700, pveversion: 'pve-manager/9.2.20', memory: { total: n.maxmem ?? 0, used: n.mem ?? 0, free: (n.maxmem ?? 0) - (n.mem ?? 0) } };
+  }
+
+  async clusterResources(type: 'vm' | 'node', opts?: CallOptions): Promise<ClusterResource[]> {
+    await this.enter('clusterResources', [type], opts);
+    if (type === 'node') {
+      return this.nodeList.map((n) => ({ id: `node/${n.name}`, type: 'node', ...this.nodeEntry(n) }));
+    }
+    return [...this.vms.values()].map((vm) => this.resourceEntry(vm));
+  }
+
+  async getConfig(node: string, vmid: number, opts?: CallOptions): Promise<VmConfig> {
+    await this.enter('getConfig', [node, vmid], opts);
+    const vm = this.qemuOn(node, vmid);
+    return copy(vm.config);
+  }
+
+  async putConfig(node: string, vmid: number, params: Record<string, string | number>, opts?: CallOptions): Promise<void> {
+    await this.enter('putConfig', [node, vmid, copy(params)], opts);
+    const vm = this.qemuOn(node, vmid);
+    if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
+    const next: VmConfig = { ...vm.config };
+    for (const [key, value] of Object.entries(params)) {
+      if (key === 'tags') {
+        const tags = String(value).split(/[;,\s]+/).filter((t) => t !== '');
+        if (!tags.every((t) => TAG_RULE.test(t))) throw fakeErrors.tagInvalid();
+        next.tags = tags.map((t) => t.toLowerCase()).join(';');
+      } else {
+        next[key] = value;
+      }
+    }
+    if (params.ide2 !== undefined) next.boot = withIde2InBootOrder(next.boot);
+    vm.config = next;
+  }
+
+  async statusCurrent(node: string, vmid: number, opts?: CallOptions): Promise<VmStatus> {
+    await this.enter('statusCurrent', [node, vmid], opts);
+    const vm = this.qemuOn(node, vmid);
+    const lock = vm.config.lock;
+    return {
+      vmid,
+      status: vm.status,
+      qmpstatus: vm.qmpstatus,
+      ...(vm.config.name !== undefined ? { name: vm.config.name } : {}),
+      ...(lock ? { lock } : {}),
+      ...(agentEnabled(vm.config) ? { agent: 1 } : {}),
+    };
+  }
+
+  async clone(node: string, templateVmid: number, params: CloneParams, opts?: CallOptions): Promise<Upid> {
+    await this.enter('clone', [node, templateVmid, copy(params)], opts);
+    const template = this.qemuOn(node, templateVmid);
+    const target = params.target ?? node;
+    if (params.storage !== undefined) {
+      const storage = this.node(target).storages.find((s) => s.storage === params.storage);
+      if (!storage) throw fakeErrors.storageMissing(params.storage);
+      if (!storage.content.split(',').includes('images')) throw fakeErrors.storageNoImages(params.storage);
+    }
+    if (this.vms.has(params.newid)) throw fakeErrors.configExists(params.newid);
+    const vm = this.addVm({ vmid: params.newid, node: target, config: { lock: 'clone' }, cloning: true });
+    vm.clonedFull = params.full;
+    return this.startTask(node, 'qmclone', String(templateVmid), () => {
+      const config: VmConfig = { ...copy(template.config), name: params.name, description: params.description };
+      delete config.template;
+      delete config.digest;
+      if (typeof config.net0 === 'string') config.net0 = this.freshMac(config.net0);
+      vm.config = config;
+      vm.cloning = false;
+      return { exitstatus: 'OK' };
+    });
+  }
+
+  async resize(node: string, vmid: number, disk: string, size: string, opts?: CallOptions): Promise<Upid> {
+    await this.enter('resize', [node, vmid, disk, size], opts);
+    const vm = this.qemuOn(node, vmid);
+    if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
+    const current = vm.config[disk];
+    if (current === undefined) throw fakeErrors.diskMissing(disk);
+    return this.startTask(node, 'qmresize', String(vmid), () => {
+      const have = sizeBytes(String(current));
+      const want = size.startsWith('+') ? have + sizeBytes(`size=${size.slice(1)}`) : sizeBytes(`size=${size}`);
+      if (want < have) return { exitstatus: fakeTaskExits.shrink };
+      vm.config[disk] = String(vm.config[disk]).replace(/size=[^,]*/, `size=${formatSize(want)}`);
+      return { exitstatus: 'OK' };
+    });
+  }
+
+  async start(node: string, vmid: number, opts?: CallOptions): Promise<Upid> {
+    await this.enter('start', [node, vmid], opts);
+    const vm = this.qemuOn(node, vmid);
+    return this.startTask(
+      node,
+      'qmstart',
+      String(vmid),
+      () => {
+        if (vm.status === 'running') return { exitstatus: fakeTaskExits.alreadyRunning(vmid) };
+        vm.status = 'running';
+        vm.qmpstatus = 'running';
+        vm.agentCallsSinceStart = 0;
+        return { exitstatus: 'OK', log: ['trying to acquire lock...', ' OK'] };
+      },
+      () => !vm.config.lock,
+    );
+  }
+
+  async stop(node: string, vmid: number, opts?: CallOptions): Promise<Upid> {
+    await this.enter('stop', [node, vmid], opts);
+    const vm = this.qemuOn(node, vmid);
+    if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
+    return this.startTask(node, 'qmstop', String(vmid), () => {
+      vm.status = 'stopped';
+      vm.qmpstatus = 'stopped';
+      return { exitstatus: 'OK' };
+    });
+  }
+
+  /** The destroy parameters each VM was destroyed with, by VMID. */
+  readonly destroyed = new Map<number, DestroyParams>();
+
+  async destroy(node: string, vmid: number, params: DestroyParams, opts?: CallOptions): Promise<Upid> {
+    await this.enter('destroy', [node, vmid, copy(params)], opts);
+    const vm = this.qemuOn(node, vmid);
+    if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
+    if (vm.status === 'running') throw fakeErrors.destroyRunning(vmid);
+    return this.startTask(node, 'qmdestroy', String(vmid), () => {
+      this.vms.delete(vmid);
+      this.destroyed.set(vmid, params);
+      return { exitstatus: 'OK' };
+    });
+  }
+
+  async agentInterfaces(node: string, vmid: number, opts?: CallOptions): Promise<AgentInterface[]> {
+    await this.enter('agentInterfaces', [node, vmid], opts);
+    const vm = this.qemuOn(node, vmid);
+    // Proxmox's order: running, then configured, then the agent's ping (F5).
+    if (vm.status !== 'running') throw fakeErrors.vmNotRunning(vmid);
+    if (!agentEnabled(vm.config)) throw fakeErrors.agentNotConfigured();
+    vm.agentCallsSinceStart += 1;
+    if (vm.qmpstatus === 'paused' || !vm.agent.installed || vm.agentCallsSinceStart <= vm.agent.callsBeforeUp) {
+      throw fakeErrors.agentNotRunning();
+    }
+    return copy(vm.agent.interfaces ?? this.defaultInterfaces(vm));
+  }
+
+  async storages(node: string, opts?: CallOptions): Promise<StorageEntry[]> {
+    await this.enter('storages', [node], opts);
+    return this.node(node).storages.map((s) => ({ storage: s.storage, type: s.type ?? 'dir', content: s.content, active: 1, enabled: 1 }));
+  }
+
+  async upload(node: string, storage: string, filename: string, source: UploadSource, opts?: CallOptions): Promise<Upid> {
+    await this.enter('upload', [node, storage, filename, { size: source.size }], opts);
+    if (!filename.endsWith('.iso')) throw fakeErrors.uploadWrongExtension();
+    this.isoStorage(node, storage);
+    const chunks: Buffer[] = [];
+    for await (const chunk of source.open()) chunks.push(Buffer.from(chunk as Uint8Array));
+    const bytes = Buffer.concat(chunks);
+    const volid = `${storage}:iso/${filename}`;
+    // The task runs on the node that received the request (SPEC 16).
+    return this.startTask(this.apiNode ?? node, 'imgcopy', '', () => {
+      this.storageVolumes(node, storage).set(volid, { volid, format: 'iso', content: 'iso', size: bytes.length, ctime: 1790150652, bytes });
+      return { exitstatus: 'OK', log: [`cp /var/tmp/pveupload-x /mnt/${storage}/template/iso/${filename}`] };
+    });
+  }
+
+  async storageContent(node: string, storage: string, content: 'iso' | 'images', opts?: CallOptions): Promise<StorageVolume[]> {
+    await this.enter('storageContent', [node, storage, content], opts);
+    this.isoStorage(node, storage);
+    return this.volumes(node, storage)
+      .filter((v) => v.content === content)
+      .map(({ bytes: _bytes, ...v }) => v);
+  }
+
+  async deleteVolume(node: string, storage: string, volid: string, opts?: CallOptions): Promise<Upid> {
+    await this.enter('deleteVolume', [node, storage, volid], opts);
+    this.isoStorage(node, storage);
+    if (this.deleteForbidden.has(storage)) throw fakeErrors.forbiddenVolumeDelete(storage);
+    return this.startTask(node, 'imgdel', volid, () => {
+      const existed = this.storageVolumes(node, storage).delete(volid);
+      const file = `/mnt/${storage}/template/iso/${volid.split('/').pop() ?? ''}`;
+      // F13: a missing volume's delete still ends OK.
+      return { exitstatus: 'OK', log: [...(existed ? [] : [`disk image '${file}' does not exist`]), `Removed volume '${volid}'`] };
+    });
+  }
+
+  async taskStatus(node: string, upid: Upid, opts?: CallOptions): Promise<TaskStatus> {
+    await this.enter('taskStatus', [node, upid], opts);
+    const task = this.taskOn(node, upid);
+    if (!task.done) {
+      if (task.pollsLeft > 0) task.pollsLeft -= 1;
+      else if (task.canEnd()) task.done = this.override(task.type) ?? task.end();
+    }
+    const base = { upid, node: task.node, type: task.type, id: task.id, starttime: 1760600515 };
+    return task.done ? { ...base, status: 'stopped', exitstatus: task.done.exitstatus } : { ...base, status: 'running' };
+  }
+
+  async taskLog(node: string, upid: Upid, opts?: CallOptions): Promise<TaskLogLine[]> {
+    await this.enter('taskLog', [node, upid], opts);
+    const task = this.taskOn(node, upid);
+    const lines = [...(task.done?.log ?? [])];
+    if (task.done) lines.push(task.done.exitstatus === 'OK' ? 'TASK OK' : task.done.exitstatus.startsWith('WARNINGS') ? `TASK ${task.done.exitstatus}` : `TASK ERROR: ${task.done.exitstatus}`);
+    return lines.map((t, i) => ({ n: i + 1, t }));
+  }
+
+  // ---- internals ----
+
+  private nodeEntry(n: FakeNodeInit): NodeEntry {
+    return { node: n.name, status: n.status ?? 'online', maxmem: n.maxmem ?? 0, mem: n.mem ?? 0, maxcpu: 16, cpu: 0.04, uptime: 1209700 };
+  }
+
+  private resourceEntry(vm: FakeVm): ClusterResource {
+    const base: ClusterResource = { id: `${vm.kind}/${vm.vmid}`, type: vm.kind, vmid: vm.vmid, node: vm.node };
+    const lock = vm.config.lock;
+    if (vm.cloning) return { ...base, lock: lock ?? 'clone', status: 'unknown' };
+    return {
+      ...base,
+      ...(vm.config.name !== undefined ? { name: vm.config.name } : {}),
+      // F14: resources shows a paused VM as plain running.
+      status: vm.status,
+      template: vm.config.template === 1 ? 1 : 0,
+      tags: vm.config.tags ?? '',
+      ...(lock ? { lock } : {}),
+      maxcpu: Number(vm.config.cores ?? 1),
+      maxmem: Number(vm.config.memory ?? 512) * 2 ** 20,
+    };
+  }
+
+  private qemuOn(node: string, vmid: number): FakeVm {
+    const vm = this.vms.get(vmid);
+    if (!vm || vm.node !== node || vm.kind !== 'qemu') throw fakeErrors.configMissing(node, vmid);
+    return vm;
+  }
+
+  private isoStorage(node: string, storage: string): void {
+    const s = this.node(node).storages.find((x) => x.storage === storage);
+    if (!s) throw fakeErrors.storageMissing(storage);
+  }
+
+  private storageVolumes(node: string, storage: string): Map<string, StorageVolume & { bytes: Buffer }> {
+    const key = `${node}/${storage}`;
+    let map = this.volumeMap.get(key);
+    if (!map) {
+      map = new Map();
+      this.volumeMap.set(key, map);
+    }
+    return map;
+  }
+
+  private taskOn(node: string, upid: Upid): FakeTask {
+    const task = this.tasks.get(upid);
+    if (!task || task.node !== node) throw fakeErrors.noSuchTask(node, upid);
+    return task;
+  }
+
+  private override(type: string): TaskOutcome | undefined {
+    return this.nextOutcome.get(type)?.shift();
+  }
+
+  private startTask(node: string, type: string, id: string, end: () => TaskOutcome, canEnd: () => boolean = () => true): Upid {
+    this.pid += 1;
+    const hex = (n: number): string => n.toString(16).toUpperCase().padStart(8, '0');
+    const upid = `UPID:${node}:${hex(this.pid)}:${hex(this.pid * 3)}:${hex(0x68f0a1b2 + this.pid)}:${type}:${id}:root@pam!provisioner:`;
+    this.tasks.set(upid, { upid, node, type, id, pollsLeft: this.taskPolls, canEnd, end });
+    return upid;
+  }
+
+  private freshMac(net0: string): string {
+    this.macSeq += 1;
+    const tail = this.macSeq.toString(16).toUpperCase().padStart(4, '0');
+    return net0.replace(/=([0-9A-F]{2}:){5}[0-9A-F]{2}/i, `=BC:24:11:00:${tail.slice(0, 2)}:${tail.slice(2)}`);
+  }
+
+  private defaultInterfaces(vm: FakeVm): AgentInterface[] {
+    const mac = /=((?:[0-9A-F]{2}:){5}[0-9A-F]{2})/i.exec(String(vm.config.net0 ?? ''))?.[1]?.toLowerCase() ?? 'bc:24:11:00:00:01';
+    return [
+      { name: 'lo', 'hardware-address': '00:00:00:00:00:00', 'ip-addresses': [{ 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4', prefix: 8 }] },
+      {
+        name: 'ens18',
+        'hardware-address': mac,
+        'ip-addresses': [
+          { 'ip-address': `192.168.${Math.floor(vm.vmid / 250) % 250}.${(vm.vmid % 250) + 1}`, 'ip-address-type': 'ipv4', prefix: 24 },
+          { 'ip-address': 'fe80::be24:11ff:fe00:1', 'ip-address-type': 'ipv6', prefix: 64 },
+        ],
+      },
+    ];
+  }
+}
+
+function agentEnabled(config: VmConfig): boolean {
+  const agent = String(config.agent ?? '0');
+  return /^(1|enabled=1)(,|$)/.test(agent) || /(^|,)enabled=1(,|$)/.test(agent);
+}
+
+/** F19: attaching ide2 appends it to the boot order. */
+function withIde2InBootOrder(boot: string | number | undefined): string {
+  const text = String(boot ?? '');
+  const m = /(^|,)order=([^,]*)/.exec(text);
+  if (!m) return text === '' ? 'order=ide2' : text;
+  const order = (m[2] ?? '').split(';').filter((d) => d !== '');
+  if (order.includes('ide2')) return text;
+  return text.replace(/order=[^,]*/, `order=${[...order, 'ide2'].join(';')}`);
+}
+
+const UNITS: Record<string, number> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+
+function sizeBytes(disk: string): number {
+  const m = /size=(\d+(?:\.\d+)?)([KMGT]?)/.exec(disk);
+  return m ? Number(m[1]) * (m[2] ? (UNITS[m[2]] ?? 1) : 1) : 0;
+}
+
+function formatSize(bytes: number): string {
+  for (const unit of ['T', 'G', 'M', 'K'] as const) {
+    const per = UNITS[unit] ?? 1;
+    if (bytes % per === 0 && bytes >= per) return `${bytes / per}${unit}`;
+  }
+  return String(bytes);
+}
