@@ -1,0 +1,172 @@
+// The producer library of SPEC 6: an application backend enqueues VM jobs
+// and reads them back. It validates with the jobs' own schemas (SPEC 1)
+// and records the desired state before adding a job (SPEC 2). No worker
+// code, provider or handler is imported from here.
+import { randomUUID } from 'node:crypto';
+import type { Job, Queue } from 'bullmq';
+import { limitsFromConfig, validateJobData } from '../jobs/schema.js';
+import type { JobLimits } from '../jobs/schema.js';
+import type { Config } from './config-types.js';
+import { loadConfig } from './config.js';
+import { connected, createProducerConnection } from './queue/connection.js';
+import { ConflictError, ValidationError } from './queue/errors.js';
+import { isFinished, viewJob } from './queue/job-view.js';
+import type { JobView } from './queue/job-view.js';
+import { createQueues } from './queue/queues.js';
+import type { Queues } from './queue/queues.js';
+import { DesiredStateRegistry } from './queue/registry.js';
+import type { DesiredRecord, LastKnown } from './queue/registry.js';
+
+export { ConflictError, ValidationError } from './queue/errors.js';
+export type { FieldError } from '../jobs/schema.js';
+export type { JobView, JobState } from './queue/job-view.js';
+
+export interface ProvisionerClientOptions {
+  redisUrl: string;
+  prefix: string;
+  /** Limits, nodes and job options; loadConfig() when absent. */
+  config?: Config;
+}
+
+export interface EnqueueResult {
+  jobId: string;
+  name: string;
+  generation?: number;
+  /** True when an identical request was already there (SPEC 2 idempotence). */
+  existing: boolean;
+}
+
+export interface DesiredView {
+  name: string;
+  state: 'present' | 'absent';
+  uid?: string;
+  generation: number;
+  spec?: object;
+  updatedAt: string;
+  lastKnown?: LastKnown;
+  jobId?: string;
+}
+
+export interface ProvisionerClient {
+  /** Throws ValidationError (every field) or ConflictError (another uid holds the name). */
+  createVm(input: unknown): Promise<EnqueueResult>;
+  deleteVm(input: unknown): Promise<EnqueueResult>;
+  checkVm(input: unknown): Promise<EnqueueResult>;
+  getJob(id: string): Promise<JobView | undefined>;
+  /** Resolves when the job completed or failed, or with its current view on timeout. */
+  waitForJob(id: string, options?: { timeoutMs?: number }): Promise<JobView>;
+  getVm(name: string): Promise<DesiredView | undefined>;
+  listVms(): Promise<DesiredView[]>;
+  close(): Promise<void>;
+}
+
+const WAIT_POLL_MS = 100;
+
+function toDesiredView(record: DesiredRecord): DesiredView {
+  return { ...record };
+}
+
+function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: ValidationError['fields'] }): T {
+  if (!result.ok) throw new ValidationError(result.errors);
+  return result.value;
+}
+
+/**
+ * The job of an intent already recorded: there it stays; gone (retention,
+ * or a crash between record and add) it is added again; failed it is
+ * retried, since the caller asks again for the same thing.
+ */
+async function ensureJob(queue: Queue, jobId: string, name: string, data: object): Promise<void> {
+  const job = (await queue.getJob(jobId)) as Job | undefined;
+  if (job === undefined) {
+    await queue.add(name, data, { jobId });
+    return;
+  }
+  if (await job.isFailed()) await job.retry('failed');
+}
+
+export function createProvisionerClient(options: ProvisionerClientOptions): ProvisionerClient {
+  const config = options.config ?? loadConfig();
+  const limits: JobLimits = limitsFromConfig(config);
+  const redis = createProducerConnection(options.redisUrl);
+  const registry = new DesiredStateRegistry(redis, options.prefix, config.registry.tombstoneSeconds);
+  let queues: Queues | undefined;
+
+  const ready = async (): Promise<Queues> => {
+    await connected(redis);
+    queues ??= createQueues(redis, options.prefix, config.jobs);
+    return queues;
+  };
+
+  const getJob = async (id: string): Promise<JobView | undefined> => {
+    const { vm, system } = await ready();
+    for (const queue of [vm, system]) {
+      const job = (await queue.getJob(id)) as Job | undefined;
+      if (job) return viewJob(queue, job);
+    }
+    return undefined;
+  };
+
+  return {
+    async createVm(input) {
+      const value = orThrow(validateJobData('create', input, limits));
+      const { vm } = await ready();
+      const spec = { ...value, uid: value.uid ?? randomUUID() };
+      const outcome = await registry.recordPresent(spec.name, spec.uid, spec);
+      if (outcome.kind === 'conflict') throw new ConflictError(spec.name, outcome.existingUid);
+      const data = { ...spec, generation: outcome.generation };
+      if (outcome.kind === 'recorded') await vm.add('create', data, { jobId: outcome.jobId });
+      else await ensureJob(vm, outcome.jobId, 'create', { ...((await registry.get(spec.name))?.spec ?? spec), generation: outcome.generation });
+      return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
+    },
+
+    async deleteVm(input) {
+      const value = orThrow(validateJobData('delete', input, limits));
+      const { vm } = await ready();
+      const outcome = await registry.recordAbsent(value.name, value.uid);
+      const data = { ...value, generation: outcome.generation };
+      if (outcome.kind === 'foreign') {
+        const job = await vm.add('delete', data);
+        return { jobId: job.id ?? '', name: value.name, generation: outcome.generation, existing: false };
+      }
+      if (outcome.kind === 'recorded') await vm.add('delete', data, { jobId: outcome.jobId });
+      else await ensureJob(vm, outcome.jobId, 'delete', data);
+      return { jobId: outcome.jobId, name: value.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
+    },
+
+    async checkVm(input) {
+      const value = orThrow(validateJobData('check', input, limits));
+      const { vm } = await ready();
+      const job = await vm.add('check', value);
+      return { jobId: job.id ?? '', name: value.name, existing: false };
+    },
+
+    getJob,
+
+    async waitForJob(id, waitOptions = {}) {
+      const deadline = Date.now() + (waitOptions.timeoutMs ?? 60_000);
+      for (;;) {
+        const view = await getJob(id);
+        if (view === undefined) throw new Error(`job ${id} does not exist`);
+        if (isFinished(view) || Date.now() >= deadline) return view;
+        await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+      }
+    },
+
+    async getVm(name) {
+      await ready();
+      const record = await registry.get(name);
+      return record && toDesiredView(record);
+    },
+
+    async listVms() {
+      await ready();
+      return (await registry.list()).map(toDesiredView);
+    },
+
+    async close() {
+      await queues?.close();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,25 @@
+// The last health result (SPEC 19), written by the health job and read by
+// /readyz. Kept as one JSON string; the newest result replaces the last.
+import type { Redis } from 'ioredis';
+import type { NodeHealth } from '../provider/types.js';
+import { keys } from './keys.js';
+
+export interface LastHealth {
+  at: string;
+  nodes: NodeHealth[];
+}
+
+export async function writeLastHealth(redis: Redis, prefix: string, nodes: NodeHealth[], at = new Date()): Promise<void> {
+  const value: LastHealth = { at: at.toISOString(), nodes };
+  await redis.set(keys.lastHealth(prefix), JSON.stringify(value));
+}
+
+export async function readLastHealth(redis: Redis, prefix: string): Promise<LastHealth | undefined> {
+  const text = await redis.get(keys.lastHealth(prefix));
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as LastHealth;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,46 @@
+// What a caller sees of a job (SPEC 6): its state, progress, result or
+// operator-readable failure, and its log lines. Shared by the producer
+// library and the HTTP API.
+import type { Job, Queue } from 'bullmq';
+import { isJobName } from '../../jobs/schema.js';
+import type { JobName } from '../../jobs/schema.js';
+
+export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'prioritized' | 'waiting-children' | 'unknown';
+
+export interface JobView {
+  id: string;
+  job: JobName;
+  /** The job's data: never a secret (the producer stores only what callers sent). */
+  data: object;
+  state: JobState;
+  progress: unknown;
+  result?: unknown;
+  failedReason?: string;
+  attemptsMade: number;
+  logs: string[];
+  createdAt: string;
+  finishedAt?: string;
+}
+
+export function isFinished(view: JobView): boolean {
+  return view.state === 'completed' || view.state === 'failed';
+}
+
+export async function viewJob(queue: Queue, job: Job): Promise<JobView | undefined> {
+  if (job.id === undefined || !isJobName(job.name)) return undefined;
+  const [state, logs] = await Promise.all([job.getState(), queue.getJobLogs(job.id)]);
+  const view: JobView = {
+    id: job.id,
+    job: job.name,
+    data: job.data as object,
+    state,
+    progress: job.progress,
+    attemptsMade: job.attemptsMade,
+    logs: logs.logs,
+    createdAt: new Date(job.timestamp).toISOString(),
+  };
+  if (state === 'completed') view.result = job.returnvalue;
+  if (state === 'failed' && job.failedReason) view.failedReason = job.failedReason;
+  if (job.finishedOn) view.finishedAt = new Date(job.finishedOn).toISOString();
+  return view;
+}

@@ -1,0 +1,18 @@
+// Every Redis key this service writes besides BullMQ's own, under the
+// configured prefix (SPEC 7 redis.prefix). BullMQ's keys are
+// `<prefix>:<queue>:...`, and no queue is named like these.
+export const keys = {
+  /** Hash: the desired state of one name (SPEC 2). */
+  desired: (prefix: string, name: string): string => `${prefix}:desired:${name}`,
+  /** Set: every name the registry has seen (tombstones expire lazily). */
+  desiredIndex: (prefix: string): string => `${prefix}:desired-index`,
+  /** Hash: name -> last generation handed out; never expires. */
+  generations: (prefix: string): string => `${prefix}:generations`,
+  /** String: the per-name lock's token (SPEC 3). */
+  nameLock: (prefix: string, name: string): string => `${prefix}:lock:${name}`,
+  /** String with TTL: one live worker process. */
+  worker: (prefix: string, id: string): string => `${prefix}:workers:${id}`,
+  workerPattern: (prefix: string): string => `${prefix}:workers:*`,
+  /** String: the last health job's result (SPEC 19). */
+  lastHealth: (prefix: string): string => `${prefix}:health:last`,
+};

@@ -1,0 +1,51 @@
+// The two queues (SPEC 1, 5): VM jobs on one, the system jobs (reconcile,
+// health) on another that runs one job at a time across all workers.
+import { Queue } from 'bullmq';
+import type { ConnectionOptions, JobsOptions, KeepJobs } from 'bullmq';
+import type { Config } from '../config-types.js';
+import type { JobName } from '../../jobs/schema.js';
+
+export const VM_QUEUE = 'vm';
+export const SYSTEM_QUEUE = 'system';
+export type QueueName = typeof VM_QUEUE | typeof SYSTEM_QUEUE;
+
+/** The name of this service's custom backoff (src/queue/retry.ts). */
+export const BACKOFF_TYPE = 'jittered-exponential';
+
+export function queueOf(job: JobName): QueueName {
+  return job === 'health' || job === 'reconcile' ? SYSTEM_QUEUE : VM_QUEUE;
+}
+
+/** Retention of finished jobs (SPEC 1): a count of 0 keeps none, 0 seconds sets no age bound. */
+export function keepJobs(count: number, seconds: number): KeepJobs | boolean {
+  if (count === 0) return true;
+  return seconds === 0 ? { count } : { count, age: seconds };
+}
+
+export function defaultJobOptions(jobs: Config['jobs']): JobsOptions {
+  return {
+    attempts: jobs.attempts,
+    backoff: { type: BACKOFF_TYPE, delay: jobs.backoffMs },
+    removeOnComplete: keepJobs(jobs.keepCompletedCount, jobs.keepCompletedSeconds),
+    removeOnFail: keepJobs(jobs.keepFailedCount, jobs.keepFailedSeconds),
+  };
+}
+
+export interface Queues {
+  vm: Queue;
+  system: Queue;
+  close(): Promise<void>;
+}
+
+export function createQueues(connection: ConnectionOptions, prefix: string, jobs?: Config['jobs']): Queues {
+  const options = { connection, prefix, ...(jobs ? { defaultJobOptions: defaultJobOptions(jobs) } : {}) };
+  const vm = new Queue(VM_QUEUE, options);
+  const system = new Queue(SYSTEM_QUEUE, options);
+  return {
+    vm,
+    system,
+    close: async () => {
+      await Promise.all([vm.close(), system.close()]);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// The desired-state registry of SPEC 2: per name, `present` (uid, spec,
+// generation) or `absent` (a tombstone kept registry.tombstoneSeconds),
+// with one generation counter per name. Producers record here first,
+// then add the job carrying the generation; workers compare.
+import type { Redis } from 'ioredis';
+import { keys } from './keys.js';
+import { RECORD_ABSENT, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
+
+export interface LastKnown {
+  state: string;
+  address?: string;
+  vmid?: number;
+  node?: string;
+  at: string;
+}
+
+export interface DesiredRecord {
+  name: string;
+  state: 'present' | 'absent';
+  uid?: string;
+  generation: number;
+  spec?: Record<string, unknown>;
+  updatedAt: string;
+  jobId?: string;
+  lastKnown?: LastKnown;
+}
+
+export type PresentOutcome =
+  | { kind: 'recorded' | 'existing'; generation: number; jobId: string }
+  | { kind: 'conflict'; existingUid: string };
+
+export type AbsentOutcome =
+  | { kind: 'recorded' | 'existing'; generation: number; jobId: string }
+  | { kind: 'foreign'; generation: number };
+
+function parseJson<T>(text: string | undefined): T | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+export class DesiredStateRegistry {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly tombstoneSeconds: number,
+  ) {}
+
+  private scriptKeys(name: string): [string, string, string] {
+    return [keys.desired(this.prefix, name), keys.generations(this.prefix), keys.desiredIndex(this.prefix)];
+  }
+
+  async recordPresent(name: string, uid: string, spec: Record<string, unknown>): Promise<PresentOutcome> {
+    const reply = (await this.redis.eval(RECORD_PRESENT, 3, ...this.scriptKeys(name), name, uid, JSON.stringify(spec), new Date().toISOString())) as string[];
+    const [kind, a = '', b = ''] = reply;
+    if (kind === 'conflict') return { kind, existingUid: a };
+    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };
+  }
+
+  async recordAbsent(name: string, uid: string | undefined): Promise<AbsentOutcome> {
+    const reply = (await this.redis.eval(RECORD_ABSENT, 3, ...this.scriptKeys(name), name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds)) as string[];
+    const [kind, a = '', b = ''] = reply;
+    if (kind === 'foreign') return { kind, generation: Number(a) };
+    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };
+  }
+
+  async recordLastKnown(name: string, lastKnown: LastKnown): Promise<void> {
+    await this.redis.eval(RECORD_LAST_KNOWN, 1, keys.desired(this.prefix, name), JSON.stringify(lastKnown));
+  }
+
+  async get(name: string): Promise<DesiredRecord | undefined> {
+    const fields = await this.redis.hgetall(keys.desired(this.prefix, name));
+    return toRecord(name, fields);
+  }
+
+  /** Every name with a record; names whose tombstone expired are dropped from the index. */
+  async list(): Promise<DesiredRecord[]> {
+    const names = (await this.redis.smembers(keys.desiredIndex(this.prefix))).sort();
+    const records = await Promise.all(names.map((name) => this.get(name)));
+    const gone = names.filter((_, i) => records[i] === undefined);
+    if (gone.length > 0) await this.redis.srem(keys.desiredIndex(this.prefix), ...gone);
+    return records.filter((r): r is DesiredRecord => r !== undefined);
+  }
+}
+
+function toRecord(name: string, fields: Record<string, string>): DesiredRecord | undefined {
+  const state = fields.state;
+  if (state !== 'present' && state !== 'absent') return undefined;
+  const record: DesiredRecord = { name, state, generation: Number(fields.generation ?? 0), updatedAt: fields.updatedAt ?? '' };
+  if (fields.uid !== undefined) record.uid = fields.uid;
+  if (fields.jobId !== undefined) record.jobId = fields.jobId;
+  const spec = parseJson<Record<string, unknown>>(fields.spec);
+  if (spec) record.spec = spec;
+  const lastKnown = parseJson<LastKnown>(fields.lastKnown);
+  if (lastKnown) record.lastKnown = lastKnown;
+  return record;
+}
