@@ -1,0 +1,83 @@
+// Get (SPEC 12), in this order: resources entry, config, status/current,
+// agent. A running Get makes exactly four calls.
+import { isClassified, NotFoundError, TransientError } from '../errors.js';
+import type { VmConfig } from '../proxmox/api.js';
+import { messageMatches, AGENT_NOT_CONFIGURED, AGENT_NOT_RUNNING, VM_NOT_RUNNING } from '../proxmox/messages.js';
+import type { OperationContext, VmObservation, VmRef } from './types.js';
+import { callOpts, type ProviderDeps } from './deps.js';
+import { classifyCall } from './errors.js';
+import { providerId } from './identity.js';
+import { parseMark } from './mark.js';
+import { pickAddress } from './address.js';
+import { walkChain } from './resolve.js';
+
+const NOT_FOUND: VmObservation = { state: 'NotFound' };
+
+export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContext): Promise<VmObservation> {
+  const opts = callOpts(ctx);
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw classifyCall(err, ctx.signal);
+    }
+  };
+
+  // 1. The resources entry: absent is NotFound, a lock or `unknown` is Transient before any name is read.
+  const resources = await call(() => deps.api.clusterResources('vm', opts));
+  const found = walkChain(resources, ref.name, ref.uid, deps.config.proxmox.vmidRange);
+  if (found.kind === 'absent') return NOT_FOUND;
+  if (found.kind === 'busy') throw new TransientError(`${ref.name}: ${found.why}`);
+  const { node, vmid } = found.entry;
+
+  // 2. The config: a lock is Transient, name and mark decide ownership, then `suspended` is Stopped.
+  let config: VmConfig;
+  try {
+    config = await call(() => deps.api.getConfig(node, vmid, opts));
+  } catch (err) {
+    if (err instanceof NotFoundError) return NOT_FOUND;
+    throw err;
+  }
+  if (config.lock && config.lock !== 'suspended') {
+    throw new TransientError(`${ref.name}: VM ${vmid} holds lock '${config.lock}'`);
+  }
+  const mark = parseMark(config.description);
+  if (config.name !== ref.name || mark?.uid !== ref.uid) return NOT_FOUND;
+  const seen: VmObservation = {
+    state: 'Stopped',
+    providerId: providerId(vmid, ref.name),
+    vmid,
+    node,
+    uid: ref.uid,
+    ...(mark.writtenAtCreate ? { createdAt: mark.writtenAtCreate } : {}),
+  };
+  if (config.lock === 'suspended') return seen;
+
+  // 3. status/current: stopped or paused is Stopped (F14).
+  let status;
+  try {
+    status = await call(() => deps.api.statusCurrent(node, vmid, opts));
+  } catch (err) {
+    if (err instanceof NotFoundError) return NOT_FOUND;
+    throw err;
+  }
+  if (status.status !== 'running' || status.qmpstatus === 'paused') return seen;
+
+  // 4. The agent (F5, F21).
+  try {
+    const interfaces = await deps.api.agentInterfaces(node, vmid, opts);
+    const address = pickAddress(interfaces, config.net0);
+    return address === undefined ? { ...seen, state: 'Provisioning' } : { ...seen, state: 'Running', address };
+  } catch (err) {
+    if (messageMatches(err, AGENT_NOT_RUNNING)) return { ...seen, state: 'Provisioning' };
+    if (messageMatches(err, AGENT_NOT_CONFIGURED)) return seen;
+    const classified = classifyCall(err, ctx.signal);
+    if (messageMatches(err, VM_NOT_RUNNING)) {
+      throw new TransientError(`${ref.name}: VM ${vmid} stopped while it was being read`, { cause: err });
+    }
+    // Anything else from the agent is Transient, whatever its status code.
+    throw isClassified(classified) && classified instanceof TransientError
+      ? classified
+      : new TransientError(classified.message, { reason: classified.reason, cause: err });
+  }
+}

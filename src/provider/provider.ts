@@ -1,0 +1,41 @@
+// createProvider: the Provider the job layer calls (SPEC 10 to 16, 19),
+// built on the seam alone.
+import type { Logger } from '../log.js';
+import type { ProxmoxApi } from '../proxmox/api.js';
+import type { Provider } from './types.js';
+import type { ProviderConfig, ProviderDeps, Sleep } from './deps.js';
+import { realSleep } from './poll.js';
+import { getVm } from './get.js';
+
+export interface ProviderOptions {
+  api: ProxmoxApi;
+  config: ProviderConfig;
+  logger: Logger;
+  /** The clock polls and marks use; tests inject one. */
+  now?: () => Date;
+  /** How polls wait; tests inject one that returns at once. */
+  sleep?: Sleep;
+}
+
+export function createProvider(options: ProviderOptions): Provider {
+  const deps: ProviderDeps = {
+    api: options.api,
+    config: options.config,
+    logger: options.logger,
+    now: options.now ?? (() => new Date()),
+    sleep: options.sleep ?? realSleep,
+  };
+  const notYet = (what: string): never => {
+    throw new Error(`${what} is not implemented yet`);
+  };
+  return {
+    get: (ref, ctx) => getVm(deps, ref, ctx),
+    findByName: () => Promise.resolve(notYet('findByName')),
+    listByTag: () => Promise.resolve(notYet('listByTag')),
+    listSeeds: () => Promise.resolve(notYet('listSeeds')),
+    deleteSeed: () => Promise.resolve(notYet('deleteSeed')),
+    create: () => Promise.resolve(notYet('create')),
+    delete: () => Promise.resolve(notYet('delete')),
+    health: () => Promise.resolve(notYet('health')),
+  };
+}

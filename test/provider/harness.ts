@@ -1,0 +1,76 @@
+// Builds a provider on a FakeProxmox with a fake clock, and VMs of ours.
+import type { ProviderConfig } from '../../src/provider/deps.js';
+import type { OperationContext, Provider } from '../../src/provider/types.js';
+import type { NodeConfig } from '../../src/config-types.js';
+import { createProvider } from '../../src/provider/provider.js';
+import { formatMark } from '../../src/provider/mark.js';
+import { vmidForUid } from '../../src/provider/identity.js';
+import { silentLogger, type Logger } from '../../src/log.js';
+import { FakeProxmox, type FakeVm, type FakeVmInit } from '../fakes/fake-proxmox.js';
+import { FakeClock } from '../fakes/clock.js';
+import { fixtureData } from '../helpers/fixtures.js';
+import type { VmConfig } from '../../src/proxmox/api.js';
+
+export const RANGE = { min: 100000, max: 199999 };
+export const TAG = 'pve_provisioner';
+
+export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 9001, isoStorage: 'proxy-seeds' }]): ProviderConfig {
+  return {
+    proxmox: {
+      url: 'https://pve.invalid:8006',
+      tokenFile: '/nonexistent/token',
+      caFile: '/nonexistent/ca.pem',
+      tag: TAG,
+      vmidRange: RANGE,
+      installGuestAgent: true,
+      seedJoliet: false,
+      nodes,
+      defaults: { cores: 2, memoryMiB: 2048, diskGiB: 10 },
+      limits: { maxCores: 16, maxMemoryMiB: 65536, maxDiskGiB: 500 },
+    },
+    budgets: { pollMs: 1000, cloneSeconds: 120, taskSeconds: 120, runningSeconds: 60, addressSeconds: 300, lockTtlMs: 30000 },
+  };
+}
+
+export interface Harness {
+  pve: FakeProxmox;
+  clock: FakeClock;
+  config: ProviderConfig;
+  provider: Provider;
+  lines: string[];
+  ctx: OperationContext;
+}
+
+export function harness(options: { pve?: FakeProxmox; config?: ProviderConfig; logger?: Logger } = {}): Harness {
+  const pve = options.pve ?? new FakeProxmox();
+  const clock = new FakeClock();
+  const config = options.config ?? testConfig();
+  const provider = createProvider({ api: pve, config, logger: options.logger ?? silentLogger(), now: clock.now, sleep: clock.sleep });
+  const lines: string[] = [];
+  const ctx: OperationContext = { signal: new AbortController().signal, log: (l) => void lines.push(l) };
+  return { pve, clock, config, provider, lines, ctx };
+}
+
+const CLONE = fixtureData<VmConfig>('config_clone_ours');
+
+/** A finished clone of ours at the uid's VMID (or vmid), with our tag. */
+export function addOurVm(
+  pve: FakeProxmox,
+  name: string,
+  uid: string,
+  init: Partial<FakeVmInit> & { config?: VmConfig } = {},
+): FakeVm {
+  const vmid = init.vmid ?? vmidForUid(uid, RANGE);
+  return pve.addVm({
+    node: 'pv1-1',
+    ...init,
+    vmid,
+    config: {
+      ...CLONE,
+      name,
+      description: formatMark(uid, new Date('2026-11-30T09:00:00Z')),
+      tags: `debian;${TAG}`,
+      ...init.config,
+    },
+  });
+}
