@@ -1,0 +1,135 @@
+// SPEC 17: the class of any error the client raises. Proxmox answers are
+// matched by status and whole message; transport failures by their code.
+// The reason says what an operator can do about it.
+import { ClassifiedError, NotFoundError } from '../errors.js';
+import { redactSecrets } from '../secrets.js';
+import { isApiError } from './api-error.js';
+import type { ProxmoxApiError } from './api-error.js';
+import { ProxmoxPermanentError, ProxmoxTransientError } from './failure.js';
+import type { FailureKind } from './failure.js';
+import { CONFIG_MISSING, DESTROY_RUNNING, LOCK_TIMEOUT, NO_WORKER, VM_LOCKED } from './messages.js';
+
+export { kindOf } from './failure.js';
+export type { FailureKind } from './failure.js';
+
+/** A transport failure stripped of the request it came from (its options hold the token header). */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(redactSecrets(message));
+  }
+}
+
+const BUSY_TEXTS: readonly RegExp[] = [VM_LOCKED, LOCK_TIMEOUT, NO_WORKER, DESTROY_RUNNING];
+/** 502, 503, 504 from a proxy in front; 595, 596 from pveproxy failing to reach a node. */
+const UNREACHABLE_STATUSES = new Set([502, 503, 504, 595, 596]);
+const PERMISSION_CHECK = /^Permission check failed \((\S+), (.+)\)$/;
+
+/** OpenSSL's certificate verification codes, as Node reports them, and Node's host-name check. */
+const TLS_VERIFY_CODES = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_CHAIN_TOO_LONG',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+const ABORT_CODES = new Set(['ERR_ABORTED', 'ABORT_ERR']);
+
+function transient(message: string, reason: string, cause: unknown, kind?: FailureKind): ProxmoxTransientError {
+  return new ProxmoxTransientError(message, { reason, cause, ...(kind === undefined ? {} : { kind }) });
+}
+
+function permanent(message: string, reason: string, cause: unknown, kind?: FailureKind): ProxmoxPermanentError {
+  return new ProxmoxPermanentError(message, { reason, cause, ...(kind === undefined ? {} : { kind }) });
+}
+
+function describeParameterErrors(err: ProxmoxApiError): string {
+  if (err.errors === undefined) return '';
+  const fields = Object.entries(err.errors).map(([key, text]) => `${key}: ${text}`);
+  return fields.length === 0 ? '' : ` (${fields.join('; ')})`;
+}
+
+function classifyAnswer(err: ProxmoxApiError): ClassifiedError {
+  const text = err.message;
+  const call = `${err.method} ${err.path}`;
+  if (err.status === 400) {
+    return permanent(text, `Proxmox refused the request ${call}: ${text}${describeParameterErrors(err)}`, err);
+  }
+  if (err.status === 401) {
+    return permanent(text, `credentials rejected: check proxmox.tokenFile (Proxmox said: ${text})`, err, 'CredentialsRejected');
+  }
+  if (err.status === 403) {
+    const check = PERMISSION_CHECK.exec(text);
+    const reason = check
+      ? `permission denied: the API token lacks ${check[2] ?? ''} on ${check[1] ?? ''} (${call})`
+      : `permission denied: ${text} (${call})`;
+    return permanent(text, reason, err, 'PermissionDenied');
+  }
+  if (CONFIG_MISSING.test(text)) return new NotFoundError(text, { reason: `not found: ${text}`, cause: err });
+  if (BUSY_TEXTS.some((pattern) => pattern.test(text))) {
+    return transient(text, `Proxmox is busy with this VM, retrying: ${text}`, err);
+  }
+  if (UNREACHABLE_STATUSES.has(err.status)) {
+    return transient(text, `Proxmox unreachable (${err.status} ${text}) on ${call}`, err, 'Unreachable');
+  }
+  if (err.status >= 500) return transient(text, `Proxmox failed on ${call}: ${text}`, err);
+  if (err.status === 408 || err.status === 429) return transient(text, `Proxmox asked to retry ${call}: ${text}`, err);
+  if (err.status >= 400) return permanent(text, `Proxmox refused ${call} with ${err.status}: ${text}`, err);
+  return transient(text, `unexpected answer ${err.status} to ${call}: ${text}`, err);
+}
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function classifyTransport(err: Error, code: string): ClassifiedError {
+  const cause = new TransportError(err.message, code);
+  if (TLS_VERIFY_CODES.has(code)) {
+    return permanent(
+      cause.message,
+      `TLS verification failed (${code}): check proxmox.caFile and that proxmox.url names the host in the certificate`,
+      cause,
+      'CertificateInvalid',
+    );
+  }
+  if (ABORT_CODES.has(code)) return transient(cause.message, 'request cancelled', cause);
+  const timedOut = code === 'ETIMEDOUT' || err.name === 'TimeoutError';
+  const reason = timedOut ? `Proxmox did not answer in time (${cause.message})` : `Proxmox unreachable (${code}: ${cause.message})`;
+  return transient(cause.message, reason, cause, 'Unreachable');
+}
+
+/**
+ * The class of an error from the client (SPEC 17). A classified error is
+ * returned as is; a Proxmox answer keeps the ProxmoxApiError as `cause`;
+ * anything unknown is Transient.
+ */
+export function classifyError(err: unknown): ClassifiedError {
+  if (err instanceof ClassifiedError) return err;
+  if (isApiError(err)) return classifyAnswer(err);
+  const code = errorCode(err);
+  if (err instanceof Error && code !== undefined) return classifyTransport(err, code);
+  const text = redactSecrets(err instanceof Error ? err.message : String(err));
+  return transient(text, `unexpected failure talking to Proxmox: ${text}`, new TransportError(text, code ?? 'EUNKNOWN'));
+}

@@ -1,0 +1,187 @@
+// The got implementation of the seam (SPEC 18). Every call reads the
+// token file, sends `Authorization: PVEAPIToken=...` over HTTP/1.1 only,
+// and turns a non-2xx answer into a ProxmoxApiError (SPEC 17, F1) and a
+// transport failure into a classified error. got's own retry is off:
+// BullMQ retries jobs.
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { got } from 'got';
+import type { Response } from 'got';
+import type { Logger } from '../log.js';
+import type {
+  AgentInterface,
+  CallOptions,
+  ClusterResource,
+  NodeEntry,
+  NodeStatus,
+  ProxmoxApi,
+  StorageEntry,
+  StorageVolume,
+  TaskLogLine,
+  TaskStatus,
+  Upid,
+  VersionInfo,
+  VmConfig,
+  VmStatus,
+} from './api.js';
+import { createCaLoader } from './ca.js';
+import type { CaLoader } from './ca.js';
+import { classifyError } from './classify.js';
+import { ProxmoxTransientError } from './failure.js';
+import { isoUploadBody } from './multipart.js';
+import type { MultipartBody } from './multipart.js';
+import { apiErrorFromAnswer } from './response-error.js';
+import { ROUTES, fillPath } from './routes.js';
+import type { PathValues, RouteName } from './routes.js';
+import { authorizationHeader, readToken } from './token.js';
+
+export interface HttpApiOptions {
+  /** `https://host:8006` (or `http://` for the simulator); `/api2/json` is added. */
+  baseUrl: string;
+  /** File holding `user@realm!id=secret`, read on every request. */
+  tokenFile: string;
+  /** PEM CA file; empty or absent: the system's CAs. */
+  caFile?: string;
+  logger?: Logger;
+  timeouts?: {
+    /** TCP and TLS connect, each (default 10 s). */
+    connectMs?: number;
+    /** From the request sent to the answer's headers (default 60 s). */
+    responseMs?: number;
+  };
+}
+
+type Params = Record<string, string | number>;
+
+interface Payload {
+  query?: Params;
+  form?: Params;
+  upload?: MultipartBody;
+}
+
+/** Task logs are paged (Proxmox's default is 50 lines); a clone's log can run longer. */
+const TASK_LOG_LIMIT = 1000;
+
+const flag = (value: boolean): number => (value ? 1 : 0);
+
+function withoutUndefined(params: Record<string, string | number | undefined>): Params {
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as Params;
+}
+
+function parseData(response: Response<string>, method: string, path: string): unknown {
+  try {
+    return (JSON.parse(response.body) as { data?: unknown }).data;
+  } catch {
+    const message = `Proxmox answered ${response.statusCode} to ${method} ${path} with a body that is not JSON`;
+    throw new ProxmoxTransientError(message, { reason: message });
+  }
+}
+
+export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
+  const apiRoot = `${options.baseUrl.replace(/\/+$/, '')}/api2/json`;
+  const useTls = apiRoot.startsWith('https:');
+  const caLoader: CaLoader | undefined = options.caFile ? createCaLoader(options.caFile) : undefined;
+  let caLogged = false;
+  const agent = {
+    http: new HttpAgent({ keepAlive: true }),
+    // ALPN offers http/1.1 alone: pveproxy speaks HTTP/1.1 only (F18).
+    https: new HttpsAgent({ keepAlive: true, ALPNProtocols: ['http/1.1'] }),
+  };
+  const connectMs = options.timeouts?.connectMs ?? 10_000;
+  const responseMs = options.timeouts?.responseMs ?? 60_000;
+
+  async function certificateAuthority(): Promise<string | undefined> {
+    if (!useTls || caLoader === undefined) return undefined;
+    const ca = await caLoader.load();
+    if (!caLogged) {
+      caLogged = true;
+      options.logger?.info({ caFile: options.caFile }, 'proxmox CA file loaded');
+    }
+    return ca;
+  }
+
+  async function call(route: RouteName, pathValues: PathValues, payload: Payload, opts?: CallOptions): Promise<unknown> {
+    const { method, template } = ROUTES[route];
+    const path = fillPath(template, pathValues);
+    const token = await readToken(options.tokenFile);
+    const ca = await certificateAuthority();
+    const headers: Record<string, string> = { authorization: authorizationHeader(token), accept: 'application/json' };
+    if (payload.upload) {
+      headers['content-type'] = payload.upload.contentType;
+      headers['content-length'] = String(payload.upload.contentLength);
+    }
+    let response: Response<string>;
+    try {
+      response = await got(`${apiRoot}${path}`, {
+        method,
+        headers,
+        ...(payload.query ? { searchParams: payload.query } : {}),
+        ...(payload.form ? { form: payload.form } : {}),
+        ...(payload.upload ? { body: payload.upload.body } : {}),
+        responseType: 'text',
+        throwHttpErrors: false,
+        followRedirect: false,
+        retry: { limit: 0 },
+        http2: false,
+        agent,
+        ...(ca === undefined ? {} : { https: { certificateAuthority: ca } }),
+        timeout: { lookup: connectMs, connect: connectMs, secureConnect: connectMs, response: responseMs },
+        ...(opts?.signal ? { signal: opts.signal } : {}),
+      });
+    } catch (err) {
+      throw classifyError(err);
+    }
+    if (response.statusCode < 200 || response.statusCode > 299) {
+      throw apiErrorFromAnswer({ status: response.statusCode, reason: response.statusMessage ?? '', body: response.body }, method, path);
+    }
+    return parseData(response, method, path);
+  }
+
+  const vm = (node: string, vmid: number): PathValues => ({ node, vmid });
+
+  return {
+    version: async (opts) => (await call('version', {}, {}, opts)) as VersionInfo,
+    nodes: async (opts) => (await call('nodes', {}, {}, opts)) as NodeEntry[],
+    nodeStatus: async (node, opts) => (await call('nodeStatus', { node }, {}, opts)) as NodeStatus,
+    clusterResources: async (type, opts) =>
+      (await call('clusterResources', {}, { query: { type } }, opts)) as ClusterResource[],
+    getConfig: async (node, vmid, opts) => (await call('getConfig', vm(node, vmid), {}, opts)) as VmConfig,
+    putConfig: async (node, vmid, params, opts) => {
+      await call('putConfig', vm(node, vmid), { form: params }, opts);
+    },
+    statusCurrent: async (node, vmid, opts) => (await call('statusCurrent', vm(node, vmid), {}, opts)) as VmStatus,
+    clone: async (node, templateVmid, params, opts) => {
+      const form = withoutUndefined({
+        newid: params.newid,
+        name: params.name,
+        description: params.description,
+        full: flag(params.full),
+        storage: params.storage,
+        target: params.target,
+      });
+      return (await call('clone', vm(node, templateVmid), { form }, opts)) as Upid;
+    },
+    resize: async (node, vmid, disk, size, opts) =>
+      (await call('resize', vm(node, vmid), { form: { disk, size } }, opts)) as Upid,
+    start: async (node, vmid, opts) => (await call('start', vm(node, vmid), {}, opts)) as Upid,
+    stop: async (node, vmid, opts) => (await call('stop', vm(node, vmid), {}, opts)) as Upid,
+    destroy: async (node, vmid, params, opts) => {
+      const query = { purge: flag(params.purge), 'destroy-unreferenced-disks': flag(params.destroyUnreferencedDisks) };
+      return (await call('destroy', vm(node, vmid), { query }, opts)) as Upid;
+    },
+    agentInterfaces: async (node, vmid, opts) => {
+      const data = (await call('agentInterfaces', vm(node, vmid), {}, opts)) as { result?: AgentInterface[] } | null;
+      return data?.result ?? [];
+    },
+    storages: async (node, opts) => (await call('storages', { node }, {}, opts)) as StorageEntry[],
+    upload: async (node, storage, filename, source, opts) =>
+      (await call('upload', { node, storage }, { upload: isoUploadBody(filename, source) }, opts)) as Upid,
+    storageContent: async (node, storage, content, opts) =>
+      (await call('storageContent', { node, storage }, { query: { content } }, opts)) as StorageVolume[],
+    deleteVolume: async (node, storage, volid, opts) =>
+      (await call('deleteVolume', { node, storage, volume: volid }, {}, opts)) as Upid,
+    taskStatus: async (node, upid, opts) => (await call('taskStatus', { node, upid }, {}, opts)) as TaskStatus,
+    taskLog: async (node, upid, opts) =>
+      (await call('taskLog', { node, upid }, { query: { start: 0, limit: TASK_LOG_LIMIT } }, opts)) as TaskLogLine[],
+  };
+}
