@@ -1,11 +1,11 @@
 // Builds a provider on a FakeProxmox with a fake clock, and VMs of ours.
-import type { ProviderConfig } from '../../src/provider/deps.js';
+import type { ProviderConfig, ProviderDeps } from '../../src/provider/deps.js';
 import type { OperationContext, Provider } from '../../src/provider/types.js';
 import type { NodeConfig } from '../../src/config-types.js';
 import { createProvider } from '../../src/provider/provider.js';
 import { formatMark } from '../../src/provider/mark.js';
 import { vmidForUid } from '../../src/provider/identity.js';
-import { silentLogger, type Logger } from '../../src/log.js';
+import { createLogger, silentLogger, type Logger } from '../../src/log.js';
 import { FakeProxmox, type FakeVm, type FakeVmInit } from '../fakes/fake-proxmox.js';
 import { FakeClock } from '../fakes/clock.js';
 import { fixtureData } from '../helpers/fixtures.js';
@@ -39,16 +39,20 @@ export interface Harness {
   provider: Provider;
   lines: string[];
   ctx: OperationContext;
+  /** The same parts the provider runs on, for testing helpers directly. */
+  deps: ProviderDeps;
 }
 
 export function harness(options: { pve?: FakeProxmox; config?: ProviderConfig; logger?: Logger } = {}): Harness {
   const pve = options.pve ?? new FakeProxmox();
   const clock = new FakeClock();
   const config = options.config ?? testConfig();
-  const provider = createProvider({ api: pve, config, logger: options.logger ?? silentLogger(), now: clock.now, sleep: clock.sleep });
+  const logger = options.logger ?? silentLogger();
+  const deps: ProviderDeps = { api: pve, config, logger, now: clock.now, sleep: clock.sleep };
+  const provider = createProvider(deps);
   const lines: string[] = [];
   const ctx: OperationContext = { signal: new AbortController().signal, log: (l) => void lines.push(l) };
-  return { pve, clock, config, provider, lines, ctx };
+  return { pve, clock, config, provider, lines, ctx, deps };
 }
 
 const CLONE = fixtureData<VmConfig>('config_clone_ours');
@@ -73,4 +77,24 @@ export function addOurVm(
       ...init.config,
     },
   });
+}
+
+/** A pino logger whose lines land in an array, parsed. */
+export function captureLogger(): { logger: Logger; records: Record<string, unknown>[] } {
+  const records: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    level: 'debug',
+    pretty: false,
+    destination: { write: (line: string) => void records.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { logger, records };
+}
+
+export async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a failure');
 }

@@ -1,0 +1,127 @@
+// Proxmox tasks (SPEC 16): the UPID names the node that runs the task,
+// `OK` and `WARNINGS: <n>` are success, anything else is a failed task.
+// waitUnlocked and waitRunning share the same polling loop.
+import { PermanentError, TransientError } from '../errors.js';
+import type { Upid, VmConfig } from '../proxmox/api.js';
+import type { OperationContext } from './types.js';
+import { callOpts, logLine, type ProviderDeps } from './deps.js';
+import { classifyCall } from './errors.js';
+import { pollUntil } from './poll.js';
+
+export interface UpidParts {
+  node: string;
+  type: string;
+  id: string;
+}
+
+export function parseUpid(upid: Upid): UpidParts {
+  const parts = upid.split(':');
+  if (parts[0] !== 'UPID' || parts.length < 8 || !parts[1]) {
+    throw new PermanentError(`not a Proxmox task id: ${upid}`);
+  }
+  return { node: parts[1], type: parts[5] ?? '', id: parts[6] ?? '' };
+}
+
+/** The cause a failed task's error carries. */
+export class TaskFailure extends Error {
+  override readonly name = 'TaskFailure';
+  constructor(
+    readonly upid: string,
+    readonly node: string,
+    readonly exitstatus: string,
+  ) {
+    super(`task ${upid} failed: ${exitstatus}`);
+  }
+}
+
+const WARNINGS = /^WARNINGS: \d+$/;
+
+/** Task failures that no retry can cure; any other failed task is Transient. */
+const PERMANENT_TASK_TEXTS = [/^shrinking disks is not supported$/, /does not support vm images/, /^Permission check failed/];
+
+export interface WaitTaskOptions {
+  /** Operator words for the task: `clone of 9001 to 123`. */
+  what: string;
+  budgetSeconds: number;
+}
+
+export async function waitTask(
+  deps: ProviderDeps,
+  ctx: OperationContext,
+  upid: Upid,
+  options: WaitTaskOptions,
+): Promise<void> {
+  const { node } = parseUpid(upid);
+  const status = await pollUntil(deps, ctx, { what: `${options.what} (task ${upid})`, budgetSeconds: options.budgetSeconds }, async () => {
+    try {
+      const s = await deps.api.taskStatus(node, upid, callOpts(ctx));
+      return s.status === 'stopped' ? s : undefined;
+    } catch (err) {
+      throw classifyCall(err, ctx.signal);
+    }
+  });
+  const exitstatus = status.exitstatus ?? '';
+  if (exitstatus === 'OK') return;
+  if (WARNINGS.test(exitstatus)) {
+    await logTaskWarnings(deps, ctx, node, upid, exitstatus, options.what);
+    return;
+  }
+  deps.logger.warn({ upid, exitstatus, node }, 'proxmox task failed');
+  const failure = new TaskFailure(upid, node, exitstatus);
+  const reason = `${options.what} failed on node ${node}: ${exitstatus}`;
+  if (PERMANENT_TASK_TEXTS.some((re) => re.test(exitstatus))) throw new PermanentError(reason, { reason, cause: failure });
+  throw new TransientError(reason, { reason, cause: failure });
+}
+
+/** A task that ended with warnings: its warning lines go to the job log (SPEC 16). */
+async function logTaskWarnings(
+  deps: ProviderDeps,
+  ctx: OperationContext,
+  node: string,
+  upid: Upid,
+  exitstatus: string,
+  what: string,
+): Promise<void> {
+  deps.logger.info({ upid, exitstatus, node }, 'proxmox task ended with warnings');
+  let lines: string[] = [];
+  try {
+    const log = await deps.api.taskLog(node, upid, callOpts(ctx));
+    lines = log.map((l) => l.t).filter((t) => /^WARN(ING)?:/i.test(t));
+  } catch (err) {
+    // The task succeeded; a log that cannot be read must not fail it.
+    deps.logger.warn({ upid, err }, 'could not read the task log');
+  }
+  await logLine(ctx, `${what}: ${exitstatus}`);
+  for (const line of lines) await logLine(ctx, `${what}: ${line}`);
+}
+
+/** Waits until the VM's config holds no lock and answers that config. */
+export async function waitUnlocked(
+  deps: ProviderDeps,
+  ctx: OperationContext,
+  node: string,
+  vmid: number,
+  budgetSeconds = deps.config.budgets.cloneSeconds,
+): Promise<VmConfig> {
+  return pollUntil(deps, ctx, { what: `VM ${vmid} on ${node} to be unlocked`, budgetSeconds }, async () => {
+    try {
+      const config = await deps.api.getConfig(node, vmid, callOpts(ctx));
+      return config.lock === undefined || config.lock === '' ? config : undefined;
+    } catch (err) {
+      throw classifyCall(err, ctx.signal);
+    }
+  });
+}
+
+/** Waits until `status` and `qmpstatus` are both `running` (SPEC 13 step 7). */
+export async function waitRunning(deps: ProviderDeps, ctx: OperationContext, node: string, vmid: number): Promise<void> {
+  const budgetSeconds = deps.config.budgets.runningSeconds;
+  await pollUntil(deps, ctx, { what: `VM ${vmid} on ${node} to run`, budgetSeconds }, async () => {
+    try {
+      const s = await deps.api.statusCurrent(node, vmid, callOpts(ctx));
+      return s.status === 'running' && (s.qmpstatus ?? 'running') === 'running' ? true : undefined;
+    } catch (err) {
+      throw classifyCall(err, ctx.signal);
+    }
+  });
+}

@@ -1,0 +1,106 @@
+// SPEC 16: tasks, and the waits built on the same polling loop.
+import { expect } from 'chai';
+import { Readable } from 'node:stream';
+import { PermanentError, TransientError } from '../../src/errors.js';
+import { parseUpid, TaskFailure, waitRunning, waitTask, waitUnlocked } from '../../src/provider/tasks.js';
+import { realSleep } from '../../src/provider/poll.js';
+import type { TaskLogLine } from '../../src/proxmox/api.js';
+import { FakeProxmox } from '../fakes/fake-proxmox.js';
+import { fixtureData } from '../helpers/fixtures.js';
+import { captureLogger, failure, harness } from './harness.js';
+
+const opts = { what: 'a test task', budgetSeconds: 60 };
+
+describe('tasks (SPEC 16)', () => {
+  it('parses the node from a UPID', () => {
+    expect(parseUpid('UPID:pv1-1:000A1C40:0012D6F1:68F0A1B6:imgcopy::root@pam!provisioner:')).to.deep.equal({ node: 'pv1-1', type: 'imgcopy', id: '' });
+    expect(() => parseUpid('nonsense')).to.throw(PermanentError);
+  });
+
+  it('waits until the task stops and OK is success', async () => {
+    const h = harness({ pve: new FakeProxmox({ taskPolls: 3 }) });
+    await waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 9001), opts);
+    expect(h.pve.count('taskStatus')).to.equal(4);
+    expect(h.clock.sleeps).to.equal(3);
+  });
+
+  it('WARNINGS: n is success and its warning lines reach the job log', async () => {
+    const h = harness();
+    const log = fixtureData<TaskLogLine[]>('task_log_warnings').map((l) => l.t).filter((t) => !t.startsWith('TASK'));
+    h.pve.setNextTaskOutcome('qmstart', { exitstatus: 'WARNINGS: 2', log });
+    await waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 9001), opts);
+    expect(h.lines).to.deep.equal([
+      'a test task: WARNINGS: 2',
+      'a test task: WARN: iothread is only valid with virtio disk or virtio-scsi-single controller, ignoring',
+      'a test task: WARN: host does not support all requested CPU flags: -x2apic',
+    ]);
+  });
+
+  it("a failed task is Transient, carries its exitstatus, and logs a warn line with upid and exitstatus", async () => {
+    const { logger, records } = captureLogger();
+    const h = harness({ logger });
+    h.pve.setNextTaskOutcome('qmstart', { exitstatus: 'start failed: QEMU exited with code 1' });
+    const upid = await h.pve.start('pv1-1', 9001);
+    const err = await failure(waitTask(h.deps, h.ctx, upid, opts));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.contain('start failed: QEMU exited with code 1');
+    expect(err.cause).to.be.instanceOf(TaskFailure);
+    expect((err.cause as TaskFailure).exitstatus).to.equal('start failed: QEMU exited with code 1');
+    expect(records.find((r) => r.msg === 'proxmox task failed')).to.include({ upid, exitstatus: 'start failed: QEMU exited with code 1', level: 40 });
+  });
+
+  it('a task whose text says no retry can help is Permanent (F20 shrink)', async () => {
+    const h = harness();
+    h.pve.addVm({ vmid: 123, config: { name: 'a', scsi0: 'local-lvm:vm-123-disk-1,size=10G' } });
+    const err = await failure(waitTask(h.deps, h.ctx, await h.pve.resize('pv1-1', 123, 'scsi0', '3G'), opts));
+    expect(err).to.be.instanceOf(PermanentError);
+    expect((err as PermanentError).reason).to.contain('shrinking disks is not supported');
+  });
+
+  it('polls the node named in the UPID, not the node asked (uploads, SPEC 16)', async () => {
+    const h = harness({ pve: new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }], apiNode: 'a' }) });
+    const upid = await h.pve.upload('b', 'proxy-seeds', 'x-seed.iso', { size: 1, open: () => Readable.from([Buffer.from('x')]) });
+    await waitTask(h.deps, h.ctx, upid, opts);
+    expect(h.pve.callsTo('taskStatus').every((c) => c.args[0] === 'a')).to.equal(true);
+  });
+
+  it('a budget overrun is Transient', async () => {
+    const h = harness({ pve: new FakeProxmox({ taskPolls: 1_000_000 }) });
+    const err = await failure(waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 9001), { what: 'slow', budgetSeconds: 5 }));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.match(/gave up waiting for slow .* after 5 s/);
+    // pollMs is 1 s: five sleeps fit the budget.
+    expect(h.pve.count('taskStatus')).to.equal(6);
+  });
+
+  it('an abort ends the wait at once, mid-sleep, with the real sleep', async () => {
+    const h = harness({ pve: new FakeProxmox({ taskPolls: 1_000_000 }) });
+    const ac = new AbortController();
+    const deps = { ...h.deps, sleep: realSleep, config: { ...h.config, budgets: { ...h.config.budgets, pollMs: 3_600_000 } } };
+    const upid = await h.pve.start('pv1-1', 9001);
+    h.pve.on('taskStatus', () => void setTimeout(() => ac.abort(new Error('job cancelled')), 5));
+    const started = Date.now();
+    const err = await failure(waitTask(deps, { signal: ac.signal }, upid, opts));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.contain('job cancelled');
+    expect(Date.now() - started).to.be.below(5000);
+    expect(h.pve.count('taskStatus')).to.equal(1);
+  });
+
+  it('waitUnlocked answers the config once the lock is gone; waitRunning waits for qmpstatus running', async () => {
+    const h = harness();
+    const vm = h.pve.addVm({ vmid: 123, config: { name: 'a', lock: 'clone' }, status: 'running', qmpstatus: 'paused' });
+    let polls = 0;
+    h.pve.on('getConfig', () => {
+      polls += 1;
+      if (polls === 3) delete vm.config.lock;
+    });
+    expect((await waitUnlocked(h.deps, h.ctx, 'pv1-1', 123)).name).to.equal('a');
+    expect(polls).to.equal(3);
+    h.pve.on('statusCurrent', () => {
+      if (h.pve.count('statusCurrent') === 2) vm.qmpstatus = 'running';
+    });
+    await waitRunning(h.deps, h.ctx, 'pv1-1', 123);
+    expect(h.pve.count('statusCurrent')).to.equal(2);
+  });
+});
