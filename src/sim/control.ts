@@ -1,0 +1,117 @@
+// The /_sim/ endpoints (SPEC 8), never on a real host: look inside the
+// simulated cluster, inject faults, reset, and plant or change VMs.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { faultSetProblems, type FaultSet } from './faults.js';
+import { readText, sendJson } from './http-io.js';
+import type { Simulator } from './simulator.js';
+import { vmDisks, type SimVm, type VmConfig } from './state.js';
+
+function vmView(vm: SimVm): Record<string, unknown> {
+  return {
+    vmid: vm.vmid,
+    node: vm.node,
+    status: vm.status,
+    qmpstatus: vm.status === 'running' ? (vm.paused ? 'paused' : 'running') : 'stopped',
+    cloning: vm.cloning,
+    origin: vm.origin,
+    config: vm.config,
+  };
+}
+
+/** Every VM with its config, every volume by node and storage. */
+export function stateView(sim: Simulator): Record<string, unknown> {
+  const vms = [...sim.state.allVms()];
+  const nodes = [...sim.state.nodes.values()].map((node) => ({
+    node: node.node,
+    storages: [...node.storages.values()].map((s) => ({
+      storage: s.storage,
+      content: s.content.join(','),
+      volumes: [
+        ...[...s.volumes.values()].map((v) => ({ volid: v.volid, content: v.content, size: v.size, ctime: v.ctime, sha256: v.sha256 })),
+        ...vms
+          .filter((vm) => vm.node === node.node)
+          .flatMap((vm) => vmDisks(vm).filter(([, volid]) => volid.startsWith(`${s.storage}:`)).map(([, volid, size]) => ({ volid, content: 'images', size, vmid: vm.vmid }))),
+      ],
+    })),
+  }));
+  return { nodes, vms: vms.map(vmView) };
+}
+
+interface VmPlant {
+  node: string;
+  vmid: number;
+  config?: VmConfig;
+  status?: 'running' | 'stopped';
+  paused?: boolean;
+  /** A lock to set, or null to clear it. */
+  lock?: string | null;
+  /** For a running VM: how long ago it started (the agent answers after sim.agentSeconds). */
+  startedSecondsAgo?: number;
+}
+
+function plantProblems(body: unknown, sim: Simulator): string[] {
+  if (typeof body !== 'object' || body === null) return ['the body must be a JSON object'];
+  const p = body as Partial<VmPlant>;
+  const problems: string[] = [];
+  if (typeof p.node !== 'string' || !sim.state.nodes.has(p.node)) problems.push(`node: must be one of ${[...sim.state.nodes.keys()].join(', ')}`);
+  if (!Number.isInteger(p.vmid) || (p.vmid as number) < 100) problems.push('vmid: must be an integer of at least 100');
+  if (p.status !== undefined && p.status !== 'running' && p.status !== 'stopped') problems.push('status: running or stopped');
+  if (p.config !== undefined && (typeof p.config !== 'object' || p.config === null)) problems.push('config: must be an object');
+  return problems;
+}
+
+function plant(sim: Simulator, p: VmPlant): SimVm {
+  let vm = sim.state.findVm(p.node, p.vmid);
+  if (vm === undefined) {
+    vm = { vmid: p.vmid, node: p.node, config: { ...(p.config ?? {}) }, status: 'stopped', paused: false, cloning: false, origin: 'seeded' };
+    sim.state.addVm(vm);
+  } else if (p.config !== undefined) vm.config = { ...p.config };
+  if (p.status !== undefined) {
+    vm.status = p.status;
+    vm.startedAt = p.status === 'running' ? sim.now() - (p.startedSecondsAgo ?? 0) * 1000 : undefined;
+  }
+  if (p.paused !== undefined) vm.paused = p.paused;
+  if (p.lock === null) delete vm.config.lock;
+  else if (typeof p.lock === 'string') vm.config.lock = p.lock;
+  return vm;
+}
+
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  const text = await readText(req, 16 * 1024 * 1024);
+  return text === '' ? {} : (JSON.parse(text) as unknown);
+}
+
+/** Answers a /_sim/ request; the path is already known to start with /_sim/. */
+export async function handleControl(sim: Simulator, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const route = `${req.method ?? 'GET'} ${path}`;
+  sim.settle();
+  switch (route) {
+    case 'GET /_sim/state':
+      return sendJson(res, 200, stateView(sim));
+    case 'GET /_sim/requests':
+      return sendJson(res, 200, { requests: sim.requests });
+    case 'DELETE /_sim/requests':
+      sim.requests.length = 0;
+      return sendJson(res, 200, { cleared: true });
+    case 'GET /_sim/faults':
+      return sendJson(res, 200, sim.faults.current());
+    case 'POST /_sim/faults': {
+      const body = await jsonBody(req).catch(() => undefined);
+      const problems = faultSetProblems(body);
+      if (problems.length > 0) return sendJson(res, 400, { problems });
+      sim.faults.replace(body as FaultSet);
+      return sendJson(res, 200, sim.faults.current());
+    }
+    case 'POST /_sim/reset':
+      sim.reset();
+      return sendJson(res, 200, { reset: true });
+    case 'POST /_sim/vms': {
+      const body = await jsonBody(req).catch(() => undefined);
+      const problems = plantProblems(body, sim);
+      if (problems.length > 0) return sendJson(res, 400, { problems });
+      return sendJson(res, 200, vmView(plant(sim, body as VmPlant)));
+    }
+    default:
+      return sendJson(res, 404, { problems: [`no such simulator endpoint: ${route}`] });
+  }
+}

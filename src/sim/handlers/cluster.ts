@@ -1,0 +1,99 @@
+// /version, /nodes, /nodes/{node}/status and /cluster/resources (F8, F14).
+import { bootDiskBytes, cpuCount, memoryBytes, type SimNode, type SimVm, type SimState } from '../state.js';
+import type { Handler, HandlerContext } from './context.js';
+
+const UPTIME = 1_209_700;
+const BASE_MEM = 4 * 1024 ** 3;
+const DISK = { maxdisk: 100_861_726_720, disk: 12_884_901_888 };
+
+export const version: Handler = () => ({ release: '9.2', version: '9.2.20', repoid: '49318c671b82f31e' });
+
+function usedMemory(state: SimState, node: string): number {
+  let used = BASE_MEM;
+  for (const vm of state.allVms()) if (vm.node === node && vm.status === 'running') used += memoryBytes(vm);
+  return used;
+}
+
+function nodeEntry(state: SimState, node: SimNode): Record<string, unknown> {
+  return {
+    id: `node/${node.node}`,
+    type: 'node',
+    node: node.node,
+    status: 'online',
+    level: '',
+    'cgroup-mode': 2,
+    maxcpu: node.maxcpu,
+    cpu: 0.0418,
+    maxmem: node.maxmem,
+    mem: Math.min(usedMemory(state, node.node), node.maxmem),
+    ...DISK,
+    uptime: UPTIME,
+  };
+}
+
+export const nodes: Handler = ({ sim }) => [...sim.state.nodes.values()].map((n) => nodeEntry(sim.state, n));
+
+export const nodeStatus: Handler = ({ sim, params }: HandlerContext) => {
+  const node = sim.state.node(params.node ?? '');
+  const used = Math.min(usedMemory(sim.state, node.node), node.maxmem);
+  return {
+    uptime: UPTIME,
+    pveversion: 'pve-manager/9.2.20/49318c671b82f31e',
+    kversion: 'Linux 7.0.14-17-pve #1 SMP PREEMPT_DYNAMIC PMX 7.0.14-17 (2026-08-28T10:12Z) x86_64',
+    memory: { total: node.maxmem, used, free: node.maxmem - used, available: node.maxmem - used },
+    cpu: 0.0418,
+    cpuinfo: { cpus: node.maxcpu, cores: node.maxcpu / 2, sockets: 1, model: 'Simulated CPU', mhz: '3800.000', hvm: '1' },
+    loadavg: ['0.21', '0.18', '0.12'],
+    rootfs: { total: DISK.maxdisk, used: DISK.disk, free: DISK.maxdisk - DISK.disk, avail: DISK.maxdisk - DISK.disk },
+    idle: 0,
+    wait: 0.0012,
+  };
+};
+
+function vmEntry(vm: SimVm, now: number): Record<string, unknown> {
+  const id = `qemu/${vm.vmid}`;
+  const lock = typeof vm.config.lock === 'string' ? vm.config.lock : undefined;
+  // F8: mid-clone, the entry carries no name and status unknown.
+  if (vm.cloning) return { id, type: 'qemu', vmid: vm.vmid, node: vm.node, lock: lock ?? 'clone', status: 'unknown' };
+  const running = vm.status === 'running';
+  const entry: Record<string, unknown> = { id, type: 'qemu', vmid: vm.vmid, name: vm.config.name, node: vm.node };
+  if (lock !== undefined) entry.lock = lock;
+  // F14: a paused VM is plain `running` here.
+  Object.assign(entry, {
+    status: vm.status,
+    template: vm.config.template === 1 ? 1 : 0,
+    tags: vm.config.tags ?? '',
+    maxcpu: cpuCount(vm),
+    maxmem: memoryBytes(vm),
+    mem: running ? Math.floor(memoryBytes(vm) * 0.3) : 0,
+    maxdisk: bootDiskBytes(vm),
+    disk: 0,
+    cpu: running ? 0.0213 : 0,
+    uptime: running && vm.startedAt !== undefined ? Math.floor((now - vm.startedAt) / 1000) : 0,
+    netin: 0,
+    netout: 0,
+    diskread: 0,
+    diskwrite: 0,
+  });
+  return entry;
+}
+
+function storageEntries(state: SimState): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const node of state.nodes.values()) {
+    for (const s of node.storages.values()) {
+      out.push({ id: `storage/${node.node}/${s.storage}`, type: 'storage', storage: s.storage, node: node.node, status: 'available', content: s.content.join(','), plugintype: s.type, shared: 0 });
+    }
+  }
+  return out;
+}
+
+export const clusterResources: Handler = ({ sim, params }) => {
+  const type = params.type;
+  const now = sim.now();
+  const out: Record<string, unknown>[] = [];
+  if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) out.push(vmEntry(vm, now));
+  if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) out.push(nodeEntry(sim.state, node));
+  if (type === undefined || type === 'storage') out.push(...storageEntries(sim.state));
+  return out;
+};

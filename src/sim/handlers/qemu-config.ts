@@ -1,0 +1,102 @@
+// GET and PUT /nodes/{node}/qemu/{vmid}/config: a write is refused under a
+// lock (F7), tags are folded and `;`-separated (F9), attaching a drive adds
+// it to the boot order (F19), and an ISO cdrom gets its size (as captured).
+import { dieError } from '../answer-error.js';
+import { DRIVE_KEY, formatSize, isCdrom, parseDrive, printDrive, setDriveOption, storageOf, driveOption } from '../disks.js';
+import type { PropSchema } from '../formats.js';
+import { randomMac } from '../mac.js';
+import { configAnswer, configDigest, type SimVm } from '../state.js';
+import { texts } from '../texts.js';
+import { flag, param, vmidParam, type Handler, type HandlerContext } from './context.js';
+
+export const getConfig: Handler = (ctx) => configAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)));
+
+/** F7: the text Proxmox answers a write on a locked VM. */
+export function assertUnlocked(vm: SimVm, ctx: HandlerContext): void {
+  const lock = vm.config.lock;
+  if (typeof lock === 'string' && !flag(ctx, 'skiplock')) throw dieError(texts.vmLocked(lock));
+}
+
+/** F9: lowercase, `;` between tags, each once, in the order given. */
+export function foldTags(text: string): string {
+  const tags = text
+    .split(/[;,]/)
+    .map((t) => t.trim().toLowerCase())
+    .filter((t) => t !== '');
+  return [...new Set(tags)].join(';');
+}
+
+function schemaFor(properties: Record<string, PropSchema>, key: string): PropSchema | undefined {
+  return properties[key] ?? properties[`${key.replace(/\d+$/, '')}[n]`];
+}
+
+/** Config values as Proxmox stores them: integers and booleans as numbers, the rest as strings. */
+function stored(properties: Record<string, PropSchema>, key: string, value: string): string | number {
+  const type = schemaFor(properties, key)?.type;
+  if (type === 'integer' || type === 'number') return Number(value);
+  if (type === 'boolean') return /^(1|true|yes|on)$/i.test(value) ? 1 : 0;
+  return value;
+}
+
+function withMac(value: string): string {
+  const parts = value.split(',');
+  const first = parts[0] ?? '';
+  if (first.includes('=') || parts.some((p) => p.startsWith('macaddr='))) return value;
+  return [`${first}=${randomMac()}`, ...parts.slice(1)].join(',');
+}
+
+function driveValue(ctx: HandlerContext, vm: SimVm, key: string, value: string): string {
+  let drive = parseDrive(value);
+  const storage = storageOf(drive.file);
+  if (storage === undefined) return value;
+  const allocate = /^[^:]+:(\d+(?:\.\d+)?)$/.exec(drive.file);
+  if (allocate !== null && !isCdrom(drive)) {
+    const index = Object.keys(vm.config).filter((k) => DRIVE_KEY.test(k)).length;
+    drive = setDriveOption({ file: `${storage}:vm-${vm.vmid}-disk-${index}`, options: drive.options }, 'size', `${allocate[1]}G`);
+    return printDrive(drive);
+  }
+  if (isCdrom(drive) && drive.file.includes(':iso/')) {
+    const volume = ctx.sim.state.storage(vm.node, storage).volumes.get(drive.file);
+    if (volume === undefined) throw dieError(`volume '${drive.file}' does not exist`);
+    if (driveOption(drive, 'size') === undefined) drive = setDriveOption(drive, 'size', formatSize(volume.size));
+    return printDrive(drive);
+  }
+  return value;
+}
+
+function appendToBootOrder(vm: SimVm, key: string): void {
+  const boot = vm.config.boot;
+  if (typeof boot !== 'string') return;
+  const match = /(^|,)order=([^,]*)/.exec(boot);
+  if (match === null) return;
+  const order = (match[2] ?? '').split(';').filter((d) => d !== '');
+  if (order.includes(key)) return;
+  vm.config.boot = boot.replace(/order=[^,]*/, `order=${[...order, key].join(';')}`);
+}
+
+const NOT_CONFIG = new Set(['node', 'vmid', 'digest', 'delete', 'skiplock', 'force', 'revert', 'background_delay']);
+
+export const putConfig: Handler = (ctx) => {
+  const vm = ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
+  assertUnlocked(vm, ctx);
+  const digest = ctx.params.digest;
+  if (digest !== undefined && digest !== configDigest(vm)) {
+    throw dieError('detected modified configuration - file changed by other user? Try again.');
+  }
+  const changes: [string, string | number][] = [];
+  for (const [key, raw] of Object.entries(ctx.params)) {
+    if (NOT_CONFIG.has(key)) continue;
+    let value = raw;
+    if (key === 'tags') value = foldTags(raw);
+    else if (/^net\d+$/.test(key)) value = withMac(raw);
+    else if (DRIVE_KEY.test(key)) value = driveValue(ctx, vm, key, raw);
+    changes.push([key, stored(ctx.properties, key, value)]);
+  }
+  for (const [key, value] of changes) {
+    const isNewDrive = DRIVE_KEY.test(key) && vm.config[key] === undefined;
+    vm.config[key] = value;
+    if (isNewDrive) appendToBootOrder(vm, key);
+  }
+  for (const key of (ctx.params.delete ?? '').split(/[,;\s]+/).filter((k) => k !== '')) delete vm.config[key];
+  return null;
+};

@@ -1,0 +1,83 @@
+// GET /nodes/{node}/qemu/{vmid}/status/current (F14: paused is
+// `status: running, qmpstatus: paused`) and the guest agent's
+// network-get-interfaces (F5's three messages, F21's answer).
+import { dieError } from '../answer-error.js';
+import { agentEnabled, bootDiskBytes, cpuCount, memoryBytes, type SimVm } from '../state.js';
+import { texts } from '../texts.js';
+import { param, vmidParam, type Handler } from './context.js';
+
+export const statusCurrent: Handler = (ctx) => {
+  const now = ctx.sim.now();
+  const vm = ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
+  const running = vm.status === 'running';
+  const answer: Record<string, unknown> = {
+    status: vm.status,
+    qmpstatus: running ? (vm.paused ? 'paused' : 'running') : 'stopped',
+    vmid: vm.vmid,
+    name: vm.config.name,
+    agent: agentEnabled(vm) ? 1 : 0,
+    uptime: running && vm.startedAt !== undefined ? Math.floor((now - vm.startedAt) / 1000) : 0,
+    cpus: cpuCount(vm),
+    cpu: running ? 0.0137 : 0,
+    maxmem: memoryBytes(vm),
+    mem: running ? Math.floor(memoryBytes(vm) * 0.14) : 0,
+    maxdisk: bootDiskBytes(vm),
+    disk: 0,
+    netin: 0,
+    netout: 0,
+    diskread: 0,
+    diskwrite: 0,
+    ha: { managed: 0 },
+    tags: vm.config.tags ?? '',
+  };
+  if (typeof vm.config.lock === 'string') answer.lock = vm.config.lock;
+  if (vm.config.template === 1) answer.template = 1;
+  return answer;
+};
+
+function hardwareAddress(vm: SimVm): string {
+  const mac = /([0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5})/.exec(String(vm.config.net0 ?? ''))?.[1];
+  return (mac ?? 'bc:24:11:00:00:01').toLowerCase();
+}
+
+/** A stable private IPv4 per VMID (10.x.y.z, never .0 or .1). */
+export function guestAddress(vmid: number): string {
+  return `10.${(vmid >> 14) & 63}.${(vmid >> 6) & 255}.${(vmid & 63) + 2}`;
+}
+
+function linkLocal(mac: string): string {
+  const b = mac.split(':').map((h) => parseInt(h, 16));
+  const eui = [(b[0] ?? 0) ^ 2, b[1] ?? 0, b[2] ?? 0, 0xff, 0xfe, b[3] ?? 0, b[4] ?? 0, b[5] ?? 0];
+  const groups = [0, 2, 4, 6].map((i) => (((eui[i] ?? 0) << 8) | (eui[i + 1] ?? 0)).toString(16));
+  return `fe80::${groups.join(':')}`;
+}
+
+export const agentInterfaces: Handler = (ctx) => {
+  const vm = ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
+  if (vm.status !== 'running') throw dieError(texts.vmNotRunning(vm.vmid));
+  if (!agentEnabled(vm)) throw dieError(texts.agentNotConfigured);
+  const upFor = ctx.sim.now() - (vm.startedAt ?? ctx.sim.now());
+  // F21: the agent answers some time after start (it is installed at first boot); a paused guest cannot answer.
+  if (vm.paused || upFor < ctx.sim.scaled(ctx.sim.options.agentSeconds)) throw dieError(texts.agentNotRunning);
+  const mac = hardwareAddress(vm);
+  return {
+    result: [
+      {
+        name: 'lo',
+        'hardware-address': '00:00:00:00:00:00',
+        'ip-addresses': [
+          { 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4', prefix: 8 },
+          { 'ip-address': '::1', 'ip-address-type': 'ipv6', prefix: 128 },
+        ],
+      },
+      {
+        name: 'ens18',
+        'hardware-address': mac,
+        'ip-addresses': [
+          { 'ip-address': guestAddress(vm.vmid), 'ip-address-type': 'ipv4', prefix: 24 },
+          { 'ip-address': linkLocal(mac), 'ip-address-type': 'ipv6', prefix: 64 },
+        ],
+      },
+    ],
+  };
+};

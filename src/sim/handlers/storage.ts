@@ -1,0 +1,119 @@
+// Storages of a node, their content, the ISO upload (F12, F23) and the
+// volume delete (F13: a task that ends OK even for a missing volume; 403
+// without Datastore.Allocate).
+import { SimAnswerError, dieError, paramError } from '../answer-error.js';
+import { vmDisks, type SimStorage } from '../state.js';
+import { texts } from '../texts.js';
+import { param, type Handler } from './context.js';
+
+const TOTAL = 100_861_726_720;
+const USED = 12_884_901_888;
+
+function storageEntry(s: SimStorage): Record<string, unknown> {
+  return {
+    storage: s.storage,
+    type: s.type,
+    content: s.content.join(','),
+    active: 1,
+    enabled: 1,
+    shared: 0,
+    total: TOTAL,
+    used: USED,
+    avail: TOTAL - USED,
+    used_fraction: 0.1277,
+  };
+}
+
+export const storages: Handler = (ctx) => {
+  const node = ctx.sim.state.node(param(ctx, 'node'));
+  const wanted = ctx.params.content?.split(',');
+  return [...node.storages.values()]
+    .filter((s) => ctx.params.storage === undefined || s.storage === ctx.params.storage)
+    .filter((s) => wanted === undefined || wanted.some((c) => s.content.includes(c)))
+    .map(storageEntry);
+};
+
+export const storageContent: Handler = (ctx) => {
+  const node = param(ctx, 'node');
+  const storage = ctx.sim.state.storage(node, param(ctx, 'storage'));
+  const content = ctx.params.content;
+  const out: Record<string, unknown>[] = [];
+  if (content === undefined || content === 'iso') {
+    for (const v of storage.volumes.values()) out.push({ volid: v.volid, format: v.format, content: v.content, size: v.size, ctime: v.ctime });
+  }
+  if ((content === undefined || content === 'images') && storage.content.includes('images')) {
+    for (const vm of ctx.sim.state.allVms()) {
+      if (vm.node !== node) continue;
+      for (const [, volid, size] of vmDisks(vm)) {
+        if (volid.startsWith(`${storage.storage}:`)) out.push({ volid, format: 'raw', content: 'images', size, vmid: vm.vmid });
+      }
+    }
+  }
+  return out.sort((a, b) => String(a.volid).localeCompare(String(b.volid)));
+};
+
+function isoPath(storage: SimStorage, volid: string): string {
+  return `${storage.isoDir}/${volid.slice(volid.indexOf(':iso/') + ':iso/'.length)}`;
+}
+
+export const deleteVolume: Handler = (ctx) => {
+  const { sim } = ctx;
+  const node = param(ctx, 'node');
+  const volume = param(ctx, 'volume');
+  const volid = volume.includes(':') ? volume : `${param(ctx, 'storage')}:${volume}`;
+  const storageId = volid.slice(0, volid.indexOf(':'));
+  // F13: the permission check comes first, on the volume's storage.
+  if (sim.faults.allocateDenied(storageId)) {
+    throw new SimAnswerError(403, `${texts.permissionDenied(`/storage/${storageId}`, 'Datastore.Allocate')}\n`);
+  }
+  const storage = sim.state.storage(node, storageId);
+  return sim.runTask({
+    node,
+    type: 'imgdel',
+    id: '',
+    owner: ctx.owner,
+    seconds: sim.options.taskSeconds,
+    run: () => {
+      const existed = storage.volumes.delete(volid);
+      const missing = existed ? [] : [texts.volumeMissing(isoPath(storage, volid))];
+      return [...missing, texts.volumeRemoved(volid)];
+    },
+  }).upid;
+};
+
+/** PVE's upload: the name is cleaned, and ISO content wants `.iso` or `.img` (F12). */
+export const upload: Handler = (ctx) => {
+  const { sim } = ctx;
+  const node = param(ctx, 'node');
+  const storage = sim.state.storage(node, param(ctx, 'storage'));
+  const file = ctx.upload;
+  if (file === undefined) throw paramError({ filename: 'property is missing and it is not optional' });
+  const content = param(ctx, 'content');
+  if (!storage.content.includes(content)) throw dieError(texts.noContent(storage.storage, content));
+  const filename = file.filename.replace(/^.*[/\\]/, '').replace(/[^-a-zA-Z0-9_.]/g, '_');
+  if (!/[^/]+\.(?:iso|img)$/i.test(filename)) throw paramError({ filename: texts.wrongExtension });
+  const volid = `${storage.storage}:iso/${filename}`;
+  const staged = `/var/tmp/pveupload-${file.sha256.slice(0, 32)}`;
+  const target = `${storage.isoDir}/${filename}`;
+  // SPEC 16: the task runs on the node that received the request, whatever node the path names.
+  return sim.runTask({
+    node: sim.entryNode,
+    type: 'imgcopy',
+    id: '',
+    owner: ctx.owner,
+    seconds: sim.options.taskSeconds,
+    runningLog: [`starting file import from: ${staged}`],
+    run: (endAt) => {
+      // F12: an existing name is overwritten without a word.
+      storage.volumes.set(volid, { volid, content: 'iso', format: 'iso', size: file.size, sha256: file.sha256, ctime: Math.floor(endAt / 1000) });
+      return [
+        `starting file import from: ${staged}`,
+        `target node: ${node}`,
+        `target file: ${target}`,
+        `file size is: ${file.size}`,
+        `command: cp -- ${staged} ${target}`,
+        'finished file import successfully',
+      ];
+    },
+  }).upid;
+};

@@ -1,0 +1,185 @@
+// The simulator's HTTP(S) server (SPEC 8): HTTP/1.1 only (F18), HTTPS when
+// given a certificate and key. Each API request goes: faults, latency,
+// token (F22), route (501 when unknown), parameters against the official
+// schema (400), handler; every request is recorded without its secrets.
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SimAnswerError, bareError, paramError } from './answer-error.js';
+import { checkToken } from './auth.js';
+import { handleControl } from './control.js';
+import { defaultFaultMessage, isBareStatus, type ErrorFault } from './faults.js';
+import { readFormParams, sendData, sendError, sendJson } from './http-io.js';
+import { MultipartError, boundaryOf, readMultipart } from './multipart.js';
+import { ROUTES, UPLOAD_ROUTE } from './routes.js';
+import { ApiSchema, verifyParameters } from './schema.js';
+import { Simulator, type SimulatorOptions } from './simulator.js';
+import { texts } from './texts.js';
+import type { UploadedFile } from './handlers/context.js';
+
+const API_PREFIX = '/api2/json';
+
+export interface StartOptions extends Partial<Omit<SimulatorOptions, 'tokens'>> {
+  /** Accepted API tokens (`user@realm!id=secret`). */
+  tokens: string[];
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** PEM files; with both the simulator serves HTTPS. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** An already loaded schema (tests start many simulators). */
+  schema?: ApiSchema;
+}
+
+export interface RunningSimulator {
+  /** Base URL, e.g. `http://127.0.0.1:8006` (the API is under /api2/json). */
+  url: string;
+  port: number;
+  sim: Simulator;
+  close(): Promise<void>;
+}
+
+export const SIM_DEFAULTS = { nodes: ['pve1', 'pve2'], vms: 3, timeScale: 0.1, latencyMs: 0, cloneSeconds: 2, taskSeconds: 1, agentSeconds: 47 };
+
+let sharedSchema: ApiSchema | undefined;
+
+function errorFaultAnswer(fault: ErrorFault): SimAnswerError {
+  const status = fault.status ?? 500;
+  const text = fault.message ?? defaultFaultMessage(status);
+  return isBareStatus(status) ? bareError(status, text) : new SimAnswerError(status, `${text}\n`);
+}
+
+interface Parsed {
+  params: Record<string, string>;
+  upload?: UploadedFile;
+}
+
+async function readParams(req: IncomingMessage, routeKey: string, query: URLSearchParams): Promise<Parsed> {
+  const params: Record<string, string> = Object.fromEntries(query);
+  if (routeKey === UPLOAD_ROUTE) {
+    const boundary = boundaryOf(req.headers['content-type']);
+    if (boundary === undefined) throw new SimAnswerError(400, 'upload needs a multipart/form-data body\n');
+    const body = await readMultipart(req as AsyncIterable<Buffer>, boundary);
+    Object.assign(params, body.fields);
+    const file = body.files.find((f) => f.field === 'filename');
+    if (file === undefined) return { params };
+    params.filename = file.filename;
+    return { params, upload: { filename: file.filename, size: file.size, sha256: file.sha256 } };
+  }
+  if (req.method === 'POST' || req.method === 'PUT') Object.assign(params, await readFormParams(req));
+  else req.resume();
+  return { params };
+}
+
+class SimServer {
+  constructor(
+    readonly sim: Simulator,
+    private readonly schema: ApiSchema,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://sim');
+    const path = url.pathname;
+    if (path.startsWith('/_sim/')) return handleControl(this.sim, req, res, path);
+    const method = req.method ?? 'GET';
+    const record = { at: new Date().toISOString(), method, path, params: {} as Record<string, string>, status: 0 };
+    try {
+      const drop = this.sim.faults.dropFor(method, path);
+      if (drop !== undefined && drop.afterEffect !== true) return this.drop(req, record);
+      const delay = (this.sim.options.latencyMs ?? 0) + this.sim.faults.latencyMs;
+      if (delay > 0) await sleep(delay);
+      const fault = this.sim.faults.errorFor(method, path);
+      if (fault !== undefined) throw errorFaultAnswer(fault);
+      const data = await this.answer(req, method, path, url.searchParams, record.params);
+      if (drop !== undefined) return this.drop(req, record);
+      record.status = 200;
+      sendData(res, data);
+    } catch (err) {
+      req.resume();
+      const answer = err instanceof SimAnswerError ? err : err instanceof MultipartError ? new SimAnswerError(400, `${err.message}\n`) : new SimAnswerError(500, `${String(err)}\n`);
+      record.status = answer.status;
+      sendError(res, answer);
+    } finally {
+      this.sim.record(record);
+    }
+  }
+
+  private drop(req: IncomingMessage, record: { status: number }): void {
+    record.status = 0;
+    req.socket.destroy();
+  }
+
+  private async answer(req: IncomingMessage, method: string, path: string, query: URLSearchParams, recorded: Record<string, string>): Promise<unknown> {
+    const owner = checkToken(req.headers.authorization, this.sim.options.tokens);
+    const relPath = path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX ? path.slice(API_PREFIX.length) || '/' : undefined;
+    if (relPath === undefined) throw bareError(404, 'Not Found');
+    const match = this.schema.match(method, relPath);
+    const routeKey = match === undefined ? undefined : `${method} ${match.template}`;
+    const handler = routeKey === undefined ? undefined : ROUTES[routeKey];
+    if (match === undefined || routeKey === undefined || handler === undefined) {
+      throw new SimAnswerError(501, texts.notImplemented(method, relPath));
+    }
+    const { params, upload } = await readParams(req, routeKey, query);
+    Object.assign(recorded, params);
+    for (const [name, value] of Object.entries(match.pathParams)) {
+      if (params[name] !== undefined && params[name] !== value) {
+        throw paramError({ [name]: 'duplicate parameter (already defined in URI) with conflicting values!' });
+      }
+      params[name] = value;
+    }
+    this.sim.settle();
+    // pveproxy proxies to the node before the handler checks parameters there.
+    if (match.pathParams.node !== undefined) this.sim.state.node(match.pathParams.node);
+    verifyParameters(match.properties, params);
+    const data = handler({ sim: this.sim, params, owner, properties: match.properties, upload });
+    return data;
+  }
+}
+
+/** Starts a simulator; options default to the `sim` config section's defaults (SPEC 7). */
+export async function startSimulator(options: StartOptions): Promise<RunningSimulator> {
+  const schema = options.schema ?? (sharedSchema ??= ApiSchema.load());
+  const sim = new Simulator({ ...SIM_DEFAULTS, ...definedOnly(options), tokens: options.tokens });
+  const simServer = new SimServer(sim, schema);
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    simServer.handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { problems: [String(err)] });
+      else res.destroy();
+    });
+  };
+  const tls = options.tlsCert && options.tlsKey ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) } : undefined;
+  const server: Server = tls === undefined ? createHttpServer(listener) : createHttpsServer({ ...tls, ALPNProtocols: ['http/1.1'] }, listener);
+  server.keepAliveTimeout = 5000;
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  return {
+    url: `${tls === undefined ? 'http' : 'https'}://${shownHost}:${port}`,
+    port,
+    sim,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined && v !== '')) as Partial<T>;
+}

@@ -1,0 +1,125 @@
+// The simulated cluster as one object: state, tasks, faults, the request
+// log and the clock. The HTTP layer (server.ts) and the handlers work on it.
+import { Faults } from './faults.js';
+import { populate } from './population.js';
+import { SimState } from './state.js';
+import { TaskBook, type SimTask, type TaskOutcome, type TaskOwner } from './tasks.js';
+
+export interface SimulatorOptions {
+  nodes: string[];
+  /** Foreign VMs to start with. */
+  vms: number;
+  /** Multiplier on every duration (0.01 runs 100 times faster). */
+  timeScale: number;
+  latencyMs: number;
+  cloneSeconds: number;
+  taskSeconds: number;
+  agentSeconds: number;
+  /** Accepted API tokens, `user@realm!id=secret`. */
+  tokens: string[];
+  /** The node the client talks to; an upload's task runs there (SPEC 16). The first node by default. */
+  entryNode?: string;
+  /** The clock, in ms; Date.now by default. */
+  now?: () => number;
+}
+
+export interface RecordedRequest {
+  at: string;
+  method: string;
+  path: string;
+  /** Parameter names and values (query, form, multipart fields); never a header, never file bytes. */
+  params: Record<string, string>;
+  status: number;
+}
+
+export interface TaskSpec {
+  node: string;
+  type: string;
+  id: string;
+  owner: TaskOwner;
+  /** Duration before timeScale and the slow-task factor. */
+  seconds: number;
+  /** The task waits until then before its own duration starts (a lock held by another task, F3). */
+  notBefore?: number;
+  runningLog?: string[];
+  /** The effect; throw an Error to end the task with its message as exitstatus. */
+  run: (endAt: number) => string[];
+  /** Undo when the task fails (a fault or a throw). */
+  onFail?: (endAt: number) => void;
+}
+
+const KEPT_REQUESTS = 100_000;
+
+export class Simulator {
+  readonly state: SimState;
+  readonly tasks = new TaskBook();
+  readonly faults = new Faults();
+  readonly requests: RecordedRequest[] = [];
+  readonly entryNode: string;
+  private readonly clock: () => number;
+
+  constructor(readonly options: SimulatorOptions) {
+    if (options.nodes.length === 0) throw new Error('the simulator needs at least one node');
+    this.entryNode = options.entryNode ?? (options.nodes[0] as string);
+    this.clock = options.now ?? Date.now;
+    this.state = this.freshState();
+  }
+
+  now(): number {
+    return this.clock();
+  }
+
+  /** Seconds of simulated work as milliseconds of wall time. */
+  scaled(seconds: number, factor = 1): number {
+    return seconds * 1000 * this.options.timeScale * factor;
+  }
+
+  /** Applies every task that has ended by now. Call before reading state. */
+  settle(): void {
+    this.tasks.settle(this.now());
+  }
+
+  /** The state as a fresh start has it; POST /_sim/reset. */
+  reset(): void {
+    this.tasks.clear();
+    this.faults.replace({});
+    this.requests.length = 0;
+    const fresh = this.freshState();
+    this.state.nodes.clear();
+    for (const [name, node] of fresh.nodes) this.state.nodes.set(name, node);
+    for (const vm of [...this.state.allVms()]) this.state.removeVm(vm);
+    for (const vm of fresh.allVms()) this.state.addVm(vm);
+  }
+
+  record(request: RecordedRequest): void {
+    this.requests.push(request);
+    if (this.requests.length > KEPT_REQUESTS) this.requests.splice(0, this.requests.length - KEPT_REQUESTS);
+  }
+
+  /** Starts a task; its effect runs when its time is up (tasks.ts). */
+  runTask(spec: TaskSpec): SimTask {
+    const now = this.now();
+    const startAt = Math.max(now, spec.notBefore ?? now);
+    const endAt = startAt + this.scaled(spec.seconds, this.faults.taskFactor);
+    const failure = this.faults.takeTaskFailure(spec.type);
+    const run = (at: number): TaskOutcome => {
+      if (failure !== undefined) {
+        spec.onFail?.(at);
+        return { exitstatus: failure, log: [] };
+      }
+      try {
+        return { exitstatus: 'OK', log: spec.run(at) };
+      } catch (err) {
+        spec.onFail?.(at);
+        return { exitstatus: err instanceof Error ? err.message.trim() : String(err), log: [] };
+      }
+    };
+    return this.tasks.create({ node: spec.node, type: spec.type, id: spec.id, owner: spec.owner, startAt: now, endAt, runningLog: spec.runningLog ?? [], run });
+  }
+
+  private freshState(): SimState {
+    const state = new SimState(this.options.nodes);
+    populate(state, this.options.vms, this.now());
+    return state;
+  }
+}
