@@ -107,9 +107,11 @@ describe('reconcile sweep (SPEC 5)', () => {
   it('with dryRun reports what it would do and changes nothing', async () => {
     const provider = new ProviderDouble()
       .addVm({ vmid: 501, node: 'pve1', name: 'orphan-a', tags: [OUR_TAG], description: mark('uid-a') })
-      .addSeed('gone', 'pve1');
+      .addSeed('gone', 'pve1')
+      .addSeed('busy', 'pve1');
     const world = makeWorld(provider);
     world.registry.present('db', 'uid-db');
+    world.locks.held.add('busy');
 
     const report = await sweep(world.deps, { dryRun: true });
 
@@ -121,6 +123,7 @@ describe('reconcile sweep (SPEC 5)', () => {
     expect(report.dryRun).to.equal(true);
     expect(report.orphans.deleted.map((o) => [o.name, o.jobId])).to.deep.equal([['orphan-a', undefined]]);
     expect(report.seeds.deleted.map((s) => s.name)).to.deep.equal(['gone']);
+    expect(report.seeds.skippedLocked.map((s) => s.name)).to.deep.equal(['busy']);
     expect(report.missing.reenqueued.map((m) => m.name)).to.deep.equal(['db']);
   });
 
