@@ -1,0 +1,89 @@
+// `pve-provisioner sim [--port N] [--vms N] [--tls-cert F --tls-key F]`:
+// the Proxmox VE simulator alone (SPEC 6, 8), on the `sim` config section.
+// It accepts the token in proxmox.tokenFile (created when missing) and
+// prints the URL it listens on, never the token. Exit 2 on bad flags.
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.js';
+import { startSimulator } from '../sim/index.js';
+import { ensureSimToken } from '../sim/token-file.js';
+
+const USAGE = 'usage: pve-provisioner sim [--port N] [--vms N] [--tls-cert FILE --tls-key FILE]\n';
+
+interface SimFlags {
+  port?: number;
+  vms?: number;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+class BadInput extends Error {}
+
+function wholeNumber(flag: string, text: string | undefined, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) > max) throw new BadInput(`${flag} "${text}": must be a whole number from 0 to ${max}`);
+  return Number(text);
+}
+
+export function parseSimFlags(args: string[]): SimFlags {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: { port: { type: 'string' }, vms: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
+    }));
+  } catch (err) {
+    throw new BadInput(err instanceof Error ? err.message : String(err));
+  }
+  const cert = values['tls-cert'];
+  const key = values['tls-key'];
+  if ((cert === undefined) !== (key === undefined)) throw new BadInput('--tls-cert and --tls-key go together: give both or neither');
+  return {
+    port: wholeNumber('--port', values.port, 65535),
+    vms: wholeNumber('--vms', values.vms, 1_000_000),
+    tlsCert: cert,
+    tlsKey: key,
+  };
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export async function run(args: string[]): Promise<number> {
+  let flags: SimFlags;
+  try {
+    flags = parseSimFlags(args);
+  } catch (err) {
+    if (!(err instanceof BadInput)) throw err;
+    process.stderr.write(`pve-provisioner sim: ${err.message}\n${USAGE}`);
+    return 2;
+  }
+  const config = loadConfig();
+  const { token, created } = await ensureSimToken(config.proxmox.tokenFile);
+  if (created) process.stdout.write(`created ${config.proxmox.tokenFile} with a random API token (mode 0600)\n`);
+  const running = await startSimulator({
+    ...config.sim,
+    port: flags.port ?? config.sim.port,
+    vms: flags.vms ?? config.sim.vms,
+    tlsCert: flags.tlsCert ?? config.sim.tlsCert,
+    tlsKey: flags.tlsKey ?? config.sim.tlsKey,
+    tokens: [token],
+  });
+  process.stdout.write(
+    `Proxmox VE simulator listening on ${running.url} (API ${running.url}/api2/json, nodes ${config.sim.nodes.join(', ')}); ` +
+      `it accepts the token in ${config.proxmox.tokenFile}\n`,
+  );
+  await waitForSignal();
+  await running.close();
+  return 0;
+}
