@@ -6,6 +6,8 @@ import type { Provider } from './types.js';
 import type { ProviderConfig, ProviderDeps, Sleep } from './deps.js';
 import { realSleep } from './poll.js';
 import { getVm } from './get.js';
+import { findByName, listByTag } from './list.js';
+import { deleteSeed, listSeeds } from './seeds.js';
 
 export interface ProviderOptions {
   api: ProxmoxApi;
@@ -30,10 +32,10 @@ export function createProvider(options: ProviderOptions): Provider {
   };
   return {
     get: (ref, ctx) => getVm(deps, ref, ctx),
-    findByName: () => Promise.resolve(notYet('findByName')),
-    listByTag: () => Promise.resolve(notYet('listByTag')),
-    listSeeds: () => Promise.resolve(notYet('listSeeds')),
-    deleteSeed: () => Promise.resolve(notYet('deleteSeed')),
+    findByName: (name, ctx) => findByName(deps, name, ctx),
+    listByTag: (ctx) => listByTag(deps, ctx),
+    listSeeds: (ctx) => listSeeds(deps, ctx),
+    deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
     create: () => Promise.resolve(notYet('create')),
     delete: () => Promise.resolve(notYet('delete')),
     health: () => Promise.resolve(notYet('health')),

@@ -1,0 +1,63 @@
+// ListByTag (SPEC 14) and findByName (SPEC 5): one resources call, then
+// one config read per candidate, a few at a time, for the mark. A
+// candidate whose config read fails is reported as unknown, never
+// dropped; only the resources call or a cancelled job fails the whole.
+import type { ClusterResource } from '../proxmox/api.js';
+import type { ListedVm, OperationContext } from './types.js';
+import { callOpts, type ProviderDeps } from './deps.js';
+import { classifyCall, throwIfAborted } from './errors.js';
+import { mapLimit } from './concurrency.js';
+import { parseMark } from './mark.js';
+import { hasTag } from './tags.js';
+import { qemuEntries } from './resolve.js';
+
+/** Config reads in flight at once while listing. */
+export const LIST_CONCURRENCY = 8;
+
+type Entry = ClusterResource & { node: string; vmid: number };
+
+async function resources(deps: ProviderDeps, ctx: OperationContext): Promise<Entry[]> {
+  try {
+    return qemuEntries(await deps.api.clusterResources('vm', callOpts(ctx))).filter((r) => r.template !== 1);
+  } catch (err) {
+    throw classifyCall(err, ctx.signal);
+  }
+}
+
+async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry): Promise<ListedVm> {
+  const base: ListedVm = {
+    vmid: entry.vmid,
+    node: entry.node,
+    ...(entry.name !== undefined ? { name: entry.name } : {}),
+    ...(entry.status !== undefined ? { status: entry.status } : {}),
+    tagged: hasTag(entry.tags, deps.config.proxmox.tag),
+    ours: 'unknown',
+  };
+  try {
+    const config = await deps.api.getConfig(entry.node, entry.vmid, callOpts(ctx));
+    const mark = parseMark(config.description);
+    return {
+      ...base,
+      ...(config.name !== undefined ? { name: config.name } : {}),
+      ...(mark?.uid !== undefined ? { uid: mark.uid } : {}),
+      ...(mark?.writtenAtCreate !== undefined ? { createdAt: mark.writtenAtCreate } : {}),
+      ours: mark?.uid !== undefined,
+    };
+  } catch (err) {
+    throwIfAborted(ctx.signal);
+    deps.logger.warn({ vmid: entry.vmid, node: entry.node, err: classifyCall(err, ctx.signal).message }, 'config read failed while listing; reported as unknown');
+    return base;
+  }
+}
+
+export async function listByTag(deps: ProviderDeps, ctx: OperationContext): Promise<ListedVm[]> {
+  const tag = deps.config.proxmox.tag;
+  const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag));
+  return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+}
+
+/** Every VM carrying the name, tagged or not (a VM cloned just before a crash has no tag yet, SPEC 11). */
+export async function findByName(deps: ProviderDeps, name: string, ctx: OperationContext): Promise<ListedVm[]> {
+  const candidates = (await resources(deps, ctx)).filter((r) => r.name === name);
+  return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+}

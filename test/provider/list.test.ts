@@ -1,0 +1,123 @@
+// SPEC 14 (ListByTag), SPEC 5 (findByName), seeds (SPEC 11, F13).
+import { expect } from 'chai';
+import { PermanentError, TransientError } from '../../src/errors.js';
+import { LIST_CONCURRENCY } from '../../src/provider/list.js';
+import { fakeErrors } from '../fakes/fake-errors.js';
+import { FakeProxmox } from '../fakes/fake-proxmox.js';
+import { addOurVm, failure, harness, testConfig, TAG } from './harness.js';
+
+describe('ListByTag (SPEC 14)', () => {
+  it('one resources call, then one config read per tagged qemu VM that is not a template', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'a', 'uid-a', { vmid: 100001 });
+    addOurVm(h.pve, 'b', 'uid-b', { vmid: 100002, config: { tags: `DEBIAN;${TAG.toUpperCase()}` } });
+    addOurVm(h.pve, 'untagged', 'uid-c', { vmid: 100003, config: { tags: 'debian' } });
+    addOurVm(h.pve, 'tmpl', 'uid-d', { vmid: 100004, config: { template: 1 } });
+    addOurVm(h.pve, 'ct', 'uid-e', { vmid: 100005, kind: 'lxc' });
+    h.pve.addVm({ vmid: 100006, config: { name: 'hand-tagged', tags: TAG } });
+    const list = await h.provider.listByTag(h.ctx);
+    expect(h.pve.count('clusterResources')).to.equal(1);
+    expect(h.pve.callsTo('getConfig').map((c) => c.args[1])).to.have.members([100001, 100002, 100006]);
+    expect(list.map((v) => [v.vmid, v.name, v.uid, v.ours])).to.deep.equal([
+      [100001, 'a', 'uid-a', true],
+      [100002, 'b', 'uid-b', true],
+      [100006, 'hand-tagged', undefined, false],
+    ]);
+    expect(list[0]).to.include({ node: 'pv1-1', tagged: true, createdAt: '2026-11-30T09:00:00.000Z' });
+  });
+
+  it('reads configs with bounded concurrency', async () => {
+    const h = harness();
+    for (let i = 0; i < 30; i++) addOurVm(h.pve, `vm-${i}`, `uid-${i}`, { vmid: 100000 + i });
+    let inFlight = 0;
+    let most = 0;
+    h.pve.on('getConfig', async () => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 2));
+      inFlight -= 1;
+    });
+    const list = await h.provider.listByTag(h.ctx);
+    expect(list).to.have.length(30);
+    expect(most).to.equal(LIST_CONCURRENCY);
+  });
+
+  it('a failing config read reports that candidate as unknown and the list still returns', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'a', 'uid-a', { vmid: 100001 });
+    addOurVm(h.pve, 'b', 'uid-b', { vmid: 100002 });
+    h.pve.on('getConfig', (args) => {
+      if (args[1] === 100001) throw fakeErrors.noRouteToHost();
+    });
+    const list = await h.provider.listByTag(h.ctx);
+    expect(list.map((v) => [v.vmid, v.name, v.ours])).to.deep.equal([
+      [100001, 'a', 'unknown'],
+      [100002, 'b', true],
+    ]);
+  });
+
+  it('fails whole when the resources call fails, with its class', async () => {
+    const h = harness();
+    h.pve.failNext('clusterResources', fakeErrors.authFailed());
+    expect(await failure(h.provider.listByTag(h.ctx))).to.be.instanceOf(PermanentError);
+  });
+
+  it('an aborted signal ends it', async () => {
+    const h = harness();
+    for (let i = 0; i < 30; i++) addOurVm(h.pve, `vm-${i}`, `uid-${i}`, { vmid: 100000 + i });
+    const ac = new AbortController();
+    h.pve.on('getConfig', () => {
+      if (h.pve.count('getConfig') === 3) ac.abort(new Error('job cancelled'));
+    });
+    const err = await failure(h.provider.listByTag({ signal: ac.signal }));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.contain('job cancelled');
+    expect(h.pve.count('getConfig')).to.be.at.most(LIST_CONCURRENCY + 2);
+  });
+});
+
+describe('findByName (SPEC 5)', () => {
+  it('finds every VM with the name, tagged or not, with its mark', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'a', 'uid-a', { vmid: 100001, config: { tags: 'debian' } });
+    h.pve.addVm({ vmid: 100002, config: { name: 'a' } });
+    addOurVm(h.pve, 'b', 'uid-b', { vmid: 100003 });
+    const found = await h.provider.findByName('a', h.ctx);
+    expect(found.map((v) => [v.vmid, v.uid, v.ours, v.tagged])).to.deep.equal([
+      [100001, 'uid-a', true, false],
+      [100002, undefined, false, false],
+    ]);
+  });
+});
+
+describe('seeds (SPEC 11, F13)', () => {
+  it('lists <name>-seed.iso files on every configured node and deletes one with a task', async () => {
+    const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }] });
+    pve.addVolume('a', 'proxy-seeds', 'proxy-seeds:iso/web-1-seed.iso');
+    pve.addVolume('b', 'proxy-seeds', 'proxy-seeds:iso/web-2-seed.iso');
+    pve.addVolume('b', 'proxy-seeds', 'proxy-seeds:iso/debian-13.iso');
+    const h = harness({
+      pve,
+      config: testConfig([
+        { name: 'a', template: 9001, isoStorage: 'proxy-seeds' },
+        { name: 'b', template: 9002, isoStorage: 'proxy-seeds' },
+      ]),
+    });
+    const seeds = await h.provider.listSeeds(h.ctx);
+    expect(seeds.map((s) => [s.node, s.name, s.volid])).to.deep.equal([
+      ['a', 'web-1', 'proxy-seeds:iso/web-1-seed.iso'],
+      ['b', 'web-2', 'proxy-seeds:iso/web-2-seed.iso'],
+    ]);
+    await h.provider.deleteSeed(seeds[1]!, h.ctx);
+    expect(pve.volumes('b', 'proxy-seeds').map((v) => v.volid)).to.deep.equal(['proxy-seeds:iso/debian-13.iso']);
+    await h.provider.deleteSeed(seeds[1]!, h.ctx);
+  });
+
+  it('a delete without Datastore.Allocate is Permanent and names the privilege (F13, F17)', async () => {
+    const h = harness();
+    h.pve.deleteForbidden.add('proxy-seeds');
+    const err = await failure(h.provider.deleteSeed({ node: 'pv1-1', storage: 'proxy-seeds', volid: 'proxy-seeds:iso/x-seed.iso', name: 'x' }, h.ctx));
+    expect(err).to.be.instanceOf(PermanentError);
+    expect((err as PermanentError).reason).to.contain('Datastore.Allocate');
+  });
+});
