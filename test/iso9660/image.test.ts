@@ -84,7 +84,7 @@ describe('ISO 9660 image layout', function () {
       expect([...(list[0]?.identifier ?? [])]).to.deep.equal([0]);
       expect([...(list[1]?.identifier ?? [])]).to.deep.equal([1]);
       const ids = list.slice(2).map((r) => r.identifier);
-      expect(ids).to.deep.equal([...ids].sort(Buffer.compare));
+      expect(ids).to.deep.equal([...ids].sort((a, b) => Buffer.compare(a, b)));
       for (const r of list) expect(Math.floor(r.offset / SECTOR)).to.equal(Math.floor((r.offset + r.length - 1) / SECTOR));
     }
   });
