@@ -1,31 +1,26 @@
 // /readyz (SPEC 6): ready when Redis answers, at least one worker has
 // sent a heartbeat recently, and the last health job found at least one
 // node fit to take VMs. The answer says which of these failed, and why.
-export interface NodeHealthView {
-  node: string;
-  ok: boolean;
-  reasons?: string[];
-}
+import type { NodeHealth } from '../provider/types.js';
+import type { LastHealth } from '../queue/health-store.js';
+import type { WorkerBeat } from '../queue/heartbeat.js';
 
-export interface LastHealthView {
-  at: string;
-  nodes: NodeHealthView[];
-}
+export type { LastHealth } from '../queue/health-store.js';
 
 export interface ReadinessSources {
   /** Rejects when Redis does not answer. */
   pingRedis(): Promise<void>;
-  /** Ids of workers whose heartbeat has not expired. */
-  liveWorkers(): Promise<string[]>;
-  lastHealth(): Promise<LastHealthView | undefined>;
+  /** Workers whose heartbeat has not expired. */
+  liveWorkers(): Promise<Pick<WorkerBeat, 'id' | 'host'>[]>;
+  lastHealth(): Promise<LastHealth | undefined>;
 }
 
 export interface ReadinessReport {
   ready: boolean;
   checks: {
     redis: { ok: boolean; error?: string };
-    workers: { ok: boolean; live: number; error?: string };
-    health: { ok: boolean; at?: string; nodes?: NodeHealthView[]; error?: string };
+    workers: { ok: boolean; live: number; workers?: { id: string; host: string }[]; error?: string };
+    health: { ok: boolean; at?: string; nodes?: NodeHealth[]; error?: string };
   };
 }
 
@@ -55,7 +50,7 @@ export async function checkReadiness(sources: ReadinessSources): Promise<Readine
       workers.status === 'rejected'
         ? { ok: false, live: 0, error: messageOf(workers.reason) }
         : workers.value.length > 0
-          ? { ok: true, live: workers.value.length }
+          ? { ok: true, live: workers.value.length, workers: workers.value.map(({ id, host }) => ({ id, host })) }
           : { ok: false, live: 0, error: 'no worker has sent a heartbeat recently; start `pve-provisioner worker`' },
     health: healthCheck(health),
   };
@@ -63,7 +58,7 @@ export async function checkReadiness(sources: ReadinessSources): Promise<Readine
   return { ready, checks };
 }
 
-function healthCheck(result: PromiseSettledResult<LastHealthView | undefined>): ReadinessReport['checks']['health'] {
+function healthCheck(result: PromiseSettledResult<LastHealth | undefined>): ReadinessReport['checks']['health'] {
   if (result.status === 'rejected') return { ok: false, error: messageOf(result.reason) };
   const last = result.value;
   if (last === undefined) return { ok: false, error: 'no health result yet; the worker runs the health job at start and every health.everySeconds' };

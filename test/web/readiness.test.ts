@@ -2,14 +2,14 @@
 // recently and the last health job found a node fit to take VMs, and
 // says which check failed.
 import { expect } from 'chai';
-import { checkReadiness, type LastHealthView, type ReadinessSources } from '../../src/web/readiness.js';
+import { checkReadiness, type LastHealth, type ReadinessSources } from '../../src/web/readiness.js';
 
-const healthy: LastHealthView = { at: '2026-11-30T10:00:00Z', nodes: [{ node: 'pve1', ok: true, reasons: [] }] };
+const healthy: LastHealth = { at: '2026-11-30T10:00:00Z', nodes: [{ node: 'pve1', ok: true, reasons: [] }] };
 
 function sources(overrides: Partial<ReadinessSources>): ReadinessSources {
   return {
     pingRedis: () => Promise.resolve(),
-    liveWorkers: () => Promise.resolve(['w1']),
+    liveWorkers: () => Promise.resolve([{ id: 'w1', host: 'h1' }]),
     lastHealth: () => Promise.resolve(healthy),
     ...overrides,
   };
@@ -28,7 +28,7 @@ describe('readiness (SPEC 6)', () => {
     ['no health result yet', { lastHealth: () => Promise.resolve(undefined) }, 'health', /no health result/],
     [
       'every node failed its health check',
-      { lastHealth: () => Promise.resolve({ at: 'x', nodes: [{ node: 'pve1', ok: false, reasons: ['Unreachable'] }] }) },
+      { lastHealth: () => Promise.resolve({ at: 'x', nodes: [{ node: 'pve1', ok: false, reasons: [{ reason: 'Unreachable', detail: 'connect ECONNREFUSED' }] }] }) },
       'health',
       /no node fit/,
     ],
@@ -43,7 +43,7 @@ describe('readiness (SPEC 6)', () => {
   }
 
   it('reports the failing node reasons', async () => {
-    const nodes = [{ node: 'pve1', ok: false, reasons: ['NodeOffline'] }];
+    const nodes = [{ node: 'pve1', ok: false, reasons: [{ reason: 'NodeOffline' as const, detail: 'status offline' }] }];
     const report = await checkReadiness(sources({ lastHealth: () => Promise.resolve({ at: 'x', nodes }) }));
     expect(report.checks.health.nodes).to.deep.equal(nodes);
   });

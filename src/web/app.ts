@@ -1,0 +1,47 @@
+// The web process's fastify app (SPEC 6, 9): /v1 behind bearer tokens,
+// Bull Board behind basic auth, open /healthz and /readyz, /metrics
+// behind a token only when http.metricsAuth. Built from its deps, not
+// listening: server.ts listens, tests use inject or listen themselves.
+import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { bearerAuth } from './auth/bearer.js';
+import { mountBoard } from './board.js';
+import type { WebDeps } from './deps.js';
+import { handleError, notFound } from './errors.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { jobRoutes } from './routes/jobs.js';
+import { metricsRoute } from './routes/metrics.js';
+import { probeRoutes } from './routes/probes.js';
+import { vmRoutes } from './routes/vms.js';
+
+/** Bodies larger than two 64 KiB payloads plus the other fields are refused before parsing. */
+const BODY_LIMIT_BYTES = 256 * 1024;
+
+export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
+  const logger: FastifyBaseLogger = deps.logger.child({ component: 'web' });
+  const app = fastify({
+    loggerInstance: logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(notFound);
+
+  const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens);
+  const openApi = buildOpenApiDocument(deps.config);
+
+  probeRoutes(app, deps.readiness);
+  metricsRoute(app, deps.metrics, deps.queues, deps.config.http.metricsAuth ? tokenGuard : undefined);
+
+  await app.register(
+    (v1, _options, done) => {
+      if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
+      v1.get('/openapi.json', () => openApi);
+      vmRoutes(v1, deps.service);
+      jobRoutes(v1, deps.service);
+      done();
+    },
+    { prefix: '/v1' },
+  );
+
+  await mountBoard(app, deps.queues, deps.credentials?.boardUsers);
+  return app;
+}

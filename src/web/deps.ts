@@ -1,0 +1,25 @@
+// What the web process is built from. Each part is passed in, so tests
+// build the app on a real Redis with their own prefix, and `all` shares
+// one set of connections between web and worker.
+import type { Queue } from 'bullmq';
+import type { ProvisionerClient } from '../client.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { Credentials } from './auth/credentials.js';
+import type { ReadinessSources } from './readiness.js';
+
+/** The producer-side operations the /v1 routes forward to. */
+export type VmService = Pick<ProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
+
+export interface WebDeps {
+  config: Config;
+  logger: Logger;
+  service: VmService;
+  /** Every queue, for Bull Board and the BullMQ queue metrics. */
+  queues: Queue[];
+  readiness: ReadinessSources;
+  metrics: Metrics;
+  /** undefined when http.authDisabled. */
+  credentials: Credentials | undefined;
+}

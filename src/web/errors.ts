@@ -1,0 +1,50 @@
+// One error handler for the whole web process: the producer's
+// ValidationError is a 400 listing every failing field, its ConflictError
+// a 409, fastify's own client errors keep their status, and anything else
+// is a 500 whose details go to the log (redacted), never to the caller.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ConflictError, ValidationError } from '../client.js';
+import type { FieldError } from '../../jobs/schema.js';
+import { redactSecrets } from '../secrets.js';
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  fields?: FieldError[];
+}
+
+export function validationBody(fields: FieldError[], message?: string): ErrorBody {
+  return { error: 'ValidationError', message: message ?? `invalid request: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}`, fields };
+}
+
+const BODY_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'must be a JSON object',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'must be a JSON object, not empty',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'is too large',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'has a wrong Content-Length',
+};
+
+function isFastifyError(err: unknown): err is FastifyError {
+  return err instanceof Error && typeof (err as Partial<FastifyError>).code === 'string';
+}
+
+export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err instanceof ValidationError) return reply.code(400).send(validationBody(err.fields, redactSecrets(err.message)));
+  if (err instanceof ConflictError) {
+    return reply.code(409).send({ error: 'Conflict', message: redactSecrets(err.message), name: err.vmName });
+  }
+  if (isFastifyError(err)) {
+    const bodyProblem = BODY_ERRORS[err.code];
+    if (bodyProblem !== undefined) return reply.code(400).send(validationBody([{ field: 'body', message: bodyProblem }]));
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status).send({ error: status === 401 ? 'Unauthorized' : 'BadRequest', message: redactSecrets(err.message) });
+    }
+  }
+  request.log.error({ err }, 'request failed');
+  return reply.code(500).send({ error: 'InternalError', message: 'internal error; the server log has the details' });
+}
+
+export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.code(404).send({ error: 'NotFound', message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` });
+}

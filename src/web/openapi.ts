@@ -1,0 +1,165 @@
+// The OpenAPI 3.1 document of /v1, served at /v1/openapi.json. Request
+// bodies come from the job schemas (jobJsonSchema), the same rules the
+// validator applies, so the document cannot drift from what is enforced.
+import { jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
+import type { Config } from '../config.js';
+import { MAX_WAIT_SECONDS } from './routes/jobs.js';
+
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Schema): Schema => ({ content: { 'application/json': { schema } } });
+const answer = (description: string, schema: Schema): Schema => ({ description, ...json(schema) });
+
+const ERROR_ANSWERS: Record<string, Schema> = {
+  '401': answer('No bearer token, or one not in http.apiTokensFile.', ref('Error')),
+};
+
+const nameParam = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  description: 'The VM name: a DNS label, 1 to 63 of a-z 0-9 -, not starting or ending with -.',
+  schema: { type: 'string' },
+};
+
+const componentSchemas: Record<string, Schema> = {
+  Error: {
+    type: 'object',
+    required: ['error', 'message'],
+    properties: {
+      error: { type: 'string', description: 'ValidationError, Conflict, NotFound, Unauthorized, ...' },
+      message: { type: 'string' },
+      fields: {
+        type: 'array',
+        description: 'With ValidationError: every failing field and why.',
+        items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
+      },
+    },
+  },
+  Enqueued: {
+    type: 'object',
+    required: ['jobId', 'name', 'existing'],
+    properties: {
+      jobId: { type: 'string', description: 'Follow it at GET /v1/jobs/{jobId} (also in the Location header).' },
+      name: { type: 'string' },
+      generation: { type: 'integer', description: 'The desired-state generation this job carries (SPEC 2).' },
+      existing: { type: 'boolean', description: 'true when an identical request was already there (idempotent create).' },
+    },
+  },
+  Job: {
+    type: 'object',
+    required: ['id', 'job', 'state', 'attemptsMade', 'logs', 'createdAt'],
+    properties: {
+      id: { type: 'string' },
+      job: { type: 'string', enum: ['create', 'delete', 'check', 'health', 'reconcile'] },
+      data: { type: 'object' },
+      state: { type: 'string', description: 'waiting, delayed, active, completed, failed, ...' },
+      progress: { description: 'The last step a create reached (cloned, seeded, configured, resized, started, running, address).' },
+      result: { description: 'The job result (SPEC 1): for create, providerId, vmid, node, uid, state, address, createdAt.' },
+      failedReason: { type: 'string' },
+      attemptsMade: { type: 'integer' },
+      logs: { type: 'array', items: { type: 'string' } },
+      createdAt: { type: 'string', format: 'date-time' },
+      finishedAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  Vm: {
+    type: 'object',
+    required: ['name', 'state', 'generation', 'updatedAt'],
+    properties: {
+      name: { type: 'string' },
+      state: { type: 'string', enum: ['present', 'absent'], description: 'The desired state.' },
+      uid: { type: 'string' },
+      generation: { type: 'integer' },
+      spec: { type: 'object' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      lastKnown: {
+        type: 'object',
+        description: 'What the last job or check found.',
+        properties: {
+          state: { type: 'string' },
+          address: { type: 'string' },
+          vmid: { type: 'integer' },
+          node: { type: 'string' },
+          at: { type: 'string', format: 'date-time' },
+        },
+      },
+      jobId: { type: 'string' },
+      job: ref('Job'),
+    },
+  },
+};
+
+export function buildOpenApiDocument(config: Config): Schema {
+  const limits = limitsFromConfig(config);
+  const enqueued = (what: string): Schema => ({
+    '202': answer(`${what} enqueued.`, ref('Enqueued')),
+    '400': answer('The request is invalid; fields lists every failing field.', ref('Error')),
+    ...ERROR_ANSWERS,
+  });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'pve-provisioner',
+      version: '1',
+      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call needs "Authorization: Bearer <token>".',
+    },
+    servers: [{ url: '/v1' }],
+    security: [{ bearer: [] }],
+    paths: {
+      '/vms': {
+        post: {
+          summary: 'Enqueue a create (SPEC 1, 2)',
+          requestBody: { required: true, ...json(jobJsonSchema('create', limits)) },
+          responses: { ...enqueued('The create'), '409': answer('The name is present with another uid.', ref('Error')) },
+        },
+        get: {
+          summary: 'Every name the service manages, with its desired and last known state',
+          responses: { '200': answer('The names.', { type: 'object', properties: { vms: { type: 'array', items: ref('Vm') } } }), ...ERROR_ANSWERS },
+        },
+      },
+      '/vms/{name}': {
+        parameters: [nameParam],
+        get: {
+          summary: 'The desired state, last known state and latest job of one name',
+          responses: { '200': answer('The name.', ref('Vm')), '404': answer('The name is not known.', ref('Error')), ...ERROR_ANSWERS },
+        },
+        delete: {
+          summary: 'Enqueue a delete',
+          parameters: [{ name: 'uid', in: 'query', required: false, description: 'Only the VM whose mark carries this uid is touched.', schema: { type: 'string' } }],
+          responses: enqueued('The delete'),
+        },
+      },
+      '/vms/{name}/check': {
+        parameters: [nameParam],
+        post: { summary: 'Enqueue a check of the VM\'s state', responses: enqueued('The check') },
+      },
+      '/jobs/{id}': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: {
+          summary: 'A job: state, progress, log lines, result or failure reason',
+          parameters: [
+            {
+              name: 'waitSeconds',
+              in: 'query',
+              required: false,
+              description: `Wait up to this long for the job to finish before answering (0 to ${MAX_WAIT_SECONDS}).`,
+              schema: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0 },
+            },
+          ],
+          responses: {
+            '200': answer('The job (finished, or as it stands when the wait ran out).', ref('Job')),
+            '400': answer('waitSeconds is out of range.', ref('Error')),
+            '404': answer('No such job.', ref('Error')),
+            ...ERROR_ANSWERS,
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from http.apiTokensFile.' } },
+      schemas: componentSchemas,
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// GET /v1/jobs/:id (SPEC 6), with an optional wait bounded at
+// MAX_WAIT_SECONDS so a client cannot hold a connection open forever.
+import type { FastifyInstance } from 'fastify';
+import type { VmService } from '../deps.js';
+import { validationBody } from '../errors.js';
+
+export const MAX_WAIT_SECONDS = 60;
+
+const FINISHED = new Set(['completed', 'failed']);
+
+function parseWaitSeconds(raw: unknown): number | string {
+  if (raw === undefined || raw === '') return 0;
+  const text = typeof raw === 'string' ? raw : '';
+  if (!/^\d+$/.test(text)) return `must be an integer from 0 to ${MAX_WAIT_SECONDS}`;
+  const seconds = Number(text);
+  if (seconds > MAX_WAIT_SECONDS) return `must be from 0 to ${MAX_WAIT_SECONDS}, got ${seconds}`;
+  return seconds;
+}
+
+export function jobRoutes(app: FastifyInstance, service: VmService): void {
+  app.get<{ Params: { id: string }; Querystring: { waitSeconds?: string } }>('/jobs/:id', async (request, reply) => {
+    const wait = parseWaitSeconds(request.query.waitSeconds);
+    if (typeof wait === 'string') return reply.code(400).send(validationBody([{ field: 'waitSeconds', message: wait }]));
+    const job = await service.getJob(request.params.id);
+    if (job === undefined) return reply.code(404).send({ error: 'NotFound', message: `no job ${request.params.id}` });
+    if (wait === 0 || FINISHED.has(job.state)) return job;
+    return service.waitForJob(request.params.id, { timeoutMs: wait * 1000 });
+  });
+}

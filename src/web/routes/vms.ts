@@ -1,0 +1,45 @@
+// /v1/vms (SPEC 6). Bodies are not checked by fastify: the shared job
+// validator behind the producer decides, so the API and the library
+// refuse the same inputs with the same field errors (SPEC 1).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { EnqueueResult } from '../../client.js';
+import type { VmService } from '../deps.js';
+
+interface NameParams {
+  name: string;
+}
+
+function accepted(reply: FastifyReply, result: EnqueueResult): FastifyReply {
+  return reply.code(202).header('Location', `/v1/jobs/${encodeURIComponent(result.jobId)}`).send(result);
+}
+
+function asObject(body: unknown): Record<string, unknown> | undefined {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+}
+
+export function vmRoutes(app: FastifyInstance, service: VmService): void {
+  app.post('/vms', async (request, reply) => accepted(reply, await service.createVm(request.body)));
+
+  app.get('/vms', async () => ({ vms: await service.listVms() }));
+
+  app.get<{ Params: NameParams }>('/vms/:name', async (request, reply) => {
+    const desired = await service.getVm(request.params.name);
+    if (desired === undefined) {
+      return reply.code(404).send({ error: 'NotFound', message: `no VM named ${request.params.name} is known` });
+    }
+    const job = desired.jobId === undefined ? undefined : await service.getJob(desired.jobId);
+    return { ...desired, job };
+  });
+
+  app.delete<{ Params: NameParams; Querystring: Record<string, unknown> }>('/vms/:name', async (request, reply) => {
+    const input: Record<string, unknown> = { name: request.params.name };
+    if (request.query.uid !== undefined) input.uid = request.query.uid;
+    return accepted(reply, await service.deleteVm(input));
+  });
+
+  app.post<{ Params: NameParams }>('/vms/:name/check', async (request, reply) => {
+    // A check has no body; one sent anyway must not add fields.
+    const extra = asObject(request.body) ?? {};
+    return accepted(reply, await service.checkVm({ ...extra, name: request.params.name }));
+  });
+}

@@ -1,0 +1,82 @@
+// Builds the web process from config: its own Redis connections, the
+// producer client, the queues for Bull Board and metrics, the credentials;
+// then listens on http.host:http.port. `web` and `all` both start it here.
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import type { AddressInfo } from 'node:net';
+import { createProvisionerClient } from '../client.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import { createQueues } from '../queue/queues.js';
+import { buildWebApp } from './app.js';
+import { loadCredentials } from './auth/credentials.js';
+import { BOARD_PATH } from './board.js';
+import { redisReadinessSources } from './readiness-redis.js';
+
+export interface WebServer {
+  app: FastifyInstance;
+  /** Base URL clients use, e.g. http://127.0.0.1:8080. */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface WebServerOptions {
+  metrics: Metrics;
+  /** Listen here instead of http.port (0 picks a free port). */
+  port?: number;
+}
+
+function publicHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
+  const credentials = await loadCredentials(config, logger);
+  // Fails fast when Redis is down, so a request answers instead of hanging.
+  const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  const queues = createQueues(redis, config.redis.prefix);
+  const client = createProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
+  const closeConnections = async (): Promise<void> => {
+    await Promise.allSettled([client.close(), queues.close()]);
+    redis.disconnect();
+  };
+  let app: FastifyInstance;
+  try {
+    app = await buildWebApp({
+      config,
+      logger,
+      service: client,
+      queues: [queues.vm, queues.system],
+      readiness: redisReadinessSources(redis, config.redis.prefix),
+      metrics: options.metrics,
+      credentials,
+    });
+    await app.listen({ host: config.http.host, port: options.port ?? config.http.port });
+  } catch (err) {
+    await closeConnections();
+    throw err;
+  }
+  const { port } = app.server.address() as AddressInfo;
+  const url = `http://${publicHost(config.http.host)}:${port}`;
+  logger.info(
+    {
+      api: `${url}/v1`,
+      board: `${url}${BOARD_PATH}`,
+      apiTokensFile: credentials ? config.http.apiTokensFile : undefined,
+      boardUsersFile: credentials ? config.http.boardUsersFile : undefined,
+    },
+    credentials
+      ? `API at ${url}/v1 (bearer token from ${config.http.apiTokensFile}); Bull Board at ${url}${BOARD_PATH} (user:password from ${config.http.boardUsersFile})`
+      : `API at ${url}/v1 and Bull Board at ${url}${BOARD_PATH}, without auth (http.authDisabled)`,
+  );
+  return {
+    app,
+    url,
+    close: async () => {
+      await app.close();
+      await closeConnections();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+// Builds the web app on the real Redis with a prefix of its own, known
+// credentials files and the real producer client, and removes every key
+// of the prefix afterwards.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { createMetrics, type Metrics } from '../../src/metrics.js';
+import { createQueues, type Queues } from '../../src/queue/queues.js';
+import { buildWebApp } from '../../src/web/app.js';
+import { loadCredentials } from '../../src/web/auth/credentials.js';
+import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TestWeb {
+  app: FastifyInstance;
+  config: Config;
+  client: ProvisionerClient;
+  queues: Queues;
+  redis: Redis;
+  metrics: Metrics;
+  prefix: string;
+  token: string;
+  boardUser: string;
+  boardPassword: string;
+  close(): Promise<void>;
+}
+
+export function uniquePrefix(what: string): string {
+  return `pvep-test-${what}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    cursor = next;
+    if (found.length > 0) await redis.del(...found);
+  } while (cursor !== '0');
+}
+
+export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}): Promise<TestWeb> {
+  const prefix = uniquePrefix('web');
+  const dir = mkdtempSync(join(tmpdir(), 'pvep-web-'));
+  const token = `test-token-${randomBytes(12).toString('hex')}`;
+  const boardUser = 'ops';
+  const boardPassword = `pw-${randomBytes(12).toString('hex')}`;
+  writeFileSync(join(dir, 'tokens'), `${token}\n`, { mode: 0o600 });
+  writeFileSync(join(dir, 'users'), `${boardUser}:${boardPassword}\n`, { mode: 0o600 });
+  const config = loadConfig({
+    env: {},
+    overrides: {
+      redis: { url: REDIS_URL, prefix },
+      http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), ...httpOverrides },
+    },
+  });
+  const logger = silentLogger();
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  const queues = createQueues(redis, prefix);
+  const client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
+  const metrics = createMetrics();
+  const app = await buildWebApp({
+    config,
+    logger,
+    service: client,
+    queues: [queues.vm, queues.system],
+    readiness: redisReadinessSources(redis, prefix),
+    metrics,
+    credentials: await loadCredentials(config, logger),
+  });
+  return {
+    app,
+    config,
+    client,
+    queues,
+    redis,
+    metrics,
+    prefix,
+    token,
+    boardUser,
+    boardPassword,
+    async close() {
+      await app.close();
+      await client.close();
+      await queues.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function basicHeader(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
