@@ -1,10 +1,10 @@
 // The provider's view of SPEC 17: every error leaving the provider is a
 // ClassifiedError with an operator-readable reason.
 import { ClassifiedError, PermanentError, TransientError } from '../errors.js';
-import { classifyFallback } from './classify-fallback.js';
+import { classifyError } from '../proxmox/classify.js';
 
 export function classify(err: unknown): ClassifiedError {
-  return classifyFallback(err);
+  return classifyError(err);
 }
 
 /** The signal's abort as a Transient error: the job was cancelled or lost its lock. */
