@@ -107,12 +107,11 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
 
 async function deleteOrphan(ref: OrphanVmRef, deps: SweepDeps, dryRun: boolean): Promise<void> {
   if (dryRun) return;
-  const entry = await deps.registry.get(ref.name);
   ref.jobId = await deps.enqueuer.enqueueDelete({
     name: ref.name,
     uid: ref.uid,
     reason: `reconciler: orphan (${ref.reason})`,
-    seenGeneration: entry?.generation,
+    seenGeneration: ref.generation,
   });
 }
 

@@ -5,6 +5,8 @@
 // The rules that keep wanted and foreign things safe:
 // - a VM is a candidate only when the provider says it is ours (our mark)
 //   and it has a name and a uid; 'unknown' (config unreadable) is left alone;
+// - and only under a name this registry once recorded: with the registry's
+//   data lost, or another installation sharing the tag, nothing is an orphan;
 // - a present entry claims the VM of its name whose mark carries its uid;
 // - a name whose look-up failed is decided on no further;
 // - a seed is kept while any VM of its name is seen, and while its name is
@@ -50,14 +52,20 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
       plan.unknownVms.push(unknownRef(vm, `the look-up of its name failed: ${lookupError}`));
       continue;
     }
-    const reason = orphanReason(inventory.entries.get(vm.name), vm.uid);
+    const entry = inventory.entries.get(vm.name);
+    const reason = orphanReason(entry, vm.uid);
     if (reason === undefined) continue;
+    const generation = entry?.generation ?? inventory.generations.get(vm.name);
+    if (generation === undefined) {
+      plan.unknownVms.push(unknownRef(vm, 'its name was never recorded by this registry (another installation, or lost registry data)'));
+      continue;
+    }
     const created = vm.createdAt === undefined ? undefined : Date.parse(vm.createdAt);
     if (created === undefined || Number.isNaN(created)) {
       plan.unknownVms.push(unknownRef(vm, 'its mark has no written-at-create, so its age is unknown'));
       continue;
     }
-    const ref: OrphanVmRef = { name: vm.name, uid: vm.uid, vmid: vm.vmid, node: vm.node, reason };
+    const ref: OrphanVmRef = { name: vm.name, uid: vm.uid, vmid: vm.vmid, node: vm.node, reason, generation };
     plan.orphanVms.push({ ref, young: isYoung(created) });
   }
 

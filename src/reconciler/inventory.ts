@@ -11,6 +11,8 @@ export interface Inventory {
   vms: ListedVm[];
   seeds: SeedIso[];
   entries: Map<string, DesiredEntry>;
+  /** The last generation handed out per name; a name missing was never ours. */
+  generations: Map<string, number>;
   /** Names whose look-up failed, with the reason: nothing about them is decided. */
   unresolved: Map<string, string>;
 }
@@ -21,6 +23,7 @@ const LOOKUP_CONCURRENCY = 8;
 export async function takeInventory(
   provider: SweepProvider,
   entries: DesiredEntry[],
+  generations: Map<string, number>,
   ctx: OperationContext,
 ): Promise<Inventory> {
   // Either listing failing fails the sweep: an empty answer must never be
@@ -42,7 +45,7 @@ export async function takeInventory(
       unresolved.set(name, err instanceof Error ? err.message : String(err));
     }
   });
-  return { vms: mergeByVmid([...tagged, ...found]), seeds, entries: byName, unresolved };
+  return { vms: mergeByVmid([...tagged, ...found]), seeds, entries: byName, generations, unresolved };
 }
 
 /**

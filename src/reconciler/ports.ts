@@ -20,6 +20,13 @@ export interface DesiredStateReader {
   listAll(): Promise<DesiredEntry[]>;
   /** One name's current entry, read again just before a seed delete. */
   get(name: string): Promise<DesiredEntry | undefined>;
+  /**
+   * The last generation handed out per name, kept for ever (SPEC 2). A name
+   * missing here was never recorded by this registry: a VM under it may be
+   * another installation's, or the registry lost its data, so it is never
+   * swept away.
+   */
+  knownGenerations(): Promise<Map<string, number>>;
 }
 
 export interface NameLocks {
@@ -44,11 +51,13 @@ export interface TargetedDelete {
   /** Why, for the job log: `orphan: unknown name`, ... */
   reason: string;
   /**
-   * The name's generation when the sweep read the registry (undefined for a
-   * name it did not know). The job layer must not record a new desired state
-   * for this delete, and should refuse it when the name moved on since.
+   * The name's generation when the sweep read the registry (its record's,
+   * or for a name whose tombstone expired the last one handed out). The job
+   * layer records no new desired state for this delete, refuses it when the
+   * name moved on since, and the job carries it, so any later intent for
+   * the name supersedes it.
    */
-  seenGeneration: number | undefined;
+  seenGeneration: number;
 }
 
 export interface CreateAgain {

@@ -9,6 +9,8 @@ export interface OrphanVmRef {
   vmid: number;
   node: string;
   reason: OrphanReason;
+  /** The name's generation the decision was made on. */
+  generation: number;
   /** The delete job's id (absent in a dry run). */
   jobId?: string;
 }

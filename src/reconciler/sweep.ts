@@ -21,8 +21,8 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
 
   // The registry is read before Proxmox: a VM created after this read is
   // younger than the grace period, so it cannot be mistaken for an orphan.
-  const entries = await deps.registry.listAll();
-  const inventory = await takeInventory(deps.provider, entries, ctx);
+  const [entries, generations] = await Promise.all([deps.registry.listAll(), deps.registry.knownGenerations()]);
+  const inventory = await takeInventory(deps.provider, entries, generations, ctx);
   for (const [name, message] of inventory.unresolved) report.errors.push({ action: 'lookup', name, message });
   const plan = decide(inventory, deps.clock.now(), deps.settings.graceSeconds);
   report.listed = plan.listed;

@@ -94,15 +94,29 @@ export class ProviderDouble implements SweepProvider {
 
 export class RegistryDouble implements DesiredStateReader {
   entries = new Map<string, DesiredEntry>();
+  generations = new Map<string, number>();
 
   present(name: string, uid: string, updatedAt: Date = OLD, generation = 1): this {
     this.entries.set(name, { name, state: 'present', uid, generation, updatedAt: updatedAt.toISOString() });
+    this.generations.set(name, generation);
     return this;
   }
 
   tombstone(name: string, generation = 2, updatedAt: Date = OLD): this {
     this.entries.set(name, { name, state: 'absent', generation, updatedAt: updatedAt.toISOString() });
+    this.generations.set(name, generation);
     return this;
+  }
+
+  /** A name recorded once whose tombstone has since expired. */
+  expired(name: string, generation = 2): this {
+    this.entries.delete(name);
+    this.generations.set(name, generation);
+    return this;
+  }
+
+  knownGenerations(): Promise<Map<string, number>> {
+    return Promise.resolve(new Map(this.generations));
   }
 
   listAll(): Promise<DesiredEntry[]> {

@@ -18,7 +18,8 @@ describe('reconcile sweep (SPEC 5)', () => {
       .addSeed('gone', 'pve1')
       .addSeed('db', 'pve2');
     const world = makeWorld(provider);
-    world.registry.present('web', 'uid-new', undefined, 3).present('db', 'uid-db', undefined, 5).tombstone('gone');
+    // orphan-a was deleted long ago: its tombstone expired, its generation remains.
+    world.registry.present('web', 'uid-new', undefined, 3).present('db', 'uid-db', undefined, 5).tombstone('gone').expired('orphan-a', 2);
 
     const report = await sweep(world.deps, { dryRun: false });
 
@@ -26,7 +27,7 @@ describe('reconcile sweep (SPEC 5)', () => {
       ['orphan-a', 'uid-a'],
       ['web', 'uid-old'],
     ]);
-    expect(world.enqueuer.deletes[1]?.seenGeneration).to.equal(3);
+    expect(world.enqueuer.deletes.map((d) => d.seenGeneration)).to.deep.equal([2, 3]);
     expect(world.enqueuer.creates).to.deep.equal([{ name: 'db', generation: 5 }]);
     expect(provider.deletedSeeds).to.deep.equal(['seeds:iso/gone-seed.iso']);
     expect(world.locks.taken).to.deep.equal(['gone']);
@@ -47,7 +48,7 @@ describe('reconcile sweep (SPEC 5)', () => {
       .addSeed('fresh-seedless', 'pve1', young)
       .addSeed('busy-seedless', 'pve1');
     const world = makeWorld(provider);
-    world.registry.present('busy-missing', 'uid-m');
+    world.registry.present('busy-missing', 'uid-m').expired('fresh').expired('busy');
     world.locks.held.add('busy').add('busy-seedless').add('busy-missing');
 
     const report = await sweep(world.deps, { dryRun: false });
@@ -110,7 +111,7 @@ describe('reconcile sweep (SPEC 5)', () => {
       .addSeed('gone', 'pve1')
       .addSeed('busy', 'pve1');
     const world = makeWorld(provider);
-    world.registry.present('db', 'uid-db');
+    world.registry.present('db', 'uid-db').expired('orphan-a');
     world.locks.held.add('busy');
 
     const report = await sweep(world.deps, { dryRun: true });
@@ -146,6 +147,7 @@ describe('reconcile sweep (SPEC 5)', () => {
     // listAll saw no "late"; a create is accepted before the seed's turn.
     world.deps.registry = {
       listAll: () => Promise.resolve([]),
+      knownGenerations: () => Promise.resolve(new Map()),
       get: (name) => Promise.resolve({ name, state: 'present', uid: 'uid-l', generation: 1, updatedAt: NOW.toISOString() }),
     };
 
@@ -191,11 +193,27 @@ describe('reconcile sweep (SPEC 5)', () => {
       description: 'managed-by: pve-provisioner\nuid: uid-z',
     });
     const world = makeWorld(provider);
+    world.registry.expired('ageless');
 
     const report = await sweep(world.deps, { dryRun: false });
 
     expect(world.enqueuer.deletes).to.deep.equal([]);
     expect(report.orphans.unknown.map((u) => u.vmid)).to.deep.equal([601]);
+  });
+
+  it('leaves a VM of ours under a name this registry never recorded alone (lost registry data, or another installation)', async () => {
+    const provider = new ProviderDouble()
+      .addVm({ vmid: 701, node: 'pve1', name: 'elsewhere', tags: [OUR_TAG], description: mark('uid-e') })
+      .addVm({ vmid: 702, node: 'pve1', name: 'forgotten', tags: [OUR_TAG], description: mark('uid-f') });
+    const world = makeWorld(provider);
+    world.registry.expired('forgotten');
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.deletes.map((d) => d.name)).to.deep.equal(['forgotten']);
+    expect(report.orphans.unknown.map((u) => [u.vmid, u.why])).to.deep.equal([
+      [701, 'its name was never recorded by this registry (another installation, or lost registry data)'],
+    ]);
   });
 
   it('fails as a whole, acting on nothing, when the tag listing fails', async () => {
