@@ -50,6 +50,11 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
     }
   }
 
+  for (const ref of plan.strangerSeeds) {
+    report.seeds.neverRecorded.push(ref);
+    note('seed_never_recorded', `left alone: seed ${ref.volid} on ${ref.node}, no VM, but its name was never recorded by this registry`);
+  }
+
   for (const candidate of plan.orphanSeeds) {
     ctx.signal.throwIfAborted();
     const ref = candidate.ref;

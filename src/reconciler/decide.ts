@@ -28,6 +28,8 @@ export interface Plan {
   orphanVms: Candidate<OrphanVmRef>[];
   unknownVms: UnknownVmRef[];
   orphanSeeds: (Candidate<SeedRef> & { seed: SeedIso })[];
+  /** Seeds with no VM under a name this registry never recorded: left alone. */
+  strangerSeeds: SeedRef[];
   missing: Candidate<MissingRef>[];
 }
 
@@ -35,7 +37,7 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
   const isYoung = (createdMs: number | undefined): boolean =>
     createdMs === undefined || Number.isNaN(createdMs) || now.getTime() - createdMs < graceSeconds * 1000;
 
-  const plan: Plan = { listed: inventory.vms.length, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], missing: [] };
+  const plan: Plan = { listed: inventory.vms.length, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], strangerSeeds: [], missing: [] };
   for (const vm of inventory.vms) {
     if (vm.ours === false) continue;
     if (vm.ours === 'unknown') {
@@ -73,6 +75,10 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
   for (const seed of inventory.seeds) {
     if (namesWithVm.has(seed.name) || inventory.unresolved.has(seed.name)) continue;
     if (inventory.entries.get(seed.name)?.state === 'present') continue;
+    if (!inventory.generations.has(seed.name)) {
+      plan.strangerSeeds.push(seedRef(seed));
+      continue;
+    }
     const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
     plan.orphanSeeds.push({ ref: seedRef(seed), seed, young: isYoung(created) });
   }

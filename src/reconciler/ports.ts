@@ -96,6 +96,7 @@ export type FindingKind =
   | 'orphan_seed'
   | 'orphan_seed_young'
   | 'orphan_seed_locked'
+  | 'seed_never_recorded'
   | 'missing_vm'
   | 'missing_vm_young'
   | 'missing_vm_locked'

@@ -65,6 +65,8 @@ export interface SweepReport {
     skippedLocked: SeedRef[];
     /** A job was pending, or the name became present while the sweep ran. */
     skippedWanted: SeedRef[];
+    /** No VM, but under a name this registry never recorded: not provably ours. */
+    neverRecorded: SeedRef[];
   };
   missing: {
     reenqueued: MissingRef[];
@@ -84,7 +86,7 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     listed: 0,
     ours: 0,
     orphans: { deleted: [], skippedYoung: [], skippedLocked: [], skippedPending: [], unknown: [] },
-    seeds: { listed: 0, deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [] },
+    seeds: { listed: 0, deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
     missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [] },
     errors: [],
   };

@@ -48,7 +48,7 @@ describe('reconcile sweep (SPEC 5)', () => {
       .addSeed('fresh-seedless', 'pve1', young)
       .addSeed('busy-seedless', 'pve1');
     const world = makeWorld(provider);
-    world.registry.present('busy-missing', 'uid-m').expired('fresh').expired('busy');
+    world.registry.present('busy-missing', 'uid-m').expired('fresh').expired('busy').expired('fresh-seedless').expired('busy-seedless');
     world.locks.held.add('busy').add('busy-seedless').add('busy-missing');
 
     const report = await sweep(world.deps, { dryRun: false });
@@ -111,7 +111,7 @@ describe('reconcile sweep (SPEC 5)', () => {
       .addSeed('gone', 'pve1')
       .addSeed('busy', 'pve1');
     const world = makeWorld(provider);
-    world.registry.present('db', 'uid-db').expired('orphan-a');
+    world.registry.present('db', 'uid-db').expired('orphan-a').tombstone('gone').expired('busy');
     world.locks.held.add('busy');
 
     const report = await sweep(world.deps, { dryRun: true });
@@ -144,10 +144,10 @@ describe('reconcile sweep (SPEC 5)', () => {
   it('keeps a seed whose name became present while the sweep ran (read again under the lock)', async () => {
     const provider = new ProviderDouble().addSeed('late', 'pve1');
     const world = makeWorld(provider);
-    // listAll saw no "late"; a create is accepted before the seed's turn.
+    // listAll saw no "late" (its tombstone expired); a create is accepted before the seed's turn.
     world.deps.registry = {
       listAll: () => Promise.resolve([]),
-      knownGenerations: () => Promise.resolve(new Map()),
+      knownGenerations: () => Promise.resolve(new Map([['late', 1]])),
       get: (name) => Promise.resolve({ name, state: 'present', uid: 'uid-l', generation: 1, updatedAt: NOW.toISOString() }),
     };
 
@@ -204,13 +204,16 @@ describe('reconcile sweep (SPEC 5)', () => {
   it('leaves a VM of ours under a name this registry never recorded alone (lost registry data, or another installation)', async () => {
     const provider = new ProviderDouble()
       .addVm({ vmid: 701, node: 'pve1', name: 'elsewhere', tags: [OUR_TAG], description: mark('uid-e') })
-      .addVm({ vmid: 702, node: 'pve1', name: 'forgotten', tags: [OUR_TAG], description: mark('uid-f') });
+      .addVm({ vmid: 702, node: 'pve1', name: 'forgotten', tags: [OUR_TAG], description: mark('uid-f') })
+      .addSeed('elsewhere-seedless', 'pve1');
     const world = makeWorld(provider);
     world.registry.expired('forgotten');
 
     const report = await sweep(world.deps, { dryRun: false });
 
     expect(world.enqueuer.deletes.map((d) => d.name)).to.deep.equal(['forgotten']);
+    expect(provider.deletedSeeds).to.deep.equal([]);
+    expect(report.seeds.neverRecorded.map((s) => s.name)).to.deep.equal(['elsewhere-seedless']);
     expect(report.orphans.unknown.map((u) => [u.vmid, u.why])).to.deep.equal([
       [701, 'its name was never recorded by this registry (another installation, or lost registry data)'],
     ]);
