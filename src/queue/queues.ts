@@ -17,8 +17,7 @@ export function queueOf(job: JobName): QueueName {
 }
 
 /** Retention of finished jobs (SPEC 1): a count of 0 keeps none, 0 seconds sets no age bound. */
-export function keepJobs(count: number, seconds: number): KeepJobs | boolean {
-  if (count === 0) return true;
+export function keepJobs(count: number, seconds: number): KeepJobs {
   return seconds === 0 ? { count } : { count, age: seconds };
 }
 

@@ -1,0 +1,37 @@
+// check (SPEC 1, 3, 10): takes no lock; reports Provisioning while a
+// create or delete holds the name, else what the provider sees.
+import { NotFoundError } from '../src/errors.js';
+import type { VmObservation } from '../src/provider/types.js';
+import { validateStoredJobData } from './schema.js';
+import { defineJob } from './types.js';
+import type { JobContext, JobDeps } from './types.js';
+
+async function uidOf(name: string, deps: JobDeps, ctx: JobContext): Promise<string | undefined> {
+  const record = await deps.registry.get(name);
+  if (record?.state === 'present' && record.uid !== undefined) return record.uid;
+  const found = await deps.provider.findByName(name, ctx);
+  return found.find((vm) => vm.ours === true && vm.uid !== undefined)?.uid;
+}
+
+async function observe(name: string, deps: JobDeps, ctx: JobContext): Promise<VmObservation> {
+  if (await deps.isNameLocked(name)) return { state: 'Provisioning' };
+  const uid = await uidOf(name, deps, ctx);
+  if (uid === undefined) return { state: 'NotFound' };
+  try {
+    return await deps.provider.get({ name, uid }, ctx);
+  } catch (err) {
+    if (err instanceof NotFoundError) return { state: 'NotFound' };
+    throw err;
+  }
+}
+
+export const checkJob = defineJob({
+  name: 'check',
+  validate: (data, limits) => validateStoredJobData('check', data, limits),
+  async handler(data, deps, ctx) {
+    const seen = await observe(data.name, deps, ctx);
+    const result = { state: seen.state, address: seen.address, vmid: seen.vmid, node: seen.node };
+    await deps.registry.recordLastKnown(data.name, { ...result, at: new Date().toISOString() });
+    return result;
+  },
+});

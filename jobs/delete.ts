@@ -1,0 +1,29 @@
+// delete (SPEC 1, 15): under the name's lock; a VM already gone is done
+// (SPEC 4: NotFound on delete means success).
+import { NotFoundError } from '../src/errors.js';
+import type { DeleteResult } from '../src/provider/types.js';
+import { validateStoredJobData } from './schema.js';
+import { defineJob, isOlderGeneration } from './types.js';
+
+export const deleteJob = defineJob({
+  name: 'delete',
+  validate: (data, limits) => validateStoredJobData('delete', data, limits),
+  lockedName: (data) => data.name,
+  // A delete naming a uid the name is not desired with only removes that
+  // uid's VM (an orphan), so no newer intent makes it moot.
+  superseded: (data, record) =>
+    isOlderGeneration(data.generation, record) && !(data.uid !== undefined && record?.state === 'present' && record.uid !== data.uid),
+  async handler(data, deps, ctx) {
+    let result: DeleteResult;
+    try {
+      result = await deps.provider.delete(data.uid === undefined ? { name: data.name } : { name: data.name, uid: data.uid }, ctx);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+      await ctx.log?.(`nothing to delete: ${err.reason}`);
+      result = { deleted: false, seedsDeleted: 0 };
+    }
+    const record = await deps.registry.get(data.name);
+    if (record?.state === 'absent') await deps.registry.recordLastKnown(data.name, { state: 'NotFound', at: new Date().toISOString() });
+    return result;
+  },
+});

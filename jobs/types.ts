@@ -1,0 +1,56 @@
+// What a job is to the worker: a name, a validator for its stored data,
+// and a handler `(data, deps, ctx)` (STYLE: dependencies passed in, never
+// imported as singletons). jobs/index.ts registers them.
+import type { Logger } from '../src/log.js';
+import type { NodeHealth, OperationContext, Provider } from '../src/provider/types.js';
+import type { DesiredRecord, LastKnown } from '../src/queue/registry.js';
+import type { JobDataOf, JobLimits, JobName, Validation } from './schema.js';
+
+export interface JobDeps {
+  provider: Provider;
+  registry: {
+    get(name: string): Promise<DesiredRecord | undefined>;
+    recordLastKnown(name: string, lastKnown: LastKnown): Promise<void>;
+  };
+  /** Whether a create or delete holds the name now (check, SPEC 3). */
+  isNameLocked(name: string): Promise<boolean>;
+  saveHealth(nodes: NodeHealth[]): Promise<void>;
+  logger: Logger;
+}
+
+export interface JobContext extends OperationContext {
+  jobId: string;
+}
+
+export interface JobDefinition<N extends JobName> {
+  name: N;
+  validate(data: unknown, limits: JobLimits): Validation<JobDataOf[N]>;
+  /** The name whose lock the job holds while it runs (SPEC 3). */
+  lockedName?(data: JobDataOf[N]): string;
+  /** True when a newer intent for the name makes this job moot (SPEC 2). */
+  superseded?(data: JobDataOf[N], record: DesiredRecord | undefined): boolean;
+  handler(data: JobDataOf[N], deps: JobDeps, ctx: JobContext): Promise<unknown>;
+}
+
+/** A definition with its data type erased, as the worker holds it. */
+export interface AnyJobDefinition {
+  name: JobName;
+  validate(data: unknown, limits: JobLimits): Validation<unknown>;
+  lockedName?(data: unknown): string;
+  superseded?(data: unknown, record: DesiredRecord | undefined): boolean;
+  handler(data: unknown, deps: JobDeps, ctx: JobContext): Promise<unknown>;
+}
+
+/**
+ * Erases the data type (method parameters are bivariant, so no cast is
+ * needed): the worker only ever passes a definition the data its own
+ * validate returned.
+ */
+export function defineJob<N extends JobName>(definition: JobDefinition<N>): AnyJobDefinition {
+  return definition;
+}
+
+/** SPEC 2: the name's current generation is newer than the job's. */
+export function isOlderGeneration(generation: number, record: DesiredRecord | undefined): boolean {
+  return record !== undefined && record.generation > generation;
+}

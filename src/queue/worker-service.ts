@@ -1,0 +1,125 @@
+// The worker process's job service: a worker on each queue, the health
+// schedule, heartbeats, and graceful shutdown (SPEC 1 to 4, 19).
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'bullmq';
+import type { BackoffStrategy } from 'bullmq';
+import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
+import { limitsFromConfig } from '../../jobs/schema.js';
+import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
+import type { Config } from '../config-types.js';
+import type { Logger } from '../log.js';
+import type { JobMetrics } from '../metrics.js';
+import type { Provider } from '../provider/types.js';
+import { createWorkerConnection } from './connection.js';
+import type { Redis } from './connection.js';
+import { writeLastHealth } from './health-store.js';
+import { startHeartbeat } from './heartbeat.js';
+import { NameLocks } from './name-lock.js';
+import { createProcessor } from './processor.js';
+import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, createQueues, keepJobs } from './queues.js';
+import { DesiredStateRegistry } from './registry.js';
+import { retryDelayMs } from './retry.js';
+
+export interface WorkerServiceOptions {
+  config: Config;
+  provider: Provider;
+  logger: Logger;
+  metrics?: JobMetrics;
+  /** This process's id in heartbeats; random when absent. */
+  id?: string;
+  definitions?: readonly AnyJobDefinition[];
+  /** Schedule the health job every health.everySeconds (default true). */
+  scheduleHealth?: boolean;
+}
+
+export interface CloseOutcome {
+  /** Running jobs did not finish within the grace period and were cancelled. */
+  forced: boolean;
+}
+
+export interface WorkerService {
+  readonly id: string;
+  /** Stops taking jobs, lets running ones finish within graceMs, then closes (SPEC 1). */
+  close(graceMs?: number): Promise<CloseOutcome>;
+}
+
+/** After the grace period, cancelled jobs get this long to see their signal. */
+const CANCEL_SETTLE_MS = 1_000;
+
+function sleep(ms: number): Promise<'timeout'> {
+  return new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
+}
+
+export async function startWorkerService(options: WorkerServiceOptions): Promise<WorkerService> {
+  const { config, provider, logger, metrics } = options;
+  const id = options.id ?? randomUUID();
+  const prefix = config.redis.prefix;
+  const definitions = buildJobRegistry(options.definitions ?? jobDefinitions);
+  const redis: Redis = createWorkerConnection(config.redis.url);
+  const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
+  const locks = new NameLocks(redis, prefix);
+  const deps: JobDeps = {
+    provider,
+    registry,
+    isNameLocked: (name) => locks.isHeld(name),
+    saveHealth: (nodes) => writeLastHealth(redis, prefix, nodes),
+    logger,
+  };
+  const processor = createProcessor({ definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}) });
+  const backoffStrategy: BackoffStrategy = (attemptsMade, type, _err, job) => {
+    const base = type === BACKOFF_TYPE ? (job?.opts.backoff as { delay?: number } | undefined)?.delay : undefined;
+    return retryDelayMs(attemptsMade, base ?? config.jobs.backoffMs);
+  };
+  // A crashed worker's job is taken over after about one lock TTL: the
+  // BullMQ job lock and the stalled check follow the name lock's TTL.
+  const common = {
+    connection: redis,
+    prefix,
+    lockDuration: config.budgets.lockTtlMs,
+    stalledInterval: config.budgets.lockTtlMs,
+    settings: { backoffStrategy },
+    removeOnComplete: keepJobs(config.jobs.keepCompletedCount, config.jobs.keepCompletedSeconds),
+    removeOnFail: keepJobs(config.jobs.keepFailedCount, config.jobs.keepFailedSeconds),
+  };
+
+  const queues = createQueues(redis, prefix, config.jobs);
+  await queues.system.setGlobalConcurrency(1);
+  if (options.scheduleHealth ?? true) {
+    await queues.system.upsertJobScheduler('health', { every: config.health.everySeconds * 1000 }, { name: 'health', data: {} });
+  }
+
+  const workers = [
+    new Worker(VM_QUEUE, processor, { ...common, concurrency: config.jobs.concurrency }),
+    new Worker(SYSTEM_QUEUE, processor, { ...common, concurrency: 1 }),
+  ];
+  for (const worker of workers) {
+    // A job whose BullMQ lock could not be renewed may already run
+    // elsewhere: abort its Proxmox calls before the next write (SPEC 3).
+    worker.on('lockRenewalFailed', (jobIds) => {
+      for (const jobId of jobIds) worker.cancelJob(jobId, 'lost the job lock');
+    });
+    worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
+    worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
+    worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
+  }
+  const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency);
+  logger.info({ id, prefix, concurrency: config.jobs.concurrency }, 'workers started');
+
+  return {
+    id,
+    async close(graceMs = config.jobs.shutdownGraceSeconds * 1000) {
+      await heartbeat.stop();
+      const closing = Promise.all(workers.map((w) => w.close()));
+      let forced = false;
+      if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
+        forced = true;
+        logger.warn({ graceMs }, 'running jobs did not finish within the grace period; cancelling them');
+        for (const worker of workers) worker.cancelAllJobs('worker shutting down');
+        await Promise.race([closing, sleep(CANCEL_SETTLE_MS)]);
+      }
+      await queues.close().catch(() => undefined);
+      redis.disconnect();
+      return { forced };
+    },
+  };
+}
