@@ -97,7 +97,7 @@ describe('simulator: storage (F12, F13, SPEC 16)', () => {
     const status = await sim.data<Record<string, unknown>>('GET', `/nodes/pv1-1/tasks/${encodeURIComponent(again)}/status`);
     expect(status).to.include({ status: 'stopped', exitstatus: 'OK', type: 'imgdel', id: '' });
     const log = await sim.data<unknown>('GET', `/nodes/pv1-1/tasks/${encodeURIComponent(again)}/log`);
-    expect(log).to.deep.equal(JSON.parse(captured('task_log_volume_missing').body).data);
+    expect(log).to.deep.equal((JSON.parse(captured('task_log_volume_missing').body) as { data: unknown }).data);
   });
 
   it('answers the captured 403 where Datastore.Allocate is denied (F13)', async () => {
