@@ -30,7 +30,7 @@ describe('secret files and redaction', () => {
     expect(redactSecrets(`token ${token}`)).to.not.contain(secret);
   });
 
-  it('redacts every line of a multi-line file', async () => {
+  it('redacts every line of a multi-line file', () => {
     const first = randomUUID();
     const second = randomUUID();
     readSecretFileSync(file('tokens', `${first}\n${second}\n`));
