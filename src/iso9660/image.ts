@@ -39,8 +39,6 @@ export interface IsoImage {
 export const DEFAULT_DATE = new Date(Date.UTC(2000, 0, 1, 0, 0, 0));
 /** Sectors 0-15 are the system area (ECMA-119 6.2.1). */
 const SYSTEM_AREA_SECTORS = 16;
-/** libarchive accepts a volume only when it has more than 20 sectors. */
-const MIN_SECTORS = 21;
 /** Root-only path table: one 10-byte entry (ECMA-119 9.4). */
 const PATH_TABLE_SIZE = 10;
 /** The NM entry of a name must fit a directory record (255 bytes in all). */
@@ -107,7 +105,8 @@ export function buildIsoImage(files: readonly IsoFile[], options: IsoImageOption
     // An empty file still gets a sector of its own, so no extent points past the volume.
     next += Math.max(1, sectorsFor(file.size));
   }
-  const totalSectors = Math.max(next, MIN_SECTORS);
+  // libarchive wants more than 20 sectors; the smallest layout (one file) has 23.
+  const totalSectors = next;
 
   const descriptor = (kind: DescriptorKind, root: typeof primaryRoot, l: number, m: number): Buffer =>
     volumeDescriptor({
@@ -140,7 +139,6 @@ export function buildIsoImage(files: readonly IsoFile[], options: IsoImageOption
 
   // Copied, so a caller changing its buffers later cannot change the image.
   const contents = primaryOrder.map((f) => Buffer.from(f.data));
-  const trailingSectors = totalSectors - next;
   function* chunks(): Generator<Buffer> {
     yield headerBytes;
     for (const data of contents) {
@@ -148,7 +146,6 @@ export function buildIsoImage(files: readonly IsoFile[], options: IsoImageOption
       const padding = Math.max(1, sectorsFor(data.length)) * SECTOR_SIZE - data.length;
       if (padding > 0) yield Buffer.alloc(padding);
     }
-    if (trailingSectors > 0) yield Buffer.alloc(trailingSectors * SECTOR_SIZE);
   }
   return {
     size: totalSectors * SECTOR_SIZE,
