@@ -1,0 +1,35 @@
+// The job layer's desired-state registry (src/queue/registry.ts) as the
+// sweep's DesiredStateReader. The generations hash is read directly: it is
+// the one record of every name this registry ever handed a generation.
+import type { Redis } from 'ioredis';
+import { keys } from '../queue/keys.js';
+import type { DesiredRecord, DesiredStateRegistry } from '../queue/registry.js';
+import type { DesiredEntry, DesiredStateReader } from './ports.js';
+
+function toEntry(record: DesiredRecord): DesiredEntry {
+  const entry: DesiredEntry = { name: record.name, state: record.state, generation: record.generation, updatedAt: record.updatedAt };
+  if (record.uid !== undefined) entry.uid = record.uid;
+  return entry;
+}
+
+export function registryReader(registry: DesiredStateRegistry, redis: Redis, prefix: string): DesiredStateReader {
+  return {
+    async listAll() {
+      return (await registry.list()).map(toEntry);
+    },
+    async get(name) {
+      const record = await registry.get(name);
+      return record && toEntry(record);
+    },
+    async knownGenerations() {
+      const all = await redis.hgetall(keys.generations(prefix));
+      return new Map(Object.entries(all).map(([name, generation]) => [name, Number(generation)]));
+    },
+  };
+}
+
+/** The last generation handed out for one name; undefined when it was never recorded. */
+export async function knownGeneration(redis: Redis, prefix: string, name: string): Promise<number | undefined> {
+  const value = await redis.hget(keys.generations(prefix), name);
+  return value === null ? undefined : Number(value);
+}

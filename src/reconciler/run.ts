@@ -1,0 +1,61 @@
+// The reconcile job's work (SPEC 1, 5), built from the job layer's pieces:
+// at most one sweep at a time across processes (the sweep lock), the sweep
+// over the registry, the name locks and the vm queue, and its findings
+// counted for metrics (SPEC 9). The worker registers it as the `reconcile`
+// handler; the CLI only enqueues the job.
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { limitsFromConfig } from '../../jobs/schema.js';
+import type { Config } from '../config-types.js';
+import type { OperationContext } from '../provider/types.js';
+import type { NameLocks } from '../queue/name-lock.js';
+import type { DesiredStateRegistry } from '../queue/registry.js';
+import { nameLocksAdapter } from './lock-adapter.js';
+import { pendingJobLookup, queueEnqueuer } from './queue-adapter.js';
+import { registryReader } from './registry-adapter.js';
+import { sweep } from './sweep.js';
+import { sweepLockKey, withSweepLock } from './sweep-lock.js';
+import type { SweepDeps, SweepProvider } from './ports.js';
+import type { SweepReport } from './report.js';
+
+export interface ReconcileRunnerOptions {
+  config: Config;
+  redis: Redis;
+  provider: SweepProvider;
+  vmQueue: Queue;
+  registry: DesiredStateRegistry;
+  locks: NameLocks;
+  /** SPEC 9: reconcilerFindings{kind}. */
+  metrics?: { reconcilerFindings(kind: string, count: number): void };
+  now?: () => Date;
+}
+
+export type ReconcileOutcome = SweepReport | { skipped: true; reason: string };
+
+export function createReconcileRunner(options: ReconcileRunnerOptions): (data: { dryRun: boolean }, ctx: OperationContext) => Promise<ReconcileOutcome> {
+  const { config, redis, registry, metrics } = options;
+  const prefix = config.redis.prefix;
+  const ttlMs = config.budgets.lockTtlMs;
+  return async (data, ctx) => {
+    const deps: SweepDeps = {
+      registry: registryReader(registry, redis, prefix),
+      locks: nameLocksAdapter(options.locks, ttlMs),
+      jobs: pendingJobLookup(options.vmQueue),
+      enqueuer: queueEnqueuer({ vmQueue: options.vmQueue, registry, redis, prefix, limits: limitsFromConfig(config) }),
+      provider: options.provider,
+      clock: { now: options.now ?? (() => new Date()) },
+      settings: { graceSeconds: config.reconciler.graceSeconds, recreateMissing: config.reconciler.recreateMissing },
+      ...(metrics ? { onFinding: (kind) => metrics.reconcilerFindings(kind, 1) } : {}),
+      ...(ctx.log ? { log: (line) => void ctx.log?.(line) } : {}),
+    };
+    const outcome = await withSweepLock(redis, sweepLockKey(prefix), ttlMs, (lost) =>
+      sweep(deps, { dryRun: data.dryRun, signal: AbortSignal.any([ctx.signal, lost]) }),
+    );
+    return outcome === 'skipped' ? { skipped: true, reason: 'another sweep is running' } : outcome;
+  };
+}
+
+/** The reconcile schedule (SPEC 5); every process may upsert it at start. */
+export async function scheduleReconcile(systemQueue: Queue, everySeconds: number): Promise<void> {
+  await systemQueue.upsertJobScheduler('reconcile', { every: everySeconds * 1000 }, { name: 'reconcile', data: { dryRun: false } });
+}
