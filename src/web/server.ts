@@ -68,7 +68,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       boardUsersFile: credentials ? config.http.boardUsersFile : undefined,
     },
     credentials
-      ? `API at ${url}/v1 (bearer token from ${config.http.apiTokensFile}); Bull Board at ${url}${BOARD_PATH} (user:password from ${config.http.boardUsersFile})`
+      ? `API at ${url}/v1, its tokens in ${config.http.apiTokensFile}; Bull Board at ${url}${BOARD_PATH}, its user:password in ${config.http.boardUsersFile}`
       : `API at ${url}/v1 and Bull Board at ${url}${BOARD_PATH}, without auth (http.authDisabled)`,
   );
   return {
