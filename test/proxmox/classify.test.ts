@@ -104,7 +104,7 @@ describe('error classes (SPEC 17)', () => {
 
   it('403 names the privilege and the path it is missing on (F13)', () => {
     const reason = classifyError(errors.get('err_forbidden_volume_delete')).reason;
-    expect(reason).to.contain('Datastore.Allocate').and.contain('/storage/local');
+    expect(reason).to.contain('the API token lacks Datastore.Allocate on /storage/local');
   });
 
   it('400 names the refused parameter (F9)', () => {
