@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { faultSetProblems, type FaultSet } from './faults.js';
 import { readText, sendJson } from './http-io.js';
 import type { Simulator } from './simulator.js';
-import { vmDisks, type SimVm, type VmConfig } from './state.js';
+import { touched, vmDisks, type SimVm, type VmConfig } from './state.js';
 
 function vmView(vm: SimVm): Record<string, unknown> {
   return {
@@ -73,6 +73,7 @@ function plant(sim: Simulator, p: VmPlant): SimVm {
   if (p.paused !== undefined) vm.paused = p.paused;
   if (p.lock === null) delete vm.config.lock;
   else if (typeof p.lock === 'string') vm.config.lock = p.lock;
+  touched(vm);
   return vm;
 }
 

@@ -22,8 +22,17 @@ function send(res: ServerResponse, status: number, reason: string, body: string 
   res.end(body);
 }
 
+/** Data already serialized (large lists built from cached parts). */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+export function rawJson(json: string): RawJson {
+  return new RawJson(json);
+}
+
 export function sendData(res: ServerResponse, data: unknown): void {
-  send(res, 200, 'OK', JSON.stringify({ data: data ?? null }));
+  send(res, 200, 'OK', data instanceof RawJson ? `{"data":${data.json}}` : JSON.stringify({ data: data ?? null }));
 }
 
 export function sendError(res: ServerResponse, err: SimAnswerError): void {

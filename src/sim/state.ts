@@ -23,6 +23,16 @@ export interface SimVm {
   lockUntil?: number;
   /** How the VM was made, for tests: `full` or `linked` clone, `seeded` at start. */
   origin: 'full' | 'linked' | 'seeded';
+  /** The /cluster/resources entry as JSON, split around its uptime; dropped by `touched` (see cluster.ts). */
+  cachedEntry?: [string, string];
+  /** memoryBytes of the config; dropped by `touched`. */
+  cachedMemory?: number;
+}
+
+/** Call after any change to a VM, so its cached /cluster/resources entry is rebuilt. */
+export function touched(vm: SimVm): void {
+  vm.cachedEntry = undefined;
+  vm.cachedMemory = undefined;
 }
 
 export interface SimVolume {
@@ -152,9 +162,11 @@ export function bootDiskBytes(vm: SimVm): number {
 }
 
 export function memoryBytes(vm: SimVm): number {
+  if (vm.cachedMemory !== undefined) return vm.cachedMemory;
   const memory = vm.config.memory;
   const mib = typeof memory === 'number' ? memory : Number(/(\d+)/.exec(memory ?? '512')?.[1] ?? 512);
-  return mib * 1024 * 1024;
+  vm.cachedMemory = mib * 1024 * 1024;
+  return vm.cachedMemory;
 }
 
 export function cpuCount(vm: SimVm): number {

@@ -5,7 +5,7 @@ import { dieError } from '../answer-error.js';
 import { DRIVE_KEY, formatSize, isCdrom, parseDrive, printDrive, setDriveOption, storageOf, driveOption } from '../disks.js';
 import type { PropSchema } from '../formats.js';
 import { randomMac } from '../mac.js';
-import { configAnswer, configDigest, type SimVm } from '../state.js';
+import { configAnswer, configDigest, touched, type SimVm } from '../state.js';
 import { texts } from '../texts.js';
 import { flag, param, vmidParam, type Handler, type HandlerContext } from './context.js';
 
@@ -98,5 +98,6 @@ export const putConfig: Handler = (ctx) => {
     if (isNewDrive) appendToBootOrder(vm, key);
   }
   for (const key of (ctx.params.delete ?? '').split(/[,;\s]+/).filter((k) => k !== '')) delete vm.config[key];
+  touched(vm);
   return null;
 };

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { dieError, paramError } from '../answer-error.js';
 import { DRIVE_KEY, driveBytes, formatSize, isCdrom, parseDrive, parseSize, printDrive, setDriveOption, storageOf } from '../disks.js';
 import { randomMac } from '../mac.js';
-import type { SimVm, VmConfig } from '../state.js';
+import { touched, type SimVm, type VmConfig } from '../state.js';
 import { texts } from '../texts.js';
 import { assertUnlocked } from './qemu-config.js';
 import { flag, param, vmidParam, type Handler, type HandlerContext } from './context.js';
@@ -79,6 +79,7 @@ export const clone: Handler = (ctx) => {
       vm.cloning = false;
       delete vm.config.lock;
       vm.lockUntil = undefined;
+      touched(vm);
       return disks.map((d) => `create ${linked ? 'linked' : 'full'} clone of drive ${d} (${String(source.config[d])})`);
     },
     onFail: () => sim.state.removeVm(vm),
@@ -110,6 +111,7 @@ export const resize: Handler = (ctx) => {
       if (wanted < current) throw new Error(texts.shrinkRefused);
       if (wanted === current) return [];
       vm.config[disk] = printDrive(setDriveOption(drive, 'size', formatSize(wanted)));
+      touched(vm);
       return [`  Size of logical volume changed from ${formatSize(current)} to ${formatSize(wanted)}.`];
     },
   }).upid;
@@ -144,6 +146,7 @@ export const start: Handler = (ctx) => {
       vm.status = 'running';
       vm.paused = false;
       vm.startedAt = endAt;
+      touched(vm);
       return waits ? ['trying to acquire lock... OK'] : [];
     },
   }).upid;
@@ -165,6 +168,7 @@ export const stop: Handler = (ctx) => {
       vm.status = 'stopped';
       vm.paused = false;
       vm.startedAt = undefined;
+      touched(vm);
       return [];
     },
   }).upid;
@@ -176,6 +180,7 @@ export const destroy: Handler = (ctx) => {
   assertUnlocked(vm, ctx);
   if (vm.status === 'running') throw dieError(texts.destroyRunning(vm.vmid));
   vm.config.lock = 'destroyed';
+  touched(vm);
   const purge = flag(ctx, 'purge');
   return sim.runTask({
     node: vm.node,
@@ -192,6 +197,7 @@ export const destroy: Handler = (ctx) => {
     },
     onFail: () => {
       delete vm.config.lock;
+      touched(vm);
     },
   }).upid;
 };
