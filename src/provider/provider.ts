@@ -8,6 +8,7 @@ import { realSleep } from './poll.js';
 import { getVm } from './get.js';
 import { findByName, listByTag } from './list.js';
 import { deleteSeed, listSeeds } from './seeds.js';
+import { createVm } from './create.js';
 
 export interface ProviderOptions {
   api: ProxmoxApi;
@@ -36,7 +37,7 @@ export function createProvider(options: ProviderOptions): Provider {
     listByTag: (ctx) => listByTag(deps, ctx),
     listSeeds: (ctx) => listSeeds(deps, ctx),
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
-    create: () => Promise.resolve(notYet('create')),
+    create: (spec, ctx) => createVm(deps, spec, ctx),
     delete: () => Promise.resolve(notYet('delete')),
     health: () => Promise.resolve(notYet('health')),
   };

@@ -89,7 +89,7 @@ export interface FakeVm {
   kind: 'qemu' | 'lxc';
   config: VmConfig;
   status: 'running' | 'stopped';
-  qmpstatus: 'running' | 'paused' | 'stopped';
+  qmpstatus: 'running' | 'paused' | 'stopped' | 'prelaunch';
   /** True while a clone task fills it: nameless and `unknown` in resources (F8). */
   cloning: boolean;
   agent: FakeAgent;
@@ -104,7 +104,7 @@ export interface FakeVmInit {
   kind?: 'qemu' | 'lxc';
   config?: VmConfig;
   status?: 'running' | 'stopped';
-  qmpstatus?: 'running' | 'paused' | 'stopped';
+  qmpstatus?: 'running' | 'paused' | 'stopped' | 'prelaunch';
   cloning?: boolean;
   agent?: Partial<FakeAgent>;
 }

@@ -1,0 +1,156 @@
+// Create (SPEC 13). Every step is safe to repeat, so a create that was
+// killed after any step and runs again finds its VM by name (or at its
+// VMID, mid-clone) and goes on from there: never a second clone.
+import type { NodeConfig } from '../config-types.js';
+import { TransientError } from '../errors.js';
+import { buildSeed } from '../nocloud/seed.js';
+import type { CreateResult, CreateSpec, CreateStep, OperationContext, VmObservation } from './types.js';
+import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
+import { permanent } from './errors.js';
+import { call } from './call.js';
+import { cloneOrAdopt } from './clone.js';
+import { configParams } from './configure.js';
+import { getVm } from './get.js';
+import { providerId } from './identity.js';
+import { parseMark } from './mark.js';
+import { findOurs, type FoundVm } from './ownership.js';
+import { chooseNode, configuredNode, requireConfiguredNode } from './placement.js';
+import { pollUntil } from './poll.js';
+import { seedFile, seedVolid } from './seeds.js';
+import { waitRunning, waitTask } from './tasks.js';
+import { checkTemplate } from './template.js';
+import { bootDisk, diskSizeBytes, GIB } from './vm-config.js';
+
+async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
+  await ctx.progress?.(step);
+}
+
+function validate(deps: ProviderDeps, spec: CreateSpec): void {
+  const { limits } = deps.config.proxmox;
+  const over: string[] = [];
+  if (!(spec.cores >= 1 && spec.cores <= limits.maxCores)) over.push(`cores ${spec.cores} (1 to ${limits.maxCores})`);
+  if (!(spec.memoryMiB >= 16 && spec.memoryMiB <= limits.maxMemoryMiB)) over.push(`memoryMiB ${spec.memoryMiB} (16 to ${limits.maxMemoryMiB})`);
+  if (!(spec.diskGiB >= 1 && spec.diskGiB <= limits.maxDiskGiB)) over.push(`diskGiB ${spec.diskGiB} (1 to ${limits.maxDiskGiB})`);
+  if (over.length > 0) throw permanent(`create ${spec.name}: out of bounds: ${over.join(', ')}`);
+}
+
+export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: OperationContext): Promise<CreateResult> {
+  validate(deps, spec);
+  const named = spec.node === undefined ? undefined : requireConfiguredNode(deps, spec.node);
+
+  // 1. Ours already? Adopt it and go on from wherever it got to.
+  let vm: FoundVm | undefined = await findOurs(deps, ctx, spec);
+  let fresh = false;
+  if (vm) {
+    await logLine(ctx, `found VM ${vm.vmid} of ours on ${vm.node}; going on from where it stopped`);
+  } else {
+    const node = named ?? (await chooseNode(deps, ctx));
+    // 2. The template, on this path only.
+    await checkTemplate(deps, ctx, node, spec.diskGiB);
+    // 3. Clone, or adopt what holds our VMID.
+    const outcome = await cloneOrAdopt(deps, ctx, spec, node);
+    vm = outcome.vm;
+    fresh = outcome.cloned;
+  }
+  await reached(ctx, 'cloned');
+  const node = configuredNode(deps, vm.node);
+  if (!node) throw permanent(`VM ${vm.vmid} of ${spec.name} is on node ${vm.node}, which is not configured; add it or delete the VM`);
+
+  // A VM of ours that runs was configured and started before: only the waits are left.
+  const running = !fresh && (await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)))).status === 'running';
+  if (running) {
+    await logLine(ctx, `VM ${vm.vmid} already runs; seed, config and disk were done before`);
+    for (const step of ['seeded', 'configured', 'resized', 'started'] as const) await reached(ctx, step);
+  } else {
+    await uploadSeed(deps, ctx, spec, node);
+    await reached(ctx, 'seeded');
+    await configure(deps, ctx, spec, node, vm);
+    await reached(ctx, 'configured');
+    await growBootDisk(deps, ctx, spec, vm);
+    await reached(ctx, 'resized');
+    await start(deps, ctx, vm);
+    await reached(ctx, 'started');
+  }
+  await waitRunning(deps, ctx, vm.node, vm.vmid);
+  await logLine(ctx, `VM ${vm.vmid} is running`);
+  await reached(ctx, 'running');
+
+  const createdAt = parseMark(vm.config.description)?.writtenAtCreate ?? deps.now().toISOString();
+  const result: CreateResult = {
+    providerId: providerId(vm.vmid, spec.name),
+    vmid: vm.vmid,
+    node: vm.node,
+    uid: spec.uid,
+    state: 'Provisioning',
+    createdAt,
+  };
+  if (!spec.waitForAddress) return result;
+  const seen = await waitAddress(deps, ctx, spec);
+  await logLine(ctx, `VM ${vm.vmid} reports address ${seen.address ?? ''}`);
+  await reached(ctx, 'address');
+  return { ...result, state: seen.state, ...(seen.address !== undefined ? { address: seen.address } : {}) };
+}
+
+/** 4. The seed, over any file of that name (F12); its task runs on the node of its UPID. */
+async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig): Promise<void> {
+  const source = buildSeed({
+    name: spec.name,
+    ...(spec.userData !== undefined ? { userData: spec.userData } : {}),
+    ...(spec.networkConfig !== undefined ? { networkConfig: spec.networkConfig } : {}),
+    installGuestAgent: deps.config.proxmox.installGuestAgent,
+    joliet: deps.config.proxmox.seedJoliet,
+  });
+  beforeWrite(ctx);
+  const upid = await call(ctx, () => deps.api.upload(node.name, node.isoStorage, seedFile(spec.name), source, callOpts(ctx)));
+  await waitTask(deps, ctx, upid, { what: `upload of ${seedFile(spec.name)} to ${node.isoStorage}`, budgetSeconds: deps.config.budgets.taskSeconds });
+  await logLine(ctx, `uploaded ${seedVolid(node.isoStorage, spec.name)} (${source.size} bytes) on ${node.name}`);
+}
+
+/** 5. One synchronous config write. */
+async function configure(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vm: FoundVm): Promise<void> {
+  const params = configParams(spec, node, vm.config, deps.config.proxmox.tag, seedVolid(node.isoStorage, spec.name));
+  beforeWrite(ctx);
+  await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx)));
+  await logLine(ctx, `configured VM ${vm.vmid}: ${Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+}
+
+/** 6. Grow, never shrink, the boot disk: the first in the boot order that is not ide2 (F19, F20). */
+async function growBootDisk(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, vm: FoundVm): Promise<void> {
+  const disk = bootDisk(vm.config);
+  const have = disk === undefined ? undefined : diskSizeBytes(vm.config[disk]);
+  if (disk === undefined || have === undefined) {
+    await logLine(ctx, `VM ${vm.vmid}: no boot disk with a known size; not resized`);
+    return;
+  }
+  if (have >= spec.diskGiB * GIB) {
+    await logLine(ctx, `VM ${vm.vmid}: ${disk} is already ${(have / GIB).toFixed(1)} GiB; not resized`);
+    return;
+  }
+  beforeWrite(ctx);
+  const upid = await call(ctx, () => deps.api.resize(vm.node, vm.vmid, disk, `${spec.diskGiB}G`, callOpts(ctx)));
+  await waitTask(deps, ctx, upid, { what: `resize of ${disk} of VM ${vm.vmid} to ${spec.diskGiB}G`, budgetSeconds: deps.config.budgets.taskSeconds });
+  await logLine(ctx, `grew ${disk} of VM ${vm.vmid} to ${spec.diskGiB} GiB`);
+}
+
+/** 7. Start; a start queues behind a lock (F3). */
+async function start(deps: ProviderDeps, ctx: OperationContext, vm: FoundVm): Promise<void> {
+  beforeWrite(ctx);
+  const upid = await call(ctx, () => deps.api.start(vm.node, vm.vmid, callOpts(ctx)));
+  await waitTask(deps, ctx, upid, { what: `start of VM ${vm.vmid}`, budgetSeconds: deps.config.budgets.taskSeconds });
+  await logLine(ctx, `started VM ${vm.vmid}`);
+}
+
+/** Polls Get until the guest agent reports an address (SPEC 1, SPEC 10). */
+async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec): Promise<VmObservation> {
+  const budgetSeconds = deps.config.budgets.addressSeconds;
+  return pollUntil(deps, ctx, { what: `an address from the guest agent of ${spec.name}`, budgetSeconds }, async () => {
+    try {
+      const seen = await getVm(deps, { name: spec.name, uid: spec.uid }, ctx);
+      if (seen.state === 'NotFound') throw permanent(`VM of ${spec.name} disappeared while waiting for its address`);
+      return seen.state === 'Running' ? seen : undefined;
+    } catch (err) {
+      if (err instanceof TransientError && !ctx.signal.aborted) return undefined;
+      throw err;
+    }
+  });
+}

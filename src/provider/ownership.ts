@@ -1,0 +1,93 @@
+// Who holds a VMID, or a name (SPEC 13 steps 1 and 3, correction 2). A
+// clone in progress is waited out, never taken for absent or foreign; a
+// VM is adopted only when its name and mark's uid are ours; a VM with
+// another name is probed past; our name with a foreign mark, and a
+// hibernated VM of ours, are Permanent.
+import { NotFoundError } from '../errors.js';
+import type { VmConfig } from '../proxmox/api.js';
+import type { CreateSpec, OperationContext } from './types.js';
+import { callOpts, type ProviderDeps } from './deps.js';
+import { permanent, transient } from './errors.js';
+import { call } from './call.js';
+import { parseMark } from './mark.js';
+import { qemuEntries } from './resolve.js';
+import { waitUnlocked } from './tasks.js';
+
+export interface FoundVm {
+  node: string;
+  vmid: number;
+  config: VmConfig;
+}
+
+export type Holder = { kind: 'ours'; vm: FoundVm } | { kind: 'other' } | { kind: 'gone' };
+
+function hibernated(name: string, vmid: number): Error {
+  return permanent(
+    `VM ${vmid} (${name}) is ours but hibernated (lock: suspended); resume or delete it in Proxmox, the service will not touch its saved state`,
+  );
+}
+
+function foreignMark(name: string, vmid: number, config: VmConfig): Error {
+  const mark = parseMark(config.description);
+  const whose = mark === undefined ? 'carries no pve-provisioner mark' : `is marked with another uid (${mark.uid ?? 'none'})`;
+  return permanent(`VM ${vmid} is named ${name} but ${whose}; rename or remove it, the service will not take it over`);
+}
+
+/**
+ * Decides who holds a VM whose config we can read, waiting out a lock
+ * (not `suspended`) or a nameless clone in progress.
+ */
+export async function judge(
+  deps: ProviderDeps,
+  ctx: OperationContext,
+  spec: Pick<CreateSpec, 'name' | 'uid'>,
+  node: string,
+  vmid: number,
+): Promise<Holder> {
+  let config: VmConfig;
+  try {
+    config = await call(ctx, () => deps.api.getConfig(node, vmid, callOpts(ctx)));
+    if (config.lock && config.lock !== 'suspended') config = await waitUnlocked(deps, ctx, node, vmid);
+  } catch (err) {
+    // The VM went away (a clone that failed): nothing holds the VMID now.
+    if (err instanceof NotFoundError) return { kind: 'gone' };
+    throw err;
+  }
+  if (config.name !== spec.name) return { kind: 'other' };
+  if (parseMark(config.description)?.uid !== spec.uid) throw foreignMark(spec.name, vmid, config);
+  if (config.lock === 'suspended') throw hibernated(spec.name, vmid);
+  return { kind: 'ours', vm: { node, vmid, config } };
+}
+
+/** The holder of a VMID the clone found taken (F4); `gone` when it vanished meanwhile. */
+export async function holderOfVmid(
+  deps: ProviderDeps,
+  ctx: OperationContext,
+  spec: Pick<CreateSpec, 'name' | 'uid'>,
+  vmid: number,
+): Promise<Holder> {
+  const resources = await call(ctx, () => deps.api.clusterResources('vm', callOpts(ctx)));
+  const entry = resources.find((r) => r.vmid === vmid);
+  if (!entry) return { kind: 'gone' };
+  if (entry.type !== 'qemu' || entry.node === undefined) return { kind: 'other' };
+  return judge(deps, ctx, spec, entry.node, vmid);
+}
+
+/** Step 1: our VM by name, anywhere in the cluster; another VM with our name is refused. */
+export async function findOurs(
+  deps: ProviderDeps,
+  ctx: OperationContext,
+  spec: Pick<CreateSpec, 'name' | 'uid'>,
+): Promise<FoundVm | undefined> {
+  const resources = await call(ctx, () => deps.api.clusterResources('vm', callOpts(ctx)));
+  const named = qemuEntries(resources).filter((r) => r.name === spec.name && r.template !== 1);
+  let ours: FoundVm | undefined;
+  for (const entry of named) {
+    const holder = await judge(deps, ctx, spec, entry.node, entry.vmid);
+    if (holder.kind === 'ours') {
+      if (ours) throw transient(`two VMs of ours are named ${spec.name} (${ours.vmid}, ${entry.vmid}); a delete will remove them`);
+      ours = holder.vm;
+    }
+  }
+  return ours;
+}
