@@ -100,7 +100,7 @@ export function validateFields<T>(fields: JobFields, data: unknown, limits: JobL
   const errors: FieldError[] = [];
   const value: Record<string, unknown> = {};
   for (const key of Object.keys(input)) {
-    if (!(key in fields)) errors.push({ field: key, message: 'is not a known field' });
+    if (!Object.hasOwn(fields, key)) errors.push({ field: key, message: 'is not a known field' });
   }
   for (const [field, spec] of Object.entries(fields)) {
     const given = input[field];

@@ -101,8 +101,8 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
   const getJob = async (id: string): Promise<JobView | undefined> => {
     const { vm, system } = await ready();
     for (const queue of [vm, system]) {
-      const job = (await queue.getJob(id)) as Job | undefined;
-      if (job) return viewJob(queue, job);
+      const view = await viewJob(queue, id);
+      if (view) return view;
     }
     return undefined;
   };

@@ -26,9 +26,16 @@ export function isFinished(view: JobView): boolean {
   return view.state === 'completed' || view.state === 'failed';
 }
 
-export async function viewJob(queue: Queue, job: Job): Promise<JobView | undefined> {
-  if (job.id === undefined || !isJobName(job.name)) return undefined;
-  const [state, logs] = await Promise.all([job.getState(), queue.getJobLogs(job.id)]);
+/**
+ * The state is read before the job's fields, so a job seen finished
+ * always shows its result (a job finishing between the two reads would
+ * otherwise look completed with no result).
+ */
+export async function viewJob(queue: Queue, id: string): Promise<JobView | undefined> {
+  const state = await queue.getJobState(id);
+  const job = (await queue.getJob(id)) as Job | undefined;
+  if (job?.id === undefined || !isJobName(job.name)) return undefined;
+  const logs = await queue.getJobLogs(job.id);
   const view: JobView = {
     id: job.id,
     job: job.name,

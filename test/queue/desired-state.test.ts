@@ -1,0 +1,65 @@
+// SPEC 2: the newest intent for a name wins, whatever order its jobs run
+// in; older generations end as superseded without touching Proxmox.
+import { expect } from 'chai';
+import { createHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+
+describe('desired state and generations (SPEC 2)', function () {
+  let h: Harness;
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  for (const order of ['as enqueued', 'newest first'] as const) {
+    it(`create, delete, create of one name leaves it present (jobs run ${order})`, async () => {
+      h = createHarness('order');
+      const first = await h.client.createVm({ name: 'web-1', uid: 'u1' });
+      const del = await h.client.deleteVm({ name: 'web-1' });
+      const second = await h.client.createVm({ name: 'web-1', uid: 'u1' });
+      expect([first.generation, del.generation, second.generation]).to.deep.equal([1, 2, 3]);
+      if (order === 'newest first') {
+        // Re-add the older jobs delayed, so the newest runs before them.
+        for (const id of [first.jobId, del.jobId]) {
+          const job = await h.queues.vm.getJob(id);
+          if (!job) throw new Error(`job ${id} is missing`);
+          await job.remove();
+          await h.queues.vm.add(job.name, job.data, { jobId: id, delay: 300 });
+        }
+      }
+      await h.startWorker();
+      const views = await Promise.all([first, del, second].map((r) => h.client.waitForJob(r.jobId, { timeoutMs: 10_000 })));
+      expect(views.map((v) => v.state)).to.deep.equal(['completed', 'completed', 'completed']);
+      expect(views[0]?.result).to.deep.include({ superseded: true, generation: 1, currentGeneration: 3 });
+      expect(views[1]?.result).to.deep.include({ superseded: true, generation: 2, currentGeneration: 3 });
+      expect(views[2]?.result).to.deep.include({ uid: 'u1', state: 'Running' });
+      expect(await h.provider.vm('web-1')).to.include({ uid: 'u1' });
+      const calls = await h.provider.calls();
+      expect(calls.map((c) => c.op)).to.deep.equal(['create'], 'superseded jobs never reach the provider');
+      expect((await h.client.getVm('web-1'))?.state).to.equal('present');
+    });
+  }
+
+  it('create then delete leaves the name absent, with a tombstone carrying the generation', async () => {
+    h = createHarness('absent');
+    await h.client.createVm({ name: 'db-1', uid: 'u1' });
+    const del = await h.client.deleteVm({ name: 'db-1' });
+    await h.startWorker();
+    const view = await h.client.waitForJob(del.jobId, { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+    expect(await h.provider.vm('db-1')).to.equal(undefined);
+    const desired = await h.client.getVm('db-1');
+    expect(desired).to.include({ state: 'absent', generation: 2 });
+    expect(await h.redis.ttl(`${h.prefix}:desired:db-1`)).to.be.within(1, h.config.registry.tombstoneSeconds);
+  });
+
+  it('a delete of a name with no VM succeeds (NotFound means done, SPEC 4)', async () => {
+    h = createHarness('notfound');
+    const del = await h.client.deleteVm({ name: 'ghost' });
+    await h.startWorker();
+    const view = await h.client.waitForJob(del.jobId, { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+    expect(view.result).to.deep.equal({ deleted: false, seedsDeleted: 0 });
+    expect(view.attemptsMade).to.equal(1, 'one attempt, no retry');
+  });
+});
