@@ -39,17 +39,27 @@ export interface IsoImage {
 export const DEFAULT_DATE = new Date(Date.UTC(2000, 0, 1, 0, 0, 0));
 /** Sectors 0-15 are the system area (ECMA-119 6.2.1). */
 const SYSTEM_AREA_SECTORS = 16;
+/**
+ * libarchive recognises an image only when it can read 24 sectors ahead (its
+ * bid reads the system area and 8 descriptor sectors; it also wants more
+ * than 20 in the volume space size), so a smaller image is padded with zeros.
+ */
+const MIN_SECTORS = 24;
 /** Root-only path table: one 10-byte entry (ECMA-119 9.4). */
 const PATH_TABLE_SIZE = 10;
-/** The NM entry of a name must fit a directory record (255 bytes in all). */
-const MAX_NAME_BYTES = 150;
+/**
+ * A file's record holds its level-1 identifier (14 bytes at most), PX, TF
+ * and NM with the whole name, within 255 bytes (ECMA-119 9.1.1): at most
+ * 139 bytes of name, so 128 leaves a margin and is easy to state.
+ */
+export const MAX_NAME_BYTES = 128;
 
 function checkFiles(files: readonly IsoFile[], joliet: boolean): void {
   if (files.length === 0) throw new Error('an ISO image needs at least one file');
   const seen = new Set<string>();
   for (const { name } of files) {
     if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\u0000')) throw new Error(`invalid file name "${name}"`);
-    if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) throw new Error(`file name "${name}" is too long`);
+    if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) throw new Error(`file name "${name}" is longer than ${MAX_NAME_BYTES} bytes`);
     // UCS-2 has no surrogate pairs: every character must be one UTF-16 unit.
     if (joliet && (name.length > JOLIET_MAX_NAME || [...name].length !== name.length)) {
       throw new Error(`file name "${name}" does not fit Joliet (at most ${JOLIET_MAX_NAME} UCS-2 characters)`);
@@ -105,8 +115,7 @@ export function buildIsoImage(files: readonly IsoFile[], options: IsoImageOption
     // An empty file still gets a sector of its own, so no extent points past the volume.
     next += Math.max(1, sectorsFor(file.size));
   }
-  // libarchive wants more than 20 sectors; the smallest layout (one file) has 23.
-  const totalSectors = next;
+  const totalSectors = Math.max(next, MIN_SECTORS);
 
   const descriptor = (kind: DescriptorKind, root: typeof primaryRoot, l: number, m: number): Buffer =>
     volumeDescriptor({
@@ -139,6 +148,7 @@ export function buildIsoImage(files: readonly IsoFile[], options: IsoImageOption
 
   // Copied, so a caller changing its buffers later cannot change the image.
   const contents = primaryOrder.map((f) => Buffer.from(f.data));
+  const trailingSectors = totalSectors - next;
   function* chunks(): Generator<Buffer> {
     yield headerBytes;
     for (const data of contents) {
@@ -146,6 +156,7 @@ export function buildIsoImage(files: readonly IsoFile[], options: IsoImageOption
       const padding = Math.max(1, sectorsFor(data.length)) * SECTOR_SIZE - data.length;
       if (padding > 0) yield Buffer.alloc(padding);
     }
+    if (trailingSectors > 0) yield Buffer.alloc(trailingSectors * SECTOR_SIZE);
   }
   return {
     size: totalSectors * SECTOR_SIZE,

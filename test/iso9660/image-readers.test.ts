@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { buildIsoImage, type IsoFile } from '../../src/iso9660/index.js';
+import { buildIsoImage, MAX_NAME_BYTES, type IsoFile } from '../../src/iso9660/index.js';
 import { bsdtarView, isoinfoView, pycdlibView, sevenZipView, xorrisoView, type FileView } from '../nocloud/readers.js';
 import { withTempDir, writeSource } from '../nocloud/tools.js';
 
@@ -45,5 +45,32 @@ describe('ISO 9660 image with a directory over several sectors, read by other to
     expectAll(await sevenZipView(iso, join(work, 'a')));
     await mkdir(join(work, 'b'));
     expectAll(await xorrisoView(iso, join(work, 'b')));
+  });
+});
+
+// One small file: also the smallest image, which libarchive reads only when padded to 24 sectors.
+describe('ISO 9660 image with the longest name it takes, read by other tools', function () {
+  const name = `${'long-name.'.repeat(12)}yaml-1234`.slice(0, MAX_NAME_BYTES);
+  let iso = '';
+  let cleanup: () => Promise<void> = () => Promise.resolve();
+
+  before(async function () {
+    let dir: string;
+    ({ dir, cleanup } = await withTempDir('iso-long-'));
+    iso = join(dir, 'long.iso');
+    await writeSource(buildIsoImage([{ name, data: Buffer.from('long\n') }], { volumeId: 'long', joliet: false }), iso);
+  });
+  after(() => cleanup());
+
+  it(`keeps a ${MAX_NAME_BYTES}-byte Rock Ridge name whole for pycdlib, isoinfo and bsdtar`, function () {
+    expect(name.length).to.equal(MAX_NAME_BYTES);
+    for (const view of [pycdlibView(iso, 'rr'), isoinfoView(iso, '-R'), bsdtarView(iso)]) {
+      expect([...view.keys()]).to.deep.equal([name]);
+      expect(view.get(name)?.toString()).to.equal('long\n');
+    }
+  });
+
+  it('refuses a name one byte longer, saying so', function () {
+    expect(() => buildIsoImage([{ name: `${name}x`, data: Buffer.alloc(1) }], { volumeId: 'v', joliet: false })).to.throw(/longer than 128 bytes/);
   });
 });
