@@ -2,7 +2,7 @@
 // matched by status and whole message; transport failures by their code.
 // The reason says what an operator can do about it.
 import { ClassifiedError, NotFoundError } from '../errors.js';
-import { redactSecrets } from '../secrets.js';
+import { SecretFileError, redactSecrets } from '../secrets.js';
 import { isApiError } from './api-error.js';
 import type { ProxmoxApiError } from './api-error.js';
 import { ProxmoxPermanentError, ProxmoxTransientError } from './failure.js';
@@ -128,6 +128,10 @@ function classifyTransport(err: Error, code: string): ClassifiedError {
 export function classifyError(err: unknown): ClassifiedError {
   if (err instanceof ClassifiedError) return err;
   if (isApiError(err)) return classifyAnswer(err);
+  if (err instanceof SecretFileError) {
+    const reason = `credentials unavailable: ${err.message}; check proxmox.tokenFile`;
+    return transient(err.message, reason, err, 'CredentialsUnavailable');
+  }
   const code = errorCode(err);
   if (err instanceof Error && code !== undefined) return classifyTransport(err, code);
   const text = redactSecrets(err instanceof Error ? err.message : String(err));

@@ -3,6 +3,7 @@
 // else the reason phrase, and a 400 keeps its errors map; successful
 // answers come back as their `data`.
 import { expect } from 'chai';
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
@@ -142,4 +143,35 @@ describe('the client reads every fixture as Proxmox sent it (F1, SPEC 17)', () =
       await local.close();
     }
   });
+});
+
+describe('the replay server sends each fixture as written', () => {
+  let server: ReplayServer;
+  let current = '';
+  before(async () => {
+    server = await startReplayServer(() => current);
+  });
+  after(() => server.close());
+
+  async function rawAnswer(): Promise<Buffer> {
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    socket.end('GET /api2/json/version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const chunks: Buffer[] = [];
+    for await (const chunk of socket) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  for (const name of fixtureNames()) {
+    it(`${name}: status line, every header and the body`, async () => {
+      current = name;
+      const fixture = loadFixture(name);
+      const raw = (await rawAnswer()).toString('utf8');
+      const [head = '', body] = raw.split('\r\n\r\n', 2);
+      const [statusLine, ...headerLines] = head.split('\r\n');
+      expect(statusLine).to.equal(`HTTP/1.1 ${fixture.status} ${fixture.reason}`);
+      for (const [key, value] of Object.entries(fixture.headers)) expect(headerLines).to.include(`${key}: ${value}`);
+      expect(body).to.equal(fixture.body);
+      expect(Number(fixture.headers['Content-Length'])).to.equal(Buffer.byteLength(fixture.body));
+    });
+  }
 });

@@ -10,6 +10,7 @@ import type { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { classifyError, kindOf } from '../../src/proxmox/classify.js';
 import type { FailureKind } from '../../src/proxmox/classify.js';
 import * as messages from '../../src/proxmox/messages.js';
+import { readSecretFile } from '../../src/secrets.js';
 import { fixtureNames, isErrorFixture, loadFixture } from '../helpers/fixtures.js';
 import { startRawServer, startReplayServer } from '../helpers/replay-server.js';
 import { TOKEN_SECRET, rejection, workspace } from './support.js';
@@ -185,6 +186,12 @@ describe('transport failures are classified (SPEC 17)', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('a secret file that cannot be read is Transient (CredentialsUnavailable), not Unreachable', async () => {
+    const err = classifyError(await rejection(readSecretFile(`${ws.dir}/absent-token`)));
+    expect(err.errorClass).to.equal('Transient');
+    expect(kindOf(err)).to.equal('CredentialsUnavailable');
   });
 
   it('an unknown thrown value is Transient', () => {
