@@ -1,0 +1,172 @@
+// SPEC 5, 11, 14, 15: the sweep over createProvider and the FakeProxmox seam
+// fake, with the job layer's registry, name locks and vm queue on the real
+// Redis. The sweep destroys nothing itself: orphans get delete jobs
+// (name and uid), missing VMs create jobs; only seeds it deletes itself.
+import { expect } from 'chai';
+import { keys } from '../../src/queue/keys.js';
+import { FakeProxmox } from '../fakes/fake-proxmox.js';
+import { NODE, SEEDS, YOUNG, proxmoxWorld } from './proxmox-world.js';
+import type { ProxmoxWorld } from './proxmox-world.js';
+
+describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redis)', () => {
+  let w: ProxmoxWorld;
+
+  afterEach(async () => {
+    // No test ever has the sweep change a VM in Proxmox: only seed deletes.
+    expect(w.writes().filter((call) => !call.startsWith('deleteVolume'))).to.deep.equal([]);
+    await w.close();
+  });
+
+  it('handles an orphan, an old uid under a re-created name, a seed with no VM and a VM deleted by hand in one sweep', async () => {
+    w = proxmoxWorld();
+    await w.expired('orphan-a', 'uid-a');
+    w.ourVm('orphan-a', 'uid-a');
+    w.seed('orphan-a');
+    await w.tombstone('web', 'uid-old');
+    const webGeneration = await w.present('web', 'uid-new');
+    w.ourVm('web', 'uid-old');
+    w.ourVm('web', 'uid-new');
+    w.seed('web');
+    await w.tombstone('gone', 'uid-g');
+    w.seed('gone');
+    const dbGeneration = await w.present('db', 'uid-db');
+    w.seed('db'); // its VM was destroyed by hand in the Proxmox UI
+
+    const report = await w.report();
+
+    expect(await w.added()).to.deep.equal([
+      ['create', 'db', 'uid-db'],
+      ['delete', 'orphan-a', 'uid-a'],
+      ['delete', 'web', 'uid-old'],
+    ]);
+    const generations = (await w.addedJobs()).map((job) => [job.name, (job.data as { name: string; generation: number }).name, (job.data as { generation: number }).generation]);
+    expect(generations).to.deep.include.members([
+      ['create', 'db', dbGeneration],
+      ['delete', 'web', webGeneration],
+    ]);
+    expect(w.writes()).to.deep.equal([`deleteVolume ${NODE} ${SEEDS} ${SEEDS}:iso/gone-seed.iso`]);
+    expect(w.seedsLeft()).to.deep.equal([`${SEEDS}:iso/db-seed.iso`, `${SEEDS}:iso/orphan-a-seed.iso`, `${SEEDS}:iso/web-seed.iso`]);
+    // The reconciler's deletes recorded no desired state: web stays present with its new uid.
+    expect(await w.registry.get('web')).to.include({ state: 'present', uid: 'uid-new', generation: webGeneration });
+    expect(await w.registry.get('orphan-a')).to.equal(undefined);
+    expect(report.orphans.deleted.map((o) => [o.name, o.uid, o.reason])).to.deep.equal([
+      ['orphan-a', 'uid-a', 'unknown name'],
+      ['web', 'uid-old', 'present with another uid'],
+    ]);
+    expect(report.seeds.deleted.map((s) => s.name)).to.deep.equal(['gone']);
+    expect(report.missing.reenqueued.map((m) => m.name)).to.deep.equal(['db']);
+    expect(w.findings.sort()).to.deep.equal(['missing_vm', 'orphan_seed', 'orphan_vm', 'orphan_vm']);
+  });
+
+  it('leaves a VM younger than the grace period and a name whose lock is held alone', async () => {
+    w = proxmoxWorld();
+    await w.expired('fresh', 'uid-f');
+    w.ourVm('fresh', 'uid-f', { createdAt: YOUNG });
+    await w.expired('busy', 'uid-b');
+    w.ourVm('busy', 'uid-b');
+    await w.tombstone('busy-seedless', 'uid-s');
+    w.seed('busy-seedless');
+    await w.tombstone('young-seedless', 'uid-y');
+    w.seed('young-seedless', YOUNG);
+    await w.locks.tryAcquire('busy', 60_000);
+    await w.locks.tryAcquire('busy-seedless', 60_000);
+
+    const report = await w.report();
+
+    expect(await w.added()).to.deep.equal([]);
+    expect(w.writes()).to.deep.equal([]);
+    expect(report.orphans.skippedYoung.map((o) => o.name)).to.deep.equal(['fresh']);
+    expect(report.orphans.skippedLocked.map((o) => o.name)).to.deep.equal(['busy']);
+    expect(report.seeds.skippedLocked.map((s) => s.name)).to.deep.equal(['busy-seedless']);
+    expect(report.seeds.skippedYoung.map((s) => s.name)).to.deep.equal(['young-seedless']);
+  });
+
+  it('finds and deletes a VM cloned but not yet tagged (a crash between clone and config) under a tombstoned name', async () => {
+    w = proxmoxWorld();
+    await w.tombstone('crashed', 'uid-c');
+    w.ourVm('crashed', 'uid-c', { tagged: false });
+
+    const report = await w.report();
+
+    expect(await w.added()).to.deep.equal([['delete', 'crashed', 'uid-c']]);
+    expect(report.orphans.deleted.map((o) => [o.name, o.reason])).to.deep.equal([['crashed', 'tombstoned name']]);
+  });
+
+  it('never touches a VM that is not ours: no mark, another tag, another uid under a name we do not know', async () => {
+    w = proxmoxWorld();
+    await w.present('web', 'uid-web');
+    w.ourVm('web', 'uid-web');
+    await w.tombstone('gone', 'uid-g');
+    w.pve.addVm({ vmid: 300, node: NODE, config: { name: 'hand-made', tags: 'pve_provisioner', description: 'made by hand' } });
+    w.pve.addVm({ vmid: 301, node: NODE, config: { name: 'web', tags: 'pve_provisioner', description: 'not our mark' } });
+    w.pve.addVm({ vmid: 302, node: NODE, config: { name: 'gone', tags: 'other_tool' } });
+    w.pve.addVm({ vmid: 303, node: NODE, config: { name: 'stranger', tags: 'other_tool', description: 'managed-by: pve-provisioner\nuid: uid-x\nwritten-at-create: 2020-01-01T00:00:00Z' } });
+    w.ourVm('never-recorded', 'uid-n'); // our mark and tag, a name this registry never recorded
+    w.seed('elsewhere'); // a seed with no VM under a name never recorded (another installation's?)
+
+    const report = await w.report();
+
+    expect(await w.added()).to.deep.equal([]);
+    expect(w.writes()).to.deep.equal([]);
+    expect(report.orphans.unknown.map((u) => u.name)).to.deep.equal(['never-recorded']);
+    expect(report.seeds.neverRecorded.map((s) => s.name)).to.deep.equal(['elsewhere']);
+  });
+
+  it('with dryRun reports what it would do and changes nothing', async () => {
+    w = proxmoxWorld();
+    await w.expired('orphan-a', 'uid-a');
+    w.ourVm('orphan-a', 'uid-a');
+    await w.tombstone('gone', 'uid-g');
+    w.seed('gone');
+    await w.present('db', 'uid-db');
+    const before = await w.redis.hgetall(keys.desired(w.prefix, 'db'));
+
+    const report = await w.report(true);
+
+    expect(await w.added()).to.deep.equal([]);
+    expect(w.writes()).to.deep.equal([]);
+    expect(await w.redis.hgetall(keys.desired(w.prefix, 'db'))).to.deep.equal(before);
+    expect(report).to.include({ dryRun: true });
+    expect(report.orphans.deleted.map((o) => o.name)).to.deep.equal(['orphan-a']);
+    expect(report.seeds.deleted.map((s) => s.name)).to.deep.equal(['gone']);
+    expect(report.missing.reenqueued.map((m) => m.name)).to.deep.equal(['db']);
+  });
+
+  it('runs one of two sweeps started at once; the other is skipped', async () => {
+    w = proxmoxWorld();
+    await w.present('db', 'uid-db');
+    const outcomes = await Promise.all([w.sweep(), w.sweep()]);
+    expect(outcomes.filter((o) => 'skipped' in o)).to.have.length(1);
+    expect(await w.added()).to.deep.equal([['create', 'db', 'uid-db']]);
+  });
+
+  it('makes as many API calls with 1,000 foreign VMs as without: they follow our 10 VMs, not the cluster', async () => {
+    w = proxmoxWorld(); // stays empty; each count below runs in a world of its own
+    const callsFor = async (foreign: number): Promise<Record<string, number>> => {
+      const pve = new FakeProxmox();
+      for (let i = 0; i < foreign; i++) pve.addVm({ vmid: 1000 + i, node: NODE, config: { name: `foreign-${i}`, tags: i % 2 ? 'other' : '' } });
+      const world = proxmoxWorld({ pve });
+      try {
+        for (let i = 0; i < 10; i++) {
+          await world.present(`ours-${i}`, `uid-${i}`);
+          world.ourVm(`ours-${i}`, `uid-${i}`);
+          world.seed(`ours-${i}`);
+        }
+        const report = await world.report();
+        expect(report).to.include({ ours: 10 });
+        expect(world.writes()).to.deep.equal([]);
+        const counts: Record<string, number> = {};
+        for (const call of pve.calls) counts[call.method] = (counts[call.method] ?? 0) + 1;
+        return counts;
+      } finally {
+        await world.close();
+      }
+    };
+    const withoutForeign = await callsFor(0);
+    const withForeign = await callsFor(1000);
+    // One listing by tag, one look-up per name the registry knows, one
+    // config read per VM of ours each time, one seed listing per node.
+    expect(withForeign).to.deep.equal({ clusterResources: 11, getConfig: 20, storageContent: 1 });
+    expect(withForeign).to.deep.equal(withoutForeign);
+  });
+});
