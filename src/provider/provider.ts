@@ -9,6 +9,7 @@ import { getVm } from './get.js';
 import { findByName, listByTag } from './list.js';
 import { deleteSeed, listSeeds } from './seeds.js';
 import { createVm } from './create.js';
+import { deleteVm } from './delete.js';
 
 export interface ProviderOptions {
   api: ProxmoxApi;
@@ -38,7 +39,7 @@ export function createProvider(options: ProviderOptions): Provider {
     listSeeds: (ctx) => listSeeds(deps, ctx),
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
     create: (spec, ctx) => createVm(deps, spec, ctx),
-    delete: () => Promise.resolve(notYet('delete')),
+    delete: (request, ctx) => deleteVm(deps, request, ctx),
     health: () => Promise.resolve(notYet('health')),
   };
 }

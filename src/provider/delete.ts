@@ -1,0 +1,102 @@
+// Delete (SPEC 15): resolve the VM by name (and uid when given); stop,
+// destroy with purge and unreferenced disks, then its seed on its node.
+// With no VM of ours left, the seed on every configured node. A VM that
+// is not ours is never touched; a hibernated VM of ours is Permanent.
+import { NotFoundError } from '../errors.js';
+import type { DeleteRequest, DeleteResult, OperationContext } from './types.js';
+import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
+import { permanent, transient } from './errors.js';
+import { call } from './call.js';
+import { parseMark } from './mark.js';
+import { qemuEntries, walkChain } from './resolve.js';
+import { seedFile, seedVolid } from './seeds.js';
+import { waitTask } from './tasks.js';
+import { configuredNode } from './placement.js';
+
+interface Doomed {
+  node: string;
+  vmid: number;
+}
+
+async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: DeleteRequest): Promise<Doomed[]> {
+  const resources = await call(ctx, () => deps.api.clusterResources('vm', callOpts(ctx)));
+  if (request.uid !== undefined) {
+    // Correction 1: a clone in progress at the uid's VMID is not an absence.
+    const chain = walkChain(resources, request.name, request.uid, deps.config.proxmox.vmidRange);
+    if (chain.kind === 'busy') throw transient(`${request.name}: ${chain.why}; deleting after it settles`);
+  }
+  const doomed: Doomed[] = [];
+  for (const entry of qemuEntries(resources).filter((r) => r.name === request.name && r.template !== 1)) {
+    let config;
+    try {
+      config = await call(ctx, () => deps.api.getConfig(entry.node, entry.vmid, callOpts(ctx)));
+    } catch (err) {
+      if (err instanceof NotFoundError) continue;
+      throw err;
+    }
+    const uid = parseMark(config.description)?.uid;
+    if (config.name !== request.name || uid === undefined) continue;
+    if (request.uid !== undefined && uid !== request.uid) continue;
+    if (config.lock === 'suspended') {
+      throw permanent(`VM ${entry.vmid} (${request.name}) is ours but hibernated (lock: suspended); resume or delete it in Proxmox`);
+    }
+    if (config.lock) throw transient(`${request.name}: VM ${entry.vmid} holds lock '${config.lock}'`);
+    doomed.push({ node: entry.node, vmid: entry.vmid });
+  }
+  return doomed;
+}
+
+async function runTask(deps: ProviderDeps, ctx: OperationContext, what: string, write: () => Promise<string>): Promise<void> {
+  beforeWrite(ctx);
+  const upid = await call(ctx, write);
+  await waitTask(deps, ctx, upid, { what, budgetSeconds: deps.config.budgets.taskSeconds });
+}
+
+async function destroyVm(deps: ProviderDeps, ctx: OperationContext, vm: Doomed): Promise<void> {
+  const status = await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)));
+  if (status.status !== 'stopped') {
+    await runTask(deps, ctx, `stop of VM ${vm.vmid}`, () => deps.api.stop(vm.node, vm.vmid, callOpts(ctx)));
+    await logLine(ctx, `stopped VM ${vm.vmid}`);
+  }
+  await runTask(deps, ctx, `destroy of VM ${vm.vmid}`, () =>
+    deps.api.destroy(vm.node, vm.vmid, { purge: true, destroyUnreferencedDisks: true }, callOpts(ctx)),
+  );
+  await logLine(ctx, `destroyed VM ${vm.vmid} on ${vm.node}`);
+}
+
+async function deleteSeedOn(deps: ProviderDeps, ctx: OperationContext, nodeName: string, name: string): Promise<void> {
+  const node = configuredNode(deps, nodeName);
+  if (!node) return;
+  const volid = seedVolid(node.isoStorage, name);
+  await runTask(deps, ctx, `delete of ${volid} on ${node.name}`, () => deps.api.deleteVolume(node.name, node.isoStorage, volid, callOpts(ctx)));
+  await logLine(ctx, `deleted ${volid} on ${node.name}`);
+}
+
+/** Every configured node's seed of this name that exists; a repeat finds none. */
+async function deleteSeedsEverywhere(deps: ProviderDeps, ctx: OperationContext, name: string): Promise<number> {
+  let deleted = 0;
+  for (const node of deps.config.proxmox.nodes) {
+    const volid = seedVolid(node.isoStorage, name);
+    const volumes = await call(ctx, () => deps.api.storageContent(node.name, node.isoStorage, 'iso', callOpts(ctx)));
+    if (!volumes.some((v) => v.volid === volid)) continue;
+    await deleteSeedOn(deps, ctx, node.name, name);
+    deleted += 1;
+  }
+  return deleted;
+}
+
+export async function deleteVm(deps: ProviderDeps, request: DeleteRequest, ctx: OperationContext): Promise<DeleteResult> {
+  const doomed = await resolveOurs(deps, ctx, request);
+  if (doomed.length === 0) {
+    const seedsDeleted = await deleteSeedsEverywhere(deps, ctx, request.name);
+    await logLine(ctx, `no VM of ours named ${request.name}; ${seedsDeleted} ${seedFile(request.name)} removed`);
+    return { deleted: false, seedsDeleted };
+  }
+  let seedsDeleted = 0;
+  for (const vm of doomed) {
+    await destroyVm(deps, ctx, vm);
+    await deleteSeedOn(deps, ctx, vm.node, request.name);
+    seedsDeleted += 1;
+  }
+  return { deleted: true, vmid: doomed[0]?.vmid, seedsDeleted };
+}
