@@ -1,0 +1,72 @@
+// The two Proxmox worlds the contract suite runs the same scenarios in:
+// the simulator over HTTP through the real client (createHttpApi), and the
+// in-memory fake of test/fakes. A scenario sees only the seam and a `tick`
+// that lets simulated time pass.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProxmoxApi } from '../../src/proxmox/api.js';
+import { createHttpApi } from '../../src/proxmox/http-api.js';
+import { FakeProxmox, type FakeNodeInit } from '../fakes/fake-proxmox.js';
+import { TOKEN, startTestSim, type TestSim } from './sim-helpers.js';
+
+export interface World {
+  name: string;
+  api: ProxmoxApi;
+  /** Lets one simulated second pass (the fake ends a task after its polls instead). */
+  tick(): void;
+  /** Puts a stopped VM with this config at vmid on node. */
+  plant(node: string, vmid: number, config: Record<string, string | number>): Promise<void>;
+  /** Refuses volume deletes on a storage for want of Datastore.Allocate (F13). */
+  denyAllocate(storage: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const STORAGES = [
+  { storage: 'local', content: 'backup,vztmpl,iso', type: 'dir' },
+  { storage: 'local-lvm', content: 'rootdir,images', type: 'lvmthin' },
+  { storage: 'proxy-seeds', content: 'iso', type: 'dir' },
+];
+
+export async function simWorld(nodes: string[]): Promise<World> {
+  const sim: TestSim = await startTestSim({ nodes, vms: 0, agentSeconds: 0 });
+  const dir = mkdtempSync(join(tmpdir(), 'sim-contract-'));
+  const tokenFile = join(dir, 'token');
+  writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
+  return {
+    name: 'simulator over HTTP',
+    api: createHttpApi({ baseUrl: sim.url, tokenFile }),
+    tick: () => sim.clock.advance(1),
+    plant: async (node, vmid, config) => {
+      await sim.control('POST', 'vms', { node, vmid, config });
+    },
+    denyAllocate: (storage) => sim.faults({ denyAllocate: [storage] }),
+    close: async () => {
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function fakeWorld(nodes: string[]): Promise<World> {
+  const fake = new FakeProxmox({
+    nodes: nodes.map((name): FakeNodeInit => ({ name, storages: STORAGES })),
+    apiNode: nodes[0],
+    templates: false,
+  });
+  fake.addTemplate(nodes[0] ?? 'pv1-1', 9001);
+  return Promise.resolve({
+    name: 'in-memory fake',
+    api: fake,
+    tick: () => undefined,
+    plant: (node, vmid, config) => {
+      fake.addVm({ vmid, node, config });
+      return Promise.resolve();
+    },
+    denyAllocate: (storage) => {
+      fake.deleteForbidden.add(storage);
+      return Promise.resolve();
+    },
+    close: () => Promise.resolve(),
+  });
+}
