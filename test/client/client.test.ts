@@ -1,0 +1,87 @@
+// The producer library (SPEC 6) against the real Redis: validation with
+// the jobs' schemas (SPEC 1) and the idempotence and conflicts of SPEC 2.
+import { expect } from 'chai';
+import { ConflictError, ValidationError } from '../../src/client.js';
+import { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { createHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+
+describe('producer library (SPEC 6)', function () {
+  let h: Harness;
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('the same create twice with the same uid gives one job and one VM', async () => {
+    h = createHarness('idem');
+    const a = await h.client.createVm({ name: 'app-1', uid: 'owner-1', cores: 2 });
+    const b = await h.client.createVm({ name: 'app-1', uid: 'owner-1', cores: 2 });
+    expect(b).to.deep.equal({ ...a, existing: true });
+    expect(a.existing).to.equal(false);
+    expect(await h.queues.vm.getJobCounts('waiting')).to.deep.equal({ waiting: 1 });
+    await h.startWorker();
+    expect((await h.client.waitForJob(a.jobId, { timeoutMs: 10_000 })).state).to.equal('completed');
+    // Asked again after it is made: still that job, still one VM.
+    const c = await h.client.createVm({ name: 'app-1', uid: 'owner-1', cores: 2 });
+    expect(c.jobId).to.equal(a.jobId);
+    expect(await h.provider.vmidsIssued()).to.equal(1);
+    expect((await h.provider.calls()).filter((call) => call.op === 'create')).to.have.length(1);
+  });
+
+  it('a create of a present name with another uid is a ConflictError and enqueues nothing', async () => {
+    h = createHarness('conflict');
+    await h.client.createVm({ name: 'app-2', uid: 'owner-1' });
+    const err = await h.client.createVm({ name: 'app-2', uid: 'owner-2' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ConflictError);
+    expect(err).to.include({ vmName: 'app-2', existingUid: 'owner-1' });
+    expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed', 'active')).to.equal(1);
+    expect((await h.client.getVm('app-2'))?.uid).to.equal('owner-1');
+  });
+
+  it('refuses bad input with every failing field, enqueuing and recording nothing', async () => {
+    h = createHarness('invalid');
+    const err = await h.client.createVm({ name: 'Web_1', cores: 0, memoryMiB: 1.5, vlanTag: 5000, color: 'red', userData: 'x'.repeat(65 * 1024) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ValidationError);
+    const fields = (err as ValidationError).fields.map((f) => f.field).sort();
+    expect(fields).to.deep.equal(['color', 'cores', 'memoryMiB', 'name', 'userData', 'vlanTag']);
+    expect((err as Error).message).to.include('vlanTag must be from 1 to 4094, got 5000');
+    expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed', 'active', 'completed', 'failed')).to.equal(0);
+    expect(await h.client.listVms()).to.deep.equal([]);
+  });
+
+  it('re-adds the job of an intent recorded but never added (a crash between the two, SPEC 2)', async () => {
+    h = createHarness('heal');
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    const recorded = await registry.recordPresent('app-3', 'owner-1', { name: 'app-3', uid: 'owner-1' });
+    expect(recorded.kind).to.equal('recorded');
+    const again = await h.client.createVm({ name: 'app-3', uid: 'owner-1' });
+    expect(again).to.include({ existing: true, generation: 1 });
+    const job = await h.queues.vm.getJob(again.jobId);
+    expect(job?.data).to.include({ name: 'app-3', uid: 'owner-1', generation: 1 });
+  });
+
+  it('retries a failed create when the same request comes again', async () => {
+    h = createHarness('refail', { config: { jobs: { attempts: 1 } }, provider: { createFailures: [new Error('socket hang up')] } });
+    const first = await h.client.createVm({ name: 'app-4', uid: 'owner-1' });
+    await h.startWorker();
+    expect((await h.client.waitForJob(first.jobId, { timeoutMs: 10_000 })).state).to.equal('failed');
+    const again = await h.client.createVm({ name: 'app-4', uid: 'owner-1' });
+    expect(again.jobId).to.equal(first.jobId);
+    const view = await h.client.waitForJob(again.jobId, { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+  });
+
+  it('waitForJob returns the current view when the job does not finish in time', async () => {
+    h = createHarness('wait');
+    const { jobId } = await h.client.checkVm({ name: 'app-5' });
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 150 });
+    expect(view).to.include({ id: jobId, job: 'check', state: 'waiting' });
+  });
+});
