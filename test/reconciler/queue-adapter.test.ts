@@ -1,0 +1,129 @@
+// SPEC 2, 5: what the sweep asks of the job layer, on the real Redis. A
+// reconciler delete records no desired state, carries the generation its
+// decision was made on, and is refused when the name moved on; a missing
+// VM's create is added again under a new job id.
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Worker } from 'bullmq';
+import type { Job } from 'bullmq';
+import { loadConfig } from '../../src/config.js';
+import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
+import { deleteJob } from '../../jobs/delete.js';
+import { createQueues, VM_QUEUE } from '../../src/queue/queues.js';
+import type { Queues } from '../../src/queue/queues.js';
+import { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { keys } from '../../src/queue/keys.js';
+import { pendingJobLookup, queueEnqueuer, StaleDecisionError } from '../../src/reconciler/queue-adapter.js';
+import type { Enqueuer } from '../../src/reconciler/ports.js';
+
+describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
+  const config = loadConfig({ env: {} });
+  const limits = limitsFromConfig(config);
+  let prefix: string;
+  let redis: Redis;
+  let queues: Queues;
+  let registry: DesiredStateRegistry;
+  let enqueuer: Enqueuer;
+
+  const spec = (name: string, uid: string): Record<string, unknown> => {
+    const valid = validateJobData('create', { name, uid }, limits);
+    if (!valid.ok) throw new Error('bad spec');
+    return { ...valid.value };
+  };
+  const present = async (name: string, uid: string): Promise<number> => {
+    const outcome = await registry.recordPresent(name, uid, spec(name, uid));
+    if (outcome.kind === 'conflict') throw new Error('conflict');
+    return outcome.generation;
+  };
+  const refusal = async (p: Promise<unknown>): Promise<unknown> => p.then(() => expect.fail('expected a refusal'), (err: unknown) => err);
+
+  beforeEach(() => {
+    prefix = `pvep-test-recon-q-${randomBytes(4).toString('hex')}`;
+    redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    queues = createQueues(redis, prefix, config.jobs);
+    registry = new DesiredStateRegistry(redis, prefix, 3600);
+    enqueuer = queueEnqueuer({ vmQueue: queues.vm, registry, redis, prefix, limits });
+  });
+
+  afterEach(async () => {
+    await queues.vm.obliterate({ force: true });
+    await queues.close();
+    const left = await redis.keys(`${prefix}:*`);
+    if (left.length > 0) await redis.del(...left);
+    await redis.quit();
+  });
+
+  it('adds a delete with name, uid and the generation seen, and records no desired state', async () => {
+    const generation = await present('web', 'uid-new');
+    const before = await redis.hgetall(keys.desired(prefix, 'web'));
+    const jobId = await enqueuer.enqueueDelete({ name: 'web', uid: 'uid-old', reason: 'orphan', seenGeneration: generation });
+    const job = (await queues.vm.getJob(jobId)) as Job;
+    expect(job.name).to.equal('delete');
+    expect(job.data).to.deep.equal({ name: 'web', uid: 'uid-old', generation });
+    expect(await redis.hgetall(keys.desired(prefix, 'web'))).to.deep.equal(before);
+    expect(await redis.hget(keys.generations(prefix), 'web')).to.equal(String(generation));
+    expect((await queues.vm.getJobLogs(jobId)).logs).to.deep.equal(['orphan']);
+  });
+
+  it('refuses a delete when the name moved on since the sweep read it', async () => {
+    const seen = await present('web', 'uid-a');
+    await registry.recordAbsent('web', undefined);
+    expect(await refusal(enqueuer.enqueueDelete({ name: 'web', uid: 'uid-a', reason: 'orphan', seenGeneration: seen }))).to.be.instanceOf(StaleDecisionError);
+    expect(await queues.vm.getJobCounts('waiting')).to.deep.equal({ waiting: 0 });
+  });
+
+  it('refuses a delete of a uid the name is now desired with', async () => {
+    const generation = await present('web', 'uid-a');
+    expect(await refusal(enqueuer.enqueueDelete({ name: 'web', uid: 'uid-a', reason: 'orphan', seenGeneration: generation }))).to.be.instanceOf(StaleDecisionError);
+    expect(await queues.vm.getJobCounts('waiting')).to.deep.equal({ waiting: 0 });
+  });
+
+  it('leaves the delete it added to be superseded when the name is created again with that uid (jobs/delete.ts)', async () => {
+    await present('web', 'uid-a');
+    const seen = (await registry.recordAbsent('web', undefined)).generation;
+    const jobId = await enqueuer.enqueueDelete({ name: 'web', uid: 'uid-a', reason: 'orphan', seenGeneration: seen });
+    await present('web', 'uid-a');
+    const job = (await queues.vm.getJob(jobId)) as Job;
+    expect(deleteJob.superseded?.(job.data, await registry.get('web'))).to.equal(true);
+  });
+
+  it("adds a missing VM's create again under a new id, even when its first create is kept as completed", async () => {
+    const generation = await present('db', 'uid-db');
+    const record = await registry.get('db');
+    await queues.vm.add('create', { ...record?.spec, generation }, { jobId: record?.jobId ?? '' });
+    const worker = new Worker(VM_QUEUE, () => Promise.resolve('done'), { connection: redis.duplicate(), prefix });
+    try {
+      while ((await queues.vm.getJobCounts('completed')).completed === 0) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await worker.close();
+    }
+    const jobId = await enqueuer.enqueueCreate({ name: 'db', generation });
+    expect(jobId).to.not.equal(record?.jobId);
+    const job = (await queues.vm.getJob(jobId)) as Job;
+    expect(job.name).to.equal('create');
+    expect(job.data).to.deep.include({ name: 'db', uid: 'uid-db', generation });
+  });
+
+  it('refuses to add a create for a name deleted, or deleted and created again, since the sweep read it', async () => {
+    const generation = await present('db', 'uid-db');
+    await registry.recordAbsent('db', undefined);
+    expect(await refusal(enqueuer.enqueueCreate({ name: 'db', generation }))).to.be.instanceOf(StaleDecisionError);
+    await present('db', 'uid-2');
+    expect(await refusal(enqueuer.enqueueCreate({ name: 'db', generation }))).to.be.instanceOf(StaleDecisionError);
+    expect(await queues.vm.getJobCounts('waiting')).to.deep.equal({ waiting: 0 });
+  });
+
+  it('sees create and delete jobs waiting or delayed, not check jobs, in one scan per snapshot', async () => {
+    await queues.vm.add('create', { name: 'a' });
+    await queues.vm.add('delete', { name: 'b' }, { delay: 60_000 });
+    await queues.vm.add('check', { name: 'c' });
+    let clock = 0;
+    const lookup = pendingJobLookup(queues.vm, 1000, () => clock);
+    expect(await Promise.all(['a', 'b', 'c', 'd'].map((n) => lookup.hasPendingJob(n)))).to.deep.equal([true, true, false, false]);
+    await queues.vm.add('create', { name: 'd' });
+    expect(await lookup.hasPendingJob('d')).to.equal(false);
+    clock = 1001;
+    expect(await lookup.hasPendingJob('d')).to.equal(true);
+  });
+});
