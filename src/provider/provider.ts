@@ -10,6 +10,7 @@ import { findByName, listByTag } from './list.js';
 import { deleteSeed, listSeeds } from './seeds.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
+import { health } from './health.js';
 
 export interface ProviderOptions {
   api: ProxmoxApi;
@@ -29,9 +30,6 @@ export function createProvider(options: ProviderOptions): Provider {
     now: options.now ?? (() => new Date()),
     sleep: options.sleep ?? realSleep,
   };
-  const notYet = (what: string): never => {
-    throw new Error(`${what} is not implemented yet`);
-  };
   return {
     get: (ref, ctx) => getVm(deps, ref, ctx),
     findByName: (name, ctx) => findByName(deps, name, ctx),
@@ -40,6 +38,6 @@ export function createProvider(options: ProviderOptions): Provider {
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
     create: (spec, ctx) => createVm(deps, spec, ctx),
     delete: (request, ctx) => deleteVm(deps, request, ctx),
-    health: () => Promise.resolve(notYet('health')),
+    health: (ctx) => health(deps, ctx),
   };
 }

@@ -1,0 +1,83 @@
+// SPEC 19: health, one entry per configured node, checked concurrently.
+import { expect } from 'chai';
+import { readToken } from '../../src/proxmox/token.js';
+import type { NodeConfig } from '../../src/config-types.js';
+import { fakeErrors } from '../fakes/fake-errors.js';
+import { FakeProxmox } from '../fakes/fake-proxmox.js';
+import { apiErrorFromFixture } from '../helpers/fixtures.js';
+import { harness, testConfig } from './harness.js';
+
+const NODES: NodeConfig[] = ['a', 'b', 'c'].map((name, i) => ({ name, template: 9001 + i, isoStorage: 'proxy-seeds' }));
+
+function threeNodes(nodes: NodeConfig[] = NODES): ReturnType<typeof harness> {
+  return harness({ pve: new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }), config: testConfig(nodes) });
+}
+
+async function reasonsOf(h: ReturnType<typeof harness>): Promise<Record<string, string[]>> {
+  const result = await h.provider.health(h.ctx);
+  return Object.fromEntries(result.map((n) => [n.node, n.reasons.map((r) => r.reason)]));
+}
+
+describe('health (SPEC 19)', () => {
+  it('answers ok for every healthy node', async () => {
+    const h = threeNodes();
+    const result = await h.provider.health(h.ctx);
+    expect(result).to.deep.equal(NODES.map((n) => ({ node: n.name, ok: true, reasons: [] })));
+  });
+
+  it('checks the nodes concurrently: each waits until every node has been asked', async () => {
+    const h = threeNodes();
+    h.pve.on('version', async () => {
+      const started = Date.now();
+      while (h.pve.count('version') < NODES.length) {
+        if (Date.now() - started > 2000) throw new Error('the other nodes were never asked');
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    });
+    expect((await h.provider.health(h.ctx)).every((n) => n.ok)).to.equal(true);
+  });
+
+  it('Unreachable, CertificateInvalid, CredentialsUnavailable, CredentialsRejected from /version', async () => {
+    const tls = Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' });
+    const cases: [() => Promise<void>, string][] = [
+      [() => Promise.reject(fakeErrors.noRouteToHost()), 'Unreachable'],
+      [() => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:8006'), { code: 'ECONNREFUSED' })), 'Unreachable'],
+      [() => Promise.reject(tls), 'CertificateInvalid'],
+      [async () => void (await readToken('/nonexistent/pve-token')), 'CredentialsUnavailable'],
+      [() => Promise.reject(apiErrorFromFixture('err_auth_failed')), 'CredentialsRejected'],
+    ];
+    for (const [fail, reason] of cases) {
+      const h = harness();
+      h.pve.on('version', fail);
+      const [node] = await h.provider.health(h.ctx);
+      expect(node, reason).to.deep.include({ node: 'pv1-1', ok: false });
+      expect(node!.reasons.map((r) => r.reason), reason).to.deep.equal([reason]);
+      expect(node!.reasons[0]!.detail).to.be.a('string').and.not.equal('');
+    }
+  });
+
+  it('PermissionDenied names the privilege', async () => {
+    const h = harness();
+    h.pve.failNext('storages', apiErrorFromFixture('err_forbidden_volume_delete'));
+    const [node] = await h.provider.health(h.ctx);
+    expect(node!.reasons.map((r) => r.reason)).to.deep.equal(['PermissionDenied']);
+    expect(node!.reasons[0]!.detail).to.contain('Datastore.Allocate');
+  });
+
+  it('NodeOffline for a node the cluster lists as offline', async () => {
+    const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b', status: 'offline' }] });
+    const h = harness({ pve, config: testConfig(NODES.slice(0, 2)) });
+    expect(await reasonsOf(h)).to.deep.equal({ a: [], b: ['NodeOffline'] });
+  });
+
+  it('StorageNotFound when the seed storage is missing or holds no ISO content', async () => {
+    const h = threeNodes([{ ...NODES[0]!, isoStorage: 'nowhere' }, { ...NODES[1]!, isoStorage: 'local-lvm' }, NODES[2]!]);
+    expect(await reasonsOf(h)).to.deep.equal({ a: ['StorageNotFound'], b: ['StorageNotFound'], c: [] });
+  });
+
+  it('TemplateNotFound when the template is missing or not a template', async () => {
+    const h = threeNodes([{ ...NODES[0]!, template: 4242 }, NODES[1]!, NODES[2]!]);
+    h.pve.vm(9002)!.config.template = 0;
+    expect(await reasonsOf(h)).to.deep.equal({ a: ['TemplateNotFound'], b: ['TemplateNotFound'], c: [] });
+  });
+});
