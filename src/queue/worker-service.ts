@@ -108,8 +108,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   return {
     id,
     async close(graceMs = config.jobs.shutdownGraceSeconds * 1000) {
-      await heartbeat.stop();
       const closing = Promise.all(workers.map((w) => w.close()));
+      await heartbeat.stop();
       let forced = false;
       if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
         forced = true;

@@ -1,0 +1,72 @@
+// SPEC 1 and 3 with real worker processes: a worker killed mid-create
+// (SIGKILL) has its job recovered as stalled and finished on the same VM;
+// a worker sent SIGTERM finishes its running job, then exits.
+import { expect } from 'chai';
+import { startChildWorker } from '../support/child-process.js';
+import { createHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { CREATE_STEPS } from '../support/recording-provider.js';
+import { eventually } from '../support/redis.js';
+
+const LOCK_TTL_MS = 1000;
+const GRACE_SECONDS = 4;
+
+describe('worker processes (SPEC 1, 3)', function () {
+  this.timeout(30_000);
+  let h: Harness;
+
+  beforeEach(() => {
+    h = createHarness('proc', { config: { budgets: { lockTtlMs: LOCK_TTL_MS }, jobs: { shutdownGraceSeconds: GRACE_SECONDS } } });
+  });
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('a worker killed mid-create: the job is picked up again and finishes the same VM', async () => {
+    const child = await startChildWorker({ prefix: h.prefix, stepMs: 300, config: { budgets: { lockTtlMs: LOCK_TTL_MS } } });
+    const { jobId } = await h.client.createVm({ name: 'crash-1', uid: 'u1' });
+    const before = await eventually(async () => {
+      const vm = await h.provider.vm('crash-1');
+      return vm && vm.steps.includes('seeded') ? vm : undefined;
+    });
+    child.process.kill('SIGKILL');
+    const { at: killedAt } = await child.exited;
+    // The dead holder's name lock ends with its TTL, never later.
+    const lockTtl = await h.redis.pttl(`${h.prefix}:lock:crash-1`);
+    expect(lockTtl).to.be.at.most(LOCK_TTL_MS);
+
+    await h.startWorker();
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 20_000 });
+    expect(view.state).to.equal('completed');
+    expect(view.result).to.include({ vmid: before.vmid, uid: 'u1' });
+    const after = await h.provider.vm('crash-1');
+    expect(after?.steps).to.deep.equal(CREATE_STEPS, 'each step done once, resumed where the dead worker stopped');
+    expect(await h.provider.vmidsIssued()).to.equal(1, 'one VM');
+    const finished = (await h.provider.calls()).filter((c) => c.op === 'create');
+    expect(finished.map((c) => c.pid)).to.deep.equal([process.pid], 'the killed worker never finished; this one did');
+    if (process.env.SHOW_FIGURES) console.log('kill -> resumed create start (ms):', (finished[0]?.start ?? 0) - killedAt);
+  });
+
+  it('SIGTERM during a running job: the worker takes no new job, finishes the running one, then exits', async () => {
+    const child = await startChildWorker({ prefix: h.prefix, stepMs: 200, config: { jobs: { shutdownGraceSeconds: GRACE_SECONDS } } });
+    const { jobId } = await h.client.createVm({ name: 'term-1', uid: 'u1' });
+    await eventually(async () => ((await h.provider.vm('term-1'))?.steps.includes('cloned') ? true : undefined));
+    child.process.kill('SIGTERM');
+    // Closing starts by dropping the heartbeat: from then on no job is taken.
+    await eventually(async () => ((await h.redis.exists(`${h.prefix}:workers:child-${child.process.pid}`)) === 0 ? true : undefined));
+    const later = await h.client.createVm({ name: 'term-2', uid: 'u2' });
+
+    const exit = await Promise.race([
+      child.exited,
+      new Promise<undefined>((resolve) => setTimeout(resolve, (GRACE_SECONDS + 2) * 1000)),
+    ]);
+    if (exit === undefined) child.process.kill('SIGKILL');
+    expect(exit?.code, 'exited by itself within the grace period').to.equal(0);
+    const view = await h.client.getJob(jobId);
+    expect(view?.state).to.equal('completed');
+    expect(Date.parse(view?.finishedAt ?? '')).to.be.at.most(exit?.at ?? 0);
+    expect((await h.provider.calls()).map((c) => [c.op, c.name, c.outcome])).to.deep.equal([['create', 'term-1', 'ok']]);
+    expect((await h.client.getJob(later.jobId))?.state).to.equal('waiting', 'a stopping worker takes no new job');
+  });
+});

@@ -1,0 +1,29 @@
+// A worker process for the crash and shutdown tests: the real worker
+// service and signal handling over the Redis-backed provider double, so
+// what it did survives a SIGKILL. Configured by the CHILD_WORKER variable
+// (JSON: prefix, stepMs, config overrides); prints "ready" once started.
+import { silentLogger } from '../../src/log.js';
+import { handleShutdownSignals } from '../../src/queue/shutdown.js';
+import { startWorkerService } from '../../src/queue/worker-service.js';
+import { RecordingProvider } from './recording-provider.js';
+import { newRedis, testConfig } from './redis.js';
+
+interface ChildOptions {
+  prefix: string;
+  stepMs: number;
+  config?: Record<string, unknown>;
+}
+
+const options = JSON.parse(process.env.CHILD_WORKER ?? '{}') as ChildOptions;
+const config = testConfig(options.prefix, options.config);
+const redis = newRedis();
+const provider = new RecordingProvider(redis, options.prefix, { stepMs: options.stepMs });
+const logger = silentLogger();
+const service = await startWorkerService({ config, provider, logger, scheduleHealth: false, id: `child-${process.pid}` });
+handleShutdownSignals(service, logger, {
+  graceMs: config.jobs.shutdownGraceSeconds * 1000,
+  alsoClose: async () => {
+    await redis.quit();
+  },
+});
+process.stdout.write('ready\n');
