@@ -65,8 +65,9 @@ describe('one-command start: pve-provisioner all on the simulator (SPEC 6)', fun
     };
     delete env.PVE_PROVISIONER_CONFIG;
     const tsx = pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-    child = spawn(process.execPath, ['--import', tsx, join(repo, 'src', 'cli.ts'), 'all'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    const started = spawn(process.execPath, ['--import', tsx, join(repo, 'src', 'cli.ts'), 'all'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = started;
+    exited = new Promise((resolve) => started.once('exit', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no "API at" line within 60 s:\n${output}`)), 60_000);
       const onData = (chunk: Buffer): void => {
@@ -76,8 +77,8 @@ describe('one-command start: pve-provisioner all on the simulator (SPEC 6)', fun
           resolve();
         }
       };
-      child?.stdout?.on('data', onData);
-      child?.stderr?.on('data', onData);
+      started.stdout.on('data', onData);
+      started.stderr.on('data', onData);
       void exited.then((code) => {
         clearTimeout(timer);
         reject(new Error(`pve-provisioner all exited with ${code} before listening:\n${output}`));
