@@ -59,7 +59,7 @@ describe('worker processes (SPEC 1, 3)', function () {
 
     const exit = await Promise.race([
       child.exited,
-      new Promise<undefined>((resolve) => setTimeout(resolve, (GRACE_SECONDS + 2) * 1000)),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), (GRACE_SECONDS + 2) * 1000)),
     ]);
     if (exit === undefined) child.process.kill('SIGKILL');
     expect(exit?.code, 'exited by itself within the grace period').to.equal(0);
