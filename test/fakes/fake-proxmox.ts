@@ -26,6 +26,9 @@
 //   pve.on('clone', (args) => { ... });         // runs before each clone; throw to fail it
 //   pve.count('taskStatus'); pve.callsTo('putConfig');
 //   pve.vm(150)?.config; pve.volumes('pv1-1', 'proxy-seeds');
+//   pve.setNextTaskOutcome('qmstart', { exitstatus: 'WARNINGS: 2', log: ['WARN: ...'] });
+// Tasks advance only when their status is polled, so pair the fake with
+// FakeClock (clock.ts) as the provider's now/sleep and no test waits.
 import type {
   AgentInterface,
   CallOptions,
