@@ -77,6 +77,11 @@ describe('simulator: qemu (F2-F21)', () => {
     expect(shape(await sim.api('POST', `${Q}/9001/clone`, { newid: ID, name: 'again', full: 1 }))).to.deep.equal(captured('err_config_exists'));
   });
 
+  it('keeps VMIDs unique across the cluster: a VMID taken on another node is F4 too', async () => {
+    await sim.control('POST', 'vms', { node: 'pv1-2', vmid: ID, config: { name: 'elsewhere' } });
+    expect(shape(await sim.api('POST', `${Q}/9001/clone`, { newid: ID, name: 'again', full: 1 }))).to.deep.equal(captured('err_config_exists'));
+  });
+
   it('refuses a clone onto a storage without images up front and leaves no VM (F15)', async () => {
     const answer = await sim.api('POST', `${Q}/9001/clone`, { newid: ID, name: 'x', full: 1, storage: 'local' });
     expect(shape(answer)).to.deep.equal(captured('err_clone_storage_no_images'));

@@ -34,6 +34,7 @@ describe('simulator: ten thousand VMs (SPEC 8)', () => {
     const before = (await resources()).find((r) => r.vmid === 101);
     expect(before).to.include({ status: 'stopped', uptime: 0 });
     await sim.data('PUT', '/nodes/pv1-2/qemu/101/config', { tags: 'Changed' });
+    expect((await resources()).find((r) => r.vmid === 101)).to.include({ tags: 'changed', status: 'stopped' });
     await sim.data('POST', '/nodes/pv1-2/qemu/101/status/start');
     sim.clock.advance(1);
     expect((await resources()).find((r) => r.vmid === 101)).to.include({ tags: 'changed', status: 'running', uptime: 0 });
