@@ -1,0 +1,118 @@
+// Helpers the benchmarks share (files starting with "_" are not run by
+// bench/run.ts): flags, a Redis prefix of their own removed afterwards,
+// tables and the final JSON line, and a provider that does nothing.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import type { CreateResult, CreateSpec, DeleteResult, ListedVm, NodeHealth, Provider, SeedIso, VmObservation } from '../src/provider/types.js';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface BenchFlags {
+  quick: boolean;
+  values: Record<string, string | boolean | undefined>;
+}
+
+/** `--quick` plus the bench's own string options; exit 2 on an unknown flag. */
+export function benchFlags(name: string, options: Record<string, { type: 'string' | 'boolean' }> = {}): BenchFlags {
+  try {
+    const { values } = parseArgs({ options: { quick: { type: 'boolean' }, ...options }, strict: true });
+    return { quick: values.quick === true, values: values as Record<string, string | boolean | undefined> };
+  } catch (err) {
+    process.stderr.write(`bench/${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  }
+}
+
+export function intFlag(flags: BenchFlags, key: string, full: number, quick: number): number {
+  const given = flags.values[key];
+  if (typeof given !== 'string') return flags.quick ? quick : full;
+  const value = Number(given);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`--${key} must be a positive integer, got ${given}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+
+export function benchPrefix(what: string): string {
+  return `pvep-bench-${what}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let removed = 0;
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (found.length > 0) removed += await redis.del(...found);
+  } while (cursor !== '0');
+  return removed;
+}
+
+export function newRedis(): Redis {
+  return new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Prints rows as an aligned table under a title. */
+export function printTable(title: string, rows: Record<string, string | number>[]): void {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0] as object);
+  const text = (v: string | number | undefined): string => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(3)) : (v ?? ''));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => text(r[c]).length)));
+  const line = (cells: string[]): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+  process.stdout.write(`${title}\n${line(columns)}\n`);
+  for (const row of rows) process.stdout.write(`${line(columns.map((c) => text(row[c])))}\n`);
+}
+
+/**
+ * The last line of every bench: one JSON object. Then the process exits
+ * once stdout is flushed, even if a library left a handle open.
+ */
+export function printJson(bench: string, result: object): void {
+  process.stdout.write(`${JSON.stringify({ bench, ...result })}\n`, () => {
+    setTimeout(() => process.exit(process.exitCode ?? 0), 2000).unref();
+  });
+}
+
+/** Resident set size of a process, from /proc (Linux), in MiB. */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
+  return kb === undefined ? Number.NaN : Number(kb) / 1024;
+}
+
+/** A provider that does nothing and answers at once: the queue is what is measured. */
+export class NullProvider implements Provider {
+  private nextVmid = 100000;
+
+  create(spec: CreateSpec): Promise<CreateResult> {
+    return Promise.resolve({ providerId: `vms/${this.nextVmid}/${spec.name}`, vmid: this.nextVmid++, node: 'pve1', uid: spec.uid, state: 'Running', createdAt: new Date().toISOString() });
+  }
+  delete(): Promise<DeleteResult> {
+    return Promise.resolve({ deleted: true, seedsDeleted: 0 });
+  }
+  get(): Promise<VmObservation> {
+    return Promise.resolve({ state: 'NotFound' });
+  }
+  findByName(): Promise<ListedVm[]> {
+    return Promise.resolve([]);
+  }
+  listByTag(): Promise<ListedVm[]> {
+    return Promise.resolve([]);
+  }
+  listSeeds(): Promise<SeedIso[]> {
+    return Promise.resolve([]);
+  }
+  deleteSeed(): Promise<void> {
+    return Promise.resolve();
+  }
+  health(): Promise<NodeHealth[]> {
+    return Promise.resolve([]);
+  }
+}
