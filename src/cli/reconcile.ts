@@ -1,0 +1,101 @@
+// `pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]`
+// (SPEC 5, 6): adds a reconcile job to the system queue, where a worker
+// runs the sweep; prints the job id, and with --wait the sweep's report as
+// JSON. Exit 0 done, 1 the job failed or did not finish in time, 2 bad
+// input (the reason on stderr).
+import { parseArgs } from 'node:util';
+import type { Job, Queue } from 'bullmq';
+import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
+import { ConfigError, loadConfig } from '../config.js';
+import type { Config } from '../config.js';
+import { connected, createProducerConnection } from '../queue/connection.js';
+import { createQueues } from '../queue/queues.js';
+
+const USAGE = 'usage: pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]\n';
+const DEFAULT_TIMEOUT_SECONDS = 600;
+const POLL_MS = 200;
+
+export interface ReconcileCommandIo {
+  /** The loaded config; loadConfig() when absent. */
+  config?: Config;
+  stdout?: { write(text: string): unknown };
+  stderr?: { write(text: string): unknown };
+}
+
+interface Options {
+  dryRun: boolean;
+  wait: boolean;
+  timeoutSeconds: number;
+}
+
+function parse(args: string[]): Options | string {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: { 'dry-run': { type: 'boolean' }, wait: { type: 'boolean' }, timeout: { type: 'string' } },
+    }));
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+  const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
+  if (!Number.isInteger(timeout) || timeout < 1) return `--timeout "${values.timeout ?? ''}": a whole number of seconds, at least 1`;
+  if (values.timeout !== undefined && !values.wait) return '--timeout needs --wait';
+  return { dryRun: values['dry-run'] ?? false, wait: values.wait ?? false, timeoutSeconds: timeout };
+}
+
+export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const options = parse(args);
+  if (typeof options === 'string') {
+    stderr.write(`pve-provisioner reconcile: ${options}\n${USAGE}`);
+    return 2;
+  }
+  let config: Config;
+  try {
+    config = io.config ?? loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    stderr.write(`pve-provisioner reconcile: ${err.message}\n`);
+    return 2;
+  }
+  const data = validateJobData('reconcile', { dryRun: options.dryRun }, limitsFromConfig(config));
+  if (!data.ok) throw new Error(`reconcile job data refused: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
+
+  const redis = createProducerConnection(config.redis.url);
+  const queues = createQueues(redis, config.redis.prefix, config.jobs);
+  try {
+    await connected(redis);
+    const job = await queues.system.add('reconcile', data.value);
+    stdout.write(`${job.id ?? ''}\n`);
+    if (!options.wait) return 0;
+    return await waitAndPrint(queues.system, job, options.timeoutSeconds, stdout, stderr);
+  } finally {
+    await queues.close().catch(() => undefined);
+    redis.disconnect();
+  }
+}
+
+async function waitAndPrint(queue: Queue, job: Job, timeoutSeconds: number, stdout: { write(text: string): unknown }, stderr: { write(text: string): unknown }): Promise<number> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  for (;;) {
+    const state = await job.getState();
+    if (state === 'completed' || state === 'failed') {
+      const finished = (await queue.getJob(job.id ?? '')) as Job | undefined;
+      if (state === 'failed') {
+        stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} failed: ${finished?.failedReason ?? 'no reason recorded'}\n`);
+        return 1;
+      }
+      stdout.write(`${JSON.stringify(finished?.returnvalue ?? null, null, 2)}\n`);
+      return 0;
+    }
+    if (Date.now() >= deadline) {
+      stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} is still ${state} after ${timeoutSeconds} s (is a worker serving the system queue?)\n`);
+      return 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}

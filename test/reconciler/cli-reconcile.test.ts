@@ -1,0 +1,80 @@
+// SPEC 5, 6: `pve-provisioner reconcile [--dry-run] [--wait]` adds a
+// reconcile job to the system queue; with --wait it prints the sweep's
+// report. The worker here runs the real reconcile runner over the seam fake.
+import { expect } from 'chai';
+import { UnrecoverableError, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
+import { run } from '../../src/cli/reconcile.js';
+import { SYSTEM_QUEUE } from '../../src/queue/queues.js';
+import type { SweepReport } from '../../src/reconciler/report.js';
+import { proxmoxWorld } from './proxmox-world.js';
+import type { ProxmoxWorld } from './proxmox-world.js';
+
+function sink(): { text: string; write(t: string): void } {
+  return {
+    text: '',
+    write(t: string) {
+      this.text += t;
+    },
+  };
+}
+
+describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
+  let w: ProxmoxWorld;
+  let worker: Worker | undefined;
+
+  beforeEach(() => {
+    w = proxmoxWorld();
+  });
+
+  afterEach(async () => {
+    await worker?.close();
+    worker = undefined;
+    await w.queues.system.obliterate({ force: true });
+    await w.close();
+  });
+
+  const serve = (processor: (job: Job) => Promise<unknown>): void => {
+    worker = new Worker(SYSTEM_QUEUE, processor, { connection: w.redis.duplicate(), prefix: w.prefix });
+  };
+
+  it('refuses an unknown flag with exit 2 and the reason, and enqueues nothing', async () => {
+    const out = sink();
+    const err = sink();
+    expect(await run(['--dryrun'], { config: w.config, stdout: out, stderr: err })).to.equal(2);
+    expect(err.text).to.match(/Unknown option '--dryrun'/);
+    expect(await w.queues.system.getJobCountByTypes('waiting')).to.equal(0);
+  });
+
+  it('adds a reconcile job with dryRun and prints its id', async () => {
+    const out = sink();
+    expect(await run(['--dry-run'], { config: w.config, stdout: out, stderr: sink() })).to.equal(0);
+    const job = (await w.queues.system.getJob(out.text.trim())) as Job;
+    expect([job.name, job.data]).to.deep.equal(['reconcile', { dryRun: true }]);
+  });
+
+  it('with --wait prints the report of the sweep the worker ran', async () => {
+    await w.present('db', 'uid-db');
+    serve((job) => w.sweep((job.data as { dryRun: boolean }).dryRun));
+    const out = sink();
+    expect(await run(['--wait', '--dry-run'], { config: w.config, stdout: out, stderr: sink() })).to.equal(0);
+    const [, ...json] = out.text.split('\n');
+    const report = JSON.parse(json.join('\n')) as SweepReport;
+    expect(report.dryRun).to.equal(true);
+    expect(report.missing.reenqueued.map((m) => m.name)).to.deep.equal(['db']);
+    expect(await w.added()).to.deep.equal([]);
+  });
+
+  it('with --wait exits 1 with the reason when the job fails', async () => {
+    serve(() => Promise.reject(new UnrecoverableError('Proxmox unreachable')));
+    const err = sink();
+    expect(await run(['--wait'], { config: w.config, stdout: sink(), stderr: err })).to.equal(1);
+    expect(err.text).to.match(/failed: Proxmox unreachable/);
+  });
+
+  it('with --wait exits 1 when no worker finishes the job in time', async () => {
+    const err = sink();
+    expect(await run(['--wait', '--timeout', '1'], { config: w.config, stdout: sink(), stderr: err })).to.equal(1);
+    expect(err.text).to.match(/still waiting after 1 s/);
+  });
+});
