@@ -18,7 +18,7 @@ export interface BenchFlags {
 export function benchFlags(name: string, options: Record<string, { type: 'string' | 'boolean' }> = {}): BenchFlags {
   try {
     const { values } = parseArgs({ options: { quick: { type: 'boolean' }, ...options }, strict: true });
-    return { quick: values.quick === true, values: values as Record<string, string | boolean | undefined> };
+    return { quick: values.quick === true, values: values };
   } catch (err) {
     process.stderr.write(`bench/${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
