@@ -1,16 +1,17 @@
 // The registered jobs. Start-up fails when an expected job name has no
 // handler or two, so a job can never sit in a queue nobody serves.
-// reconcile (SPEC 5) is not registered yet: its sweep is a later issue.
 import { checkJob } from './check.js';
 import { createJob } from './create.js';
 import { deleteJob } from './delete.js';
 import { healthJob } from './health.js';
+import { reconcileJob } from './reconcile.js';
+import { JOB_NAMES } from './schema.js';
 import type { JobName } from './schema.js';
 import type { AnyJobDefinition } from './types.js';
 
-export const SERVED_JOBS: readonly JobName[] = ['create', 'delete', 'check', 'health'];
+export const SERVED_JOBS: readonly JobName[] = JOB_NAMES;
 
-export const jobDefinitions: readonly AnyJobDefinition[] = [createJob, deleteJob, checkJob, healthJob];
+export const jobDefinitions: readonly AnyJobDefinition[] = [createJob, deleteJob, checkJob, healthJob, reconcileJob];
 
 export class JobRegistryError extends Error {
   override readonly name = 'JobRegistryError';

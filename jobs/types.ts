@@ -4,7 +4,7 @@
 import type { Logger } from '../src/log.js';
 import type { NodeHealth, OperationContext, Provider } from '../src/provider/types.js';
 import type { DesiredRecord, LastKnown } from '../src/queue/registry.js';
-import type { JobDataOf, JobLimits, JobName, Validation } from './schema.js';
+import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from './schema.js';
 
 export interface JobDeps {
   provider: Provider;
@@ -15,6 +15,8 @@ export interface JobDeps {
   /** Whether a create or delete holds the name now (check, SPEC 3). */
   isNameLocked(name: string): Promise<boolean>;
   saveHealth(nodes: NodeHealth[]): Promise<void>;
+  /** One reconcile sweep (SPEC 5), built by the worker from src/reconciler. */
+  reconcile(data: ReconcileJobData, ctx: OperationContext): Promise<unknown>;
   logger: Logger;
 }
 

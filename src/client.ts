@@ -62,6 +62,14 @@ export interface ProvisionerClient {
 
 const WAIT_POLL_MS = 100;
 
+/**
+ * BullMQ numbers jobs per queue, so "1" may name a job in each queue;
+ * ids of our own make getJob(id) unambiguous.
+ */
+function uniqueJobId(job: 'check' | 'delete', name: string): string {
+  return `${job}-${name}-${randomUUID()}`;
+}
+
 function toDesiredView(record: DesiredRecord): DesiredView {
   return { ...record };
 }
@@ -126,8 +134,9 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       const outcome = await registry.recordAbsent(value.name, value.uid);
       const data = { ...value, generation: outcome.generation };
       if (outcome.kind === 'foreign') {
-        const job = await vm.add('delete', data);
-        return { jobId: job.id ?? '', name: value.name, generation: outcome.generation, existing: false };
+        const jobId = uniqueJobId('delete', value.name);
+        await vm.add('delete', data, { jobId });
+        return { jobId, name: value.name, generation: outcome.generation, existing: false };
       }
       if (outcome.kind === 'recorded') await vm.add('delete', data, { jobId: outcome.jobId });
       else await ensureJob(vm, outcome.jobId, 'delete', data);
@@ -137,8 +146,9 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
     async checkVm(input) {
       const value = orThrow(validateJobData('check', input, limits));
       const { vm } = await ready();
-      const job = await vm.add('check', value);
-      return { jobId: job.id ?? '', name: value.name, existing: false };
+      const jobId = uniqueJobId('check', value.name);
+      await vm.add('check', value, { jobId });
+      return { jobId, name: value.name, existing: false };
     },
 
     getJob,

@@ -1,5 +1,5 @@
 // The worker process's job service: a worker on each queue, the health
-// schedule, heartbeats, and graceful shutdown (SPEC 1 to 4, 19).
+// and reconcile schedules, heartbeats, and graceful shutdown (SPEC 1 to 4, 19).
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import type { BackoffStrategy } from 'bullmq';
@@ -10,6 +10,7 @@ import type { Config } from '../config-types.js';
 import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
+import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection } from './connection.js';
 import type { Redis } from './connection.js';
 import { writeLastHealth } from './health-store.js';
@@ -28,8 +29,8 @@ export interface WorkerServiceOptions {
   /** This process's id in heartbeats; random when absent. */
   id?: string;
   definitions?: readonly AnyJobDefinition[];
-  /** Schedule the health job every health.everySeconds (default true). */
-  scheduleHealth?: boolean;
+  /** Schedule health (health.everySeconds) and reconcile (reconciler.everySeconds); default true. */
+  schedule?: boolean;
 }
 
 export interface CloseOutcome {
@@ -58,11 +59,14 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const redis: Redis = createWorkerConnection(config.redis.url);
   const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
   const locks = new NameLocks(redis, prefix);
+  const queues = createQueues(redis, prefix, config.jobs);
+  const reconcile = createReconcileRunner({ config, redis, provider, vmQueue: queues.vm, registry, locks, ...(metrics ? { metrics } : {}) });
   const deps: JobDeps = {
     provider,
     registry,
     isNameLocked: (name) => locks.isHeld(name),
     saveHealth: (nodes) => writeLastHealth(redis, prefix, nodes),
+    reconcile,
     logger,
   };
   const processor = createProcessor({ definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}) });
@@ -82,10 +86,10 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     removeOnFail: keepJobs(config.jobs.keepFailedCount, config.jobs.keepFailedSeconds),
   };
 
-  const queues = createQueues(redis, prefix, config.jobs);
   await queues.system.setGlobalConcurrency(1);
-  if (options.scheduleHealth ?? true) {
+  if (options.schedule ?? true) {
     await queues.system.upsertJobScheduler('health', { every: config.health.everySeconds * 1000 }, { name: 'health', data: {} });
+    await scheduleReconcile(queues.system, config.reconciler.everySeconds);
   }
 
   const workers = [

@@ -19,7 +19,7 @@ const config = testConfig(options.prefix, options.config);
 const redis = newRedis();
 const provider = new RecordingProvider(redis, options.prefix, { stepMs: options.stepMs });
 const logger = silentLogger();
-const service = await startWorkerService({ config, provider, logger, scheduleHealth: false, id: `child-${process.pid}` });
+const service = await startWorkerService({ config, provider, logger, schedule: false, id: `child-${process.pid}` });
 handleShutdownSignals(service, logger, {
   graceMs: config.jobs.shutdownGraceSeconds * 1000,
   alsoClose: async () => {

@@ -50,7 +50,7 @@ export function createHarness(what: string, options: HarnessOptions = {}): Harne
         config,
         provider: extra.provider ?? provider,
         logger: silentLogger(),
-        scheduleHealth: false,
+        schedule: false,
         ...extra,
       });
       workers.push(worker);
