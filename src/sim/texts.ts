@@ -24,6 +24,8 @@ export const texts = {
   noImages: (storage: string) => `storage '${storage}' does not support vm images`,
   /** F20 */
   shrinkRefused: 'shrinking disks is not supported',
+  /** A task that waited 10 s for the VM's config lock file (captured as err_lock_timeout). */
+  lockTimeout: (vmid: number) => `can't lock file '/var/lock/qemu-server/lock-${vmid}.conf' - got timeout`,
   destroyRunning: (vmid: number) => `VM ${vmid} is running - destroy failed`,
   alreadyRunning: (vmid: number) => `VM ${vmid} already running`,
   noSuchTask: 'no such task',

@@ -106,6 +106,15 @@ describe('simulator: qemu (F2-F21)', () => {
     expect(await sim.data('GET', `${Q}/${ID}/status/current`)).to.include({ status: 'running', qmpstatus: 'running' });
   });
 
+  it('fails a start whose wait for the clone lock passes 10 s, with the lock timeout text', async () => {
+    await sim.faults({ slowTasks: 10 });
+    await clone();
+    const startUpid = await sim.data<string>('POST', `${Q}/${ID}/status/start`);
+    sim.clock.advance(10);
+    expect(await task(startUpid)).to.include({ status: 'stopped', exitstatus: captured('err_lock_timeout').reason });
+    expect(await sim.data('GET', `${Q}/${ID}/status/current`)).to.include({ status: 'stopped' });
+  });
+
   it('folds tags to lowercase with ; between them, keeps hyphens, refuses ! (F9)', async () => {
     await clone();
     sim.clock.advance(2);

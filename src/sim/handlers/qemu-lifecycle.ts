@@ -117,6 +117,21 @@ export const resize: Handler = (ctx) => {
   }).upid;
 };
 
+/** Seconds a start or stop waits for the config lock file a clone holds (PVE's lock_config default). */
+const LOCK_WAIT_SECONDS = 10;
+
+/**
+ * When a start or stop may begin: after the clone that holds the VM's lock
+ * file (F3), or, when that clone outlasts the 10 s wait, never: the task
+ * then fails with the lock timeout at the end of its wait.
+ */
+function lockWait(ctx: HandlerContext, vm: SimVm): { notBefore?: number; timesOut: boolean } {
+  const now = ctx.sim.now();
+  if (vm.lockUntil === undefined || vm.lockUntil <= now) return { timesOut: false };
+  const limit = now + ctx.sim.scaled(LOCK_WAIT_SECONDS);
+  return vm.lockUntil > limit ? { notBefore: limit, timesOut: true } : { notBefore: vm.lockUntil, timesOut: false };
+}
+
 /** The lock check a start or stop makes once it holds the lock (a clone's lock is waited out, F3). */
 function lockedAtRun(vm: SimVm): void {
   if (typeof vm.config.lock === 'string') throw new Error(texts.vmLocked(vm.config.lock));
@@ -130,16 +145,18 @@ export const start: Handler = (ctx) => {
   const { sim } = ctx;
   const vm = sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
   if (vm.config.template === 1) throw dieError("you can't start a vm if it's a template");
-  const waits = vm.lockUntil !== undefined && vm.lockUntil > sim.now();
+  const wait = lockWait(ctx, vm);
+  const waits = wait.notBefore !== undefined;
   return sim.runTask({
     node: vm.node,
     type: 'qmstart',
     id: String(vm.vmid),
     owner: ctx.owner,
-    seconds: sim.options.taskSeconds,
-    notBefore: vm.lockUntil,
+    seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
+    notBefore: wait.notBefore,
     runningLog: waits ? ['trying to acquire lock...'] : [],
     run: (endAt) => {
+      if (wait.timesOut) throw new Error(texts.lockTimeout(vm.vmid));
       stillThere(ctx, vm);
       lockedAtRun(vm);
       if (vm.status === 'running') throw new Error(texts.alreadyRunning(vm.vmid));
@@ -155,14 +172,16 @@ export const start: Handler = (ctx) => {
 export const stop: Handler = (ctx) => {
   const { sim } = ctx;
   const vm = sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
+  const wait = lockWait(ctx, vm);
   return sim.runTask({
     node: vm.node,
     type: 'qmstop',
     id: String(vm.vmid),
     owner: ctx.owner,
-    seconds: sim.options.taskSeconds,
-    notBefore: vm.lockUntil,
+    seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
+    notBefore: wait.notBefore,
     run: () => {
+      if (wait.timesOut) throw new Error(texts.lockTimeout(vm.vmid));
       stillThere(ctx, vm);
       if (!flag(ctx, 'skiplock')) lockedAtRun(vm);
       vm.status = 'stopped';
