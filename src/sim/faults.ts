@@ -115,19 +115,27 @@ export function faultSetProblems(body: unknown): string[] {
   return problems;
 }
 
-function applies(rule: { path: string; methods?: string[] }, method: string, path: string): boolean {
-  return (rule.methods === undefined || rule.methods.includes(method)) && new RegExp(rule.path).test(path);
+interface Rule {
+  path: string;
+  methods?: string[];
 }
 
 export class Faults {
   private set: FaultSet = {};
   private readonly failuresUsed = new Map<TaskFailure, number>();
+  /** Each rule's pattern, compiled once when the set is replaced. */
+  private patterns = new Map<Rule, RegExp>();
 
   constructor(private readonly random: () => number = Math.random) {}
 
   replace(set: FaultSet): void {
     this.set = set;
     this.failuresUsed.clear();
+    this.patterns = new Map([...(set.errors ?? []), ...(set.drops ?? [])].map((rule): [Rule, RegExp] => [rule, new RegExp(rule.path)]));
+  }
+
+  private applies(rule: Rule, method: string, path: string): boolean {
+    return (rule.methods === undefined || rule.methods.includes(method)) && (this.patterns.get(rule)?.test(path) ?? false);
   }
 
   current(): FaultSet {
@@ -135,11 +143,11 @@ export class Faults {
   }
 
   errorFor(method: string, path: string): ErrorFault | undefined {
-    return this.set.errors?.find((e) => applies(e, method, path) && this.random() < e.rate);
+    return this.set.errors?.find((e) => this.applies(e, method, path) && this.random() < e.rate);
   }
 
   dropFor(method: string, path: string): DropFault | undefined {
-    return this.set.drops?.find((d) => applies(d, method, path) && this.random() < d.rate);
+    return this.set.drops?.find((d) => this.applies(d, method, path) && this.random() < d.rate);
   }
 
   get latencyMs(): number {
