@@ -93,7 +93,8 @@ export class Simulator {
 
   record(request: RecordedRequest): void {
     this.requests.push(request);
-    if (this.requests.length > KEPT_REQUESTS) this.requests.splice(0, this.requests.length - KEPT_REQUESTS);
+    // Trimmed in batches, so a long chaos run does not shift the whole log on every request.
+    if (this.requests.length > KEPT_REQUESTS * 1.1) this.requests.splice(0, this.requests.length - KEPT_REQUESTS);
   }
 
   /** Starts a task; its effect runs when its time is up (tasks.ts). */
