@@ -16,6 +16,7 @@ import { registryReader } from './registry-adapter.js';
 import { sweep } from './sweep.js';
 import { sweepLockKey, withSweepLock } from './sweep-lock.js';
 import type { SweepDeps, SweepProvider } from './ports.js';
+import { summarize } from './report.js';
 import type { SweepReport } from './report.js';
 
 export interface ReconcileRunnerOptions {
@@ -46,13 +47,23 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
       clock: { now: options.now ?? (() => new Date()) },
       settings: { graceSeconds: config.reconciler.graceSeconds, recreateMissing: config.reconciler.recreateMissing },
       ...(metrics ? { onFinding: (kind) => metrics.reconcilerFindings(kind, 1) } : {}),
-      ...(ctx.log ? { log: (line) => void ctx.log?.(line) } : {}),
+      log: (line) => writeLog(ctx, line),
     };
     const outcome = await withSweepLock(redis, sweepLockKey(prefix), ttlMs, (lost) =>
       sweep(deps, { dryRun: data.dryRun, signal: AbortSignal.any([ctx.signal, lost]) }),
     );
-    return outcome === 'skipped' ? { skipped: true, reason: 'another sweep is running' } : outcome;
+    if (outcome === 'skipped') {
+      writeLog(ctx, 'skipped: another sweep is running');
+      return { skipped: true, reason: 'another sweep is running' };
+    }
+    writeLog(ctx, summarize(outcome));
+    return outcome;
   };
+}
+
+/** A job log line; a failed write never fails the sweep. */
+function writeLog(ctx: OperationContext, line: string): void {
+  Promise.resolve(ctx.log?.(line)).catch(() => undefined);
 }
 
 /** The reconcile schedule (SPEC 5); every process may upsert it at start. */

@@ -38,6 +38,8 @@ export interface ProxmoxWorld {
   locks: NameLocks;
   queues: Queues;
   findings: string[];
+  /** The job log lines of every sweep. */
+  lines: string[];
   sweep(dryRun?: boolean): Promise<ReconcileOutcome>;
   report(dryRun?: boolean): Promise<SweepReport>;
   /** Desired `present`, as the producer records it. */
@@ -76,6 +78,7 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
   const findings: string[] = [];
+  const lines: string[] = [];
   const run = createReconcileRunner({
     config,
     redis,
@@ -102,7 +105,8 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
     locks,
     queues,
     findings,
-    sweep: (dryRun = false) => run({ dryRun }, { signal: new AbortController().signal }),
+    lines,
+    sweep: (dryRun = false) => run({ dryRun }, { signal: new AbortController().signal, log: (line) => void lines.push(line) }),
     async report(dryRun = false) {
       const outcome = await world.sweep(dryRun);
       if ('skipped' in outcome) throw new Error('the sweep was skipped');
