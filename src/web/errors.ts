@@ -20,8 +20,14 @@ export function validationBody(fields: FieldError[], message?: string): ErrorBod
 const BODY_ERRORS: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'must be a JSON object',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'must be a JSON object, not empty',
-  FST_ERR_CTP_BODY_TOO_LARGE: 'is too large',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'has a wrong Content-Length',
+};
+
+const CLIENT_ERROR_NAMES: Record<number, string> = {
+  401: 'Unauthorized',
+  404: 'NotFound',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
 };
 
 function isFastifyError(err: unknown): err is FastifyError {
@@ -38,7 +44,7 @@ export function handleError(err: unknown, request: FastifyRequest, reply: Fastif
     if (bodyProblem !== undefined) return reply.code(400).send(validationBody([{ field: 'body', message: bodyProblem }]));
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return reply.code(status).send({ error: status === 401 ? 'Unauthorized' : 'BadRequest', message: redactSecrets(err.message) });
+      return reply.code(status).send({ error: CLIENT_ERROR_NAMES[status] ?? 'BadRequest', message: redactSecrets(err.message) });
     }
   }
   request.log.error({ err }, 'request failed');

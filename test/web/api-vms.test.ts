@@ -103,6 +103,16 @@ describe('HTTP API /v1/vms (SPEC 6)', () => {
     await nothingEnqueued();
   });
 
+  it('a body over the size limit is 413 and one that is not JSON is 415, both as JSON, and enqueue nothing', async () => {
+    const huge = await post('/v1/vms', { name: 'ok', userData: 'x'.repeat(300 * 1024) });
+    expect(huge.statusCode).to.equal(413);
+    expect(huge.json<ErrorAnswer>().error).to.equal('PayloadTooLarge');
+    const form = await web.app.inject({ method: 'POST', url: '/v1/vms', headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=ok' });
+    expect(form.statusCode).to.equal(415);
+    expect(form.json<ErrorAnswer>().error).to.equal('UnsupportedMediaType');
+    await nothingEnqueued();
+  });
+
   it('GET /v1/vms lists the desired state of every name', async () => {
     await post('/v1/vms', { name: 'web-a', uid: 'u-a' });
     await post('/v1/vms', { name: 'web-b', uid: 'u-b' });

@@ -24,6 +24,12 @@ export function jobRoutes(app: FastifyInstance, service: VmService): void {
     const job = await service.getJob(request.params.id);
     if (job === undefined) return reply.code(404).send({ error: 'NotFound', message: `no job ${request.params.id}` });
     if (wait === 0 || FINISHED.has(job.state)) return job;
-    return service.waitForJob(request.params.id, { timeoutMs: wait * 1000 });
+    try {
+      return await service.waitForJob(request.params.id, { timeoutMs: wait * 1000 });
+    } catch (err) {
+      // Removed while we waited (retention, or an operator in Bull Board).
+      if ((await service.getJob(request.params.id)) === undefined) return reply.code(404).send({ error: 'NotFound', message: `job ${request.params.id} is gone` });
+      throw err;
+    }
   });
 }
