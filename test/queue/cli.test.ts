@@ -1,0 +1,122 @@
+// `pve-provisioner enqueue` and `pve-provisioner worker` (SPEC 6): exit
+// 0 done, 1 failed job, 2 bad input naming the field; the worker command
+// end to end against the simulator with the real provider.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect } from 'chai';
+import { run as enqueue } from '../../src/cli/enqueue.js';
+import { PermanentError } from '../../src/errors.js';
+import { startSimulator } from '../../src/sim/index.js';
+import { createHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { REDIS_URL, eventually } from '../support/redis.js';
+
+function sink(): { write(text: string): boolean; text: () => string } {
+  let out = '';
+  return {
+    write(text: string) {
+      out += text;
+      return true;
+    },
+    text: () => out,
+  };
+}
+
+describe('pve-provisioner enqueue (SPEC 6)', function () {
+  let h: Harness;
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('exits 2 on bad input, naming every bad field by its flag, and enqueues nothing', async () => {
+    h = createHarness('cli-bad');
+    const [stdout, stderr] = [sink(), sink()];
+    const code = await enqueue(['create', '--name', 'Bad_Name', '--cores', 'many', '--vlan-tag', '9999'], { config: h.config, stdout, stderr });
+    expect(code).to.equal(2);
+    expect(stderr.text()).to.include('--name (name) must be a DNS label').and.include('--cores (cores) must be an integer').and.include('--vlan-tag (vlanTag) must be from 1 to 4094');
+    expect(stdout.text()).to.equal('');
+    expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed')).to.equal(0);
+  });
+
+  it('exits 2 for a user-data file that is not UTF-8, naming the flag', async () => {
+    h = createHarness('cli-utf8');
+    const dir = mkdtempSync(join(tmpdir(), 'enqueue-'));
+    writeFileSync(join(dir, 'ud'), Buffer.from([0x23, 0xff, 0xfe]));
+    const stderr = sink();
+    const code = await enqueue(['create', '--name', 'ok-1', '--user-data', join(dir, 'ud')], { config: h.config, stdout: sink(), stderr });
+    rmSync(dir, { recursive: true });
+    expect(code).to.equal(2);
+    expect(stderr.text()).to.include('--user-data').and.include('not UTF-8');
+  });
+
+  it('prints the job id, and with --wait the result as JSON: 0 when done, 1 when the job failed', async () => {
+    h = createHarness('cli-wait', { provider: { createFailures: [new PermanentError('bad template', { reason: 'template 9001 has a cloud-init drive: remove it' })] } });
+    await h.startWorker();
+    const failed = [sink(), sink()] as const;
+    expect(await enqueue(['create', '--name', 'cli-1', '--uid', 'u1', '--wait'], { config: h.config, stdout: failed[0], stderr: failed[1] })).to.equal(1);
+    expect(failed[1].text()).to.include('template 9001 has a cloud-init drive: remove it');
+
+    const done = sink();
+    expect(await enqueue(['create', '--name', 'cli-2', '--uid', 'u2', '--memory-mib', '1024', '--no-wait-for-address', '--wait'], { config: h.config, stdout: done, stderr: sink() })).to.equal(0);
+    const [jobId, ...json] = done.text().split('\n');
+    expect(jobId).to.equal('create-cli-2-1');
+    const outcome = JSON.parse(json.join('\n')) as { state: string; result: { uid: string } };
+    expect(outcome).to.deep.include({ state: 'completed' });
+    expect(outcome.result.uid).to.equal('u2');
+    expect((await h.queues.vm.getJob('create-cli-2-1'))?.data).to.include({ memoryMiB: 1024, waitForAddress: false });
+  });
+});
+
+describe('pve-provisioner worker (SPEC 6)', function () {
+  this.timeout(40_000);
+  let h: Harness;
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('runs creates against the simulator with the real provider, and exits 0 on SIGTERM', async () => {
+    h = createHarness('cli-worker');
+    const token = 'root@pam!worker-test=5b0a6a2e-3c1d-4c57-9d0e-6f1f5c0e2a11';
+    const dir = mkdtempSync(join(tmpdir(), 'worker-'));
+    writeFileSync(join(dir, 'token'), `${token}\n`);
+    const sim = await startSimulator({ tokens: [token], port: 0, timeScale: 0.01, vms: 0 });
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '../../src/cli.ts'), 'worker'], {
+      env: {
+        ...process.env,
+        PVE_PROVISIONER_CONFIG: '',
+        REDIS_URL,
+        REDIS_PREFIX: h.prefix,
+        PROXMOX_URL: 'sim',
+        PROXMOX_TOKEN_FILE: join(dir, 'token'),
+        SIM_HOST: '127.0.0.1',
+        SIM_PORT: String(sim.port),
+        BUDGETS_POLL_MS: '20',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    try {
+      const { jobId } = await h.client.createVm({ name: 'e2e-1', uid: 'u-e2e', waitForAddress: false });
+      const view = await h.client.waitForJob(jobId, { timeoutMs: 30_000 });
+      expect(view.state, `${view.failedReason ?? ''}\n${stderr}`).to.equal('completed');
+      expect(view.progress).to.deep.equal({ step: 'running' });
+      expect(view.logs).to.include('step: cloned');
+      const { vmid } = view.result as { vmid: number };
+      expect([...sim.sim.state.allVms()].some((vm) => vm.vmid === vmid && vm.config.name === 'e2e-1')).to.equal(true);
+      await eventually(async () => ((await h.redis.keys(`${h.prefix}:workers:*`)).length > 0 ? true : undefined));
+      child.kill('SIGTERM');
+      expect(await exited).to.equal(0);
+    } finally {
+      child.kill('SIGKILL');
+      await sim.close();
+      rmSync(dir, { recursive: true });
+    }
+  });
+});
