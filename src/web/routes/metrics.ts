@@ -6,7 +6,7 @@ import type { Metrics } from '../../metrics.js';
 import { mergeExpositions } from '../prometheus-text.js';
 
 export function metricsRoute(app: FastifyInstance, metrics: Metrics, queues: readonly Queue[], guard?: onRequestAsyncHookHandler): void {
-  app.get('/metrics', { onRequest: guard ? [guard] : [] }, async (_request, reply) => {
+  app.get('/metrics', { logLevel: 'warn', onRequest: guard ? [guard] : [] }, async (_request, reply) => {
     const [ours, ...queueTexts] = await Promise.all([metrics.registry.metrics(), ...queues.map((q) => q.exportPrometheusMetrics())]);
     return reply.header('Content-Type', metrics.registry.contentType).send(mergeExpositions([ours ?? '', ...queueTexts]));
   });
