@@ -42,6 +42,8 @@ export interface FaultSet {
   failTasks?: TaskFailure[];
   /** Storages whose volume delete answers 403 for want of Datastore.Allocate (F13). */
   denyAllocate?: string[];
+  /** Nodes that are down: listed `offline`, their VMs `unknown`, calls proxied to them 595 No route to host. */
+  offlineNodes?: string[];
 }
 
 const BARE_REASONS: Record<number, string> = {
@@ -83,7 +85,7 @@ export function faultSetProblems(body: unknown): string[] {
   const problems: string[] = [];
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['the body must be a JSON object'];
   const set = body as Record<string, unknown>;
-  const known = ['errors', 'drops', 'latencyMs', 'slowTasks', 'failTasks', 'denyAllocate'];
+  const known = ['errors', 'drops', 'latencyMs', 'slowTasks', 'failTasks', 'denyAllocate', 'offlineNodes'];
   for (const key of Object.keys(set)) check(known.includes(key), `${key}: unknown fault (known: ${known.join(', ')})`, problems);
   const listOf = (key: string, each: (item: Record<string, unknown>, at: string) => void): void => {
     const value = set[key];
@@ -112,6 +114,7 @@ export function faultSetProblems(body: unknown): string[] {
   check(set.latencyMs === undefined || (typeof set.latencyMs === 'number' && set.latencyMs >= 0), 'latencyMs: must be a number of milliseconds', problems);
   check(set.slowTasks === undefined || (typeof set.slowTasks === 'number' && set.slowTasks > 0), 'slowTasks: must be a positive multiplier', problems);
   check(set.denyAllocate === undefined || (Array.isArray(set.denyAllocate) && set.denyAllocate.every((s) => typeof s === 'string')), 'denyAllocate: must be a list of storage ids', problems);
+  check(set.offlineNodes === undefined || (Array.isArray(set.offlineNodes) && set.offlineNodes.every((s) => typeof s === 'string')), 'offlineNodes: must be a list of node names', problems);
   return problems;
 }
 
@@ -156,6 +159,10 @@ export class Faults {
 
   get taskFactor(): number {
     return this.set.slowTasks ?? 1;
+  }
+
+  nodeOffline(node: string): boolean {
+    return this.set.offlineNodes?.includes(node) ?? false;
   }
 
   allocateDenied(storage: string): boolean {

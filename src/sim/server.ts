@@ -132,7 +132,11 @@ class SimServer {
     }
     this.sim.settle();
     // pveproxy proxies to the node before the handler checks parameters there.
-    if (match.pathParams.node !== undefined) this.sim.state.node(match.pathParams.node);
+    const node = match.pathParams.node;
+    if (node !== undefined) {
+      this.sim.state.node(node);
+      if (this.sim.faults.nodeOffline(node)) throw bareError(595, 'No route to host');
+    }
     verifyParameters(match.properties, params);
     const data = handler({ sim: this.sim, params, owner, properties: match.properties, upload });
     return data;

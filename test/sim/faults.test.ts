@@ -1,6 +1,6 @@
 // Faults on demand (SPEC 8, SPEC 22): 5xx answers by path pattern,
 // dropped connections (before and after the effect), added latency, slow
-// tasks and tasks that fail with a given text. The Datastore.Allocate
+// tasks, tasks that fail with a given text and nodes that are down. The Datastore.Allocate
 // refusal is in storage.test.ts.
 import { expect } from 'chai';
 import { captured, shape, startTestSim, type TestSim } from './sim-helpers.js';
@@ -85,6 +85,17 @@ describe('simulator: faults (SPEC 8, 22)', () => {
     const second = await sim.data<string>('POST', `${Q}/4242/status/start`);
     sim.clock.advance(1);
     expect(await task(second)).to.include({ exitstatus: 'OK' });
+  });
+
+  it('takes a node offline: listed offline, its guests unknown, calls to it 595 No route to host', async () => {
+    await sim.faults({ offlineNodes: ['pv1-2'] });
+    const nodes = await sim.data<{ node: string; status: string }[]>('GET', '/nodes');
+    expect(nodes.map((n) => [n.node, n.status])).to.deep.equal([['pv1-1', 'online'], ['pv1-2', 'offline']]);
+    expect(shape(await sim.api('GET', '/nodes/pv1-2/status'))).to.deep.equal(captured('err_proxy_595'));
+    const vms = await sim.data<{ node: string; vmid: number; status: string }[]>('GET', '/cluster/resources', { type: 'vm' });
+    expect(new Set(vms.filter((v) => v.node === 'pv1-2').map((v) => v.status))).to.deep.equal(new Set(['unknown']));
+    expect(vms.find((v) => v.node === 'pv1-1' && v.vmid === 9001)?.status).to.equal('stopped');
+    expect((await sim.api('GET', '/nodes/pv1-1/status')).status).to.equal(200);
   });
 
   it('removes the VM of a clone whose task fails', async () => {

@@ -15,7 +15,8 @@ function usedMemory(state: SimState, node: string): number {
   return used;
 }
 
-function nodeEntry(state: SimState, node: SimNode): Record<string, unknown> {
+function nodeEntry(state: SimState, node: SimNode, offline: boolean): Record<string, unknown> {
+  if (offline) return { id: `node/${node.node}`, type: 'node', node: node.node, status: 'offline', level: '', maxcpu: node.maxcpu, maxmem: node.maxmem };
   return {
     id: `node/${node.node}`,
     type: 'node',
@@ -32,7 +33,7 @@ function nodeEntry(state: SimState, node: SimNode): Record<string, unknown> {
   };
 }
 
-export const nodes: Handler = ({ sim }) => [...sim.state.nodes.values()].map((n) => nodeEntry(sim.state, n));
+export const nodes: Handler = ({ sim }) => [...sim.state.nodes.values()].map((n) => nodeEntry(sim.state, n, sim.faults.nodeOffline(n.node)));
 
 export const nodeStatus: Handler = ({ sim, params }: HandlerContext) => {
   const node = sim.state.node(params.node ?? '');
@@ -85,9 +86,11 @@ function vmEntryParts(vm: SimVm): [string, string] {
 }
 
 /** Serialized once per change of the VM (state.touched), so 10,000 entries cost a join, not a rebuild. */
-function vmEntryJson(vm: SimVm, now: number): string {
+function vmEntryJson(vm: SimVm, now: number, nodeOffline: boolean): string {
   vm.cachedEntry ??= vmEntryParts(vm);
+  // A node that is down reports nothing: its guests stay listed with status unknown.
   const [before, after] = vm.cachedEntry;
+  if (nodeOffline) return JSON.stringify({ ...(JSON.parse(after === '' ? before : `${before}0${after}`) as object), status: 'unknown' });
   if (after === '') return before;
   const uptime = vm.status === 'running' && vm.startedAt !== undefined ? Math.floor((now - vm.startedAt) / 1000) : 0;
   return `${before}${uptime}${after}`;
@@ -107,8 +110,9 @@ export const clusterResources: Handler = ({ sim, params }) => {
   const type = params.type;
   const now = sim.now();
   const parts: string[] = [];
-  if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) parts.push(vmEntryJson(vm, now));
-  if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) parts.push(JSON.stringify(nodeEntry(sim.state, node)));
+  const offline = (node: string): boolean => sim.faults.nodeOffline(node);
+  if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) parts.push(vmEntryJson(vm, now, offline(vm.node)));
+  if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) parts.push(JSON.stringify(nodeEntry(sim.state, node, offline(node.node))));
   if (type === undefined || type === 'storage') for (const entry of storageEntries(sim.state)) parts.push(JSON.stringify(entry));
   return rawJson(`[${parts.join(',')}]`);
 };
