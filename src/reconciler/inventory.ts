@@ -36,6 +36,11 @@ export async function takeInventory(
 
   const found: ListedVm[] = [];
   const unresolved = new Map<string, string>();
+  if (provider.findByNames && names.size > 0) {
+    // One call for every name; failing, it fails the sweep like a listing.
+    found.push(...(await provider.findByNames([...names], ctx)));
+    return { vms: mergeByVmid([...tagged, ...found]), seeds, entries: byName, generations, unresolved };
+  }
   await forEachBounded([...names], LOOKUP_CONCURRENCY, async (name) => {
     ctx.signal.throwIfAborted();
     try {

@@ -2,7 +2,7 @@
 // interfaces. The registry, the name locks and the queues of the job layer
 // (src/queue/) satisfy them through small adapters in this folder; tests
 // use in-memory doubles. Nothing here knows BullMQ or Redis.
-import type { Provider } from '../provider/types.js';
+import type { ListedVm, OperationContext, Provider } from '../provider/types.js';
 
 /** One name the registry knows (SPEC 2): present, or a tombstone. */
 export interface DesiredEntry {
@@ -73,8 +73,15 @@ export interface Enqueuer {
   enqueueCreate(request: CreateAgain): Promise<string>;
 }
 
-/** The part of the provider the sweep uses (SPEC 14, 11). */
-export type SweepProvider = Pick<Provider, 'listByTag' | 'findByName' | 'listSeeds' | 'deleteSeed'>;
+/**
+ * The part of the provider the sweep uses (SPEC 14, 11). `findByNames`,
+ * when a provider offers it, looks many names up with one resources call;
+ * without it each name costs one, and every one of those returns the
+ * whole cluster.
+ */
+export type SweepProvider = Pick<Provider, 'listByTag' | 'findByName' | 'listSeeds' | 'deleteSeed'> & {
+  findByNames?(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
+};
 
 export interface Clock {
   now(): Date;

@@ -40,7 +40,7 @@ export class ProviderDouble implements SweepProvider {
   vms = new Map<number, DoubleVm>();
   seeds: SeedIso[] = [];
   deletedSeeds: string[] = [];
-  calls = { listByTag: 0, findByName: 0, listSeeds: 0, deleteSeed: 0 };
+  calls = { listByTag: 0, findByName: 0, findByNames: 0, listSeeds: 0, deleteSeed: 0 };
   failLookupOf = new Set<string>();
 
   addVm(vm: DoubleVm): this {
@@ -89,6 +89,16 @@ export class ProviderDouble implements SweepProvider {
     const createdAt = field('written-at-create');
     if (uid === undefined) return listed;
     return { ...listed, ours: true, uid, ...(createdAt === undefined ? {} : { createdAt }) };
+  }
+}
+
+/** A provider that looks many names up in one call (SweepProvider.findByNames). */
+export class BatchingProviderDouble extends ProviderDouble {
+  async findByNames(names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+    this.calls.findByNames++;
+    const found = await Promise.all(names.map((name) => this.findByName(name, ctx)));
+    this.calls.findByName -= names.length;
+    return found.flat();
   }
 }
 

@@ -3,7 +3,7 @@
 // and handled; nothing wanted and nothing foreign is touched.
 import { expect } from 'chai';
 import { sweep } from '../../src/reconciler/sweep.js';
-import { GRACE_SECONDS, NOW, OUR_TAG, ProviderDouble, makeWorld, mark } from './support.js';
+import { BatchingProviderDouble, GRACE_SECONDS, NOW, OUR_TAG, ProviderDouble, makeWorld, mark } from './support.js';
 
 const young = new Date(NOW.getTime() - (GRACE_SECONDS - 60) * 1000);
 
@@ -74,6 +74,21 @@ describe('reconcile sweep (SPEC 5)', () => {
       { name: 'crashed', uid: 'uid-c', reason: 'reconciler: orphan (tombstoned name)', seenGeneration: 4 },
     ]);
     expect(report.orphans.deleted.map((o) => o.vmid)).to.deep.equal([301]);
+  });
+
+  it('looks every name up in one call when the provider can, and still finds the untagged clone', async () => {
+    const provider = new BatchingProviderDouble()
+      .addVm({ vmid: 311, node: 'pve2', name: 'crashed', tags: ['template-tag'], description: mark('uid-c') })
+      .addSeed('gone', 'pve1');
+    const world = makeWorld(provider);
+    world.registry.tombstone('crashed', 4).present('a', 'uid-a').present('b', 'uid-b').tombstone('gone');
+
+    await sweep(world.deps, { dryRun: false });
+
+    expect(provider.calls).to.include({ findByNames: 1, findByName: 0 });
+    expect(world.enqueuer.deletes.map((d) => [d.name, d.uid])).to.deep.equal([['crashed', 'uid-c']]);
+    expect(world.enqueuer.creates.map((c) => c.name)).to.deep.equal(['a', 'b']);
+    expect(provider.deletedSeeds).to.deep.equal(['seeds:iso/gone-seed.iso']);
   });
 
   it('never touches a VM that is not ours', async () => {
