@@ -1,0 +1,33 @@
+// SPEC 9: a worker running alone exposes its own counters (jobs, Proxmox
+// calls, lock waits) on a bare /metrics endpoint.
+import { expect } from 'chai';
+import { createMetrics } from '../../src/metrics.js';
+import { serveMetrics, type MetricsServer } from '../../src/web/metrics-server.js';
+
+describe('serveMetrics (SPEC 9)', () => {
+  let server: MetricsServer;
+  const metrics = createMetrics();
+  before(async () => {
+    server = await serveMetrics(metrics.registry, '127.0.0.1', 0);
+  });
+  after(() => server.close());
+
+  it('serves the counters the worker increments', async () => {
+    metrics.jobFinished('delete', 'superseded', 0.01);
+    metrics.proxmoxCall('POST', '200', 0.02);
+    metrics.lockWaited('create');
+    metrics.reconcilerFindings('orphan', 2);
+    const res = await fetch(server.url);
+    expect(res.status).to.equal(200);
+    const text = await res.text();
+    expect(text).to.contain('pvep_jobs_total{job="delete",outcome="superseded"} 1');
+    expect(text).to.contain('pvep_proxmox_calls_total{method="POST",status="200"} 1');
+    expect(text).to.contain('pvep_proxmox_call_duration_seconds_count{method="POST"} 1');
+    expect(text).to.contain('pvep_lock_waits_total{job="create"} 1');
+    expect(text).to.contain('pvep_reconciler_findings_total{kind="orphan"} 2');
+  });
+
+  it('answers 404 for anything else', async () => {
+    expect((await fetch(server.url.replace('/metrics', '/other'))).status).to.equal(404);
+  });
+});
