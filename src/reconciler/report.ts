@@ -41,8 +41,23 @@ export interface SweepError {
   message: string;
 }
 
+export interface SweepCounts {
+  listed: number;
+  ours: number;
+  orphansDeleted: number;
+  orphansSkipped: number;
+  unknown: number;
+  seedsDeleted: number;
+  seedsSkipped: number;
+  missingReenqueued: number;
+  missingSkipped: number;
+  errors: number;
+}
+
 export interface SweepReport {
   dryRun: boolean;
+  /** The numbers of the lists below, for a glance (SPEC 1: counts and names). */
+  counts: SweepCounts;
   startedAt: string;
   finishedAt: string;
   /** Distinct VMs seen, by the tag listing and the name lookups. */
@@ -81,6 +96,7 @@ export interface SweepReport {
 export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
   return {
     dryRun,
+    counts: { listed: 0, ours: 0, orphansDeleted: 0, orphansSkipped: 0, unknown: 0, seedsDeleted: 0, seedsSkipped: 0, missingReenqueued: 0, missingSkipped: 0, errors: 0 },
     startedAt: startedAt.toISOString(),
     finishedAt: startedAt.toISOString(),
     listed: 0,
@@ -89,6 +105,22 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     seeds: { listed: 0, deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
     missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [] },
     errors: [],
+  };
+}
+
+export function countsOf(report: SweepReport): SweepCounts {
+  const { orphans, seeds, missing } = report;
+  return {
+    listed: report.listed,
+    ours: report.ours,
+    orphansDeleted: orphans.deleted.length,
+    orphansSkipped: orphans.skippedYoung.length + orphans.skippedLocked.length + orphans.skippedPending.length,
+    unknown: orphans.unknown.length,
+    seedsDeleted: seeds.deleted.length,
+    seedsSkipped: seeds.skippedYoung.length + seeds.skippedLocked.length + seeds.skippedWanted.length + seeds.neverRecorded.length,
+    missingReenqueued: missing.reenqueued.length,
+    missingSkipped: missing.skippedYoung.length + missing.skippedLocked.length + missing.notRecreated.length,
+    errors: report.errors.length,
   };
 }
 

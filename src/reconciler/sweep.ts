@@ -2,7 +2,7 @@
 import { takeInventory } from './inventory.js';
 import { decide } from './decide.js';
 import { act } from './act.js';
-import { emptyReport } from './report.js';
+import { countsOf, emptyReport } from './report.js';
 import type { SweepDeps } from './ports.js';
 import type { SweepReport } from './report.js';
 
@@ -30,6 +30,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   report.seeds.listed = inventory.seeds.length;
 
   await act(plan, deps, report, ctx);
+  report.counts = countsOf(report);
   report.finishedAt = deps.clock.now().toISOString();
   return report;
 }

@@ -55,6 +55,18 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     ]);
     expect(report.seeds.deleted.map((s) => s.name)).to.deep.equal(['gone']);
     expect(report.missing.reenqueued.map((m) => m.name)).to.deep.equal(['db']);
+    expect(report.counts).to.deep.equal({
+      listed: 3,
+      ours: 3,
+      orphansDeleted: 2,
+      orphansSkipped: 0,
+      unknown: 0,
+      seedsDeleted: 1,
+      seedsSkipped: 0,
+      missingReenqueued: 1,
+      missingSkipped: 0,
+      errors: 0,
+    });
     expect(w.findings.sort()).to.deep.equal(['missing_vm', 'orphan_seed', 'orphan_vm', 'orphan_vm']);
     expect(w.lines.at(-1)).to.equal(
       'listed 3, ours 3; orphan VMs deleted 2 (skipped: young 0, locked 0, pending 0; unknown 0); seeds deleted 1 of 4; missing VMs re-enqueued 1; errors 0',
@@ -82,6 +94,7 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     expect(report.orphans.skippedLocked.map((o) => o.name)).to.deep.equal(['busy']);
     expect(report.seeds.skippedLocked.map((s) => s.name)).to.deep.equal(['busy-seedless']);
     expect(report.seeds.skippedYoung.map((s) => s.name)).to.deep.equal(['young-seedless']);
+    expect(report.counts).to.include({ orphansDeleted: 0, orphansSkipped: 2, seedsDeleted: 0, seedsSkipped: 2 });
   });
 
   it('finds and deletes a VM cloned but not yet tagged (a crash between clone and config) under a tombstoned name', async () => {
