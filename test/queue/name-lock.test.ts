@@ -1,0 +1,59 @@
+// SPEC 3: the per-name lock's token makes renew and release safe, and a
+// holder that loses its lock stops before its next Proxmox write.
+import { expect } from 'chai';
+import { NameLocks, holdLock } from '../../src/queue/name-lock.js';
+import { createHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+import { eventually } from '../support/redis.js';
+
+describe('per-name lock (SPEC 3)', function () {
+  let h: Harness;
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('only the token holder renews or releases; a second taker is refused', async () => {
+    h = createHarness('lock');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const token = await locks.tryAcquire('n1', 5000);
+    expect(token).to.be.a('string');
+    expect(await locks.tryAcquire('n1', 5000)).to.equal(undefined);
+    expect(await locks.renew('n1', 'not-the-token', 5000)).to.equal(false);
+    expect(await locks.release('n1', 'not-the-token')).to.equal(false);
+    expect(await locks.isHeld('n1')).to.equal(true);
+    expect(await locks.release('n1', token ?? '')).to.equal(true);
+    expect(await locks.isHeld('n1')).to.equal(false);
+  });
+
+  it('a held lock is renewed past its TTL, and reports loss when taken over', async () => {
+    h = createHarness('lock-hold');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const token = (await locks.tryAcquire('n2', 300)) ?? '';
+    const held = holdLock(locks, 'n2', token, 300);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await locks.isHeld('n2')).to.equal(true, 'renewed beyond its TTL');
+    expect(held.lost.aborted).to.equal(false);
+    await h.redis.set(`${h.prefix}:lock:n2`, 'someone-else');
+    await eventually(() => Promise.resolve(held.lost.aborted ? true : undefined), 2000);
+    expect(() => held.check()).to.throw(/lost the lock of n2/);
+    await held.release();
+    expect(await h.redis.get(`${h.prefix}:lock:n2`)).to.equal('someone-else', 'release never frees another holder');
+  });
+
+  it('a job whose name lock is lost mid-create stops, and its retry finishes the VM', async () => {
+    h = createHarness('lock-lost', { config: { budgets: { lockTtlMs: 600 }, jobs: { attempts: 3, backoffMs: 50 } }, provider: { stepMs: 250 } });
+    const { jobId } = await h.client.createVm({ name: 'stolen', uid: 'u1' });
+    await h.startWorker();
+    await eventually(async () => ((await h.provider.vm('stolen'))?.steps.includes('cloned') ? true : undefined));
+    // Someone else's token: renewal is refused, the signal aborts.
+    await h.redis.set(`${h.prefix}:lock:stolen`, 'someone-else', 'PX', 400);
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 15_000 });
+    expect(view.state).to.equal('completed');
+    expect(view.logs.some((line) => /attempt 1 failed: lost the lock of stolen/.test(line))).to.equal(true);
+    const creates = (await h.provider.calls()).filter((c) => c.op === 'create');
+    expect(creates.map((c) => c.outcome)).to.deep.equal(['error', 'ok']);
+    expect((await h.provider.vm('stolen'))?.steps).to.have.length(5);
+    expect(await h.provider.vmidsIssued()).to.equal(1);
+  });
+});
