@@ -105,7 +105,9 @@ describe('Bull Board in a browser (SPEC 6)', function () {
     expect(await page.locator('body').innerText()).to.not.contain(USER_DATA_SENTINEL);
 
     await page.getByRole('tab', { name: 'Progress' }).click();
-    await page.getByText('address').first().waitFor();
+    // The progress panel holds {step: "address"}, the last step of a create.
+    await page.getByRole('tabpanel').getByText('"address"').waitFor();
+    await page.screenshot({ path: join(OUTPUT, 'bull-board-create-job-progress.png') });
 
     await page.getByRole('tab', { name: 'Logs' }).click();
     for (const step of ['step: cloned', 'step: seeded', 'step: configured', 'step: started', 'step: running', 'step: address']) {
