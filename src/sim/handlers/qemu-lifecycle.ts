@@ -9,7 +9,7 @@ import { texts } from '../texts.js';
 import { assertUnlocked } from './qemu-config.js';
 import { flag, param, vmidParam, type Handler, type HandlerContext } from './context.js';
 
-function cloneDisk(value: string, source: SimVm, newid: number, index: number, linked: boolean, target: string | undefined): string {
+function cloneDisk(value: string, newid: number, index: number, linked: boolean, target: string | undefined): string {
   const drive = parseDrive(value);
   const storage = storageOf(drive.file);
   if (storage === undefined) return value;
@@ -28,7 +28,7 @@ function clonedConfig(source: SimVm, ctx: HandlerContext, newid: number, linked:
   const target = ctx.params.storage;
   for (const [key, value] of Object.entries(source.config)) {
     if (key === 'template' || key === 'lock') continue;
-    if (DRIVE_KEY.test(key) && typeof value === 'string') config[key] = cloneDisk(value, source, newid, diskIndex++, linked, target);
+    if (DRIVE_KEY.test(key) && typeof value === 'string') config[key] = cloneDisk(value, newid, diskIndex++, linked, target);
     else if (/^net\d+$/.test(key) && typeof value === 'string') config[key] = value.replace(/([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}/, randomMac());
     else config[key] = value;
   }
