@@ -41,7 +41,7 @@ async function startSimulatorFor(config: Config, logger: Logger, port: number): 
 }
 
 /**
- * Starts simulator (for "sim"), worker and web server. Resolves undefined
+ * Starts the simulator (for "sim"), the web server and the workers. Resolves undefined
  * after writing to stderr why the web server could not start.
  */
 export async function startAll(config: Config, logger: Logger, options: StartAllOptions = {}): Promise<RunningAll | undefined> {
@@ -50,25 +50,26 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
   const stopSim = async (): Promise<void> => {
     await sim?.close();
   };
+  // The web server starts first: a bad credentials file or a taken port
+  // stops the start before any worker has taken a job.
+  const webConfig: Config = options.webPort === undefined ? config : { ...config, http: { ...config.http, port: options.webPort } };
+  const web = await startWebOrExplain('all', webConfig, logger).catch(async (err: unknown) => {
+    await stopSim();
+    throw err;
+  });
+  if (web === undefined) {
+    await stopSim();
+    return undefined;
+  }
   const api = createHttpApi({ baseUrl: sim?.url ?? config.proxmox.url, tokenFile: config.proxmox.tokenFile, caFile: config.proxmox.caFile, logger });
   const provider = createProvider({ api: observeApi(api, logger, processMetrics), config, logger });
   let worker: WorkerService;
   try {
     worker = await startWorkerService({ config, provider, logger, metrics: processMetrics });
   } catch (err) {
+    await web.close();
     await stopSim();
     throw err;
-  }
-  const webConfig: Config = options.webPort === undefined ? config : { ...config, http: { ...config.http, port: options.webPort } };
-  const web = await startWebOrExplain('all', webConfig, logger).catch(async (err: unknown) => {
-    await worker.close(0);
-    await stopSim();
-    throw err;
-  });
-  if (web === undefined) {
-    await worker.close(0);
-    await stopSim();
-    return undefined;
   }
   return {
     web,
