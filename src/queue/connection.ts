@@ -10,17 +10,26 @@ export function createWorkerConnection(url: string): Redis {
 }
 
 export function createProducerConnection(url: string): Redis {
-  return new Redis(url, { enableOfflineQueue: false, connectTimeout: 2000, maxRetriesPerRequest: 1, lazyConnect: true });
+  const redis = new Redis(url, { enableOfflineQueue: false, connectTimeout: 2000, maxRetriesPerRequest: 1, lazyConnect: true });
+  // Failures reach the caller through the rejected command; the event
+  // would only print ioredis's "Unhandled error event" on stderr.
+  redis.on('error', () => undefined);
+  return redis;
 }
 
-/** Connects a lazy connection and waits until it answers. */
+export class RedisUnavailableError extends Error {
+  override readonly name = 'RedisUnavailableError';
+}
+
+/** Connects a lazy connection and waits until it answers; rejects at once when Redis is down. */
 export async function connected(redis: Redis): Promise<Redis> {
-  if (redis.status === 'wait') await redis.connect();
-  else if (redis.status !== 'ready') {
-    await new Promise<void>((resolve, reject) => {
-      redis.once('ready', () => resolve());
-      redis.once('error', reject);
-    });
+  if (redis.status === 'ready') return redis;
+  const where = `${redis.options.host ?? '?'}:${redis.options.port ?? '?'}`;
+  try {
+    if (redis.status === 'wait') await redis.connect();
+    else await redis.ping();
+  } catch (err) {
+    throw new RedisUnavailableError(`Redis at ${where} is unavailable: ${err instanceof Error ? err.message : String(err)}`);
   }
   return redis;
 }

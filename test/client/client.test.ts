@@ -1,7 +1,8 @@
 // The producer library (SPEC 6) against the real Redis: validation with
 // the jobs' schemas (SPEC 1) and the idempotence and conflicts of SPEC 2.
 import { expect } from 'chai';
-import { ConflictError, ValidationError } from '../../src/client.js';
+import { ConflictError, ValidationError, createProvisionerClient } from '../../src/client.js';
+import { RedisUnavailableError } from '../../src/queue/connection.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
@@ -76,6 +77,20 @@ describe('producer library (SPEC 6)', function () {
     expect(again.jobId).to.equal(first.jobId);
     const view = await h.client.waitForJob(again.jobId, { timeoutMs: 10_000 });
     expect(view.state).to.equal('completed');
+  });
+
+  it('fails fast with RedisUnavailableError when Redis is down, instead of queueing the request', async () => {
+    h = createHarness('down');
+    const down = createProvisionerClient({ redisUrl: 'redis://127.0.0.1:1', prefix: h.prefix, config: h.config });
+    try {
+      const err = await down.createVm({ name: 'app-6' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(RedisUnavailableError);
+    } finally {
+      await down.close();
+    }
   });
 
   it('waitForJob returns the current view when the job does not finish in time', async () => {
