@@ -35,5 +35,6 @@ export const texts = {
   unknownNode: (node: string) => `hostname lookup '${node}' failed - failed to get address info for: ${node}: Name or service not known`,
   noSuchStorage: (storage: string) => `storage '${storage}' does not exist`,
   diskMissing: (disk: string) => `disk '${disk}' does not exist`,
+  notFileStorage: (type: string) => `can't upload to storage type '${type}', not a file based storage!`,
   noContent: (storage: string, content: string) => `storage '${storage}' does not support content-type '${content}'`,
 } as const;

@@ -73,6 +73,11 @@ describe('simulator: storage (F12, F13, SPEC 16)', () => {
     expect(shape(await upload(sim, 'pv1-1', 'proxy-seeds', 'seed.txt', Buffer.alloc(10)))).to.deep.equal(captured('err_upload_wrong_extension'));
   });
 
+  it('refuses an upload to block storage as Proxmox does', async () => {
+    const answer = await upload(sim, 'pv1-1', 'local-lvm', 'seed.iso', Buffer.alloc(10));
+    expect([answer.status, answer.reason]).to.deep.equal([500, "can't upload to storage type 'lvmthin', not a file based storage!"]);
+  });
+
   it('runs the upload task on the node that received the request, known only there (SPEC 16)', async () => {
     const upid = dataOf(await upload(sim, 'pv1-2', 'proxy-seeds', 'other-node.iso', Buffer.alloc(2048)));
     expect(upid.split(':')[1]).to.equal('pv1-1');

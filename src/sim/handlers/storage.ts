@@ -88,6 +88,7 @@ export const upload: Handler = (ctx) => {
   const storage = sim.state.storage(node, param(ctx, 'storage'));
   const file = ctx.upload;
   if (file === undefined) throw paramError({ filename: 'property is missing and it is not optional' });
+  if (storage.type !== 'dir') throw dieError(texts.notFileStorage(storage.type));
   const content = param(ctx, 'content');
   if (!storage.content.includes(content)) throw dieError(texts.noContent(storage.storage, content));
   const filename = file.filename.replace(/^.*[/\\]/, '').replace(/[^-a-zA-Z0-9_.]/g, '_');
