@@ -69,4 +69,23 @@ describe('worker processes (SPEC 1, 3)', function () {
     expect((await h.provider.calls()).map((c) => [c.op, c.name, c.outcome])).to.deep.equal([['create', 'term-1', 'ok']]);
     expect((await h.client.getJob(later.jobId))?.state).to.equal('waiting', 'a stopping worker takes no new job');
   });
+
+  it('SIGTERM with a job longer than the grace period: the worker exits, the job resumes elsewhere on the same VM', async () => {
+    const child = await startChildWorker({ prefix: h.prefix, stepMs: 1500, config: { budgets: { lockTtlMs: LOCK_TTL_MS }, jobs: { shutdownGraceSeconds: 1 } } });
+    const { jobId } = await h.client.createVm({ name: 'long-1', uid: 'u1' });
+    const before = await eventually(async () => {
+      const vm = await h.provider.vm('long-1');
+      return vm?.steps.includes('cloned') ? vm : undefined;
+    });
+    child.process.kill('SIGTERM');
+    expect((await child.exited).code).to.equal(0);
+    expect((await h.provider.vm('long-1'))?.steps.length).to.be.below(CREATE_STEPS.length, 'cut off mid-create');
+
+    await h.startWorker();
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 20_000 });
+    expect(view.state).to.equal('completed');
+    expect(view.result).to.include({ vmid: before.vmid });
+    expect((await h.provider.vm('long-1'))?.steps).to.deep.equal(CREATE_STEPS);
+    expect(await h.provider.vmidsIssued()).to.equal(1);
+  });
 });
