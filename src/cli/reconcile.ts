@@ -1,14 +1,14 @@
 // `pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]`
 // (SPEC 5, 6): adds a reconcile job to the system queue, where a worker
 // runs the sweep; prints the job id, and with --wait the sweep's report as
-// JSON. Exit 0 done, 1 the job failed or did not finish in time, 2 bad
-// input (the reason on stderr).
+// JSON. Exit 0 done, 1 Redis unreachable or the job failed or did not
+// finish in time, 2 bad input (the reason on stderr).
 import { parseArgs } from 'node:util';
 import type { Job, Queue } from 'bullmq';
 import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { Config } from '../config.js';
-import { connected, createProducerConnection } from '../queue/connection.js';
+import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';
 import { createQueues } from '../queue/queues.js';
 
 const USAGE = 'usage: pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]\n';
@@ -66,9 +66,16 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
   if (!data.ok) throw new Error(`reconcile job data refused: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
 
   const redis = createProducerConnection(config.redis.url);
-  const queues = createQueues(redis, config.redis.prefix, config.jobs);
   try {
     await connected(redis);
+  } catch (err) {
+    redis.disconnect();
+    if (!(err instanceof RedisUnavailableError)) throw err;
+    stderr.write(`pve-provisioner reconcile: ${err.message}\n`);
+    return 1;
+  }
+  const queues = createQueues(redis, config.redis.prefix, config.jobs);
+  try {
     const job = await queues.system.add('reconcile', data.value);
     stdout.write(`${job.id ?? ''}\n`);
     if (!options.wait) return 0;

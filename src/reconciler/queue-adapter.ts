@@ -3,7 +3,7 @@
 // carries the generation its decision was made on, so any intent recorded
 // later supersedes it (jobs/delete.ts), and it is refused here when the
 // name moved on since the sweep read it, or now claims the VM's uid.
-import type { JobType, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { validateStoredJobData } from '../../jobs/schema.js';
 import type { JobLimits } from '../../jobs/schema.js';
@@ -16,31 +16,34 @@ export class StaleDecisionError extends Error {
   override readonly name = 'StaleDecisionError';
 }
 
-const PENDING_STATES: JobType[] = ['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'];
+/** The jobs the reconciler added, by name (its own hash under the prefix). */
+export function reconcilerJobsKey(prefix: string): string {
+  return `${prefix}:reconciler:jobs`;
+}
+
+const PENDING_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+
+export interface PendingJobLookupOptions {
+  vmQueue: Queue;
+  registry: DesiredStateRegistry;
+  redis: Redis;
+  prefix: string;
+}
 
 /**
- * Names with a create or delete job waiting, delayed or active. One scan
- * of the queue serves every question for `maxAgeMs`, so a sweep costs one
- * scan, not one per name.
+ * A name has a job pending when the job of its current intent (the
+ * registry's jobId) or the last job the reconciler added for it is
+ * waiting, delayed or active. Two state reads per name, whatever the
+ * size of the queue and of the jobs' data.
  */
-export function pendingJobLookup(vmQueue: Queue, maxAgeMs = 1000, now: () => number = Date.now): JobLookup {
-  let snapshot: { at: number; names: Promise<Set<string>> } | undefined;
-  const scan = async (): Promise<Set<string>> => {
-    const jobs = await vmQueue.getJobs(PENDING_STATES);
-    const names = new Set<string>();
-    for (const job of jobs) {
-      const data = job.data as { name?: unknown } | undefined;
-      if ((job.name === 'create' || job.name === 'delete') && typeof data?.name === 'string') names.add(data.name);
-    }
-    return names;
-  };
+export function pendingJobLookup({ vmQueue, registry, redis, prefix }: PendingJobLookupOptions): JobLookup {
   return {
     async hasPendingJob(name) {
-      if (snapshot === undefined || now() - snapshot.at > maxAgeMs) {
-        snapshot = { at: now(), names: scan() };
-        snapshot.names.catch(() => (snapshot = undefined));
+      const [record, added] = await Promise.all([registry.get(name), redis.hget(reconcilerJobsKey(prefix), name)]);
+      for (const jobId of [record?.jobId, added ?? undefined]) {
+        if (jobId !== undefined && PENDING_STATES.has(await vmQueue.getJobState(jobId))) return true;
       }
-      return (await snapshot.names).has(name);
+      return false;
     },
   };
 }
@@ -54,6 +57,9 @@ export interface QueueEnqueuerOptions {
 }
 
 export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: QueueEnqueuerOptions): Enqueuer {
+  const remember = async (name: string, jobId: string): Promise<void> => {
+    await redis.hset(reconcilerJobsKey(prefix), name, jobId);
+  };
   return {
     async enqueueDelete({ name, uid, reason, seenGeneration }) {
       const record = await registry.get(name);
@@ -66,6 +72,7 @@ export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: Queu
       }
       const data = checked('delete', { name, uid, generation: seenGeneration }, limits);
       const job = await vmQueue.add('delete', data);
+      await remember(name, job.id ?? '');
       await job.log(reason);
       return job.id ?? '';
     },
@@ -79,6 +86,7 @@ export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: Queu
       // adding under its id would add nothing.
       const data = checked('create', { ...record.spec, generation }, limits);
       const job = await vmQueue.add('create', data);
+      await remember(name, job.id ?? '');
       await job.log('reconciler: the present name had no VM and no job; its create is enqueued again');
       return job.id ?? '';
     },

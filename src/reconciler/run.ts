@@ -41,7 +41,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
     const deps: SweepDeps = {
       registry: registryReader(registry, redis, prefix),
       locks: nameLocksAdapter(options.locks, ttlMs),
-      jobs: pendingJobLookup(options.vmQueue),
+      jobs: pendingJobLookup({ vmQueue: options.vmQueue, registry, redis, prefix }),
       enqueuer: queueEnqueuer({ vmQueue: options.vmQueue, registry, redis, prefix, limits: limitsFromConfig(config) }),
       provider: options.provider,
       clock: { now: options.now ?? (() => new Date()) },

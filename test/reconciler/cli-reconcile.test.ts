@@ -46,6 +46,13 @@ describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
     expect(await w.queues.system.getJobCountByTypes('waiting')).to.equal(0);
   });
 
+  it('exits 1 naming the address when Redis cannot be reached', async () => {
+    const err = sink();
+    const config = { ...w.config, redis: { ...w.config.redis, url: 'redis://127.0.0.1:1' } };
+    expect(await run([], { config, stdout: sink(), stderr: err })).to.equal(1);
+    expect(err.text).to.match(/Redis at 127\.0\.0\.1:1 is unavailable/);
+  });
+
   it('adds a reconcile job with dryRun and prints its id', async () => {
     const out = sink();
     expect(await run(['--dry-run'], { config: w.config, stdout: out, stderr: sink() })).to.equal(0);

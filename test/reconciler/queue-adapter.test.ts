@@ -114,16 +114,23 @@ describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
     expect(await queues.vm.getJobCounts('waiting')).to.deep.equal({ waiting: 0 });
   });
 
-  it('sees create and delete jobs waiting or delayed, not check jobs, in one scan per snapshot', async () => {
-    await queues.vm.add('create', { name: 'a' });
-    await queues.vm.add('delete', { name: 'b' }, { delay: 60_000 });
+  it("sees a name's current job and the reconciler's own job while they wait, never once finished", async () => {
+    const lookup = pendingJobLookup({ vmQueue: queues.vm, registry, redis, prefix });
+    // a: its create (the registry's job) waits; b: the reconciler's delete waits; c: only a check job.
+    await present('a', 'uid-a');
+    const a = await registry.get('a');
+    await queues.vm.add('create', { ...a?.spec, generation: a?.generation }, { jobId: a?.jobId ?? '' });
+    const bGeneration = await present('b', 'uid-b');
+    await enqueuer.enqueueDelete({ name: 'b', uid: 'uid-old', reason: 'orphan', seenGeneration: bGeneration });
     await queues.vm.add('check', { name: 'c' });
-    let clock = 0;
-    const lookup = pendingJobLookup(queues.vm, 1000, () => clock);
-    expect(await Promise.all(['a', 'b', 'c', 'd'].map((n) => lookup.hasPendingJob(n)))).to.deep.equal([true, true, false, false]);
-    await queues.vm.add('create', { name: 'd' });
-    expect(await lookup.hasPendingJob('d')).to.equal(false);
-    clock = 1001;
-    expect(await lookup.hasPendingJob('d')).to.equal(true);
+    expect(await Promise.all(['a', 'b', 'c', 'never'].map((n) => lookup.hasPendingJob(n)))).to.deep.equal([true, true, false, false]);
+
+    const worker = new Worker(VM_QUEUE, () => Promise.resolve('done'), { connection: redis.duplicate(), prefix });
+    try {
+      while (((await queues.vm.getJobCounts('completed')).completed ?? 0) < 3) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await worker.close();
+    }
+    expect(await Promise.all(['a', 'b'].map((n) => lookup.hasPendingJob(n)))).to.deep.equal([false, false]);
   });
 });
