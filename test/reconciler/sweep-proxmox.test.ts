@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { keys } from '../../src/queue/keys.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
+import { fakeErrors } from '../fakes/fake-errors.js';
 import { NODE, SEEDS, YOUNG, proxmoxWorld } from './proxmox-world.js';
 import type { ProxmoxWorld } from './proxmox-world.js';
 
@@ -119,12 +120,19 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     w.pve.addVm({ vmid: 303, node: NODE, config: { name: 'stranger', tags: 'other_tool', description: 'managed-by: pve-provisioner\nuid: uid-x\nwritten-at-create: 2020-01-01T00:00:00Z' } });
     w.ourVm('never-recorded', 'uid-n'); // our mark and tag, a name this registry never recorded
     w.seed('elsewhere'); // a seed with no VM under a name never recorded (another installation's?)
+    // Tagged, its config unreadable (a Proxmox 5xx): maybe the present name's VM, maybe not.
+    await w.present('murky', 'uid-m');
+    w.pve.addVm({ vmid: 304, node: NODE, config: { name: 'murky', tags: 'pve_provisioner' } });
+    w.seed('murky');
+    w.pve.on('getConfig', (args) => {
+      if (args[1] === 304) throw fakeErrors.vmLocked('backup');
+    });
 
     const report = await w.report();
 
     expect(await w.added()).to.deep.equal([]);
     expect(w.writes()).to.deep.equal([]);
-    expect(report.orphans.unknown.map((u) => u.name)).to.deep.equal(['never-recorded']);
+    expect(report.orphans.unknown.map((u) => u.name).sort()).to.deep.equal(['murky', 'never-recorded']);
     expect(report.seeds.neverRecorded.map((s) => s.name)).to.deep.equal(['elsewhere']);
   });
 
