@@ -35,10 +35,7 @@ export async function mountBoard(app: FastifyInstance, queues: readonly Queue[],
   });
   createBullBoard({
     queues: adapters,
-    // @bull-board/fastify 9.10.1 carries its own @bull-board/api 9.10.1, whose
-    // private fields make its types differ from the 9.10.2 we import; the
-    // runtime contract is the same (see the report: dedupe in package.json).
-    serverAdapter: serverAdapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+    serverAdapter,
     options: { uiConfig: { boardTitle: 'pve-provisioner' } },
   });
   await app.register(async (scope) => {
