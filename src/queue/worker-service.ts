@@ -83,6 +83,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     prefix,
     lockDuration: config.budgets.lockTtlMs,
     stalledInterval: config.budgets.lockTtlMs,
+    // A stall (its worker died) costs the job like a failed attempt would.
+    maxStalledCount: config.jobs.attempts,
     settings: { backoffStrategy },
     removeOnComplete: keepJobs(config.jobs.keepCompletedCount, config.jobs.keepCompletedSeconds),
     removeOnFail: keepJobs(config.jobs.keepFailedCount, config.jobs.keepFailedSeconds),
