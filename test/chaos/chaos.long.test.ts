@@ -1,0 +1,31 @@
+// SPEC 22 "Chaos", the long version: 100 names, a minute of random
+// operations, a worker killed every few seconds; and the same with a
+// private Redis restarted twice mid-run. Runs only with CHAOS_LONG=1
+// (`npm run test:chaos`); CHAOS_RUNS=N repeats each N times in a row.
+import { expect } from 'chai';
+import { chaosOptions, summary } from './chaos.quick.test.js';
+import { runChaos } from './scenario.js';
+
+const LONG = process.env.CHAOS_LONG === '1';
+const RUNS = Number(process.env.CHAOS_RUNS ?? 1);
+
+(LONG ? describe : describe.skip)('chaos, long (SPEC 22; CHAOS_LONG=1)', function () {
+  this.timeout(900_000);
+
+  for (let run = 1; run <= RUNS; run += 1) {
+    it(`run ${run}: 100 names, kills and faults, then the invariants`, async () => {
+      const options = chaosOptions({ names: 100, driveMs: 60_000, killEveryMs: 4_000 });
+      const report = await runChaos(options);
+      process.stdout.write(`      ${summary(report, options.seed)}\n`);
+      expect(report.violations, report.violations.slice(0, 30).join('\n')).to.deep.equal([]);
+    });
+
+    it(`run ${run}: the same with a private Redis (AOF on) restarted twice`, async () => {
+      const options = chaosOptions({ names: 100, driveMs: 60_000, killEveryMs: 4_000, redisRestarts: 2 });
+      const report = await runChaos(options);
+      process.stdout.write(`      ${summary(report, options.seed)}\n`);
+      expect(report.redisRestarts).to.equal(2);
+      expect(report.violations, report.violations.slice(0, 30).join('\n')).to.deep.equal([]);
+    });
+  }
+});

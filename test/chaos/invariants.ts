@@ -1,0 +1,93 @@
+// The end state SPEC 22 asks of a chaos run, checked from the outside:
+// the simulator's /_sim/state against the registry (the desired state),
+// and every job added against its final state.
+import type { JobView } from '../../src/client.js';
+import { parseMark } from '../../src/provider/mark.js';
+
+export interface SimVmView {
+  vmid: number;
+  node: string;
+  status: string;
+  cloning: boolean;
+  config: { name?: string; description?: string; template?: number | string };
+}
+
+export interface SimStateView {
+  vms: SimVmView[];
+  nodes: { node: string; storages: { storage: string; volumes: { volid: string; content: string }[] }[] }[];
+}
+
+export interface Desired {
+  name: string;
+  state: 'present' | 'absent';
+  uid?: string;
+}
+
+/** Every broken invariant, in words; empty when the run ended well. */
+export function stateViolations(state: SimStateView, desired: Desired[]): string[] {
+  const problems: string[] = [];
+  const ours = state.vms.filter((vm) => parseMark(vm.config.description) !== undefined);
+  const byName = new Map<string, SimVmView[]>();
+  for (const vm of ours) {
+    const name = vm.config.name ?? `(no name, vmid ${vm.vmid})`;
+    byName.set(name, [...(byName.get(name) ?? []), vm]);
+  }
+  const desiredNames = new Set(desired.map((d) => d.name));
+  for (const d of desired) {
+    const vms = byName.get(d.name) ?? [];
+    if (vms.length > 1) problems.push(`${d.name}: ${vms.length} VMs (${vms.map((v) => v.vmid).join(', ')})`);
+    if (d.state === 'absent' && vms.length > 0) problems.push(`${d.name}: desired absent, but VM ${vms.map((v) => v.vmid).join(', ')} is there`);
+    if (d.state === 'present') {
+      const vm = vms[0];
+      if (vm === undefined) problems.push(`${d.name}: desired present, no VM`);
+      else {
+        if (parseMark(vm.config.description)?.uid !== d.uid) problems.push(`${d.name}: VM ${vm.vmid} carries uid ${parseMark(vm.config.description)?.uid ?? '(none)'}, desired ${d.uid ?? '(none)'}`);
+        if (vm.status !== 'running' || vm.cloning) problems.push(`${d.name}: VM ${vm.vmid} is ${vm.cloning ? 'still cloning' : vm.status}, desired present and running`);
+      }
+    }
+  }
+  for (const [name, vms] of byName) {
+    if (!desiredNames.has(name)) problems.push(`${name}: VM ${vms.map((v) => v.vmid).join(', ')} of ours under a name the registry does not know`);
+  }
+  for (const node of state.nodes) {
+    for (const storage of node.storages) {
+      for (const volume of storage.volumes) {
+        const seed = /:iso\/(.+)-seed\.iso$/.exec(volume.volid)?.[1];
+        if (seed === undefined) continue;
+        const vms = byName.get(seed) ?? [];
+        if (!vms.some((vm) => vm.node === node.node)) problems.push(`seed ${volume.volid} on ${node.node} has no VM ${seed} on that node`);
+      }
+    }
+  }
+  return problems;
+}
+
+export interface JobTally {
+  completed: number;
+  superseded: number;
+  failed: number;
+  problems: string[];
+}
+
+function isSuperseded(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && (result as { superseded?: unknown }).superseded === true;
+}
+
+/** Every job ended completed, superseded, or failed with a reason. */
+export function tallyJobs(views: Map<string, JobView | undefined>): JobTally {
+  const tally: JobTally = { completed: 0, superseded: 0, failed: 0, problems: [] };
+  for (const [id, view] of views) {
+    if (view === undefined) {
+      tally.problems.push(`job ${id} is gone`);
+      continue;
+    }
+    if (view.state === 'completed') {
+      if (isSuperseded(view.result)) tally.superseded += 1;
+      else tally.completed += 1;
+    } else if (view.state === 'failed') {
+      tally.failed += 1;
+      if ((view.failedReason ?? '').trim() === '') tally.problems.push(`job ${id} (${view.job} ${JSON.stringify(view.data)}) failed with no reason`);
+    } else tally.problems.push(`job ${id} (${view.job}) ended ${view.state}`);
+  }
+  return tally;
+}

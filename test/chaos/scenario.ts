@@ -1,0 +1,287 @@
+// The chaos scenario of SPEC 22: names driven through random create and
+// delete sequences via the producer library, while the simulator injects
+// 5xx answers, dropped connections (before and after the effect) and slow
+// tasks, one of two real worker processes is killed with SIGKILL every
+// few seconds and started again, and (in one variant) Redis is restarted
+// mid-run. Then the faults stop, the queues drain, one reconcile sweep
+// runs and the queues drain again, and the end state is read.
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
+import { loadConfig } from '../../src/config.js';
+import { SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
+import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
+import { stateViolations, tallyJobs, type Desired, type JobTally, type SimStateView } from './invariants.js';
+import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
+
+export interface ChaosOptions {
+  names: number;
+  /** How long the random operations go on. */
+  driveMs: number;
+  /** A worker is killed every this many ms, give or take half. */
+  killEveryMs: number;
+  /** Restart a private Redis (AOF on) this many times during the drive; 0 uses the shared Redis. */
+  redisRestarts: number;
+  sharedRedisUrl: string;
+  prefix: string;
+  /** Random seed: the same seed gives the same operations. */
+  seed: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosReport {
+  names: number;
+  operations: number;
+  jobs: number;
+  tally: JobTally;
+  kills: number;
+  workerStarts: number;
+  redisRestarts: number;
+  injected5xx: number;
+  dropped: number;
+  slowTaskPhases: number;
+  producerRetries: number;
+  sweep: unknown;
+  violations: string[];
+  seconds: number;
+}
+
+/** mulberry32: a small seeded generator, so a failing run can be replayed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const FAULTS = {
+  errors: [
+    { path: '/api2/json/', rate: 0.04, status: 500 },
+    { path: '/api2/json/', rate: 0.02, status: 503 },
+    { path: '/api2/json/', rate: 0.01, status: 596 },
+  ],
+  drops: [
+    { path: '/api2/json/', rate: 0.02 },
+    { path: '/api2/json/nodes/', rate: 0.02, afterEffect: true, methods: ['POST', 'PUT', 'DELETE'] },
+  ],
+};
+
+/** Retries a producer call while Redis is away (a restart); a refusal of the input would be a bug here. */
+async function persist<T>(call: () => Promise<T>, onRetry: () => void): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (Date.now() > deadline || (err instanceof Error && (err.name === 'ValidationError' || err.name === 'ConflictError'))) throw err;
+      onRetry();
+      await sleep(200);
+    }
+  }
+}
+
+async function drained(queues: Queue[], quietMs: number, timeoutMs: number, log: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let quietSince: number | undefined;
+  let nextLog = Date.now() + 5000;
+  for (;;) {
+    let pending = 0;
+    const shown: string[] = [];
+    for (const queue of queues) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+      pending += Object.values(counts).reduce((a, b) => a + b, 0);
+      shown.push(`${queue.name} ${JSON.stringify(counts)}`);
+    }
+    if (Date.now() > nextLog) {
+      log(`draining: ${shown.join(', ')}`);
+      nextLog = Date.now() + 5000;
+    }
+    if (pending === 0) {
+      quietSince ??= Date.now();
+      if (Date.now() - quietSince >= quietMs) return;
+    } else quietSince = undefined;
+    if (Date.now() > deadline) throw new Error(`queues did not drain within ${timeoutMs} ms (${pending} pending)`);
+    await sleep(200);
+  }
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const started = Date.now();
+  const log = options.log ?? (() => undefined);
+  const random = seeded(options.seed);
+  const privateRedis: PrivateRedis | undefined = options.redisRestarts > 0 ? await startPrivateRedis() : undefined;
+  const redisUrl = privateRedis?.url ?? options.sharedRedisUrl;
+  const { prefix } = options;
+  let sim: SimChild | undefined;
+  const workers: (Child | undefined)[] = [undefined, undefined];
+  let client: ProvisionerClient | undefined;
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  redis.on('error', () => undefined); // a Redis restart is part of the scenario
+  const vmQueue = new Queue(VM_QUEUE, { connection: redis, prefix });
+  const systemQueue = new Queue(SYSTEM_QUEUE, { connection: redis, prefix });
+  const report: ChaosReport = {
+    names: options.names,
+    operations: 0,
+    jobs: 0,
+    tally: { completed: 0, superseded: 0, failed: 0, problems: [] },
+    kills: 0,
+    workerStarts: 0,
+    redisRestarts: 0,
+    injected5xx: 0,
+    dropped: 0,
+    slowTaskPhases: 0,
+    producerRetries: 0,
+    sweep: undefined,
+    violations: [],
+    seconds: 0,
+  };
+  const countRequests = async (): Promise<void> => {
+    if (sim === undefined) return;
+    const { requests } = await sim.control<{ requests: { status: number }[] }>('GET', '/_sim/requests');
+    await sim.control('DELETE', '/_sim/requests');
+    report.injected5xx += requests.filter((r) => r.status >= 500).length;
+    report.dropped += requests.filter((r) => r.status === 0).length;
+  };
+
+  try {
+    sim = await startSimChild({ vms: 3, timeScale: 0.01 });
+    const env = serviceEnv(sim, redisUrl, prefix, {
+      JOBS_CONCURRENCY: '8',
+      JOBS_BACKOFF_MS: '200',
+      JOBS_KEEP_COMPLETED_COUNT: '1000000',
+      JOBS_KEEP_FAILED_COUNT: '1000000',
+      JOBS_SHUTDOWN_GRACE_SECONDS: '2',
+      BUDGETS_POLL_MS: '10',
+      BUDGETS_LOCK_TTL_MS: '2000',
+      RECONCILER_EVERY_SECONDS: '3600',
+      RECONCILER_GRACE_SECONDS: '0',
+      HEALTH_EVERY_SECONDS: '3600',
+    });
+    const startWorker = (i: number): void => {
+      workers[i] = startCli(['worker'], env);
+      report.workerStarts += 1;
+    };
+    startWorker(0);
+    startWorker(1);
+    const config = loadConfig({ env: {}, overrides: { redis: { url: redisUrl, prefix } } });
+    client = createProvisionerClient({ redisUrl, prefix, config });
+    const producer = client;
+    await sim.control('POST', '/_sim/faults', FAULTS);
+
+    // The drive: every name runs its own random sequence, all at once.
+    const jobIds = new Set<string>();
+    const lastIntent = new Map<string, 'present' | 'absent'>();
+    const names = Array.from({ length: options.names }, (_, i) => `chaos-${i}`);
+    const plans = names.map((name) => {
+      const steps = 1 + Math.floor(random() * 4);
+      const ops: { verb: 'create' | 'delete'; afterMs: number }[] = [];
+      for (let s = 0; s < steps; s += 1) ops.push({ verb: s === 0 || random() < 0.5 ? 'create' : 'delete', afterMs: Math.floor(random() * (options.driveMs / steps)) });
+      return { name, ops };
+    });
+    const drive = Promise.all(
+      plans.map(async ({ name, ops }) => {
+        for (const op of ops) {
+          await sleep(op.afterMs);
+          const result = await persist(
+            () => (op.verb === 'create' ? producer.createVm({ name, uid: `uid-${name}`, waitForAddress: true }) : producer.deleteVm({ name })),
+            () => (report.producerRetries += 1),
+          );
+          jobIds.add(result.jobId);
+          lastIntent.set(name, op.verb === 'create' ? 'present' : 'absent');
+          report.operations += 1;
+        }
+      }),
+    );
+
+    // The chaos: kills, slow-task phases, Redis restarts, until the drive ends.
+    let driving = true;
+    void drive.finally(() => (driving = false)).catch(() => undefined);
+    const restartAt = Array.from({ length: options.redisRestarts }, (_, i) => started + ((i + 1) * options.driveMs) / (options.redisRestarts + 1));
+    while (driving) {
+      await sleep(options.killEveryMs * (0.5 + random()));
+      if (!driving) break;
+      const victim = random() < 0.5 ? 0 : 1;
+      await workers[victim]?.kill();
+      report.kills += 1;
+      log(`killed worker ${victim} (${report.kills} kills)`);
+      startWorker(victim);
+      const slow = random() < 0.4;
+      await sim.control('POST', '/_sim/faults', slow ? { ...FAULTS, slowTasks: 5 } : FAULTS);
+      if (slow) report.slowTaskPhases += 1;
+      await countRequests();
+      if (privateRedis !== undefined && restartAt.length > 0 && Date.now() >= (restartAt[0] ?? Infinity)) {
+        restartAt.shift();
+        await privateRedis.restart(500);
+        report.redisRestarts = privateRedis.restarts;
+        log(`restarted Redis (${report.redisRestarts})`);
+      }
+    }
+    await drive;
+    while (privateRedis !== undefined && restartAt.length > 0) {
+      restartAt.shift();
+      await privateRedis.restart(500);
+      report.redisRestarts = privateRedis.restarts;
+    }
+
+    // Calm: faults off, both workers up, drain, one sweep, drain.
+    await sim.control('POST', '/_sim/faults', {});
+    await countRequests();
+    log(`drive done: ${report.operations} operations, ${jobIds.size} jobs; draining`);
+    await drained([vmQueue], 2000, 300_000, log);
+    const sweepJob = await systemQueue.add('reconcile', { dryRun: false });
+    const sweepView = await producer.waitForJob(sweepJob.id ?? '', { timeoutMs: 120_000 });
+    report.sweep = sweepView.state === 'completed' ? sweepView.result : { state: sweepView.state, failedReason: sweepView.failedReason };
+    // The system queue always holds the schedulers' next (delayed) jobs: only the vm queue drains.
+    await drained([vmQueue], 2000, 300_000, log);
+    await countRequests();
+
+    // The end state.
+    const everyJob = new Set(jobIds);
+    for (const job of await vmQueue.getJobs(['completed', 'failed', 'waiting', 'active', 'delayed'])) if (job.id !== undefined) everyJob.add(job.id);
+    const views = new Map<string, JobView | undefined>();
+    for (const id of everyJob) views.set(id, await producer.getJob(id));
+    report.jobs = everyJob.size;
+    report.tally = tallyJobs(views);
+    const desired: Desired[] = [];
+    for (const name of names) {
+      const record = await producer.getVm(name);
+      if (record === undefined) {
+        report.violations.push(`${name}: no desired state recorded`);
+        continue;
+      }
+      if (record.state !== lastIntent.get(name)) report.violations.push(`${name}: registry says ${record.state}, the last request was ${lastIntent.get(name) ?? '(none)'}`);
+      desired.push({ name, state: record.state, ...(record.uid !== undefined ? { uid: record.uid } : {}) });
+    }
+    const state = await sim.control<SimStateView>('GET', '/_sim/state');
+    report.violations.push(...stateViolations(state, desired), ...report.tally.problems);
+    if (sweepView.state !== 'completed') report.violations.push(`the reconcile sweep ended ${sweepView.state}: ${sweepView.failedReason ?? ''}`);
+    report.seconds = (Date.now() - started) / 1000;
+    return report;
+  } finally {
+    const outputs = workers.map((w) => w?.output() ?? '').join('\n');
+    await Promise.all(workers.map((w) => (w === undefined ? Promise.resolve() : w.kill())));
+    if (report.violations.length > 0) log(`worker output (last 3000 chars):\n${outputs.slice(-3000)}`);
+    await client?.close();
+    await vmQueue.close().catch(() => undefined);
+    await systemQueue.close().catch(() => undefined);
+    await sim?.child.stop();
+    await deleteKeys(redis, prefix).catch(() => undefined);
+    redis.disconnect();
+    await privateRedis?.close();
+  }
+}
+
+async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (found.length > 0) await redis.del(...found);
+  } while (cursor !== '0');
+}
