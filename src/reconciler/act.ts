@@ -2,10 +2,10 @@
 // what would be done. The sweep destroys no VM itself: it enqueues delete
 // jobs carrying name and uid, which run under the name lock like any
 // other (STYLE: the scheduled task enqueues, it does not do the work).
-// Seeds it deletes itself, holding the name lock so no create uploads one
-// meanwhile, and only after reading the name's desired state again.
+// Seeds it deletes itself (act-seeds.ts).
 import type { OperationContext } from '../provider/types.js';
 import type { Plan } from './decide.js';
+import { actOnSeeds } from './act-seeds.js';
 import type { FindingKind, SweepDeps } from './ports.js';
 import type { MissingRef, OrphanVmRef, SweepError, SweepReport } from './report.js';
 
@@ -50,39 +50,7 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
     }
   }
 
-  for (const ref of plan.strangerSeeds) {
-    report.seeds.neverRecorded.push(ref);
-    note('seed_never_recorded', `left alone: seed ${ref.volid} on ${ref.node}, no VM, but its name was never recorded by this registry`);
-  }
-
-  for (const candidate of plan.orphanSeeds) {
-    ctx.signal.throwIfAborted();
-    const ref = candidate.ref;
-    const what = `seed ${ref.volid} on ${ref.node} (no VM named ${ref.name})`;
-    try {
-      const outcome = await sweepSeed(candidate, deps, dryRun, ctx);
-      switch (outcome) {
-        case 'young':
-          report.seeds.skippedYoung.push(ref);
-          note('orphan_seed_young', `skipped, younger than the grace period: ${what}`);
-          break;
-        case 'locked':
-          report.seeds.skippedLocked.push(ref);
-          note('orphan_seed_locked', `skipped, name locked: ${what}`);
-          break;
-        case 'wanted':
-          report.seeds.skippedWanted.push(ref);
-          deps.log?.(`kept, the name is wanted again: ${what}`);
-          break;
-        case 'deleted':
-          report.seeds.deleted.push(ref);
-          note('orphan_seed', `${dryRun ? 'would delete' : 'deleted'} ${what}`);
-          break;
-      }
-    } catch (err) {
-      failed('delete-seed', candidate.ref.name, err);
-    }
-  }
+  await actOnSeeds(plan, deps, report, ctx, { note, failed });
 
   for (const { ref, young } of plan.missing) {
     ctx.signal.throwIfAborted();
@@ -123,25 +91,4 @@ async function deleteOrphan(ref: OrphanVmRef, deps: SweepDeps, dryRun: boolean):
 async function createAgain(ref: MissingRef, deps: SweepDeps, dryRun: boolean): Promise<void> {
   if (dryRun) return;
   ref.jobId = await deps.enqueuer.enqueueCreate({ name: ref.name, generation: ref.generation });
-}
-
-type SeedOutcome = 'deleted' | 'young' | 'locked' | 'wanted';
-
-async function sweepSeed(candidate: Plan['orphanSeeds'][number], deps: SweepDeps, dryRun: boolean, ctx: OperationContext): Promise<SeedOutcome> {
-  if (candidate.young) return 'young';
-  const name = candidate.ref.name;
-  // Asked again at the last moment: a create accepted since the listing wants the seed.
-  const wanted = async (): Promise<boolean> =>
-    (await deps.registry.get(name))?.state === 'present' || (await deps.jobs.hasPendingJob(name));
-  if (dryRun) {
-    if (await deps.locks.isHeld(name)) return 'locked';
-    return (await wanted()) ? 'wanted' : 'deleted';
-  }
-  const outcome = await deps.locks.tryWithLock(name, async (): Promise<SeedOutcome> => {
-    if (await wanted()) return 'wanted';
-    ctx.signal.throwIfAborted();
-    await deps.provider.deleteSeed(candidate.seed, ctx);
-    return 'deleted';
-  });
-  return outcome.ran ? outcome.value : 'locked';
 }
