@@ -3,7 +3,7 @@
 // private Redis restarted twice mid-run. Runs only with CHAOS_LONG=1
 // (`npm run test:chaos`); CHAOS_RUNS=N repeats each N times in a row.
 import { expect } from 'chai';
-import { chaosOptions, summary } from './chaos.quick.test.js';
+import { chaosOptions, summary } from './options.js';
 import { runChaos } from './scenario.js';
 
 const LONG = process.env.CHAOS_LONG === '1';
