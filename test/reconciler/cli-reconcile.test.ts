@@ -5,6 +5,8 @@ import { expect } from 'chai';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { run } from '../../src/cli/reconcile.js';
+import { silentLogger } from '../../src/log.js';
+import { startWorkerService } from '../../src/queue/worker-service.js';
 import { SYSTEM_QUEUE } from '../../src/queue/queues.js';
 import type { SweepReport } from '../../src/reconciler/report.js';
 import { proxmoxWorld } from './proxmox-world.js';
@@ -70,6 +72,21 @@ describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
     expect(report.dryRun).to.equal(true);
     expect(report.missing.reenqueued.map((m) => m.name)).to.deep.equal(['db']);
     expect(await w.added()).to.deep.equal([]);
+  });
+
+  it('with --wait prints the report of a sweep run by the worker service itself', async () => {
+    await w.present('db', 'uid-db');
+    const config = { ...w.config, reconciler: { ...w.config.reconciler, graceSeconds: 0 } };
+    const service = await startWorkerService({ config, provider: w.h.provider, logger: silentLogger(), schedule: false });
+    try {
+      const out = sink();
+      expect(await run(['--wait', '--dry-run'], { config, stdout: out, stderr: sink() })).to.equal(0);
+      const [, ...json] = out.text.split('\n');
+      const report = JSON.parse(json.join('\n')) as SweepReport;
+      expect([report.dryRun, report.missing.reenqueued.map((m) => m.name)]).to.deep.equal([true, ['db']]);
+    } finally {
+      await service.close();
+    }
   });
 
   it('with --wait exits 1 with the reason when the job fails', async () => {
