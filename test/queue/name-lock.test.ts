@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { NameLocks, holdLock } from '../../src/queue/name-lock.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { CREATE_STEPS } from '../support/recording-provider.js';
 import { eventually } from '../support/redis.js';
 
 describe('per-name lock (SPEC 3)', function () {
@@ -55,5 +56,19 @@ describe('per-name lock (SPEC 3)', function () {
     expect(creates.map((c) => c.outcome)).to.deep.equal(['error', 'ok']);
     expect((await h.provider.vm('stolen'))?.steps).to.have.length(5);
     expect(await h.provider.vmidsIssued()).to.equal(1);
+  });
+
+  it('a job whose BullMQ job lock is lost mid-create has its provider calls aborted, and is finished by a later run', async () => {
+    h = createHarness('job-lock-lost', { config: { budgets: { lockTtlMs: 600 }, jobs: { attempts: 3, backoffMs: 50 } }, provider: { stepMs: 250 } });
+    const { jobId } = await h.client.createVm({ name: 'unlocked', uid: 'u1' });
+    await h.startWorker();
+    await eventually(async () => ((await h.provider.vm('unlocked'))?.steps.includes('cloned') ? true : undefined));
+    // As if the job's lock had expired and the job was taken elsewhere.
+    await h.redis.del(`${h.prefix}:vm:${jobId}:lock`);
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 15_000 });
+    expect(view.state).to.equal('completed');
+    const creates = (await h.provider.calls()).filter((c) => c.op === 'create');
+    expect(creates.map((c) => c.outcome)).to.deep.equal(['error', 'ok'], 'the first run was aborted before its next step');
+    expect((await h.provider.vm('unlocked'))?.steps).to.deep.equal(CREATE_STEPS);
   });
 });
