@@ -3,6 +3,7 @@
 // with one generation counter per name. Producers record here first,
 // then add the job carrying the generation; workers compare.
 import type { Redis } from 'ioredis';
+import { redactSecrets } from '../secrets.js';
 import { keys } from './keys.js';
 import { RECORD_ABSENT, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 
@@ -67,8 +68,9 @@ export class DesiredStateRegistry {
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };
   }
 
+  /** What a job last saw of the name's VM; it comes from Proxmox, so it is redacted like a job result. */
   async recordLastKnown(name: string, lastKnown: LastKnown): Promise<void> {
-    await this.redis.eval(RECORD_LAST_KNOWN, 1, keys.desired(this.prefix, name), JSON.stringify(lastKnown));
+    await this.redis.eval(RECORD_LAST_KNOWN, 1, keys.desired(this.prefix, name), redactSecrets(JSON.stringify(lastKnown)));
   }
 
   async get(name: string): Promise<DesiredRecord | undefined> {

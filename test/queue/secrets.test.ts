@@ -39,6 +39,7 @@ describe('no secret in Redis (SPEC 22)', function () {
       config: { jobs: { attempts: 2, backoffMs: 20 } },
       provider: {
         logLines: [`task log echoed PVEAPIToken=root@pam!ci=${SENTINEL}`, `raw ${SENTINEL}`],
+        address: `echo ${SENTINEL}`,
         createFailures: [
           new TransientError(`500 echoed ${SENTINEL}`),
           new PermanentError(`401 authentication failure for ${SENTINEL}`, { reason: `the token ${SENTINEL} was rejected` }),
@@ -54,6 +55,7 @@ describe('no secret in Redis (SPEC 22)', function () {
     const stored = await everythingStored(h.redis, h.prefix);
     expect(stored).to.include(REDACTED, 'the secret-bearing lines and failures were stored, redacted');
     expect(stored).to.include('step: cloned');
+    expect(views.find((v) => v.state === 'completed')?.result).to.deep.include({ address: `echo ${REDACTED}` });
     expect(stored).not.to.include(SENTINEL);
   });
 });

@@ -47,6 +47,8 @@ export interface RecordingProviderOptions {
   createFailures?: Error[];
   /** Lines written to the job log by each create (secret test). */
   logLines?: string[];
+  /** The address creates report (192.0.2.10 by default; the secret test echoes a token there). */
+  address?: string;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -138,7 +140,7 @@ export class RecordingProvider implements Provider {
         node: 'pve1',
         uid: spec.uid,
         state: 'Running',
-        address: '192.0.2.10',
+        address: this.options.address ?? '192.0.2.10',
         createdAt: new Date().toISOString(),
       };
       return result;
