@@ -2,7 +2,7 @@
 // (SIGKILL) has its job recovered as stalled and finished on the same VM;
 // a worker sent SIGTERM finishes its running job, then exits.
 import { expect } from 'chai';
-import { startChildWorker } from '../support/child-process.js';
+import { killChildWorkers, startChildWorker } from '../support/child-process.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';
@@ -20,6 +20,7 @@ describe('worker processes (SPEC 1, 3)', function () {
   });
 
   afterEach(async () => {
+    killChildWorkers();
     await h.close();
   });
 

@@ -10,14 +10,26 @@ export interface ChildWorker {
   exited: Promise<{ code: number | string; at: number }>;
 }
 
+const running = new Set<ChildProcess>();
+
+/** SIGKILLs every child still running (afterEach: a failed test leaves none behind). */
+export function killChildWorkers(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
 export async function startChildWorker(options: { prefix: string; stepMs: number; config?: Record<string, unknown> }): Promise<ChildWorker> {
   const script = resolve(import.meta.dirname, 'child-worker.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { ...process.env, CHILD_WORKER: JSON.stringify(options) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  running.add(child);
   const exited = new Promise<{ code: number | string; at: number }>((done) => {
-    child.once('exit', (code, signal) => done({ code: code ?? signal ?? 'unknown', at: Date.now() }));
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      done({ code: code ?? signal ?? 'unknown', at: Date.now() });
+    });
   });
   await new Promise<void>((ready, fail) => {
     child.stdout?.on('data', (chunk: Buffer) => {
