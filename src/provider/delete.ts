@@ -18,7 +18,13 @@ interface Doomed {
   vmid: number;
 }
 
-async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: DeleteRequest): Promise<Doomed[]> {
+interface Resolved {
+  doomed: Doomed[];
+  /** VMs of ours with this name but another uid: they still use the name's seed. */
+  othersWithName: number;
+}
+
+async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: DeleteRequest): Promise<Resolved> {
   const resources = await call(ctx, () => deps.api.clusterResources('vm', callOpts(ctx)));
   if (request.uid !== undefined) {
     // Correction 1: a clone in progress at the uid's VMID is not an absence.
@@ -26,6 +32,7 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
     if (chain.kind === 'busy') throw transient(`${request.name}: ${chain.why}; deleting after it settles`);
   }
   const doomed: Doomed[] = [];
+  let othersWithName = 0;
   for (const entry of qemuEntries(resources).filter((r) => r.name === request.name && r.template !== 1)) {
     let config;
     try {
@@ -36,14 +43,17 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
     }
     const uid = parseMark(config.description)?.uid;
     if (config.name !== request.name || uid === undefined) continue;
-    if (request.uid !== undefined && uid !== request.uid) continue;
+    if (request.uid !== undefined && uid !== request.uid) {
+      othersWithName += 1;
+      continue;
+    }
     if (config.lock === 'suspended') {
       throw permanent(`VM ${entry.vmid} (${request.name}) is ours but hibernated (lock: suspended); resume or delete it in Proxmox`);
     }
     if (config.lock) throw transient(`${request.name}: VM ${entry.vmid} holds lock '${config.lock}'`);
     doomed.push({ node: entry.node, vmid: entry.vmid });
   }
-  return doomed;
+  return { doomed, othersWithName };
 }
 
 async function runTask(deps: ProviderDeps, ctx: OperationContext, what: string, write: () => Promise<string>): Promise<void> {
@@ -86,8 +96,16 @@ async function deleteSeedsEverywhere(deps: ProviderDeps, ctx: OperationContext, 
 }
 
 export async function deleteVm(deps: ProviderDeps, request: DeleteRequest, ctx: OperationContext): Promise<DeleteResult> {
-  const doomed = await resolveOurs(deps, ctx, request);
+  const { doomed, othersWithName } = await resolveOurs(deps, ctx, request);
+  // The seed is named after the VM name, not the uid: while a VM of ours
+  // with another uid carries the name (an orphan swept by uid), its ide2
+  // still points at that seed, so the seed stays.
+  const keepSeeds = othersWithName > 0;
   if (doomed.length === 0) {
+    if (keepSeeds) {
+      await logLine(ctx, `no VM of ours named ${request.name} with uid ${request.uid ?? '(any)'}; ${seedFile(request.name)} kept for the VM of ours with another uid`);
+      return { deleted: false, seedsDeleted: 0 };
+    }
     const seedsDeleted = await deleteSeedsEverywhere(deps, ctx, request.name);
     await logLine(ctx, `no VM of ours named ${request.name}; ${seedsDeleted} ${seedFile(request.name)} removed`);
     return { deleted: false, seedsDeleted };
@@ -95,6 +113,7 @@ export async function deleteVm(deps: ProviderDeps, request: DeleteRequest, ctx: 
   let seedsDeleted = 0;
   for (const vm of doomed) {
     await destroyVm(deps, ctx, vm);
+    if (keepSeeds) continue;
     await deleteSeedOn(deps, ctx, vm.node, request.name);
     seedsDeleted += 1;
   }

@@ -72,6 +72,21 @@ describe('Delete (SPEC 15)', () => {
     expect(h.pve.vm(100001)).to.equal(undefined);
   });
 
+  it('deleting an old uid keeps the seed that the VM of ours with the new uid still boots from', async () => {
+    const h = harness();
+    addOurVm(h.pve, NAME, 'uid-old', { vmid: 100001, status: 'running' });
+    addOurVm(h.pve, NAME, 'uid-new', { vmid: 100002, status: 'running' });
+    h.pve.addVolume('pv1-1', 'proxy-seeds', SEED);
+    const result = await h.provider.delete({ name: NAME, uid: 'uid-old' }, h.ctx);
+    expect(result).to.deep.equal({ deleted: true, vmid: 100001, seedsDeleted: 0 });
+    expect(h.pve.vm(100001)).to.equal(undefined);
+    expect(h.pve.vm(100002)).to.not.equal(undefined);
+    expect(h.pve.volumes('pv1-1', 'proxy-seeds').map((v) => v.volid)).to.deep.equal([SEED]);
+    // A repeat finds no VM of that uid and still keeps the seed.
+    expect(await h.provider.delete({ name: NAME, uid: 'uid-old' }, h.ctx)).to.deep.equal({ deleted: false, seedsDeleted: 0 });
+    expect(h.pve.volumes('pv1-1', 'proxy-seeds')).to.have.length(1);
+  });
+
   it('a second delete succeeds', async () => {
     const h = harness();
     addOurVm(h.pve, NAME, UID, { status: 'running' });
