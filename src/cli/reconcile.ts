@@ -3,6 +3,7 @@
 // runs the sweep; prints the job id, and with --wait the sweep's report as
 // JSON. Exit 0 done, 1 Redis unreachable or the job failed or did not
 // finish in time, 2 bad input (the reason on stderr).
+import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Job, Queue } from 'bullmq';
 import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
@@ -76,7 +77,7 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
   }
   const queues = createQueues(redis, config.redis.prefix, config.jobs);
   try {
-    const job = await queues.system.add('reconcile', data.value);
+    const job = await queues.system.add('reconcile', data.value, { jobId: `reconcile-${randomUUID()}` });
     stdout.write(`${job.id ?? ''}\n`);
     if (!options.wait) return 0;
     return await waitAndPrint(queues.system, job, options.timeoutSeconds, stdout, stderr);

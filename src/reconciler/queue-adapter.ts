@@ -3,6 +3,7 @@
 // carries the generation its decision was made on, so any intent recorded
 // later supersedes it (jobs/delete.ts), and it is refused here when the
 // name moved on since the sweep read it, or now claims the VM's uid.
+import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { validateStoredJobData } from '../../jobs/schema.js';
@@ -71,7 +72,7 @@ export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: Queu
         throw new StaleDecisionError(`${name} is now present with uid ${uid}`);
       }
       const data = checked('delete', { name, uid, generation: seenGeneration }, limits);
-      const job = await vmQueue.add('delete', data);
+      const job = await vmQueue.add('delete', data, { jobId: `delete-${name}-${randomUUID()}` });
       await remember(name, job.id ?? '');
       await job.log(reason);
       return job.id ?? '';
@@ -83,9 +84,10 @@ export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: Queu
         throw new StaleDecisionError(`${name} is no longer present at generation ${generation}`);
       }
       // A new job id: the first create may still be kept as completed, and
-      // adding under its id would add nothing.
+      // adding under its id would add nothing. Named ids, since BullMQ's
+      // numbers repeat across the two queues and getJob looks in both.
       const data = checked('create', { ...record.spec, generation }, limits);
-      const job = await vmQueue.add('create', data);
+      const job = await vmQueue.add('create', data, { jobId: `create-${name}-${generation}-${randomUUID()}` });
       await remember(name, job.id ?? '');
       await job.log('reconciler: the present name had no VM and no job; its create is enqueued again');
       return job.id ?? '';
