@@ -1,7 +1,31 @@
 // create (SPEC 1, 13): the provider makes the VM, step by step, under the
 // name's lock; every step is safe to repeat, so a retry resumes.
+import { NameHeldByOtherUidError } from '../src/provider/name-held.js';
+import type { CreateResult, CreateSpec } from '../src/provider/types.js';
 import { validateStoredJobData } from './schema.js';
 import { defineJob, isOlderGeneration } from './types.js';
+import type { JobContext, JobDeps } from './types.js';
+
+/**
+ * SPEC 2: create, delete, create of one name leaves it present, also when
+ * the second create has a new uid and the delete was superseded before it
+ * ran. The old uid's VM then still holds the name; it is deleted here
+ * only when the registry recorded that uid as this name's earlier one, so
+ * a VM another installation (or lost Redis data) left is never touched.
+ */
+async function createReplacingRetired(spec: CreateSpec, deps: JobDeps, ctx: JobContext): Promise<CreateResult> {
+  for (let replaced = 0; ; replaced += 1) {
+    try {
+      return await deps.provider.create(spec, ctx);
+    } catch (err) {
+      if (!(err instanceof NameHeldByOtherUidError) || replaced >= 3) throw err;
+      const record = await deps.registry.get(spec.name);
+      if (!record?.retiredUids?.includes(err.otherUid)) throw err;
+      await ctx.log?.(`VM ${err.vmid} of ${spec.name} carries uid ${err.otherUid}, which this name no longer wants; deleting it first`);
+      await deps.provider.delete({ name: spec.name, uid: err.otherUid }, ctx);
+    }
+  }
+}
 
 export const createJob = defineJob({
   name: 'create',
@@ -10,7 +34,7 @@ export const createJob = defineJob({
   superseded: (data, record) => isOlderGeneration(data.generation, record),
   async handler(data, deps, ctx) {
     const { generation: _generation, ...spec } = data;
-    const result = await deps.provider.create(spec, ctx);
+    const result = await createReplacingRetired(spec, deps, ctx);
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     await deps.registry.recordLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });
     return result;

@@ -12,6 +12,7 @@ import { call } from './call.js';
 import { parseMark } from './mark.js';
 import { qemuEntries } from './resolve.js';
 import { waitUnlocked } from './tasks.js';
+import { NameHeldByOtherUidError } from './name-held.js';
 
 export interface FoundVm {
   node: string;
@@ -29,6 +30,7 @@ function hibernated(name: string, vmid: number): Error {
 
 function foreignMark(name: string, vmid: number, config: VmConfig): Error {
   const mark = parseMark(config.description);
+  if (mark?.uid !== undefined) return new NameHeldByOtherUidError(name, vmid, mark.uid);
   const whose = mark === undefined ? 'carries no pve-provisioner mark' : `is marked with another uid (${mark.uid ?? 'none'})`;
   return permanent(`VM ${vmid} is named ${name} but ${whose}; rename or remove it, the service will not take it over`);
 }

@@ -16,6 +16,16 @@ if state == 'present' then
   end
   return {'conflict', uid}
 end
+-- A tombstone keeps the uid that was deleted; a new uid retires it, so a
+-- create may replace that uid's VM if its delete never ran (superseded).
+local old = redis.call('HGET', KEYS[1], 'uid')
+if state == 'absent' and old and old ~= ARGV[2] then
+  local raw = redis.call('HGET', KEYS[1], 'retiredUids')
+  local retired = raw and cjson.decode(raw) or {}
+  table.insert(retired, old)
+  while #retired > 16 do table.remove(retired, 1) end
+  redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
+end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = 'create-' .. ARGV[1] .. '-' .. gen
 redis.call('HSET', KEYS[1], 'state', 'present', 'uid', ARGV[2], 'generation', gen, 'spec', ARGV[3], 'updatedAt', ARGV[4], 'jobId', jobId)

@@ -24,6 +24,8 @@ export interface DesiredRecord {
   updatedAt: string;
   jobId?: string;
   lastKnown?: LastKnown;
+  /** Uids this name had before, deleted and then replaced by a new uid (oldest first). */
+  retiredUids?: string[];
 }
 
 export type PresentOutcome =
@@ -98,5 +100,7 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   if (spec) record.spec = spec;
   const lastKnown = parseJson<LastKnown>(fields.lastKnown);
   if (lastKnown) record.lastKnown = lastKnown;
+  const retiredUids = parseJson<string[]>(fields.retiredUids);
+  if (retiredUids) record.retiredUids = retiredUids;
   return record;
 }

@@ -39,6 +39,32 @@ describe('job service over the real provider (SPEC 2, 13, 15)', function () {
     expect(fake.vms.get(result.vmid)?.status).to.equal('running');
   });
 
+  it('create, then delete and create with another uid at once: the new uid\'s VM replaces the old one (SPEC 2)', async () => {
+    const first = await h.client.createVm({ name: 'real-3', uid: 'u3-old', waitForAddress: false });
+    expect((await h.client.waitForJob(first.jobId, { timeoutMs: 10_000 })).state).to.equal('completed');
+    // The delete is superseded by the newer create before it can run, so
+    // the create meets the old uid's VM under its name.
+    const requests = [await h.client.deleteVm({ name: 'real-3' }), await h.client.createVm({ name: 'real-3', uid: 'u3-new', waitForAddress: false })];
+    const views = await Promise.all(requests.map((r) => h.client.waitForJob(r.jobId, { timeoutMs: 10_000 })));
+    expect(views.map((v) => v.state), views[1]?.failedReason).to.deep.equal(['completed', 'completed']);
+    const left = [...fake.vms.values()].filter((vm) => vm.config.name === 'real-3');
+    expect(left).to.have.length(1);
+    expect(left[0]?.config.description).to.include('uid: u3-new');
+    expect(views[1]?.logs.join('\n')).to.match(/u3-old/);
+  });
+
+  it('a create never replaces a VM of ours whose uid this name never had', async () => {
+    const other = await h.client.createVm({ name: 'real-4', uid: 'u4-first', waitForAddress: false });
+    expect((await h.client.waitForJob(other.jobId, { timeoutMs: 10_000 })).state).to.equal('completed');
+    // The registry loses the name (another installation, or lost data), and a new uid asks for it.
+    await h.redis.del(`${h.prefix}:desired:real-4`);
+    const made = await h.client.createVm({ name: 'real-4', uid: 'u4-second', waitForAddress: false });
+    const view = await h.client.waitForJob(made.jobId, { timeoutMs: 10_000 });
+    expect(view.state).to.equal('failed');
+    expect(view.failedReason).to.match(/marked with another uid \(u4-first\)/);
+    expect([...fake.vms.values()].filter((vm) => vm.config.name === 'real-4').map((vm) => vm.config.description)).to.have.length(1);
+  });
+
   it('create then delete leaves no VM and no seed', async () => {
     const made = await h.client.createVm({ name: 'real-2', uid: 'u2', waitForAddress: false });
     expect((await h.client.waitForJob(made.jobId, { timeoutMs: 10_000 })).state).to.equal('completed');
