@@ -89,6 +89,9 @@ export const schema: Schema<Config> = {
     keepFailedCount: { doc: 'Failed jobs kept in Redis (newest first).', format: 'nat', default: 5000 },
     keepFailedSeconds: { doc: 'Failed jobs older than this are removed.', format: 'nat', default: 604800 },
   },
+  worker: {
+    metricsPort: { doc: 'Port of the worker process\'s own GET /metrics when it runs without the web process (its counters live in it); 0 serves none. Under "all" the web /metrics has them.', format: 'port', default: 0 },
+  },
   registry: {
     tombstoneSeconds: { doc: 'How long a deleted name\'s tombstone (absent, with its generation) is kept.', format: 'positive-int', default: 604800 },
   },

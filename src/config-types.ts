@@ -47,6 +47,7 @@ export interface Config {
     keepFailedCount: number;
     keepFailedSeconds: number;
   };
+  worker: { metricsPort: number };
   registry: { tombstoneSeconds: number };
   reconciler: { everySeconds: number; graceSeconds: number; recreateMissing: boolean };
   health: { everySeconds: number };

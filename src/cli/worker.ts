@@ -12,6 +12,7 @@ import { observeApi } from '../proxmox/observed-api.js';
 import { handleShutdownSignals } from '../queue/shutdown.js';
 import { startWorkerService } from '../queue/worker-service.js';
 import { ensureSimToken } from '../sim/token-file.js';
+import { serveMetrics } from '../web/metrics-server.js';
 
 /** After exit is decided, anything still open (sockets, timers) gets this long. */
 const EXIT_SETTLE_MS = 2_000;
@@ -39,9 +40,12 @@ export async function run(args: string[]): Promise<number> {
   const api = createHttpApi({ baseUrl, tokenFile: config.proxmox.tokenFile, caFile: config.proxmox.caFile, logger });
   const provider = createProvider({ api: observeApi(api, logger, metrics), config, logger });
   const service = await startWorkerService({ config, provider, logger, metrics });
+  const metricsServer = config.worker.metricsPort === 0 ? undefined : await serveMetrics(metrics.registry, config.http.host, config.worker.metricsPort);
+  if (metricsServer) logger.info({ metrics: metricsServer.url }, `worker metrics at ${metricsServer.url}`);
   const code = await new Promise<number>((exit) => {
     handleShutdownSignals(service, logger, { graceMs: config.jobs.shutdownGraceSeconds * 1000, exit });
   });
+  await metricsServer?.close();
   setTimeout(() => process.exit(code), EXIT_SETTLE_MS).unref();
   return code;
 }

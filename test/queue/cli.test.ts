@@ -2,6 +2,8 @@
 // 0 done, 1 failed job, 2 bad input naming the field; the worker command
 // end to end against the simulator with the real provider.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -70,6 +72,14 @@ describe('pve-provisioner enqueue (SPEC 6)', function () {
   });
 });
 
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((closed) => server.close(() => closed()));
+  return port;
+}
+
 describe('pve-provisioner worker (SPEC 6)', function () {
   this.timeout(40_000);
   let h: Harness;
@@ -84,6 +94,7 @@ describe('pve-provisioner worker (SPEC 6)', function () {
     const dir = mkdtempSync(join(tmpdir(), 'worker-'));
     writeFileSync(join(dir, 'token'), `${token}\n`);
     const sim = await startSimulator({ tokens: [token], port: 0, timeScale: 0.01, vms: 0 });
+    const metricsPort = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '../../src/cli.ts'), 'worker'], {
       env: {
         ...process.env,
@@ -96,6 +107,8 @@ describe('pve-provisioner worker (SPEC 6)', function () {
         SIM_PORT: String(sim.port),
         BUDGETS_POLL_MS: '20',
         LOG_LEVEL: 'warn',
+        HTTP_HOST: '127.0.0.1',
+        WORKER_METRICS_PORT: String(metricsPort),
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -111,6 +124,10 @@ describe('pve-provisioner worker (SPEC 6)', function () {
       const { vmid } = view.result as { vmid: number };
       expect([...sim.sim.state.allVms()].some((vm) => vm.vmid === vmid && vm.config.name === 'e2e-1')).to.equal(true);
       await eventually(async () => ((await h.redis.keys(`${h.prefix}:workers:*`)).length > 0 ? true : undefined));
+      // Run alone, the worker serves its own counters (SPEC 9).
+      const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(scraped).to.match(/pvep_jobs_total\{[^}]*job="create"[^}]*\} 1/);
+      expect(scraped).to.match(/pvep_proxmox_calls_total\{/);
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);
     } finally {
