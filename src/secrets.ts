@@ -51,14 +51,8 @@ function describeReadError(path: string, err: unknown): SecretFileError {
   return new SecretFileError(path, code, `cannot read secret file ${path}: ${code}`);
 }
 
-/** Reads a secret file (trimmed) and registers its value for redaction. */
-export async function readSecretFile(path: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw describeReadError(path, err);
-  }
+/** The trimmed value of a secret file, each line registered for redaction. */
+function acceptSecret(path: string, text: string): string {
   const value = text.trim();
   if (value === '') throw new SecretFileError(path, 'EEMPTY', `secret file ${path} is empty`);
   registerSecret(value);
@@ -66,16 +60,19 @@ export async function readSecretFile(path: string): Promise<string> {
   return value;
 }
 
-export function readSecretFileSync(path: string): string {
-  let text: string;
+/** Reads a secret file (trimmed) and registers its value for redaction. */
+export async function readSecretFile(path: string): Promise<string> {
   try {
-    text = readFileSync(path, 'utf8');
+    return acceptSecret(path, await readFile(path, 'utf8'));
   } catch (err) {
-    throw describeReadError(path, err);
+    throw err instanceof SecretFileError ? err : describeReadError(path, err);
   }
-  const value = text.trim();
-  if (value === '') throw new SecretFileError(path, 'EEMPTY', `secret file ${path} is empty`);
-  registerSecret(value);
-  for (const line of value.split('\n')) registerSecret(line);
-  return value;
+}
+
+export function readSecretFileSync(path: string): string {
+  try {
+    return acceptSecret(path, readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw err instanceof SecretFileError ? err : describeReadError(path, err);
+  }
 }
