@@ -103,6 +103,9 @@ export class NullProvider implements Provider {
   findByName(): Promise<ListedVm[]> {
     return Promise.resolve([]);
   }
+  findByNames(): Promise<ListedVm[]> {
+    return Promise.resolve([]);
+  }
   listByTag(): Promise<ListedVm[]> {
     return Promise.resolve([]);
   }

@@ -1,4 +1,4 @@
-// ListByTag (SPEC 14) and findByName (SPEC 5): one resources call, then
+// ListByTag (SPEC 14), findByName and findByNames (SPEC 5): one resources call, then
 // one config read per candidate, a few at a time, for the mark. A
 // candidate whose config read fails is reported as unknown, never
 // dropped; only the resources call or a cancelled job fails the whole.
@@ -59,5 +59,17 @@ export async function listByTag(deps: ProviderDeps, ctx: OperationContext): Prom
 /** Every VM carrying the name, tagged or not (a VM cloned just before a crash has no tag yet, SPEC 11). */
 export async function findByName(deps: ProviderDeps, name: string, ctx: OperationContext): Promise<ListedVm[]> {
   const candidates = (await resources(deps, ctx)).filter((r) => r.name === name);
+  return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+}
+
+/**
+ * Every VM carrying one of the names, tagged or not, with one resources
+ * call for all of them: the sweep looks up every name the registry knows
+ * (SPEC 5, SPEC 21), and one call per name would fetch the whole cluster
+ * each time.
+ */
+export async function findByNames(deps: ProviderDeps, names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+  const wanted = new Set(names);
+  const candidates = (await resources(deps, ctx)).filter((r) => r.name !== undefined && wanted.has(r.name));
   return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
 }

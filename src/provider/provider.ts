@@ -6,7 +6,7 @@ import type { Provider } from './types.js';
 import type { ProviderConfig, ProviderDeps, Sleep } from './deps.js';
 import { realSleep } from './poll.js';
 import { getVm } from './get.js';
-import { findByName, listByTag } from './list.js';
+import { findByName, findByNames, listByTag } from './list.js';
 import { deleteSeed, listSeeds } from './seeds.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
@@ -33,6 +33,7 @@ export function createProvider(options: ProviderOptions): Provider {
   return {
     get: (ref, ctx) => getVm(deps, ref, ctx),
     findByName: (name, ctx) => findByName(deps, name, ctx),
+    findByNames: (names, ctx) => findByNames(deps, names, ctx),
     listByTag: (ctx) => listByTag(deps, ctx),
     listSeeds: (ctx) => listSeeds(deps, ctx),
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),

@@ -1,4 +1,4 @@
-// SPEC 14 (ListByTag), SPEC 5 (findByName), seeds (SPEC 11, F13).
+// SPEC 14 (ListByTag), SPEC 5 (findByName, findByNames), seeds (SPEC 11, F13).
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { LIST_CONCURRENCY } from '../../src/provider/list.js';
@@ -87,6 +87,76 @@ describe('findByName (SPEC 5)', () => {
       [100001, 'uid-a', true, false],
       [100002, undefined, false, false],
     ]);
+  });
+});
+
+describe('findByNames (SPEC 5, SPEC 21 sweep)', () => {
+  it('one resources call for all names, config reads only for the VMs carrying them', async () => {
+    const h = harness();
+    for (let i = 0; i < 1000; i++) h.pve.addVm({ vmid: 200000 + i, config: { name: `foreign-${i}`, tags: 'debian' } });
+    // ours-7 was cloned just before a crash: our name and mark, no tag yet (SPEC 11).
+    for (let i = 0; i < 10; i++) addOurVm(h.pve, `ours-${i}`, `uid-${i}`, { vmid: 100000 + i, config: i === 7 ? { tags: 'debian' } : {} });
+    const found = await h.provider.findByNames(['ours-2', 'ours-7', 'foreign-500'], h.ctx);
+    expect(h.pve.count('clusterResources')).to.equal(1);
+    expect(h.pve.callsTo('getConfig').map((c) => c.args[1])).to.have.members([100002, 100007, 200500]);
+    expect(found.map((v) => [v.vmid, v.name, v.uid, v.ours, v.tagged])).to.have.deep.members([
+      [100002, 'ours-2', 'uid-2', true, true],
+      [100007, 'ours-7', 'uid-7', true, false],
+      [200500, 'foreign-500', undefined, false, false],
+    ]);
+  });
+
+  it('leaves out templates and containers carrying a name', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'tmpl', 'uid-t', { vmid: 100001, config: { template: 1 } });
+    addOurVm(h.pve, 'ct', 'uid-c', { vmid: 100002, kind: 'lxc' });
+    addOurVm(h.pve, 'vm', 'uid-v', { vmid: 100003 });
+    const found = await h.provider.findByNames(['tmpl', 'ct', 'vm'], h.ctx);
+    expect(found.map((v) => v.vmid)).to.deep.equal([100003]);
+  });
+
+  it('a failing config read reports that candidate as unknown, never drops it', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'a', 'uid-a', { vmid: 100001 });
+    addOurVm(h.pve, 'b', 'uid-b', { vmid: 100002 });
+    h.pve.on('getConfig', (args) => {
+      if (args[1] === 100001) throw fakeErrors.noRouteToHost();
+    });
+    const found = await h.provider.findByNames(['a', 'b'], h.ctx);
+    expect(found.map((v) => [v.vmid, v.name, v.ours])).to.deep.equal([
+      [100001, 'a', 'unknown'],
+      [100002, 'b', true],
+    ]);
+  });
+
+  it('reads configs with bounded concurrency, and an aborted signal ends it', async () => {
+    const h = harness();
+    const names: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      addOurVm(h.pve, `vm-${i}`, `uid-${i}`, { vmid: 100000 + i });
+      names.push(`vm-${i}`);
+    }
+    let inFlight = 0;
+    let most = 0;
+    const ac = new AbortController();
+    h.pve.on('getConfig', async () => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 2));
+      inFlight -= 1;
+      if (h.pve.count('getConfig') === 12) ac.abort(new Error('job cancelled'));
+    });
+    const err = await failure(h.provider.findByNames(names, { signal: ac.signal }));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.contain('job cancelled');
+    expect(most).to.equal(LIST_CONCURRENCY);
+    expect(h.pve.count('getConfig')).to.be.below(30);
+  });
+
+  it('fails whole when the resources call fails, with its class', async () => {
+    const h = harness();
+    h.pve.failNext('clusterResources', fakeErrors.authFailed());
+    expect(await failure(h.provider.findByNames(['a'], h.ctx))).to.be.instanceOf(PermanentError);
   });
 });
 

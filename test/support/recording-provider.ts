@@ -173,6 +173,10 @@ export class RecordingProvider implements Provider {
     return vm ? [{ vmid: vm.vmid, node: 'pve1', name, uid: vm.uid, ours: true, tagged: true }] : [];
   }
 
+  async findByNames(names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+    return (await Promise.all(names.map((name) => this.findByName(name, ctx)))).flat();
+  }
+
   listByTag(_ctx: OperationContext): Promise<ListedVm[]> {
     return Promise.resolve([]);
   }
