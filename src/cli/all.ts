@@ -11,7 +11,8 @@ import { observeApi } from '../proxmox/observed-api.js';
 import { startWorkerService, type WorkerService } from '../queue/worker-service.js';
 import { startSimulator, type RunningSimulator } from '../sim/index.js';
 import { ensureSimToken } from '../sim/token-file.js';
-import { loadConfigOrExplain, processLogger, startWebOrExplain, waitForSignal } from './web.js';
+import { loadConfigOrExplain, refusedArguments, waitForSignal } from './common.js';
+import { processLogger, startWebOrExplain } from './web.js';
 import type { WebServer } from '../web/server.js';
 
 export interface RunningAll {
@@ -84,10 +85,7 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
 }
 
 export async function run(args: string[]): Promise<number> {
-  if (args.length > 0) {
-    process.stderr.write(`pve-provisioner all: takes no arguments (got ${args.join(' ')}); configure it with environment variables or PVE_PROVISIONER_CONFIG\n`);
-    return 2;
-  }
+  if (refusedArguments('all', args)) return 2;
   const config = loadConfigOrExplain('all');
   if (config === undefined) return 2;
   const logger = processLogger(config);

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { startSimulator } from '../sim/index.js';
 import { ensureSimToken } from '../sim/token-file.js';
+import { waitForSignal } from './common.js';
 
 const USAGE = 'usage: pve-provisioner sim [--port N] [--vms N] [--tls-cert FILE --tls-key FILE]\n';
 
@@ -45,18 +46,6 @@ export function parseSimFlags(args: string[]): SimFlags {
     tlsCert: cert,
     tlsKey: key,
   };
-}
-
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 export async function run(args: string[]): Promise<number> {

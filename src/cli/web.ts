@@ -1,34 +1,12 @@
 // `pve-provisioner web`: the HTTP API, Bull Board and metrics (SPEC 6).
 // Exit 2 when config or the credentials files are wrong (reason on
 // stderr), 0 after a clean shutdown on SIGINT or SIGTERM.
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { CredentialsError } from '../web/auth/credentials.js';
 import { startWebServer, type WebServer } from '../web/server.js';
-
-export function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
-
-/** Config, or undefined after writing why to stderr. */
-export function loadConfigOrExplain(command: string): Config | undefined {
-  try {
-    return loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`pve-provisioner ${command}: ${err.message}\n`);
-    return undefined;
-  }
-}
+import { loadConfigOrExplain, refusedArguments, waitForSignal } from './common.js';
 
 export function processLogger(config: Config): Logger {
   return createLogger({ level: config.log.level, pretty: config.log.pretty });
@@ -52,10 +30,7 @@ export async function startWebOrExplain(command: string, config: Config, logger:
 }
 
 export async function run(args: string[]): Promise<number> {
-  if (args.length > 0) {
-    process.stderr.write(`pve-provisioner web: takes no arguments (got ${args.join(' ')}); configure it with environment variables or PVE_PROVISIONER_CONFIG\n`);
-    return 2;
-  }
+  if (refusedArguments('web', args)) return 2;
   const config = loadConfigOrExplain('web');
   if (config === undefined) return 2;
   const logger = processLogger(config);

@@ -2,8 +2,6 @@
 // Proxmox API of proxmox.url (the simulator on sim.host:sim.port when it
 // is "sim"). SIGTERM or SIGINT: no new jobs, running ones get
 // jobs.shutdownGraceSeconds, then exit 0. Exit 2 on bad config.
-import { ConfigError, loadConfig } from '../config.js';
-import type { Config } from '../config.js';
 import { createLogger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
@@ -13,23 +11,15 @@ import { handleShutdownSignals } from '../queue/shutdown.js';
 import { startWorkerService } from '../queue/worker-service.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { serveMetrics } from '../web/metrics-server.js';
+import { loadConfigOrExplain, refusedArguments } from './common.js';
 
 /** After exit is decided, anything still open (sockets, timers) gets this long. */
 const EXIT_SETTLE_MS = 2_000;
 
 export async function run(args: string[]): Promise<number> {
-  if (args.length > 0) {
-    process.stderr.write(`pve-provisioner worker: takes no arguments (got ${args.join(' ')}); configure it with environment variables or PVE_PROVISIONER_CONFIG\n`);
-    return 2;
-  }
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`pve-provisioner worker: ${err.message}\n`);
-    return 2;
-  }
+  if (refusedArguments('worker', args)) return 2;
+  const config = loadConfigOrExplain('worker');
+  if (config === undefined) return 2;
   const logger = createLogger({ level: config.log.level, pretty: config.log.pretty, name: 'pve-provisioner-worker' });
   const sim = config.proxmox.url === 'sim';
   const baseUrl = sim ? `http://${config.sim.host}:${config.sim.port}` : config.proxmox.url;
