@@ -38,7 +38,8 @@ export const fakeErrors = {
   /** Proxy errors on an unreachable node. */
   noRouteToHost: () => apiError(595, 'No route to host'),
   storageMissing: (storage: string) => apiError(500, `fake: storage '${storage}' does not exist`),
-  noSuchTask: (node: string, upid: string) => apiError(500, `fake: no task ${upid} on node ${node}`),
+  /** A task asked of a node that does not run it: no fixture; the simulator's answer (src/sim/handlers/tasks.ts). */
+  noSuchTask: () => apiError(400, PARAMS, { upid: 'no such task' }),
   diskMissing: (disk: string) => apiError(500, `fake: no such disk '${disk}'`),
   noSuchNode: (node: string) => apiError(595, `fake: no such node '${node}'`),
   injected: (text: string) => apiError(500, `fake: ${text}`),
@@ -67,10 +68,15 @@ export const FIXTURE_SAMPLES: { fixture: string; make: () => ProxmoxApiError }[]
   { fixture: 'err_proxy_595', make: () => fakeErrors.noRouteToHost() },
 ];
 
+/**
+ * Makers no fixture captured but the simulator answers alike; the contract
+ * suite (test/sim/contract.test.ts) holds each against it.
+ */
+export const SIMULATOR_SAMPLES: (() => ProxmoxApiError)[] = [() => fakeErrors.noSuchTask()];
+
 /** Makers whose texts were never seen on a host, with sample arguments. */
 export const FAKE_ONLY_SAMPLES: (() => ProxmoxApiError)[] = [
   () => fakeErrors.storageMissing('x'),
-  () => fakeErrors.noSuchTask('pv1-1', 'UPID:x'),
   () => fakeErrors.diskMissing('scsi9'),
   () => fakeErrors.noSuchNode('x'),
   () => fakeErrors.injected('x'),

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { apiErrorFromFixture, fixtureData } from '../helpers/fixtures.js';
 import type { TaskStatus } from '../../src/proxmox/api.js';
-import { FAKE_ONLY_SAMPLES, FIXTURE_SAMPLES, fakeErrors, fakeTaskExits } from './fake-errors.js';
+import type { ProxmoxApiError } from '../../src/proxmox/api-error.js';
+import { FAKE_ONLY_SAMPLES, FIXTURE_SAMPLES, SIMULATOR_SAMPLES, fakeErrors, fakeTaskExits } from './fake-errors.js';
 import { FakeProxmox } from './fake-proxmox.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -50,8 +51,8 @@ describe('FakeProxmox', () => {
       expect(fakeTaskExits.alreadyRunning(1)).to.match(/^fake: /);
     });
 
-    it('covers every maker with a fixture or a fake: sample', () => {
-      expect(FIXTURE_SAMPLES.length + FAKE_ONLY_SAMPLES.length).to.equal(Object.keys(fakeErrors).length);
+    it('covers every maker with a fixture, a simulator or a fake: sample', () => {
+      expect(FIXTURE_SAMPLES.length + SIMULATOR_SAMPLES.length + FAKE_ONLY_SAMPLES.length).to.equal(Object.keys(fakeErrors).length);
     });
 
     it('makes errors only through fake-errors.ts', () => {
@@ -100,7 +101,8 @@ describe('FakeProxmox', () => {
       const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }], apiNode: 'a' });
       const upid = await pve.upload('b', 'proxy-seeds', 'x-seed.iso', source('one'));
       expect(upid.split(':')[1]).to.equal('a');
-      expect((await rejection(pve.taskStatus('b', upid))).message).to.match(/^fake: /);
+      const wrongNode = (await rejection(pve.taskStatus('b', upid))) as ProxmoxApiError;
+      expect({ status: wrongNode.status, errors: wrongNode.errors }).to.deep.equal({ status: 400, errors: { upid: 'no such task' } });
       await runTask(pve, 'a', upid);
       expect(pve.volumes('b', 'proxy-seeds').map((v) => v.volid)).to.deep.equal(['proxy-seeds:iso/x-seed.iso']);
     });

@@ -9,12 +9,14 @@
 //     start is accepted and its task waits for the lock (F3);
 //   - tasks run for `taskPolls` status polls, then end OK, `WARNINGS: n`
 //     (with WARN lines in their log) or failed (F16); their UPID names
-//     the node that ran them, and asking another node fails;
+//     the node that ran them, and asking another node is `400 upid: no
+//     such task` as the simulator answers; an imgdel UPID's id is empty;
 //   - uploads overwrite (F12), run on `apiNode` when set, and refuse a
 //     name without `.iso`; deleting a missing volume ends OK (F13);
 //   - the agent's three messages (F5), a guest agent that answers after
-//     some calls, paused versus stopped (F14), tags folded to lowercase
-//     and refused with bad characters (F9), ide2 appended to the boot
+//     some calls, paused versus stopped (F14), tags folded to lowercase,
+//     split on `;` or `,` only, and refused with a space, `!` or another
+//     bad character (F9), ide2 appended to the boot
 //     order (F19), grow-only resize as a task (F20), destroy refused
 //     while running.
 // Every error text comes from fake-errors.ts (tested against fixtures/).
@@ -323,7 +325,8 @@ export class FakeProxmox implements ProxmoxApi {
     const next: VmConfig = { ...vm.config };
     for (const [key, value] of Object.entries(params)) {
       if (key === 'tags') {
-        const tags = String(value).split(/[;,\s]+/).filter((t) => t !== '');
+        // F9: `;` or `,` separate tags; a space or `!` inside one is refused, not split on.
+        const tags = String(value).split(/[;,]/).filter((t) => t !== '');
         if (!tags.every((t) => TAG_RULE.test(t))) throw fakeErrors.tagInvalid();
         next.tags = tags.map((t) => t.toLowerCase()).join(';');
       } else {
@@ -475,7 +478,8 @@ export class FakeProxmox implements ProxmoxApi {
     await this.enter('deleteVolume', [node, storage, volid], opts);
     this.isoStorage(node, storage);
     if (this.deleteForbidden.has(storage)) throw fakeErrors.forbiddenVolumeDelete(storage);
-    return this.startTask(node, 'imgdel', volid, () => {
+    // As captured (content_delete_response): an imgdel UPID's id is empty.
+    return this.startTask(node, 'imgdel', '', () => {
       const existed = this.storageVolumes(node, storage).delete(volid);
       const file = `/mnt/${storage}/template/iso/${volid.split('/').pop() ?? ''}`;
       // F13: a missing volume's delete still ends OK.
@@ -548,7 +552,7 @@ export class FakeProxmox implements ProxmoxApi {
 
   private taskOn(node: string, upid: Upid): FakeTask {
     const task = this.tasks.get(upid);
-    if (!task || task.node !== node) throw fakeErrors.noSuchTask(node, upid);
+    if (!task || task.node !== node) throw fakeErrors.noSuchTask();
     return task;
   }
 
