@@ -1,17 +1,19 @@
 // Seed ISOs (SPEC 11): `<name>-seed.iso` on each configured node's
 // isoStorage. Listing is one content call per node; a delete is a task
 // and a repeated delete succeeds (F13).
+import { seedFileName } from '../nocloud/seed.js';
 import type { OperationContext, SeedIso } from './types.js';
 import { beforeWrite, callOpts, type ProviderDeps } from './deps.js';
 import { classifyCall } from './errors.js';
 import { waitTask } from './tasks.js';
 
-export function seedFile(name: string): string {
-  return `${name}-seed.iso`;
-}
+// The one naming of the seed file lives with the seed (src/nocloud/seed.ts);
+// create.ts and delete.ts still import it from here as seedFile.
+export { seedFileName as seedFile };
 
+/** The volid a seed uploaded to `storage` gets: `<storage>:iso/<name>-seed.iso`. */
 export function seedVolid(storage: string, name: string): string {
-  return `${storage}:iso/${seedFile(name)}`;
+  return `${storage}:iso/${seedFileName(name)}`;
 }
 
 export async function listSeeds(deps: ProviderDeps, ctx: OperationContext): Promise<SeedIso[]> {

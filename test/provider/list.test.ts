@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { LIST_CONCURRENCY } from '../../src/provider/list.js';
+import { seedVolid } from '../../src/provider/seeds.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { addOurVm, failure, harness, testConfig, TAG } from './harness.js';
@@ -181,6 +182,11 @@ describe('seeds (SPEC 11, F13)', () => {
     await h.provider.deleteSeed(seeds[1]!, h.ctx);
     expect(pve.volumes('b', 'proxy-seeds').map((v) => v.volid)).to.deep.equal(['proxy-seeds:iso/debian-13.iso']);
     await h.provider.deleteSeed(seeds[1]!, h.ctx);
+  });
+
+  it('names a seed as the seed builder does, and refuses an empty name rather than target -seed.iso', () => {
+    expect(seedVolid('proxy-seeds', 'web-1')).to.equal('proxy-seeds:iso/web-1-seed.iso');
+    expect(() => seedVolid('proxy-seeds', '')).to.throw(PermanentError, 'empty VM name');
   });
 
   it('a delete without Datastore.Allocate is Permanent and names the privilege (F13, F17)', async () => {
