@@ -21,6 +21,9 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const app = fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
+    // fastify's default (100) answers a long :name with a bare 414; the
+    // validator should name the field instead, like for any bad name.
+    maxParamLength: 8192,
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(notFound);

@@ -117,7 +117,8 @@ describe('bad input is refused and changes nothing (SPEC 22, SPEC 1)', function 
     const raw = ['{', '{"name": "keep-1",}', 'name=keep-1', '', '\u0000', '{"name":"keep-1","name":"x_y"}', `{"name":"${'a'.repeat(300 * 1024)}"}`];
     for (const payload of raw) {
       const res = await web.app.inject({ method: 'POST', url: '/v1/vms', headers: { authorization: `Bearer ${web.token}`, 'content-type': 'application/json' }, payload });
-      expect(res.statusCode, JSON.stringify(payload.slice(0, 40))).to.equal(400);
+      // Too large to parse is 413 (HTTP's answer), still naming the body.
+      expect(res.statusCode, JSON.stringify(payload.slice(0, 40))).to.equal(payload.length > 256 * 1024 ? 413 : 400);
       const body = res.json<RefusalBody>();
       expect(body.fields?.[0]?.field, payload.slice(0, 40)).to.be.oneOf(['body', 'name', '(data)']);
     }

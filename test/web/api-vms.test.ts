@@ -107,6 +107,7 @@ describe('HTTP API /v1/vms (SPEC 6)', () => {
     const huge = await post('/v1/vms', { name: 'ok', userData: 'x'.repeat(300 * 1024) });
     expect(huge.statusCode).to.equal(413);
     expect(huge.json<ErrorAnswer>().error).to.equal('PayloadTooLarge');
+    expect(huge.json<ErrorAnswer>().fields?.map((f) => f.field)).to.deep.equal(['body']);
     const form = await web.app.inject({ method: 'POST', url: '/v1/vms', headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, payload: 'name=ok' });
     expect(form.statusCode).to.equal(415);
     expect(form.json<ErrorAnswer>().error).to.equal('UnsupportedMediaType');
