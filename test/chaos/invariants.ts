@@ -55,7 +55,10 @@ export function stateViolations(state: SimStateView, desired: Desired[]): string
         const seed = /:iso\/(.+)-seed\.iso$/.exec(volume.volid)?.[1];
         if (seed === undefined) continue;
         const vms = byName.get(seed) ?? [];
-        if (!vms.some((vm) => vm.node === node.node)) problems.push(`seed ${volume.volid} on ${node.node} has no VM ${seed} on that node`);
+        if (vms.some((vm) => vm.node === node.node)) continue;
+        const elsewhere = vms.map((vm) => `VM ${vm.vmid} on ${vm.node}`).join(', ') || 'no VM anywhere';
+        const wanted = desired.find((d) => d.name === seed)?.state ?? 'unknown to the registry';
+        problems.push(`seed ${volume.volid} on ${node.node} has no VM ${seed} on that node (${elsewhere}; desired ${wanted})`);
       }
     }
   }

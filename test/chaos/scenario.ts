@@ -262,6 +262,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     report.violations.push(...stateViolations(state, desired), ...report.tally.problems);
     if (sweepView.state !== 'completed') report.violations.push(`the reconcile sweep ended ${sweepView.state}: ${sweepView.failedReason ?? ''}`);
     report.seconds = (Date.now() - started) / 1000;
+    // The story of every name a violation mentions, from its jobs' logs.
+    const named = new Set(report.violations.flatMap((v) => /chaos-\d+/.exec(v)?.[0] ?? []));
+    for (const [id, view] of views) {
+      const name = (view?.data as { name?: string } | undefined)?.name;
+      if (view === undefined || name === undefined || !named.has(name)) continue;
+      log(`job ${id} ${view.job} ${JSON.stringify(view.data).slice(0, 200)} ${view.state} ${view.failedReason ?? ''} result ${JSON.stringify(view.result)}\n    ${view.logs.join('\n    ')}`);
+    }
     return report;
   } finally {
     const outputs = workers.map((w) => w?.output() ?? '').join('\n');
