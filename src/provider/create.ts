@@ -16,7 +16,8 @@ import { parseMark } from './mark.js';
 import { findOurs, type FoundVm } from './ownership.js';
 import { chooseNode, configuredNode, requireConfiguredNode } from './placement.js';
 import { pollUntil } from './poll.js';
-import { seedFile, seedVolid } from './seeds.js';
+import { seedFileName } from '../nocloud/seed.js';
+import { seedVolid } from './seeds.js';
 import { waitRunning, waitTask } from './tasks.js';
 import { checkTemplate } from './template.js';
 import { bootDisk, diskSizeBytes, GIB } from './vm-config.js';
@@ -101,8 +102,8 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
     joliet: deps.config.proxmox.seedJoliet,
   });
   beforeWrite(ctx);
-  const upid = await call(ctx, () => deps.api.upload(node.name, node.isoStorage, seedFile(spec.name), source, callOpts(ctx)));
-  await waitTask(deps, ctx, upid, { what: `upload of ${seedFile(spec.name)} to ${node.isoStorage}`, budgetSeconds: deps.config.budgets.taskSeconds });
+  const upid = await call(ctx, () => deps.api.upload(node.name, node.isoStorage, seedFileName(spec.name), source, callOpts(ctx)));
+  await waitTask(deps, ctx, upid, { what: `upload of ${seedFileName(spec.name)} to ${node.isoStorage}`, budgetSeconds: deps.config.budgets.taskSeconds });
   await logLine(ctx, `uploaded ${seedVolid(node.isoStorage, spec.name)} (${source.size} bytes) on ${node.name}`);
 }
 

@@ -9,7 +9,8 @@ import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { parseMark } from './mark.js';
 import { qemuEntries, walkChain } from './resolve.js';
-import { seedFile, seedVolid } from './seeds.js';
+import { seedFileName } from '../nocloud/seed.js';
+import { seedVolid } from './seeds.js';
 import { waitTask } from './tasks.js';
 import { configuredNode } from './placement.js';
 
@@ -103,11 +104,11 @@ export async function deleteVm(deps: ProviderDeps, request: DeleteRequest, ctx: 
   const keepSeeds = othersWithName > 0;
   if (doomed.length === 0) {
     if (keepSeeds) {
-      await logLine(ctx, `no VM of ours named ${request.name} with uid ${request.uid ?? '(any)'}; ${seedFile(request.name)} kept for the VM of ours with another uid`);
+      await logLine(ctx, `no VM of ours named ${request.name} with uid ${request.uid ?? '(any)'}; ${seedFileName(request.name)} kept for the VM of ours with another uid`);
       return { deleted: false, seedsDeleted: 0 };
     }
     const seedsDeleted = await deleteSeedsEverywhere(deps, ctx, request.name);
-    await logLine(ctx, `no VM of ours named ${request.name}; ${seedsDeleted} ${seedFile(request.name)} removed`);
+    await logLine(ctx, `no VM of ours named ${request.name}; ${seedsDeleted} ${seedFileName(request.name)} removed`);
     return { deleted: false, seedsDeleted };
   }
   let seedsDeleted = 0;

@@ -7,9 +7,6 @@ import { beforeWrite, callOpts, type ProviderDeps } from './deps.js';
 import { classifyCall } from './errors.js';
 import { waitTask } from './tasks.js';
 
-// The one naming of the seed file lives with the seed (src/nocloud/seed.ts);
-// create.ts and delete.ts still import it from here as seedFile.
-export { seedFileName as seedFile };
 
 /** The volid a seed uploaded to `storage` gets: `<storage>:iso/<name>-seed.iso`. */
 export function seedVolid(storage: string, name: string): string {
