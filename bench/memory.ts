@@ -47,6 +47,7 @@ try {
   await sleep(1000);
   const idle = await sampleRss(pid);
 
+  await client.listVms(); // the producer's connection up before concurrent calls (see docs/benchmarks.md)
   const total = RUNNING + WAITING;
   for (let i = 0; i < total; i += 100) {
     await Promise.all(Array.from({ length: Math.min(100, total - i) }, (_, k) => client.createVm({ name: `mem-${i + k}`, uid: `uid-${i + k}`, userData: `#cloud-config\n# ${'x'.repeat(2000)}\n` })));

@@ -72,6 +72,8 @@ async function ourRound(redis: Redis, round: number): Promise<Round> {
   const client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
   const queue = new Queue(VM_QUEUE, { connection: redis, prefix });
   try {
+    // One call first: the producer's connection must be up before calls run concurrently (see docs/benchmarks.md).
+    await client.listVms();
     // Through the producer, as a backend would: each name gets its desired state and generation.
     const names = Array.from({ length: JOBS }, (_, i) => `bench-${i}`);
     for (let i = 0; i < names.length; i += 200) await Promise.all(names.slice(i, i + 200).map((name) => client.createVm({ name, uid: `uid-${name}` })));
