@@ -21,12 +21,28 @@ export class RedisUnavailableError extends Error {
   override readonly name = 'RedisUnavailableError';
 }
 
+// Calls made together on a fresh connection share its one connect: the
+// ones after the first would otherwise find it still connecting and send a
+// command that a connection without an offline queue refuses at once.
+const connecting = new WeakMap<Redis, Promise<void>>();
+
+function connectOnce(redis: Redis): Promise<void> {
+  let pending = connecting.get(redis);
+  if (pending === undefined) {
+    pending = redis.connect().finally(() => connecting.delete(redis));
+    connecting.set(redis, pending);
+  }
+  return pending;
+}
+
 /** Connects a lazy connection and waits until it answers; rejects at once when Redis is down. */
 export async function connected(redis: Redis): Promise<Redis> {
   if (redis.status === 'ready') return redis;
   const where = `${redis.options.host ?? '?'}:${redis.options.port ?? '?'}`;
   try {
-    if (redis.status === 'wait') await redis.connect();
+    const pending = connecting.get(redis);
+    if (pending !== undefined) await pending;
+    else if (redis.status === 'wait') await connectOnce(redis);
     else await redis.ping();
   } catch (err) {
     throw new RedisUnavailableError(`Redis at ${where} is unavailable: ${err instanceof Error ? err.message : String(err)}`);
