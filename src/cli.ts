@@ -15,6 +15,7 @@ const COMMANDS: Record<string, string> = {
   seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--no-guest-agent] [--joliet] --out FILE',
   enqueue: 'enqueue a job: enqueue create|delete|check --name NAME [job fields] [--wait]',
   reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait]',
+  health: 'print the last health result of every node (exit 1 when a node is not ok)',
 };
 
 export interface CommandModule {
