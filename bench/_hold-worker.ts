@@ -16,7 +16,7 @@ class HoldingProvider extends NullProvider {
 }
 
 const config = loadConfig();
-const service = await startWorkerService({ config, provider: new HoldingProvider(), logger: createLogger({ level: 'warn', pretty: false }), scheduleHealth: false });
+const service = await startWorkerService({ config, provider: new HoldingProvider(), logger: createLogger({ level: 'warn', pretty: false }), schedule: false });
 process.stdout.write(`worker ready ${service.id}\n`);
 process.once('SIGTERM', () => {
   void service.close(0).then(() => process.exit(0));

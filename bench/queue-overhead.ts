@@ -78,7 +78,7 @@ async function ourRound(redis: Redis, round: number): Promise<Round> {
     const names = Array.from({ length: JOBS }, (_, i) => `bench-${i}`);
     for (let i = 0; i < names.length; i += 200) await Promise.all(names.slice(i, i + 200).map((name) => client.createVm({ name, uid: `uid-${name}` })));
     const start = performance.now();
-    const service = await startWorkerService({ config, provider: new NullProvider(), logger: silentLogger(), scheduleHealth: false });
+    const service = await startWorkerService({ config, provider: new NullProvider(), logger: silentLogger(), schedule: false });
     const failed = await drained(queue);
     const seconds = (performance.now() - start) / 1000;
     await service.close(1000);

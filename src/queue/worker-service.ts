@@ -31,8 +31,6 @@ export interface WorkerServiceOptions {
   definitions?: readonly AnyJobDefinition[];
   /** Schedule health (health.everySeconds) and reconcile (reconciler.everySeconds); default true. */
   schedule?: boolean;
-  /** The first name of `schedule`, still read so existing callers keep working. */
-  scheduleHealth?: boolean;
 }
 
 export interface CloseOutcome {
@@ -91,7 +89,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   };
 
   await queues.system.setGlobalConcurrency(1);
-  if (options.schedule ?? options.scheduleHealth ?? true) {
+  if (options.schedule ?? true) {
     await queues.system.upsertJobScheduler('health', { every: config.health.everySeconds * 1000 }, { name: 'health', data: {} });
     await scheduleReconcile(queues.system, config.reconciler.everySeconds);
   }

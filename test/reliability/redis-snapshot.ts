@@ -3,6 +3,7 @@
 // (SPEC 22: nothing in the registry changed) and so a scan can look for a
 // secret in every value (job data, logs, results, failures included).
 import type { Redis } from 'ioredis';
+import { scanKeys } from '../support/redis.js';
 
 export type KeyValue = string | string[] | Record<string, string>;
 
@@ -28,17 +29,6 @@ async function readKey(redis: Redis, key: string): Promise<KeyValue> {
     default:
       return `(unreadable type ${type})`;
   }
-}
-
-export async function scanKeys(redis: Redis, prefix: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    found.push(...batch);
-  } while (cursor !== '0');
-  return found;
 }
 
 /** key -> value, sorted by key. */

@@ -82,7 +82,7 @@ export async function startSecretsStack(sentinels: Sentinels): Promise<SecretsSt
   });
   const api = createHttpApi({ baseUrl: sim.url, tokenFile, logger });
   const provider = createProvider({ api: observeApi(api, logger), config, logger });
-  const worker: WorkerService = await startWorkerService({ config, provider, logger, scheduleHealth: false });
+  const worker: WorkerService = await startWorkerService({ config, provider, logger, schedule: false });
 
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const queues = createQueues(redis, prefix);
