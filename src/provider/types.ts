@@ -89,6 +89,12 @@ export interface SeedIso {
   /** The VM name the file name carries (`<name>-seed.iso`). */
   name: string;
   ctime?: number;
+  /**
+   * false when the storage is the node's own (its files are that node's
+   * alone), true when shared; absent when the node's storage listing did
+   * not say.
+   */
+  shared?: boolean;
 }
 
 export type HealthReason =

@@ -107,6 +107,8 @@ export interface StorageEntry {
   content?: string;
   active?: number;
   enabled?: number;
+  /** 1 when the storage is shared (one store seen from every node), 0 when each node has its own. */
+  shared?: number;
 }
 
 export interface StorageVolume {

@@ -68,6 +68,8 @@ export interface FakeStorageInit {
   /** Comma-separated content types, as Proxmox lists them: `iso`, `images`, ... */
   content: string;
   type?: string;
+  /** One store seen from every node that lists it (NFS, CephFS): its files are the same under each. */
+  shared?: boolean;
 }
 
 export interface FakeNodeInit {
@@ -448,7 +450,7 @@ export class FakeProxmox implements ProxmoxApi {
 
   async storages(node: string, opts?: CallOptions): Promise<StorageEntry[]> {
     await this.enter('storages', [node], opts);
-    return this.node(node).storages.map((s) => ({ storage: s.storage, type: s.type ?? 'dir', content: s.content, active: 1, enabled: 1 }));
+    return this.node(node).storages.map((s) => ({ storage: s.storage, type: s.type ?? 'dir', content: s.content, active: 1, enabled: 1, shared: s.shared ? 1 : 0 }));
   }
 
   async upload(node: string, storage: string, filename: string, source: UploadSource, opts?: CallOptions): Promise<Upid> {
@@ -541,7 +543,8 @@ export class FakeProxmox implements ProxmoxApi {
   }
 
   private storageVolumes(node: string, storage: string): Map<string, StorageVolume & { bytes: Buffer }> {
-    const key = `${node}/${storage}`;
+    const shared = this.nodeList.find((n) => n.name === node)?.storages.find((s) => s.storage === storage)?.shared === true;
+    const key = shared ? `shared/${storage}` : `${node}/${storage}`;
     let map = this.volumeMap.get(key);
     if (!map) {
       map = new Map();

@@ -184,6 +184,33 @@ describe('seeds (SPEC 11, F13)', () => {
     await h.provider.deleteSeed(seeds[1]!, h.ctx);
   });
 
+  it("says whether each seed's storage is shared, from one storage listing per node, and leaves it unsaid when that listing fails (SPEC 5)", async () => {
+    const pve = new FakeProxmox({
+      nodes: [
+        { name: 'a' },
+        { name: 'b', storages: [{ storage: 'proxy-seeds', content: 'iso', type: 'nfs', shared: true }] },
+        { name: 'c' },
+      ],
+    });
+    pve.addVolume('a', 'proxy-seeds', 'proxy-seeds:iso/web-1-seed.iso');
+    pve.addVolume('b', 'proxy-seeds', 'proxy-seeds:iso/web-2-seed.iso');
+    pve.addVolume('c', 'proxy-seeds', 'proxy-seeds:iso/web-3-seed.iso');
+    pve.on('storages', (args) => {
+      if (args[0] === 'c') throw fakeErrors.noRouteToHost();
+    });
+    const h = harness({
+      pve,
+      config: testConfig(['a', 'b', 'c'].map((name, i) => ({ name, template: 9001 + i, isoStorage: 'proxy-seeds' }))),
+    });
+    const seeds = await h.provider.listSeeds(h.ctx);
+    expect(seeds.map((s) => [s.node, s.name, s.shared])).to.deep.equal([
+      ['a', 'web-1', false],
+      ['b', 'web-2', true],
+      ['c', 'web-3', undefined],
+    ]);
+    expect(pve.callsTo('storages').map((c) => c.args[0])).to.deep.equal(['a', 'b', 'c']);
+  });
+
   it('names a seed as the seed builder does, and refuses an empty name rather than target -seed.iso', () => {
     expect(seedVolid('proxy-seeds', 'web-1')).to.equal('proxy-seeds:iso/web-1-seed.iso');
     expect(() => seedVolid('proxy-seeds', '')).to.throw(PermanentError, 'empty VM name');

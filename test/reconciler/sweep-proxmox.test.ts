@@ -190,8 +190,8 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     const withForeign = await callsFor(1000);
     // One listing by tag, one look-up of every name the registry knows
     // (findByNames), one config read per VM of ours each time, one seed
-    // listing per node.
-    expect(withForeign).to.deep.equal({ clusterResources: 2, getConfig: 20, storageContent: 1 });
+    // listing and one storage listing (the shared flag) per node.
+    expect(withForeign).to.deep.equal({ clusterResources: 2, getConfig: 20, storageContent: 1, storages: 1 });
     expect(withForeign).to.deep.equal(withoutForeign);
   });
 });
