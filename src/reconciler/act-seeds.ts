@@ -1,6 +1,8 @@
 // Seeds (SPEC 5 step 3): the sweep deletes them itself, holding the name
 // lock so no create uploads one meanwhile, and only after reading the
-// name's desired state again under that lock.
+// name's desired state again under that lock. A seed left behind on
+// another node than its name's VM is also looked up again by name under
+// the lock: the VM must still be elsewhere and none on the seed's node.
 import type { OperationContext } from '../provider/types.js';
 import type { Plan } from './decide.js';
 import type { FindingKind, SweepDeps } from './ports.js';
@@ -21,7 +23,7 @@ export async function actOnSeeds(plan: Plan, deps: SweepDeps, report: SweepRepor
   for (const candidate of plan.orphanSeeds) {
     ctx.signal.throwIfAborted();
     const ref = candidate.ref;
-    const what = `seed ${ref.volid} on ${ref.node} (no VM named ${ref.name})`;
+    const what = ref.vmNode === undefined ? `seed ${ref.volid} on ${ref.node} (no VM named ${ref.name})` : `seed ${ref.volid} on ${ref.node} (left behind: VM ${ref.name} is on ${ref.vmNode})`;
     try {
       const outcome = await sweepSeed(candidate, deps, dryRun, ctx);
       switch (outcome) {
@@ -53,9 +55,16 @@ type SeedOutcome = 'deleted' | 'young' | 'locked' | 'wanted';
 async function sweepSeed(candidate: Plan['orphanSeeds'][number], deps: SweepDeps, dryRun: boolean, ctx: OperationContext): Promise<SeedOutcome> {
   if (candidate.young) return 'young';
   const name = candidate.ref.name;
+  const { leftBehind, seed } = candidate;
   // Asked again at the last moment: a create accepted since the listing wants the seed.
-  const wanted = async (): Promise<boolean> =>
-    (await deps.registry.get(name))?.state === 'present' || (await deps.jobs.hasPendingJob(name));
+  const wanted = async (): Promise<boolean> => {
+    const entry = await deps.registry.get(name);
+    if (leftBehind === undefined) return entry?.state === 'present' || (await deps.jobs.hasPendingJob(name));
+    // Left behind: kept unless nothing moved (same uid present, its VM still elsewhere, none on the seed's node).
+    if (entry?.state !== 'present' || entry.uid !== leftBehind.uid) return true;
+    const vms = await deps.provider.findByName(name, ctx);
+    return vms.some((vm) => vm.node === seed.node) || !vms.some((vm) => vm.ours === true && vm.uid === leftBehind.uid);
+  };
   if (dryRun) {
     if (await deps.locks.isHeld(name)) return 'locked';
     return (await wanted()) ? 'wanted' : 'deleted';
@@ -63,7 +72,7 @@ async function sweepSeed(candidate: Plan['orphanSeeds'][number], deps: SweepDeps
   const outcome = await deps.locks.tryWithLock(name, async (): Promise<SeedOutcome> => {
     if (await wanted()) return 'wanted';
     ctx.signal.throwIfAborted();
-    await deps.provider.deleteSeed(candidate.seed, ctx);
+    await deps.provider.deleteSeed(seed, ctx);
     return 'deleted';
   });
   return outcome.ran ? outcome.value : 'locked';

@@ -10,11 +10,22 @@
 // - a present entry claims the VM of its name whose mark carries its uid;
 // - a name whose look-up failed is decided on no further;
 // - a seed is kept while any VM of its name is seen, and while its name is
-//   present (the create will upload it again).
+//   present (the create will upload it again); except a seed on a node's
+//   own (not shared) storage when its node has no VM of its name and the
+//   present entry's VM lives on another node: the create that made that VM
+//   used the seed on that node, so this one was left behind (a delete
+//   stopped between destroy and seed delete, then a create placed elsewhere).
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
 import type { MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
+
+/** Why a seed whose name has a VM is still a candidate: that VM is elsewhere. */
+export interface LeftBehind {
+  /** The present entry's uid, whose VM is on `vmNode`. */
+  uid: string;
+  vmNode: string;
+}
 
 export interface Candidate<T> {
   ref: T;
@@ -27,7 +38,7 @@ export interface Plan {
   ours: number;
   orphanVms: Candidate<OrphanVmRef>[];
   unknownVms: UnknownVmRef[];
-  orphanSeeds: (Candidate<SeedRef> & { seed: SeedIso })[];
+  orphanSeeds: (Candidate<SeedRef> & { seed: SeedIso; leftBehind?: LeftBehind })[];
   /** Seeds with no VM under a name this registry never recorded: left alone. */
   strangerSeeds: SeedRef[];
   missing: Candidate<MissingRef>[];
@@ -73,13 +84,19 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
 
   const namesWithVm = new Set(inventory.vms.flatMap((vm) => (vm.name === undefined ? [] : [vm.name])));
   for (const seed of inventory.seeds) {
-    if (namesWithVm.has(seed.name) || inventory.unresolved.has(seed.name)) continue;
-    if (inventory.entries.get(seed.name)?.state === 'present') continue;
+    if (inventory.unresolved.has(seed.name)) continue;
+    const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
+    const entry = inventory.entries.get(seed.name);
+    if (namesWithVm.has(seed.name)) {
+      const leftBehind = leftBehindBy(seed, entry, inventory.vms);
+      if (leftBehind) plan.orphanSeeds.push({ ref: { ...seedRef(seed), vmNode: leftBehind.vmNode }, seed, young: isYoung(created), leftBehind });
+      continue;
+    }
+    if (entry?.state === 'present') continue;
     if (!inventory.generations.has(seed.name)) {
       plan.strangerSeeds.push(seedRef(seed));
       continue;
     }
-    const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
     plan.orphanSeeds.push({ ref: seedRef(seed), seed, young: isYoung(created) });
   }
 
@@ -100,6 +117,19 @@ function orphanReason(entry: DesiredEntry | undefined, uid: string): OrphanReaso
   // A present entry without a uid claims every VM of its name: never guess.
   if (entry.uid === undefined || entry.uid === uid) return undefined;
   return 'present with another uid';
+}
+
+/**
+ * The present entry's VM when it is on another node than this seed, the
+ * seed's storage is the node's own, and no VM of the name (ours, unknown
+ * or foreign) is on the seed's node.
+ */
+function leftBehindBy(seed: SeedIso, entry: DesiredEntry | undefined, vms: ListedVm[]): LeftBehind | undefined {
+  if (seed.shared !== false || entry?.state !== 'present' || entry.uid === undefined) return undefined;
+  const named = vms.filter((vm) => vm.name === seed.name);
+  if (named.some((vm) => vm.node === seed.node)) return undefined;
+  const claimed = named.find((vm) => vm.ours === true && vm.uid === entry.uid);
+  return claimed && { uid: entry.uid, vmNode: claimed.node };
 }
 
 /** A VM that is, or might be, the present entry's: then nothing is missing. */

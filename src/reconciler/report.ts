@@ -26,6 +26,8 @@ export interface SeedRef {
   name: string;
   node: string;
   volid: string;
+  /** For a seed left on another node than its name's VM: where the VM is. */
+  vmNode?: string;
 }
 
 export interface MissingRef {

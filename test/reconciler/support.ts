@@ -48,9 +48,18 @@ export class ProviderDouble implements SweepProvider {
     return this;
   }
 
-  addSeed(name: string, node: string, ctime: Date = OLD): this {
+  /** `shared`: as the node's storage listing says; 'unsaid' when it said nothing. */
+  addSeed(name: string, node: string, ctime: Date = OLD, shared: boolean | 'unsaid' = false): this {
     const volid = `seeds:iso/${name}-seed.iso`;
-    this.seeds.push({ node, storage: 'seeds', volid, name, ctime: Math.floor(ctime.getTime() / 1000) });
+    const seed: SeedIso = { node, storage: 'seeds', volid, name, ctime: Math.floor(ctime.getTime() / 1000) };
+    if (shared !== 'unsaid') seed.shared = shared;
+    this.seeds.push(seed);
+    return this;
+  }
+
+  moveVm(vmid: number, node: string): this {
+    const vm = this.vms.get(vmid);
+    if (vm) vm.node = node;
     return this;
   }
 
