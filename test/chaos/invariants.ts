@@ -49,43 +49,20 @@ export function stateViolations(state: SimStateView, desired: Desired[]): string
   for (const [name, vms] of byName) {
     if (!desiredNames.has(name)) problems.push(`${name}: VM ${vms.map((v) => v.vmid).join(', ')} of ours under a name the registry does not know`);
   }
+  // The simulator's seed storages are each node's own: a seed needs its VM on its node.
   for (const node of state.nodes) {
     for (const storage of node.storages) {
       for (const volume of storage.volumes) {
         const seed = /:iso\/(.+)-seed\.iso$/.exec(volume.volid)?.[1];
-        if (seed === undefined || byName.has(seed)) continue;
+        const vms = seed === undefined ? undefined : (byName.get(seed) ?? []);
+        if (seed === undefined || vms === undefined || vms.some((vm) => vm.node === node.node)) continue;
         const wanted = desired.find((d) => d.name === seed)?.state ?? 'unknown to the registry';
-        problems.push(`seed ${volume.volid} on ${node.node} has no VM ${seed} (desired ${wanted})`);
+        const where = vms.length === 0 ? `has no VM ${seed}` : `has no VM ${seed} on its node (VM on ${vms.map((vm) => vm.node).join(', ')})`;
+        problems.push(`seed ${volume.volid} on ${node.node} ${where} (desired ${wanted})`);
       }
     }
   }
   return problems;
-}
-
-/**
- * Seeds on a node where their name's VM is not, while the VM lives on
- * another node: left behind when a VM is made again elsewhere after a
- * crash. Not a broken invariant (the seed is removed with the name's
- * delete, and on shared ISO storage one file shows under every node),
- * but counted and reported.
- */
-export function staleSeeds(state: SimStateView): string[] {
-  const nodesOf = new Map<string, Set<string>>();
-  for (const vm of state.vms) {
-    if (parseMark(vm.config.description) === undefined || vm.config.name === undefined) continue;
-    nodesOf.set(vm.config.name, (nodesOf.get(vm.config.name) ?? new Set()).add(vm.node));
-  }
-  const stale: string[] = [];
-  for (const node of state.nodes) {
-    for (const storage of node.storages) {
-      for (const volume of storage.volumes) {
-        const seed = /:iso\/(.+)-seed\.iso$/.exec(volume.volid)?.[1];
-        const nodes = seed === undefined ? undefined : nodesOf.get(seed);
-        if (nodes !== undefined && !nodes.has(node.node)) stale.push(`${volume.volid} on ${node.node} (VM on ${[...nodes].join(', ')})`);
-      }
-    }
-  }
-  return stale;
 }
 
 export interface JobTally {

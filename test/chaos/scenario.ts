@@ -11,7 +11,7 @@ import { createProvisionerClient, type JobView, type ProvisionerClient } from '.
 import { loadConfig } from '../../src/config.js';
 import { SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
-import { staleSeeds, stateViolations, tallyJobs, type Desired, type JobTally, type SimStateView } from './invariants.js';
+import { stateViolations, tallyJobs, type Desired, type JobTally, type SimStateView } from './invariants.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 
 export interface ChaosOptions {
@@ -43,7 +43,6 @@ export interface ChaosReport {
   producerRetries: number;
   sweep: unknown;
   /** Seeds on a node where their VM is not (VM made again elsewhere): reported, not a violation. */
-  staleSeeds: string[];
   violations: string[];
   seconds: number;
 }
@@ -140,7 +139,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     slowTaskPhases: 0,
     producerRetries: 0,
     sweep: undefined,
-    staleSeeds: [],
     violations: [],
     seconds: 0,
   };
@@ -263,7 +261,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     const state = await sim.control<SimStateView>('GET', '/_sim/state');
     report.violations.push(...stateViolations(state, desired), ...report.tally.problems);
-    report.staleSeeds = staleSeeds(state);
     if (sweepView.state !== 'completed') report.violations.push(`the reconcile sweep ended ${sweepView.state}: ${sweepView.failedReason ?? ''}`);
     report.seconds = (Date.now() - started) / 1000;
     // The story of every name a violation mentions, from its jobs' logs.
