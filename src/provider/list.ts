@@ -68,8 +68,8 @@ export async function findByName(deps: ProviderDeps, name: string, ctx: Operatio
  * (SPEC 5, SPEC 21), and one call per name would fetch the whole cluster
  * each time.
  */
-export async function findByNames(deps: ProviderDeps, names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+export async function findByNames(deps: ProviderDeps, names: string[], ctx: OperationContext, known?: ReadonlySet<number>): Promise<ListedVm[]> {
   const wanted = new Set(names);
-  const candidates = (await resources(deps, ctx)).filter((r) => r.name !== undefined && wanted.has(r.name));
+  const candidates = (await resources(deps, ctx)).filter((r) => r.name !== undefined && wanted.has(r.name) && known?.has(r.vmid) !== true);
   return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
 }

@@ -33,7 +33,7 @@ export function createProvider(options: ProviderOptions): Provider {
   return {
     get: (ref, ctx) => getVm(deps, ref, ctx),
     findByName: (name, ctx) => findByName(deps, name, ctx),
-    findByNames: (names, ctx) => findByNames(deps, names, ctx),
+    findByNames: (names, ctx, known) => findByNames(deps, names, ctx, known),
     listByTag: (ctx) => listByTag(deps, ctx),
     listSeeds: (ctx) => listSeeds(deps, ctx),
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),

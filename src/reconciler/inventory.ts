@@ -38,7 +38,8 @@ export async function takeInventory(
   const unresolved = new Map<string, string>();
   if (provider.findByNames && names.size > 0) {
     // One call for every name; failing, it fails the sweep like a listing.
-    found.push(...(await provider.findByNames([...names], ctx)));
+    // The tagged VMs were described by their listing: not read twice.
+    found.push(...(await provider.findByNames([...names], ctx, new Set(tagged.map((vm) => vm.vmid)))));
     return { vms: mergeByVmid([...tagged, ...found]), seeds, entries: byName, generations, unresolved };
   }
   await forEachBounded([...names], LOOKUP_CONCURRENCY, async (name) => {

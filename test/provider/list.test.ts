@@ -107,6 +107,14 @@ describe('findByNames (SPEC 5, SPEC 21 sweep)', () => {
     ]);
   });
 
+  it('neither reads again nor returns the VMs the tag listing described already (one config read per VM per sweep)', async () => {
+    const h = harness();
+    for (let i = 0; i < 3; i++) addOurVm(h.pve, `ours-${i}`, `uid-${i}`, { vmid: 100000 + i });
+    const found = await h.provider.findByNames(['ours-0', 'ours-1', 'ours-2'], h.ctx, new Set([100000, 100002]));
+    expect(h.pve.callsTo('getConfig').map((c) => c.args[1])).to.deep.equal([100001]);
+    expect(found.map((v) => v.vmid)).to.deep.equal([100001]);
+  });
+
   it('leaves out templates and containers carrying a name', async () => {
     const h = harness();
     addOurVm(h.pve, 'tmpl', 'uid-t', { vmid: 100001, config: { template: 1 } });

@@ -103,11 +103,11 @@ export class ProviderDouble implements SweepProvider {
 
 /** A provider that looks many names up in one call (SweepProvider.findByNames). */
 export class BatchingProviderDouble extends ProviderDouble {
-  async findByNames(names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+  async findByNames(names: string[], ctx: OperationContext, known?: ReadonlySet<number>): Promise<ListedVm[]> {
     this.calls.findByNames++;
     const found = await Promise.all(names.map((name) => this.findByName(name, ctx)));
     this.calls.findByName -= names.length;
-    return found.flat();
+    return found.flat().filter((vm) => known?.has(vm.vmid) !== true);
   }
 }
 
