@@ -74,6 +74,8 @@ export const schema: Schema<Config> = {
     runningSeconds: { doc: 'Longest wait after start for status and qmpstatus both "running".', format: 'positive-int', default: 120 },
     addressSeconds: { doc: 'Longest wait for the guest agent to report an address (waitForAddress).', format: 'positive-int', default: 300 },
     lockTtlMs: { doc: 'TTL of the per-name lock; the holder renews it every third of this.', format: 'positive-int', default: 30000 },
+    connectMs: { doc: 'Longest wait to connect to the Proxmox API, for each of DNS, TCP and TLS (ms); then the call fails as Transient.', format: 'positive-int', default: 10000 },
+    responseMs: { doc: 'Longest wait from a Proxmox API request sent to its answer\'s headers (ms); then the call fails as Transient.', format: 'positive-int', default: 60000 },
   },
   redis: {
     url: { doc: 'Redis URL (redis:// or rediss://).', format: 'redis-url', default: 'redis://127.0.0.1:6379' },

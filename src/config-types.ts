@@ -35,6 +35,8 @@ export interface Config {
     runningSeconds: number;
     addressSeconds: number;
     lockTtlMs: number;
+    connectMs: number;
+    responseMs: number;
   };
   redis: { url: string; prefix: string };
   jobs: {

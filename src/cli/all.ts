@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { metrics, type Metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
-import { createHttpApi } from '../proxmox/http-api.js';
+import { proxmoxApiFromConfig } from './proxmox-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
 import { startWorkerService, type WorkerService } from '../queue/worker-service.js';
 import { startSimulator, type RunningSimulator } from '../sim/index.js';
@@ -62,7 +62,7 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
     await stopSim();
     return undefined;
   }
-  const api = createHttpApi({ baseUrl: sim?.url ?? config.proxmox.url, tokenFile: config.proxmox.tokenFile, caFile: config.proxmox.caFile, logger });
+  const api = proxmoxApiFromConfig(config, sim?.url ?? config.proxmox.url, logger);
   const provider = createProvider({ api: observeApi(api, logger, processMetrics), config, logger });
   let worker: WorkerService;
   try {

@@ -5,7 +5,7 @@
 import { createLogger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
-import { createHttpApi } from '../proxmox/http-api.js';
+import { proxmoxApiFromConfig } from './proxmox-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
 import { handleShutdownSignals } from '../queue/shutdown.js';
 import { startWorkerService } from '../queue/worker-service.js';
@@ -27,7 +27,7 @@ export async function run(args: string[]): Promise<number> {
     await ensureSimToken(config.proxmox.tokenFile);
     logger.warn({ proxmox: baseUrl }, `proxmox.url is "sim": jobs run against the built-in simulator at ${baseUrl}, not a real host`);
   }
-  const api = createHttpApi({ baseUrl, tokenFile: config.proxmox.tokenFile, caFile: config.proxmox.caFile, logger });
+  const api = proxmoxApiFromConfig(config, baseUrl, logger);
   const provider = createProvider({ api: observeApi(api, logger, metrics), config, logger });
   const service = await startWorkerService({ config, provider, logger, metrics });
   const metricsServer = config.worker.metricsPort === 0 ? undefined : await serveMetrics(metrics.registry, config.http.host, config.worker.metricsPort);

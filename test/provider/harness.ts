@@ -28,7 +28,7 @@ export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 900
       defaults: { cores: 2, memoryMiB: 2048, diskGiB: 10 },
       limits: { maxCores: 16, maxMemoryMiB: 65536, maxDiskGiB: 500 },
     },
-    budgets: { pollMs: 1000, cloneSeconds: 120, taskSeconds: 120, runningSeconds: 60, addressSeconds: 300, lockTtlMs: 30000 },
+    budgets: { pollMs: 1000, cloneSeconds: 120, taskSeconds: 120, runningSeconds: 60, addressSeconds: 300, lockTtlMs: 30000, connectMs: 10000, responseMs: 60000 },
   };
 }
 
