@@ -31,7 +31,7 @@ export const checkJob = defineJob({
   async handler(data, deps, ctx) {
     const seen = await observe(data.name, deps, ctx);
     const result = { state: seen.state, address: seen.address, vmid: seen.vmid, node: seen.node };
-    await deps.registry.recordLastKnown(data.name, { ...result, at: new Date().toISOString() });
+    ctx.setLastKnown(data.name, { ...result, at: new Date().toISOString() });
     return result;
   },
 });

@@ -36,7 +36,7 @@ export const createJob = defineJob({
     const { generation: _generation, ...spec } = data;
     const result = await createReplacingRetired(spec, deps, ctx);
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
-    await deps.registry.recordLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });
+    ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });
     return result;
   },
 });

@@ -22,8 +22,8 @@ export const deleteJob = defineJob({
       await ctx.log?.(`nothing to delete: ${err.reason}`);
       result = { deleted: false, seedsDeleted: 0 };
     }
-    const record = await deps.registry.get(data.name);
-    if (record?.state === 'absent') await deps.registry.recordLastKnown(data.name, { state: 'NotFound', at: new Date().toISOString() });
+    // Only while the name is still desired absent: a newer create's VM is not this delete's to report.
+    ctx.setLastKnown(data.name, { state: 'NotFound', at: new Date().toISOString() }, 'absent');
     return result;
   },
 });

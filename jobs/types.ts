@@ -10,7 +10,6 @@ export interface JobDeps {
   provider: Provider;
   registry: {
     get(name: string): Promise<DesiredRecord | undefined>;
-    recordLastKnown(name: string, lastKnown: LastKnown): Promise<void>;
   };
   /** Whether a create or delete holds the name now (check, SPEC 3). */
   isNameLocked(name: string): Promise<boolean>;
@@ -22,6 +21,14 @@ export interface JobDeps {
 
 export interface JobContext extends OperationContext {
   jobId: string;
+  /**
+   * What the job leaves as the name's last-known state (SPEC 2 registry),
+   * with `ifState` only while the name is desired so. The worker writes it
+   * when the handler has ended, whether it returned or threw; for the name
+   * whose lock the job holds, in the same call that releases the lock. A
+   * later call for the same name replaces an earlier one.
+   */
+  setLastKnown(name: string, lastKnown: LastKnown, ifState?: DesiredRecord['state']): void;
 }
 
 export interface JobDefinition<N extends JobName> {

@@ -1,9 +1,15 @@
 // The per-name lock of SPEC 3: a Redis key holding a random token with a
 // TTL. Only the token's holder can renew or release it (compare-and-set
 // in Lua), so a holder whose lock expired can never free someone else's.
+// A job takes the lock and reads its name's desired record in one call,
+// and writes its last-known state and releases in one call (SPEC 21: the
+// round trips are what a no-op job costs).
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
+import { lastKnownArgs, recordFromFields } from './registry.js';
+import type { DesiredRecord, LastKnownWrite } from './registry.js';
+import { ACQUIRE_READING, RELEASE_WRITING } from './registry-scripts.js';
 
 const RENEW = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -12,6 +18,22 @@ return 0`;
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
+
+/**
+ * What tryAcquireReading found: the name's record as it was when the lock
+ * was taken (`taken`), found held by someone else (`held`), or left alone
+ * because the record's generation is newer than the job's (`older`).
+ */
+export type LockClaim =
+  | { outcome: 'taken'; token: string; record: DesiredRecord | undefined }
+  | { outcome: 'held' | 'older'; record: DesiredRecord | undefined };
+
+function fieldsOf(flat: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (!Array.isArray(flat)) return fields;
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
+  return fields;
+}
 
 export class NameLocks {
   constructor(
@@ -26,12 +48,38 @@ export class NameLocks {
     return ok === 'OK' ? token : undefined;
   }
 
+  /**
+   * tryAcquire and the registry's get of the name in one atomic call. With
+   * a generation, the lock is not taken when the record's is newer.
+   */
+  async tryAcquireReading(name: string, ttlMs: number, generation?: number): Promise<LockClaim> {
+    const token = randomUUID();
+    const scriptKeys = [keys.nameLock(this.prefix, name), keys.desired(this.prefix, name)];
+    const reply = await this.redis.eval(ACQUIRE_READING, 2, ...scriptKeys, token, ttlMs, generation ?? '');
+    const [outcome, flat] = Array.isArray(reply) ? (reply as unknown[]) : [];
+    const record = recordFromFields(name, fieldsOf(flat));
+    if (outcome === 'taken') return { outcome, token, record };
+    if (outcome === 'held' || outcome === 'older') return { outcome, record };
+    throw new Error(`unexpected answer from the lock script: ${JSON.stringify(reply)}`);
+  }
+
   async renew(name: string, token: string, ttlMs: number): Promise<boolean> {
     return (await this.redis.eval(RENEW, 1, keys.nameLock(this.prefix, name), token, ttlMs)) === 1;
   }
 
   async release(name: string, token: string): Promise<boolean> {
     return (await this.redis.eval(RELEASE, 1, keys.nameLock(this.prefix, name), token)) === 1;
+  }
+
+  /**
+   * The registry's recordLastKnown, then release, in one call: the write
+   * is made whether or not the token still holds the lock, as a separate
+   * write would be. Resolves whether the lock was released.
+   */
+  async releaseWriting(name: string, token: string, write: LastKnownWrite): Promise<boolean> {
+    const scriptKeys = [keys.nameLock(this.prefix, name), keys.desired(this.prefix, name)];
+    const reply = await this.redis.eval(RELEASE_WRITING, 2, ...scriptKeys, token, ...lastKnownArgs(write));
+    return Array.isArray(reply) && reply[1] === 1;
   }
 
   async isHeld(name: string): Promise<boolean> {
@@ -44,7 +92,10 @@ export interface HeldLock {
   readonly lost: AbortSignal;
   /** Throws when the lock is lost or was last renewed a whole TTL ago (a starved timer). */
   check(): void;
+  /** Stops renewing and releases; a failure is ignored (the lock expires by itself). */
   release(): Promise<void>;
+  /** Stops renewing, writes the job's last-known state and releases, in one call; rejects when that call fails. */
+  releaseWriting(write: LastKnownWrite): Promise<void>;
 }
 
 /**
@@ -71,6 +122,10 @@ export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: n
   };
   const timer = setInterval(() => void renew(), Math.max(10, Math.floor(ttlMs / 3)));
   timer.unref();
+  const stop = (): void => {
+    stopped = true;
+    clearInterval(timer);
+  };
   return {
     lost: controller.signal,
     check() {
@@ -78,9 +133,12 @@ export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: n
       if (controller.signal.aborted) throw controller.signal.reason;
     },
     async release() {
-      stopped = true;
-      clearInterval(timer);
+      stop();
       await locks.release(name, token).catch(() => undefined); // it expires by itself
+    },
+    async releaseWriting(write) {
+      stop();
+      await locks.releaseWriting(name, token, write);
     },
   };
 }

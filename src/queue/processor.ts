@@ -10,14 +10,15 @@ import type { CreateStep } from '../provider/types.js';
 import { redactSecrets } from '../secrets.js';
 import { holdLock } from './name-lock.js';
 import type { HeldLock, NameLocks } from './name-lock.js';
-import type { DesiredStateRegistry } from './registry.js';
+import type { DesiredRecord, DesiredStateRegistry, LastKnownWrite } from './registry.js';
 import { BadJobDataError, lockWaitDelayMs, toJobError } from './retry.js';
 
 export interface ProcessorOptions {
   definitions: ReadonlyMap<JobName, AnyJobDefinition>;
   deps: JobDeps;
   limits: JobLimits;
-  registry: Pick<DesiredStateRegistry, 'get'>;
+  /** Last-known writes of names the job does not hold (check); a held name's goes with its lock's release. */
+  registry: Pick<DesiredStateRegistry, 'recordLastKnown'>;
   locks: NameLocks;
   lockTtlMs: number;
   metrics?: JobMetrics;
@@ -42,7 +43,7 @@ function generationOf(data: unknown): number {
   return typeof generation === 'number' ? generation : 0;
 }
 
-function jobContext(job: Job, signal: AbortSignal, held: HeldLock | undefined): JobContext {
+function jobContext(job: Job, signal: AbortSignal, held: HeldLock | undefined, lastKnown: Map<string, LastKnownWrite>): JobContext {
   const log = async (line: string): Promise<void> => {
     await job.log(redactSecrets(line));
   };
@@ -58,18 +59,14 @@ function jobContext(job: Job, signal: AbortSignal, held: HeldLock | undefined): 
       signal.throwIfAborted();
       held?.check();
     },
+    setLastKnown: (name, seen, ifState) => {
+      lastKnown.set(name, ifState === undefined ? { lastKnown: seen } : { lastKnown: seen, ifState });
+    },
   };
 }
 
 export function createProcessor(options: ProcessorOptions): JobProcessor {
   const { definitions, deps, limits, registry, locks, lockTtlMs, metrics } = options;
-
-  const supersededResult = async (definition: AnyJobDefinition, data: unknown, name: string): Promise<SupersededResult | undefined> => {
-    if (!definition.superseded) return undefined;
-    const record = await registry.get(name);
-    if (!definition.superseded(data, record)) return undefined;
-    return { superseded: true, generation: generationOf(data), currentGeneration: record?.generation ?? 0 };
-  };
 
   return async (job, token, bullSignal) => {
     const started = Date.now();
@@ -79,37 +76,56 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     if (!checked.ok) throw new BadJobDataError(`bad job data: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
     const data = checked.value;
     const finish = (outcome: string): void => metrics?.jobFinished(definition.name, outcome, (Date.now() - started) / 1000);
+    const supersededBy = (record: DesiredRecord | undefined): SupersededResult | undefined =>
+      definition.superseded?.(data, record) ? { superseded: true, generation: generationOf(data), currentGeneration: record?.generation ?? 0 } : undefined;
 
     const name = definition.lockedName?.(data);
     let held: HeldLock | undefined;
+    let record: DesiredRecord | undefined;
     if (name !== undefined) {
-      // Checked before waiting on the lock and again once it is ours: the
-      // newest intent may have arrived while this job waited.
-      const early = await supersededResult(definition, data, name);
-      if (early) {
-        finish('superseded');
-        return early;
+      // The lock and the name's record in one call. A job the record makes
+      // moot ends without waiting for the lock; one whose generation is
+      // older but is not moot (a delete of a foreign uid) takes it anyway.
+      let claim = await locks.tryAcquireReading(name, lockTtlMs, definition.superseded ? generationOf(data) : undefined);
+      if (claim.outcome !== 'taken') {
+        const early = supersededBy(claim.record);
+        if (early) {
+          finish('superseded');
+          return early;
+        }
+        if (claim.outcome === 'older') claim = await locks.tryAcquireReading(name, lockTtlMs);
       }
-      const lockToken = await locks.tryAcquire(name, lockTtlMs);
-      if (lockToken === undefined) {
+      if (claim.outcome !== 'taken') {
         metrics?.lockWaited(definition.name);
         await job.moveToDelayed(Date.now() + lockWaitDelayMs(lockTtlMs), token);
         throw new DelayedError();
       }
-      held = holdLock(locks, name, lockToken, lockTtlMs);
+      held = holdLock(locks, name, claim.token, lockTtlMs);
+      record = claim.record;
     }
 
+    // What the handler left as last-known states, written once it has
+    // ended: the held name's with the lock's release, in one call.
+    const lastKnown = new Map<string, LastKnownWrite>();
+    let settled: Promise<void> | undefined;
+    const settle = (): Promise<void> =>
+      (settled ??= (async () => {
+        const own = held && name !== undefined ? lastKnown.get(name) : undefined;
+        for (const [other, write] of lastKnown) if (write !== own) await registry.recordLastKnown(other, write.lastKnown, write.ifState);
+        if (held) await (own ? held.releaseWriting(own) : held.release());
+      })());
+
     try {
-      if (name !== undefined) {
-        const late = await supersededResult(definition, data, name);
-        if (late) {
-          finish('superseded');
-          return late;
-        }
+      // Read under the lock: the newest intent may have arrived while this job waited.
+      const late = held ? supersededBy(record) : undefined;
+      if (late) {
+        finish('superseded');
+        return late;
       }
       const signals = [bullSignal, held?.lost].filter((s): s is AbortSignal => s !== undefined);
-      const ctx = jobContext(job, AbortSignal.any(signals), held);
+      const ctx = jobContext(job, AbortSignal.any(signals), held, lastKnown);
       const result = redactResult(await definition.handler(data, deps, ctx));
+      await settle(); // a failed last-known write fails the attempt, as it did inside the handler
       finish('completed');
       return result;
     } catch (err) {
@@ -118,7 +134,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
       finish(jobError instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) ? 'failed' : 'retried');
       throw jobError;
     } finally {
-      await held?.release();
+      await settle().catch(() => undefined);
     }
   };
 }

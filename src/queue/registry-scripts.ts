@@ -1,6 +1,8 @@
 // Lua for the desired-state registry (SPEC 2): each decision reads and
 // writes one name's record atomically, so two producers can never both
-// hand out a generation for one intent.
+// hand out a generation for one intent. The last two also take and
+// release the name's lock (SPEC 3), so a job pays one round trip at its
+// start and one at its end for both.
 
 /**
  * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now.
@@ -58,9 +60,50 @@ redis.call('SADD', KEYS[3], ARGV[1])
 return {'recorded', tostring(gen), jobId}
 `;
 
-/** KEYS: record. ARGV: lastKnown JSON. Writes only into an existing record. */
-export const RECORD_LAST_KNOWN = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'lastKnown', ARGV[1])
-return 1
+// Writes ARGV[json] as the record's lastKnown, only into an existing
+// record and, when ARGV[state] is not '', only while the record's desired
+// state is that one. Shared by the two scripts below.
+function writeLastKnown(record: string, json: string, state: string): string {
+  return `
+local function writeLastKnown()
+  if redis.call('EXISTS', ${record}) == 0 then return 0 end
+  if ${state} ~= '' and redis.call('HGET', ${record}, 'state') ~= ${state} then return 0 end
+  redis.call('HSET', ${record}, 'lastKnown', ${json})
+  return 1
+end`;
+}
+
+/** KEYS: record. ARGV: lastKnown JSON, required state or ''. Returns 1 when written. */
+export const RECORD_LAST_KNOWN = `${writeLastKnown('KEYS[1]', 'ARGV[1]', 'ARGV[2]')}
+return writeLastKnown()
+`;
+
+/**
+ * SPEC 2 and 3 in one call: reads the name's record and takes its lock
+ * when free. KEYS: lock, record. ARGV: token, ttl ms, the job's
+ * generation or '' (take the lock whatever the generation). When the
+ * record's generation is newer than the job's, the lock is left alone:
+ * the job is likely superseded, and its definition decides.
+ * Returns {'taken' | 'held' | 'older', record fields as HGETALL gives them}.
+ */
+export const ACQUIRE_READING = `
+local fields = redis.call('HGETALL', KEYS[2])
+if ARGV[3] ~= '' and tonumber(redis.call('HGET', KEYS[2], 'generation') or '0') > tonumber(ARGV[3]) then
+  return {'older', fields}
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {'taken', fields} end
+return {'held', fields}
+`;
+
+/**
+ * The end of a locked job in one call: writes its lastKnown as
+ * RECORD_LAST_KNOWN does, then releases the lock if the token still
+ * holds it. KEYS: lock, record. ARGV: token, lastKnown JSON, required
+ * state or ''. Returns {written, released} as 1 or 0.
+ */
+export const RELEASE_WRITING = `${writeLastKnown('KEYS[2]', 'ARGV[2]', 'ARGV[3]')}
+local written = writeLastKnown()
+local released = 0
+if redis.call('GET', KEYS[1]) == ARGV[1] then released = redis.call('DEL', KEYS[1]) end
+return {written, released}
 `;

@@ -28,6 +28,18 @@ export interface DesiredRecord {
   retiredUids?: string[];
 }
 
+/** A job's last-known state of its name, to be written into the name's record. */
+export interface LastKnownWrite {
+  lastKnown: LastKnown;
+  /** Written only while the name's desired state is this one; whatever it is when absent. */
+  ifState?: DesiredRecord['state'];
+}
+
+/** What a job saw comes from Proxmox, so it is redacted like a job result. */
+export function lastKnownArgs(write: LastKnownWrite): [string, string] {
+  return [redactSecrets(JSON.stringify(write.lastKnown)), write.ifState ?? ''];
+}
+
 export type PresentOutcome =
   | { kind: 'recorded' | 'existing'; generation: number; jobId: string }
   | { kind: 'conflict'; existingUid: string };
@@ -70,14 +82,19 @@ export class DesiredStateRegistry {
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };
   }
 
-  /** What a job last saw of the name's VM; it comes from Proxmox, so it is redacted like a job result. */
-  async recordLastKnown(name: string, lastKnown: LastKnown): Promise<void> {
-    await this.redis.eval(RECORD_LAST_KNOWN, 1, keys.desired(this.prefix, name), redactSecrets(JSON.stringify(lastKnown)));
+  /**
+   * What a job last saw of the name's VM, written only into an existing
+   * record, and with `ifState` only while the name is desired so. Locked
+   * jobs write it with their lock's release instead (NameLocks.releaseWriting).
+   */
+  async recordLastKnown(name: string, lastKnown: LastKnown, ifState?: DesiredRecord['state']): Promise<boolean> {
+    const write: LastKnownWrite = ifState === undefined ? { lastKnown } : { lastKnown, ifState };
+    return (await this.redis.eval(RECORD_LAST_KNOWN, 1, keys.desired(this.prefix, name), ...lastKnownArgs(write))) === 1;
   }
 
   async get(name: string): Promise<DesiredRecord | undefined> {
     const fields = await this.redis.hgetall(keys.desired(this.prefix, name));
-    return toRecord(name, fields);
+    return recordFromFields(name, fields);
   }
 
   /** Every name with a record; names whose tombstone expired are dropped from the index. */
@@ -90,7 +107,8 @@ export class DesiredStateRegistry {
   }
 }
 
-function toRecord(name: string, fields: Record<string, string>): DesiredRecord | undefined {
+/** A record from its hash fields (HGETALL); undefined when there is none. */
+export function recordFromFields(name: string, fields: Record<string, string>): DesiredRecord | undefined {
   const state = fields.state;
   if (state !== 'present' && state !== 'absent') return undefined;
   const record: DesiredRecord = { name, state, generation: Number(fields.generation ?? 0), updatedAt: fields.updatedAt ?? '' };

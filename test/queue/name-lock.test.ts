@@ -2,6 +2,7 @@
 // holder that loses its lock stops before its next Proxmox write.
 import { expect } from 'chai';
 import { NameLocks, holdLock } from '../../src/queue/name-lock.js';
+import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';
@@ -25,6 +26,56 @@ describe('per-name lock (SPEC 3)', function () {
     expect(await locks.isHeld('n1')).to.equal(true);
     expect(await locks.release('n1', token ?? '')).to.equal(true);
     expect(await locks.isHeld('n1')).to.equal(false);
+  });
+
+  it('takes the lock and reads the record in one call; leaves the lock alone for an older generation (SPEC 2, 3, 21)', async () => {
+    h = createHarness('lock-read');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    const none = await locks.tryAcquireReading('r0', 5000, 1);
+    expect(none).to.include({ outcome: 'taken', record: undefined });
+
+    await registry.recordPresent('r1', 'u1', { name: 'r1', uid: 'u1' });
+    await registry.recordAbsent('r1', undefined);
+    const older = await locks.tryAcquireReading('r1', 5000, 1);
+    expect(older.outcome).to.equal('older');
+    expect(older.record).to.include({ state: 'absent', generation: 2 });
+    expect(await locks.isHeld('r1')).to.equal(false, 'an older generation does not take the lock');
+
+    const taken = await locks.tryAcquireReading('r1', 5000, 2);
+    if (taken.outcome !== 'taken') throw new Error(`expected taken, got ${taken.outcome}`);
+    expect(taken.record).to.include({ state: 'absent', generation: 2 });
+    expect(await h.redis.get(`${h.prefix}:lock:r1`)).to.equal(taken.token);
+    const held = await locks.tryAcquireReading('r1', 5000, 2);
+    expect(held.outcome).to.equal('held');
+    expect(held.record).to.include({ generation: 2 });
+    expect(await locks.release('r1', taken.token)).to.equal(true);
+
+    const anyGeneration = await locks.tryAcquireReading('r1', 5000);
+    expect(anyGeneration.outcome).to.equal('taken', 'without a generation the lock is taken whatever the record says');
+  });
+
+  it('writes the last-known state and releases in one call, only into a record in the state asked (SPEC 2, 3, 21)', async () => {
+    h = createHarness('lock-write');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    await registry.recordPresent('w1', 'u1', { name: 'w1', uid: 'u1' });
+    const at = new Date().toISOString();
+
+    const token = (await locks.tryAcquire('w1', 5000)) ?? '';
+    expect(await locks.releaseWriting('w1', token, { lastKnown: { state: 'NotFound', at }, ifState: 'absent' })).to.equal(true);
+    expect((await registry.get('w1'))?.lastKnown).to.equal(undefined, 'not written: the name is desired present');
+    expect(await locks.isHeld('w1')).to.equal(false);
+
+    const second = (await locks.tryAcquire('w1', 5000)) ?? '';
+    await h.redis.set(`${h.prefix}:lock:w1`, 'someone-else');
+    expect(await locks.releaseWriting('w1', second, { lastKnown: { state: 'Running', vmid: 101, at } })).to.equal(false);
+    expect((await registry.get('w1'))?.lastKnown).to.deep.equal({ state: 'Running', vmid: 101, at }, 'written as a separate write would be');
+    expect(await h.redis.get(`${h.prefix}:lock:w1`)).to.equal('someone-else', 'never frees another holder');
+
+    const third = (await locks.tryAcquire('w2', 5000)) ?? '';
+    expect(await locks.releaseWriting('w2', third, { lastKnown: { state: 'Running', at } })).to.equal(true);
+    expect(await h.redis.exists(`${h.prefix}:desired:w2`)).to.equal(0, 'no record is made for a name without one');
   });
 
   it('a held lock is renewed past its TTL, and reports loss when taken over', async () => {
