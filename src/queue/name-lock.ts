@@ -9,15 +9,15 @@ import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
 import { lastKnownArgs, recordFromFields } from './registry.js';
 import type { DesiredRecord, LastKnownWrite } from './registry.js';
-import { ACQUIRE_READING, RELEASE_WRITING } from './registry-scripts.js';
+import { ACQUIRE_READING, LuaScript, RELEASE_WRITING } from './registry-scripts.js';
 
-const RENEW = `
+const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`;
+return 0`);
 
-const RELEASE = `
+const RELEASE = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+return 0`);
 
 /**
  * What tryAcquireReading found: the name's record as it was when the lock
@@ -55,7 +55,7 @@ export class NameLocks {
   async tryAcquireReading(name: string, ttlMs: number, generation?: number): Promise<LockClaim> {
     const token = randomUUID();
     const scriptKeys = [keys.nameLock(this.prefix, name), keys.desired(this.prefix, name)];
-    const reply = await this.redis.eval(ACQUIRE_READING, 2, ...scriptKeys, token, ttlMs, generation ?? '');
+    const reply = await ACQUIRE_READING.run(this.redis, scriptKeys, [token, ttlMs, generation ?? '']);
     const [outcome, flat] = Array.isArray(reply) ? (reply as unknown[]) : [];
     const record = recordFromFields(name, fieldsOf(flat));
     if (outcome === 'taken') return { outcome, token, record };
@@ -64,11 +64,11 @@ export class NameLocks {
   }
 
   async renew(name: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.eval(RENEW, 1, keys.nameLock(this.prefix, name), token, ttlMs)) === 1;
+    return (await RENEW.run(this.redis, [keys.nameLock(this.prefix, name)], [token, ttlMs])) === 1;
   }
 
   async release(name: string, token: string): Promise<boolean> {
-    return (await this.redis.eval(RELEASE, 1, keys.nameLock(this.prefix, name), token)) === 1;
+    return (await RELEASE.run(this.redis, [keys.nameLock(this.prefix, name)], [token])) === 1;
   }
 
   /**
@@ -78,7 +78,7 @@ export class NameLocks {
    */
   async releaseWriting(name: string, token: string, write: LastKnownWrite): Promise<boolean> {
     const scriptKeys = [keys.nameLock(this.prefix, name), keys.desired(this.prefix, name)];
-    const reply = await this.redis.eval(RELEASE_WRITING, 2, ...scriptKeys, token, ...lastKnownArgs(write));
+    const reply = await RELEASE_WRITING.run(this.redis, scriptKeys, [token, ...lastKnownArgs(write)]);
     return Array.isArray(reply) && reply[1] === 1;
   }
 

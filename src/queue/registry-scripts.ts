@@ -4,12 +4,37 @@
 // release the name's lock (SPEC 3), so a job pays one round trip at its
 // start and one at its end for both.
 
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * A Lua script run by its SHA1 (EVALSHA), so a call sends neither the
+ * source nor has Redis hash it again. When Redis does not know the script
+ * (a restart, SCRIPT FLUSH), the call sends the source once (EVAL).
+ */
+export class LuaScript {
+  readonly sha: string;
+
+  constructor(readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return redis.eval(this.source, keys.length, ...keys, ...args);
+    }
+  }
+}
+
 /**
  * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now.
  * Returns {'recorded', generation, jobId} | {'existing', generation, jobId}
  * | {'conflict', uid}.
  */
-export const RECORD_PRESENT = `
+export const RECORD_PRESENT = new LuaScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
@@ -34,7 +59,7 @@ redis.call('HSET', KEYS[1], 'state', 'present', 'uid', ARGV[2], 'generation', ge
 redis.call('PERSIST', KEYS[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 return {'recorded', tostring(gen), jobId}
-`;
+`);
 
 /**
  * KEYS: record, generations, index. ARGV: name, uid or '', now, tombstone seconds.
@@ -42,7 +67,7 @@ return {'recorded', tostring(gen), jobId}
  * state: it only removes that uid's VM (the reconciler's orphans).
  * Returns {'recorded'|'existing', generation, jobId} | {'foreign', generation}.
  */
-export const RECORD_ABSENT = `
+export const RECORD_ABSENT = new LuaScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 local uid = redis.call('HGET', KEYS[1], 'uid')
 if ARGV[2] ~= '' and state == 'present' and uid ~= ARGV[2] then
@@ -58,7 +83,7 @@ redis.call('HDEL', KEYS[1], 'spec')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
 return {'recorded', tostring(gen), jobId}
-`;
+`);
 
 // Writes ARGV[json] as the record's lastKnown, only into an existing
 // record and, when ARGV[state] is not '', only while the record's desired
@@ -74,9 +99,9 @@ end`;
 }
 
 /** KEYS: record. ARGV: lastKnown JSON, required state or ''. Returns 1 when written. */
-export const RECORD_LAST_KNOWN = `${writeLastKnown('KEYS[1]', 'ARGV[1]', 'ARGV[2]')}
+export const RECORD_LAST_KNOWN = new LuaScript(`${writeLastKnown('KEYS[1]', 'ARGV[1]', 'ARGV[2]')}
 return writeLastKnown()
-`;
+`);
 
 /**
  * SPEC 2 and 3 in one call: reads the name's record and takes its lock
@@ -86,14 +111,14 @@ return writeLastKnown()
  * the job is likely superseded, and its definition decides.
  * Returns {'taken' | 'held' | 'older', record fields as HGETALL gives them}.
  */
-export const ACQUIRE_READING = `
+export const ACQUIRE_READING = new LuaScript(`
 local fields = redis.call('HGETALL', KEYS[2])
 if ARGV[3] ~= '' and tonumber(redis.call('HGET', KEYS[2], 'generation') or '0') > tonumber(ARGV[3]) then
   return {'older', fields}
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {'taken', fields} end
 return {'held', fields}
-`;
+`);
 
 /**
  * The end of a locked job in one call: writes its lastKnown as
@@ -101,9 +126,9 @@ return {'held', fields}
  * holds it. KEYS: lock, record. ARGV: token, lastKnown JSON, required
  * state or ''. Returns {written, released} as 1 or 0.
  */
-export const RELEASE_WRITING = `${writeLastKnown('KEYS[2]', 'ARGV[2]', 'ARGV[3]')}
+export const RELEASE_WRITING = new LuaScript(`${writeLastKnown('KEYS[2]', 'ARGV[2]', 'ARGV[3]')}
 local written = writeLastKnown()
 local released = 0
 if redis.call('GET', KEYS[1]) == ARGV[1] then released = redis.call('DEL', KEYS[1]) end
 return {written, released}
-`;
+`);

@@ -69,14 +69,14 @@ export class DesiredStateRegistry {
   }
 
   async recordPresent(name: string, uid: string, spec: Record<string, unknown>): Promise<PresentOutcome> {
-    const reply = (await this.redis.eval(RECORD_PRESENT, 3, ...this.scriptKeys(name), name, uid, JSON.stringify(spec), new Date().toISOString())) as string[];
+    const reply = (await RECORD_PRESENT.run(this.redis, this.scriptKeys(name), [name, uid, JSON.stringify(spec), new Date().toISOString()])) as string[];
     const [kind, a = '', b = ''] = reply;
     if (kind === 'conflict') return { kind, existingUid: a };
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };
   }
 
   async recordAbsent(name: string, uid: string | undefined): Promise<AbsentOutcome> {
-    const reply = (await this.redis.eval(RECORD_ABSENT, 3, ...this.scriptKeys(name), name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds)) as string[];
+    const reply = (await RECORD_ABSENT.run(this.redis, this.scriptKeys(name), [name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds])) as string[];
     const [kind, a = '', b = ''] = reply;
     if (kind === 'foreign') return { kind, generation: Number(a) };
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };
@@ -89,7 +89,7 @@ export class DesiredStateRegistry {
    */
   async recordLastKnown(name: string, lastKnown: LastKnown, ifState?: DesiredRecord['state']): Promise<boolean> {
     const write: LastKnownWrite = ifState === undefined ? { lastKnown } : { lastKnown, ifState };
-    return (await this.redis.eval(RECORD_LAST_KNOWN, 1, keys.desired(this.prefix, name), ...lastKnownArgs(write))) === 1;
+    return (await RECORD_LAST_KNOWN.run(this.redis, [keys.desired(this.prefix, name)], lastKnownArgs(write))) === 1;
   }
 
   async get(name: string): Promise<DesiredRecord | undefined> {

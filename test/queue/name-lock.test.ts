@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { NameLocks, holdLock } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { LuaScript } from '../../src/queue/registry-scripts.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';
@@ -76,6 +77,15 @@ describe('per-name lock (SPEC 3)', function () {
     const third = (await locks.tryAcquire('w2', 5000)) ?? '';
     expect(await locks.releaseWriting('w2', third, { lastKnown: { state: 'Running', at } })).to.equal(true);
     expect(await h.redis.exists(`${h.prefix}:desired:w2`)).to.equal(0, 'no record is made for a name without one');
+  });
+
+  it('a script Redis does not know yet is sent once by its source, then run by its SHA1', async () => {
+    h = createHarness('lua');
+    const script = new LuaScript(`return '${h.prefix}'`);
+    expect(await h.redis.script('EXISTS', script.sha)).to.deep.equal([0]);
+    expect(await script.run(h.redis, [], [])).to.equal(h.prefix);
+    expect(await h.redis.script('EXISTS', script.sha)).to.deep.equal([1]);
+    expect(await script.run(h.redis, [], [])).to.equal(h.prefix);
   });
 
   it('a held lock is renewed past its TTL, and reports loss when taken over', async () => {
