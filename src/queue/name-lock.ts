@@ -88,7 +88,7 @@ export class NameLocks {
 }
 
 export interface HeldLock {
-  /** Aborted when the lock is lost (renewal refused, or not renewed within its TTL). */
+  /** Aborted when the lock is lost (renewal refused, or not renewed within its TTL), or when its controller's owner aborts it. */
   readonly lost: AbortSignal;
   /** Throws when the lock is lost or was last renewed a whole TTL ago (a starved timer). */
   check(): void;
@@ -101,14 +101,18 @@ export interface HeldLock {
 /**
  * Keeps a taken lock alive, renewing every third of its TTL. When a
  * renewal is refused, or none succeeds for a whole TTL (Redis down),
- * the holder may no longer assume it is alone: `lost` aborts.
+ * the holder may no longer assume it is alone: `lost` aborts. A job
+ * passes the controller its handler's signal comes from, so that one
+ * signal also tells of a lost lock (one signal per job, not three).
  */
-export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: number): HeldLock {
-  const controller = new AbortController();
+export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: number, controller = new AbortController()): HeldLock {
   let lastRenewed = Date.now();
   let stopped = false;
+  let lostWith: Error | undefined;
   const lose = (why: string): void => {
-    if (!controller.signal.aborted) controller.abort(new Error(`lost the lock of ${name}: ${why}`));
+    if (lostWith !== undefined) return;
+    lostWith = new Error(`lost the lock of ${name}: ${why}`);
+    controller.abort(lostWith);
   };
   const renew = async (): Promise<void> => {
     try {
@@ -127,10 +131,12 @@ export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: n
     clearInterval(timer);
   };
   return {
-    lost: controller.signal,
+    get lost() {
+      return controller.signal;
+    },
     check() {
-      if (!controller.signal.aborted && Date.now() - lastRenewed >= ttlMs) lose('it was not renewed within its TTL');
-      if (controller.signal.aborted) throw controller.signal.reason;
+      if (lostWith === undefined && Date.now() - lastRenewed >= ttlMs) lose('it was not renewed within its TTL');
+      if (lostWith !== undefined) throw lostWith;
     },
     async release() {
       stop();

@@ -79,6 +79,8 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     const supersededBy = (record: DesiredRecord | undefined): SupersededResult | undefined =>
       definition.superseded?.(data, record) ? { superseded: true, generation: generationOf(data), currentGeneration: record?.generation ?? 0 } : undefined;
 
+    // The handler's one signal: aborted when BullMQ cancels the job or the name's lock is lost.
+    const aborter = new AbortController();
     const name = definition.lockedName?.(data);
     let held: HeldLock | undefined;
     let record: DesiredRecord | undefined;
@@ -100,7 +102,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
         await job.moveToDelayed(Date.now() + lockWaitDelayMs(lockTtlMs), token);
         throw new DelayedError();
       }
-      held = holdLock(locks, name, claim.token, lockTtlMs);
+      held = holdLock(locks, name, claim.token, lockTtlMs, aborter);
       record = claim.record;
     }
 
@@ -122,8 +124,9 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
         finish('superseded');
         return late;
       }
-      const signals = [bullSignal, held?.lost].filter((s): s is AbortSignal => s !== undefined);
-      const ctx = jobContext(job, AbortSignal.any(signals), held, lastKnown);
+      if (bullSignal?.aborted) aborter.abort(bullSignal.reason);
+      else bullSignal?.addEventListener('abort', () => aborter.abort(bullSignal.reason), { once: true });
+      const ctx = jobContext(job, aborter.signal, held, lastKnown);
       const result = redactResult(await definition.handler(data, deps, ctx));
       await settle(); // a failed last-known write fails the attempt, as it did inside the handler
       finish('completed');

@@ -103,6 +103,24 @@ describe('per-name lock (SPEC 3)', function () {
     expect(await h.redis.get(`${h.prefix}:lock:n2`)).to.equal('someone-else', 'release never frees another holder');
   });
 
+  it('a lock held for a job aborts the job\'s controller when lost; the job\'s own abort is not a lost lock', async () => {
+    h = createHarness('lock-controller');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const cancelled = new AbortController();
+    const first = holdLock(locks, 'n3', (await locks.tryAcquire('n3', 300)) ?? '', 300, cancelled);
+    cancelled.abort(new Error('job cancelled'));
+    expect(() => first.check()).to.not.throw();
+    await first.release();
+
+    const job = new AbortController();
+    const held = holdLock(locks, 'n3', (await locks.tryAcquire('n3', 300)) ?? '', 300, job);
+    await h.redis.set(`${h.prefix}:lock:n3`, 'someone-else');
+    await eventually(() => Promise.resolve(job.signal.aborted ? true : undefined), 2000);
+    expect(String(job.signal.reason)).to.match(/lost the lock of n3/);
+    expect(held.lost).to.equal(job.signal);
+    await held.release();
+  });
+
   it('a job whose name lock is lost mid-create stops, and its retry finishes the VM', async () => {
     h = createHarness('lock-lost', { config: { budgets: { lockTtlMs: 600 }, jobs: { attempts: 3, backoffMs: 50 } }, provider: { stepMs: 250 } });
     const { jobId } = await h.client.createVm({ name: 'stolen', uid: 'u1' });

@@ -160,4 +160,23 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     await w.processor(job, 'token', new AbortController().signal).catch((err: unknown) => (thrown = err));
     expect(String(thrown)).to.match(/Connection is closed/);
   });
+
+  it('the handler sees one signal: aborted when BullMQ cancels the job', async () => {
+    h = createHarness('proc-cancel');
+    let seen: AbortSignal | undefined;
+    const watching: AnyJobDefinition = {
+      ...createJob,
+      handler: (_data, _deps, ctx) => {
+        seen = ctx.signal;
+        return Promise.resolve({});
+      },
+    };
+    const w = await world([watching, ...jobDefinitions.filter((d) => d.name !== 'create')]);
+    const cancel = new AbortController();
+    await w.processor(await queued((await h.client.createVm({ name: 'sig', uid: 'u1' })).jobId), 'token', cancel.signal);
+    expect(seen?.aborted).to.equal(false);
+    cancel.abort(new Error('worker shutting down'));
+    expect(seen?.aborted).to.equal(true);
+    expect(String(seen?.reason)).to.match(/worker shutting down/);
+  });
 });
