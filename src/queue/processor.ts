@@ -32,10 +32,16 @@ export interface SupersededResult {
 
 export type JobProcessor = (job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>;
 
-/** Results are stored in Redis and shown on Bull Board: no secret in them. */
+/**
+ * Results are stored in Redis and shown on Bull Board: no secret in them.
+ * BullMQ stores JSON.stringify(result), so a result whose JSON has nothing
+ * to redact is returned as it is, without parsing that JSON back.
+ */
 function redactResult(result: unknown): unknown {
   if (result === undefined) return undefined;
-  return JSON.parse(redactSecrets(JSON.stringify(result))) as unknown;
+  const json = JSON.stringify(result);
+  const redacted = redactSecrets(json);
+  return redacted === json ? result : (JSON.parse(redacted) as unknown);
 }
 
 function generationOf(data: unknown): number {
