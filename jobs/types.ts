@@ -3,7 +3,7 @@
 // imported as singletons). jobs/index.ts registers them.
 import type { Logger } from '../src/log.js';
 import type { NodeHealth, OperationContext, Provider } from '../src/provider/types.js';
-import type { DesiredRecord, LastKnown } from '../src/queue/registry.js';
+import type { DesiredHead, DesiredRecord, LastKnown } from '../src/queue/registry.js';
 import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from './schema.js';
 
 export interface JobDeps {
@@ -36,8 +36,12 @@ export interface JobDefinition<N extends JobName> {
   validate(data: unknown, limits: JobLimits): Validation<JobDataOf[N]>;
   /** The name whose lock the job holds while it runs (SPEC 3). */
   lockedName?(data: JobDataOf[N]): string;
-  /** True when a newer intent for the name makes this job moot (SPEC 2). */
-  superseded?(data: JobDataOf[N], record: DesiredRecord | undefined): boolean;
+  /**
+   * True when a newer intent for the name makes this job moot (SPEC 2).
+   * It sees the record's head only (state, uid, generation), read with the
+   * lock in one Redis call.
+   */
+  superseded?(data: JobDataOf[N], record: DesiredHead | undefined): boolean;
   handler(data: JobDataOf[N], deps: JobDeps, ctx: JobContext): Promise<unknown>;
 }
 
@@ -46,7 +50,7 @@ export interface AnyJobDefinition {
   name: JobName;
   validate(data: unknown, limits: JobLimits): Validation<unknown>;
   lockedName?(data: unknown): string;
-  superseded?(data: unknown, record: DesiredRecord | undefined): boolean;
+  superseded?(data: unknown, record: DesiredHead | undefined): boolean;
   handler(data: unknown, deps: JobDeps, ctx: JobContext): Promise<unknown>;
 }
 
@@ -60,6 +64,6 @@ export function defineJob<N extends JobName>(definition: JobDefinition<N>): AnyJ
 }
 
 /** SPEC 2: the name's current generation is newer than the job's. */
-export function isOlderGeneration(generation: number, record: DesiredRecord | undefined): boolean {
+export function isOlderGeneration(generation: number, record: DesiredHead | undefined): boolean {
   return record !== undefined && record.generation > generation;
 }

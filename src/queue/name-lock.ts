@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
-import { lastKnownArgs, recordFromFields } from './registry.js';
-import type { DesiredRecord, LastKnownWrite } from './registry.js';
+import { headFrom, lastKnownArgs } from './registry.js';
+import type { DesiredHead, LastKnownWrite } from './registry.js';
 import { ACQUIRE_READING, LuaScript, RELEASE_WRITING } from './registry-scripts.js';
 
 const RENEW = new LuaScript(`
@@ -20,20 +20,14 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0`);
 
 /**
- * What tryAcquireReading found: the name's record as it was when the lock
- * was taken (`taken`), found held by someone else (`held`), or left alone
- * because the record's generation is newer than the job's (`older`).
+ * What tryAcquireReading found: the head of the name's record as it was
+ * when the lock was taken (`taken`), found held by someone else (`held`),
+ * or left alone because the record's generation is newer than the job's
+ * (`older`).
  */
 export type LockClaim =
-  | { outcome: 'taken'; token: string; record: DesiredRecord | undefined }
-  | { outcome: 'held' | 'older'; record: DesiredRecord | undefined };
-
-function fieldsOf(flat: unknown): Record<string, string> {
-  const fields: Record<string, string> = {};
-  if (!Array.isArray(flat)) return fields;
-  for (let i = 0; i + 1 < flat.length; i += 2) fields[String(flat[i])] = String(flat[i + 1]);
-  return fields;
-}
+  | { outcome: 'taken'; token: string; record: DesiredHead | undefined }
+  | { outcome: 'held' | 'older'; record: DesiredHead | undefined };
 
 export class NameLocks {
   constructor(
@@ -49,15 +43,16 @@ export class NameLocks {
   }
 
   /**
-   * tryAcquire and the registry's get of the name in one atomic call. With
-   * a generation, the lock is not taken when the record's is newer.
+   * tryAcquire and a read of the name's record head (what superseded()
+   * looks at) in one atomic call. With a generation, the lock is not taken
+   * when the record's is newer.
    */
   async tryAcquireReading(name: string, ttlMs: number, generation?: number): Promise<LockClaim> {
     const token = randomUUID();
     const scriptKeys = [keys.nameLock(this.prefix, name), keys.desired(this.prefix, name)];
     const reply = await ACQUIRE_READING.run(this.redis, scriptKeys, [token, ttlMs, generation ?? '']);
-    const [outcome, flat] = Array.isArray(reply) ? (reply as unknown[]) : [];
-    const record = recordFromFields(name, fieldsOf(flat));
+    const [outcome, state, uid, current] = Array.isArray(reply) ? (reply as unknown[]) : [];
+    const record = headFrom(name, state, uid, current);
     if (outcome === 'taken') return { outcome, token, record };
     if (outcome === 'held' || outcome === 'older') return { outcome, record };
     throw new Error(`unexpected answer from the lock script: ${JSON.stringify(reply)}`);

@@ -10,7 +10,7 @@ import type { CreateStep } from '../provider/types.js';
 import { redactSecrets } from '../secrets.js';
 import { holdLock } from './name-lock.js';
 import type { HeldLock, NameLocks } from './name-lock.js';
-import type { DesiredRecord, DesiredStateRegistry, LastKnownWrite } from './registry.js';
+import type { DesiredHead, DesiredStateRegistry, LastKnownWrite } from './registry.js';
 import { BadJobDataError, lockWaitDelayMs, toJobError } from './retry.js';
 
 export interface ProcessorOptions {
@@ -82,14 +82,14 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     if (!checked.ok) throw new BadJobDataError(`bad job data: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
     const data = checked.value;
     const finish = (outcome: string): void => metrics?.jobFinished(definition.name, outcome, (Date.now() - started) / 1000);
-    const supersededBy = (record: DesiredRecord | undefined): SupersededResult | undefined =>
+    const supersededBy = (record: DesiredHead | undefined): SupersededResult | undefined =>
       definition.superseded?.(data, record) ? { superseded: true, generation: generationOf(data), currentGeneration: record?.generation ?? 0 } : undefined;
 
     // The handler's one signal: aborted when BullMQ cancels the job or the name's lock is lost.
     const aborter = new AbortController();
     const name = definition.lockedName?.(data);
     let held: HeldLock | undefined;
-    let record: DesiredRecord | undefined;
+    let record: DesiredHead | undefined;
     if (name !== undefined) {
       // The lock and the name's record in one call. A job the record makes
       // moot ends without waiting for the lock; one whose generation is

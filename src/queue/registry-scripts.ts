@@ -104,20 +104,23 @@ return writeLastKnown()
 `);
 
 /**
- * SPEC 2 and 3 in one call: reads the name's record and takes its lock
- * when free. KEYS: lock, record. ARGV: token, ttl ms, the job's
- * generation or '' (take the lock whatever the generation). When the
- * record's generation is newer than the job's, the lock is left alone:
- * the job is likely superseded, and its definition decides.
- * Returns {'taken' | 'held' | 'older', record fields as HGETALL gives them}.
+ * SPEC 2 and 3 in one call: reads the name's record head (state, uid,
+ * generation) and takes its lock when free. KEYS: lock, record. ARGV:
+ * token, ttl ms, the job's generation or '' (take the lock whatever the
+ * generation). When the record's generation is newer than the job's, the
+ * lock is left alone: the job is likely superseded, and its definition
+ * decides. Returns {'taken' | 'held' | 'older', state, uid, generation}
+ * (each nil when the record has none).
  */
 export const ACQUIRE_READING = new LuaScript(`
-local fields = redis.call('HGETALL', KEYS[2])
-if ARGV[3] ~= '' and tonumber(redis.call('HGET', KEYS[2], 'generation') or '0') > tonumber(ARGV[3]) then
-  return {'older', fields}
+local head = redis.call('HMGET', KEYS[2], 'state', 'uid', 'generation')
+local answer = 'held'
+if ARGV[3] ~= '' and tonumber(head[3] or '0') > tonumber(ARGV[3]) then
+  answer = 'older'
+elseif redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
+  answer = 'taken'
 end
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {'taken', fields} end
-return {'held', fields}
+return {answer, head[1], head[2], head[3]}
 `);
 
 /**

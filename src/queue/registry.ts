@@ -28,6 +28,20 @@ export interface DesiredRecord {
   retiredUids?: string[];
 }
 
+/**
+ * What the generation check reads of a record (SPEC 2), with the lock in
+ * one call: all that a job's superseded() may look at.
+ */
+export type DesiredHead = Pick<DesiredRecord, 'name' | 'state' | 'uid' | 'generation'>;
+
+/** The head from its three hash fields (HMGET state uid generation); undefined when there is no record. */
+export function headFrom(name: string, state: unknown, uid: unknown, generation: unknown): DesiredHead | undefined {
+  if (state !== 'present' && state !== 'absent') return undefined;
+  const head: DesiredHead = { name, state, generation: Number(generation ?? 0) };
+  if (typeof uid === 'string') head.uid = uid;
+  return head;
+}
+
 /** A job's last-known state of its name, to be written into the name's record. */
 export interface LastKnownWrite {
   lastKnown: LastKnown;
@@ -94,7 +108,7 @@ export class DesiredStateRegistry {
 
   async get(name: string): Promise<DesiredRecord | undefined> {
     const fields = await this.redis.hgetall(keys.desired(this.prefix, name));
-    return recordFromFields(name, fields);
+    return toRecord(name, fields);
   }
 
   /** Every name with a record; names whose tombstone expired are dropped from the index. */
@@ -107,8 +121,7 @@ export class DesiredStateRegistry {
   }
 }
 
-/** A record from its hash fields (HGETALL); undefined when there is none. */
-export function recordFromFields(name: string, fields: Record<string, string>): DesiredRecord | undefined {
+function toRecord(name: string, fields: Record<string, string>): DesiredRecord | undefined {
   const state = fields.state;
   if (state !== 'present' && state !== 'absent') return undefined;
   const record: DesiredRecord = { name, state, generation: Number(fields.generation ?? 0), updatedAt: fields.updatedAt ?? '' };

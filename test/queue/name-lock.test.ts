@@ -45,7 +45,7 @@ describe('per-name lock (SPEC 3)', function () {
 
     const taken = await locks.tryAcquireReading('r1', 5000, 2);
     if (taken.outcome !== 'taken') throw new Error(`expected taken, got ${taken.outcome}`);
-    expect(taken.record).to.include({ state: 'absent', generation: 2 });
+    expect(taken.record).to.deep.equal({ name: 'r1', state: 'absent', uid: 'u1', generation: 2 }, 'the head superseded() looks at, nothing more');
     expect(await h.redis.get(`${h.prefix}:lock:r1`)).to.equal(taken.token);
     const held = await locks.tryAcquireReading('r1', 5000, 2);
     expect(held.outcome).to.equal('held');
