@@ -2,22 +2,20 @@
 // TTL. Only the token's holder can renew or release it (compare-and-set
 // in Lua), so a holder whose lock expired can never free someone else's.
 // A job takes the lock and reads its name's desired record in one call,
-// and writes its last-known state and releases in one call (SPEC 21: the
-// round trips are what a no-op job costs).
+// and writes its last-known state and releases in one call, both batched
+// with the other jobs' calls of the same tick (SPEC 21: the round trips
+// are what a no-op job costs).
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
 import { headFrom, lastKnownArgs } from './registry.js';
 import type { DesiredHead, LastKnownWrite } from './registry.js';
-import { ACQUIRE_READING, LuaScript, RELEASE_WRITING } from './registry-scripts.js';
+import { JOB_LOCK_OPS, LuaScript, ScriptBatch } from './registry-scripts.js';
 
 const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`);
 
-const RELEASE = new LuaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`);
 
 /**
  * What tryAcquireReading found: the head of the name's record as it was
@@ -30,10 +28,14 @@ export type LockClaim =
   | { outcome: 'held' | 'older'; record: DesiredHead | undefined };
 
 export class NameLocks {
+  private readonly jobOps: ScriptBatch;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    this.jobOps = new ScriptBatch(redis, JOB_LOCK_OPS);
+  }
 
   /** The token when taken, undefined when someone else holds the name. */
   async tryAcquire(name: string, ttlMs: number): Promise<string | undefined> {
@@ -49,8 +51,7 @@ export class NameLocks {
    */
   async tryAcquireReading(name: string, ttlMs: number, generation?: number): Promise<LockClaim> {
     const token = randomUUID();
-    const scriptKeys = [keys.nameLock(this.prefix, name), keys.desired(this.prefix, name)];
-    const reply = await ACQUIRE_READING.run(this.redis, scriptKeys, [token, ttlMs, generation ?? '']);
+    const reply = await this.jobOps.call(this.jobKeys(name), ['acquire', token, ttlMs, generation ?? '']);
     const [outcome, state, uid, current] = Array.isArray(reply) ? (reply as unknown[]) : [];
     const record = headFrom(name, state, uid, current);
     if (outcome === 'taken') return { outcome, token, record };
@@ -62,8 +63,9 @@ export class NameLocks {
     return (await RENEW.run(this.redis, [keys.nameLock(this.prefix, name)], [token, ttlMs])) === 1;
   }
 
+  /** Frees the name if the token still holds it; batched with the other jobs' lock calls. */
   async release(name: string, token: string): Promise<boolean> {
-    return (await RELEASE.run(this.redis, [keys.nameLock(this.prefix, name)], [token])) === 1;
+    return this.released(await this.jobOps.call(this.jobKeys(name), ['release', token, '', '']));
   }
 
   /**
@@ -72,13 +74,19 @@ export class NameLocks {
    * write would be. Resolves whether the lock was released.
    */
   async releaseWriting(name: string, token: string, write: LastKnownWrite): Promise<boolean> {
-    const scriptKeys = [keys.nameLock(this.prefix, name), keys.desired(this.prefix, name)];
-    const reply = await RELEASE_WRITING.run(this.redis, scriptKeys, [token, ...lastKnownArgs(write)]);
-    return Array.isArray(reply) && reply[1] === 1;
+    return this.released(await this.jobOps.call(this.jobKeys(name), ['release', token, ...lastKnownArgs(write)]));
   }
 
   async isHeld(name: string): Promise<boolean> {
     return (await this.redis.exists(keys.nameLock(this.prefix, name))) === 1;
+  }
+
+  private jobKeys(name: string): [string, string] {
+    return [keys.nameLock(this.prefix, name), keys.desired(this.prefix, name)];
+  }
+
+  private released(answer: unknown): boolean {
+    return Array.isArray(answer) && answer[1] === 1;
   }
 }
 

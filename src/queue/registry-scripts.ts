@@ -1,8 +1,9 @@
 // Lua for the desired-state registry (SPEC 2): each decision reads and
 // writes one name's record atomically, so two producers can never both
-// hand out a generation for one intent. The last two also take and
-// release the name's lock (SPEC 3), so a job pays one round trip at its
-// start and one at its end for both.
+// hand out a generation for one intent. JOB_LOCK_OPS also takes and
+// releases the name's lock (SPEC 3), so a job pays one round trip at its
+// start and one at its end for both, shared with the jobs running
+// alongside (ScriptBatch).
 
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -26,6 +27,54 @@ export class LuaScript {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
       return redis.eval(this.source, keys.length, ...keys, ...args);
     }
+  }
+}
+
+interface BatchedCall {
+  keys: readonly string[];
+  args: readonly (string | number)[];
+  resolve(answer: unknown): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Calls of a batch script (one whose KEYS and ARGV are those of many calls
+ * one after another, answering one reply each, as JOB_LOCK_OPS does) made
+ * in the same tick of the event loop go to Redis as one EVALSHA. Each call
+ * runs atomically, as separate scripts back to back would. A worker's jobs
+ * run together, so this turns their several round trips per tick into
+ * one. An answer {'error', message} rejects only its own call; a failed
+ * EVALSHA rejects them all.
+ */
+export class ScriptBatch {
+  private calls: BatchedCall[] = [];
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly script: LuaScript,
+  ) {}
+
+  call(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (this.calls.length === 0) process.nextTick(() => this.flush());
+      this.calls.push({ keys, args, resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const calls = this.calls;
+    this.calls = [];
+    const answered = (answers: unknown): void => {
+      calls.forEach((call, i) => {
+        const answer: unknown = Array.isArray(answers) ? answers[i] : undefined;
+        if (answer === undefined) call.reject(new Error(`no answer from the batch script for call ${i + 1} of ${calls.length}`));
+        else if (Array.isArray(answer) && answer[0] === 'error') call.reject(new Error(String(answer[1])));
+        else call.resolve(answer);
+      });
+    };
+    this.script.run(this.redis, calls.flatMap((c) => c.keys), calls.flatMap((c) => c.args)).then(answered, (err: unknown) => {
+      for (const call of calls) call.reject(err);
+    });
   }
 }
 
@@ -85,53 +134,65 @@ redis.call('SADD', KEYS[3], ARGV[1])
 return {'recorded', tostring(gen), jobId}
 `);
 
-// Writes ARGV[json] as the record's lastKnown, only into an existing
-// record and, when ARGV[state] is not '', only while the record's desired
-// state is that one. Shared by the two scripts below.
-function writeLastKnown(record: string, json: string, state: string): string {
-  return `
-local function writeLastKnown()
-  if redis.call('EXISTS', ${record}) == 0 then return 0 end
-  if ${state} ~= '' and redis.call('HGET', ${record}, 'state') ~= ${state} then return 0 end
-  redis.call('HSET', ${record}, 'lastKnown', ${json})
+// Writes json as the record's lastKnown, only into an existing record
+// and, when state is not '', only while the record's desired state is
+// that one.
+const WRITE_LAST_KNOWN = `
+local function writeLastKnown(record, json, state)
+  if redis.call('EXISTS', record) == 0 then return 0 end
+  if state ~= '' and redis.call('HGET', record, 'state') ~= state then return 0 end
+  redis.call('HSET', record, 'lastKnown', json)
   return 1
 end`;
-}
 
 /** KEYS: record. ARGV: lastKnown JSON, required state or ''. Returns 1 when written. */
-export const RECORD_LAST_KNOWN = new LuaScript(`${writeLastKnown('KEYS[1]', 'ARGV[1]', 'ARGV[2]')}
-return writeLastKnown()
+export const RECORD_LAST_KNOWN = new LuaScript(`${WRITE_LAST_KNOWN}
+return writeLastKnown(KEYS[1], ARGV[1], ARGV[2])
 `);
 
 /**
- * SPEC 2 and 3 in one call: reads the name's record head (state, uid,
- * generation) and takes its lock when free. KEYS: lock, record. ARGV:
- * token, ttl ms, the job's generation or '' (take the lock whatever the
- * generation). When the record's generation is newer than the job's, the
- * lock is left alone: the job is likely superseded, and its definition
- * decides. Returns {'taken' | 'held' | 'older', state, uid, generation}
- * (each nil when the record has none).
+ * A locked job's two calls (SPEC 2, 3), for any number of jobs at once
+ * (see ScriptBatch). KEYS: lock and record, for each operation. ARGV: four
+ * for each operation, one of
+ * - 'acquire', token, ttl ms, the job's generation or '' (take the lock
+ *   whatever the generation): reads the record's head (state, uid,
+ *   generation) and takes the lock when free. When the record's generation
+ *   is newer than the job's, the lock is left alone: the job is likely
+ *   superseded, and its definition decides. Answers {'taken' | 'held' |
+ *   'older', state, uid, generation} (each nil when the record has none).
+ * - 'release', token, lastKnown JSON or '' (none), required state or '':
+ *   writes lastKnown as RECORD_LAST_KNOWN does, then releases the lock if
+ *   the token still holds it. Answers {written, released} as 1 or 0.
+ * An operation that raises an error answers {'error', message}; the
+ * others run all the same.
  */
-export const ACQUIRE_READING = new LuaScript(`
-local head = redis.call('HMGET', KEYS[2], 'state', 'uid', 'generation')
-local answer = 'held'
-if ARGV[3] ~= '' and tonumber(head[3] or '0') > tonumber(ARGV[3]) then
-  answer = 'older'
-elseif redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
-  answer = 'taken'
+export const JOB_LOCK_OPS = new LuaScript(`${WRITE_LAST_KNOWN}
+local function acquire(lock, record, token, ttl, generation)
+  local head = redis.call('HMGET', record, 'state', 'uid', 'generation')
+  local answer = 'held'
+  if generation ~= '' and tonumber(head[3] or '0') > tonumber(generation) then
+    answer = 'older'
+  elseif redis.call('SET', lock, token, 'PX', ttl, 'NX') then
+    answer = 'taken'
+  end
+  return {answer, head[1], head[2], head[3]}
 end
-return {answer, head[1], head[2], head[3]}
-`);
-
-/**
- * The end of a locked job in one call: writes its lastKnown as
- * RECORD_LAST_KNOWN does, then releases the lock if the token still
- * holds it. KEYS: lock, record. ARGV: token, lastKnown JSON, required
- * state or ''. Returns {written, released} as 1 or 0.
- */
-export const RELEASE_WRITING = new LuaScript(`${writeLastKnown('KEYS[2]', 'ARGV[2]', 'ARGV[3]')}
-local written = writeLastKnown()
-local released = 0
-if redis.call('GET', KEYS[1]) == ARGV[1] then released = redis.call('DEL', KEYS[1]) end
-return {written, released}
+local function release(lock, record, token, json, state)
+  local written = 0
+  if json ~= '' then written = writeLastKnown(record, json, state) end
+  local released = 0
+  if redis.call('GET', lock) == token then released = redis.call('DEL', lock) end
+  return {written, released}
+end
+local operations = {acquire = acquire, release = release}
+local answers = {}
+for i = 1, #KEYS / 2 do
+  local a = 4 * (i - 1)
+  local operation = operations[ARGV[a + 1]]
+  local ok, answer = false, 'unknown operation ' .. tostring(ARGV[a + 1])
+  if operation then ok, answer = pcall(operation, KEYS[2 * i - 1], KEYS[2 * i], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]) end
+  if not ok then answer = {'error', type(answer) == 'table' and answer.err or tostring(answer)} end
+  answers[i] = answer
+end
+return answers
 `);

@@ -84,6 +84,19 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     expect(await w.locks.isHeld('trips')).to.equal(false);
   });
 
+  it('jobs that run together send their calls together: two jobs, two round trips', async () => {
+    h = createHarness('proc-together');
+    const quick: AnyJobDefinition = { ...createJob, handler: () => Promise.resolve({ done: true }) };
+    const w = await world([quick, ...jobDefinitions.filter((d) => d.name !== 'create')]);
+    await w.processor(await queued((await h.client.createVm({ name: 'warm', uid: 'u0' })).jobId), 'token', new AbortController().signal);
+    const jobs = await Promise.all(['t1', 't2'].map(async (name) => queued((await h.client.createVm({ name, uid: `u-${name}` })).jobId)));
+    w.sent.length = 0;
+    const results = await Promise.all(jobs.map((job) => w.processor(job, 'token', new AbortController().signal)));
+    expect(results).to.deep.equal([{ done: true }, { done: true }]);
+    expect(w.sent).to.deep.equal(['evalsha', 'evalsha']);
+    expect(await Promise.all(['t1', 't2'].map((name) => w.locks.isHeld(name)))).to.deep.equal([false, false]);
+  });
+
   it('a job of an older generation ends superseded in one call, without taking the lock or calling the provider', async () => {
     h = createHarness('proc-older');
     const w = await world();
