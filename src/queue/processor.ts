@@ -30,7 +30,20 @@ export interface SupersededResult {
   currentGeneration: number;
 }
 
-export type JobProcessor = (job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>;
+/**
+ * BullMQ's processor for one worker, with the cancellation BullMQ's
+ * cancelJob/cancelAllJobs would give: it takes two parameters, so BullMQ
+ * makes no AbortController of its own for each job (it does for a
+ * processor that takes a third, the signal). The processor's controller
+ * is the job's one signal, also aborted when the name lock is lost.
+ */
+export interface JobProcessor {
+  (job: Job, token?: string): Promise<unknown>;
+  /** Aborts a running job's signal (its BullMQ lock could not be renewed, SPEC 3); false when it is not running here. */
+  cancel(jobId: string, reason: string): boolean;
+  /** Aborts the signal of every job running here (shutdown past its grace period, SPEC 1). */
+  cancelAll(reason: string): void;
+}
 
 /**
  * Results are stored in Redis and shown on Bull Board: no secret in them.
@@ -74,7 +87,9 @@ function jobContext(job: Job, signal: AbortSignal, held: HeldLock | undefined, l
 export function createProcessor(options: ProcessorOptions): JobProcessor {
   const { definitions, deps, limits, registry, locks, lockTtlMs, metrics } = options;
 
-  return async (job, token, bullSignal) => {
+  const running = new Map<string, AbortController>();
+
+  const run = async (job: Job, token: string | undefined, aborter: AbortController): Promise<unknown> => {
     const started = Date.now();
     const definition = definitions.get(job.name as JobName);
     if (definition === undefined) throw new BadJobDataError(`no handler for job "${job.name}"`);
@@ -85,8 +100,6 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     const supersededBy = (record: DesiredHead | undefined): SupersededResult | undefined =>
       definition.superseded?.(data, record) ? { superseded: true, generation: generationOf(data), currentGeneration: record?.generation ?? 0 } : undefined;
 
-    // The handler's one signal: aborted when BullMQ cancels the job or the name's lock is lost.
-    const aborter = new AbortController();
     const name = definition.lockedName?.(data);
     let held: HeldLock | undefined;
     let record: DesiredHead | undefined;
@@ -130,8 +143,6 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
         finish('superseded');
         return late;
       }
-      if (bullSignal?.aborted) aborter.abort(bullSignal.reason);
-      else bullSignal?.addEventListener('abort', () => aborter.abort(bullSignal.reason), { once: true });
       const ctx = jobContext(job, aborter.signal, held, lastKnown);
       const result = redactResult(await definition.handler(data, deps, ctx));
       await settle(); // a failed last-known write fails the attempt, as it did inside the handler
@@ -146,4 +157,26 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
       await settle().catch(() => undefined);
     }
   };
+
+  // The job's one signal: aborted by cancel/cancelAll, or when its name's lock is lost.
+  const processJob = async (job: Job, token?: string): Promise<unknown> => {
+    const aborter = new AbortController();
+    const id = job.id ?? '';
+    running.set(id, aborter);
+    try {
+      return await run(job, token, aborter);
+    } finally {
+      running.delete(id);
+    }
+  };
+  return Object.assign(processJob, {
+    cancel(jobId: string, reason: string): boolean {
+      const aborter = running.get(jobId);
+      aborter?.abort(new Error(reason));
+      return aborter !== undefined;
+    },
+    cancelAll(reason: string): void {
+      for (const aborter of running.values()) aborter.abort(new Error(reason));
+    },
+  });
 }

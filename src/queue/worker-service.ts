@@ -69,7 +69,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     reconcile,
     logger,
   };
-  const processor = createProcessor({ definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}) });
+  const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}) };
   const backoffStrategy: BackoffStrategy = (attemptsMade, type, _err, job) => {
     const base = type === BACKOFF_TYPE ? (job?.opts.backoff as { delay?: number } | undefined)?.delay : undefined;
     return retryDelayMs(attemptsMade, base ?? config.jobs.backoffMs);
@@ -94,15 +94,20 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     await scheduleReconcile(queues.system, config.reconciler.everySeconds);
   }
 
-  const workers = [
-    new Worker(VM_QUEUE, processor, { ...common, concurrency: config.jobs.concurrency }),
-    new Worker(SYSTEM_QUEUE, processor, { ...common, concurrency: 1 }),
-  ];
-  for (const worker of workers) {
+  // One processor per worker: each cancels the jobs its worker runs.
+  const served = [
+    { queue: VM_QUEUE, concurrency: config.jobs.concurrency },
+    { queue: SYSTEM_QUEUE, concurrency: 1 },
+  ].map(({ queue, concurrency }) => {
+    const processor = createProcessor(processorOptions);
+    return { processor, worker: new Worker(queue, processor, { ...common, concurrency }) };
+  });
+  const workers = served.map((s) => s.worker);
+  for (const { worker, processor } of served) {
     // A job whose BullMQ lock could not be renewed may already run
     // elsewhere: abort its Proxmox calls before the next write (SPEC 3).
     worker.on('lockRenewalFailed', (jobIds) => {
-      for (const jobId of jobIds) worker.cancelJob(jobId, 'lost the job lock');
+      for (const jobId of jobIds) processor.cancel(jobId, 'lost the job lock');
     });
     worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
     worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
@@ -120,7 +125,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
       if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
         forced = true;
         logger.warn({ graceMs }, 'running jobs did not finish within the grace period; cancelling them');
-        for (const worker of workers) worker.cancelAllJobs('worker shutting down');
+        for (const { processor } of served) processor.cancelAll('worker shutting down');
         await Promise.race([closing, sleep(CANCEL_SETTLE_MS)]);
       }
       await queues.close().catch(() => undefined);

@@ -24,6 +24,24 @@ describe('worker processes (SPEC 1, 3)', function () {
     await h.close();
   });
 
+  it('close past its grace period cancels the running job: its provider call sees the abort (SPEC 1)', async () => {
+    // A harness of its own: steps long enough that the job is still running when the grace ends,
+    // and a lock TTL long enough that only the cancel, not a lost name lock, can abort it.
+    const slow = createHarness('proc-cancel', { config: { budgets: { lockTtlMs: 60_000 } }, provider: { stepMs: 3000 } });
+    try {
+      const worker = await slow.startWorker();
+      await slow.client.createVm({ name: 'slow-1', uid: 'u1' });
+      await eventually(async () => ((await slow.queues.vm.getJobCounts('active')).active === 1 ? true : undefined));
+      expect(await worker.close(100)).to.deep.equal({ forced: true });
+      // Cancelled, the create stops inside its first 3 s step; not cancelled, that step would be done.
+      const create = await eventually(async () => (await slow.provider.calls()).find((c) => c.op === 'create'));
+      expect(create.outcome).to.equal('error');
+      expect(await slow.provider.vm('slow-1')).to.equal(undefined, 'aborted before its first step was done');
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('a worker killed mid-create: the job is picked up again and finishes the same VM', async () => {
     const child = await startChildWorker({ prefix: h.prefix, stepMs: 300, config: { budgets: { lockTtlMs: LOCK_TTL_MS } } });
     const { jobId } = await h.client.createVm({ name: 'crash-1', uid: 'u1' });

@@ -74,10 +74,10 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     h = createHarness('proc-trips');
     const w = await world();
     // The first job loads the scripts into Redis; the second is counted.
-    await w.processor(await queued((await h.client.createVm({ name: 'warm', uid: 'u0' })).jobId), 'token', new AbortController().signal);
+    await w.processor(await queued((await h.client.createVm({ name: 'warm', uid: 'u0' })).jobId), 'token');
     const job = await queued((await h.client.createVm({ name: 'trips', uid: 'u1' })).jobId);
     w.sent.length = 0;
-    const result = await w.processor(job, 'token', new AbortController().signal);
+    const result = await w.processor(job, 'token');
     expect(result).to.include({ uid: 'u1', state: 'Running' });
     expect(w.sent).to.deep.equal(['evalsha', 'evalsha']);
     expect((await w.registry.get('trips'))?.lastKnown).to.include({ state: 'Running', address: '192.0.2.10' });
@@ -88,10 +88,10 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     h = createHarness('proc-together');
     const quick: AnyJobDefinition = { ...createJob, handler: () => Promise.resolve({ done: true }) };
     const w = await world([quick, ...jobDefinitions.filter((d) => d.name !== 'create')]);
-    await w.processor(await queued((await h.client.createVm({ name: 'warm', uid: 'u0' })).jobId), 'token', new AbortController().signal);
+    await w.processor(await queued((await h.client.createVm({ name: 'warm', uid: 'u0' })).jobId), 'token');
     const jobs = await Promise.all(['t1', 't2'].map(async (name) => queued((await h.client.createVm({ name, uid: `u-${name}` })).jobId)));
     w.sent.length = 0;
-    const results = await Promise.all(jobs.map((job) => w.processor(job, 'token', new AbortController().signal)));
+    const results = await Promise.all(jobs.map((job) => w.processor(job, 'token')));
     expect(results).to.deep.equal([{ done: true }, { done: true }]);
     expect(w.sent).to.deep.equal(['evalsha', 'evalsha']);
     expect(await Promise.all(['t1', 't2'].map((name) => w.locks.isHeld(name)))).to.deep.equal([false, false]);
@@ -104,7 +104,7 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     await h.client.deleteVm({ name: 'old' });
     const job = await queued(first.jobId);
     w.sent.length = 0;
-    const result = await w.processor(job, 'token', new AbortController().signal);
+    const result = await w.processor(job, 'token');
     expect(result).to.deep.equal({ superseded: true, generation: 1, currentGeneration: 2 });
     expect(w.sent.filter((c) => c !== 'eval')).to.deep.equal(['evalsha']);
     expect(await w.locks.isHeld('old')).to.equal(false);
@@ -119,14 +119,14 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     const job = await queued(made.jobId);
     const moved = sinon.stub(job, 'moveToDelayed').resolves();
     let thrown: unknown;
-    await w.processor(job, 'token', new AbortController().signal).catch((err: unknown) => (thrown = err));
+    await w.processor(job, 'token').catch((err: unknown) => (thrown = err));
     expect(thrown).to.be.instanceOf(DelayedError);
     expect(moved.calledOnce).to.equal(true);
     expect(await h.redis.get(`${h.prefix}:lock:busy`)).to.equal(other, 'the holder keeps its lock');
 
     // The newest intent is now a delete: while the lock is still held, the create is moot.
     await h.client.deleteVm({ name: 'busy' });
-    const result = await w.processor(job, 'token', new AbortController().signal);
+    const result = await w.processor(job, 'token');
     expect(result).to.deep.equal({ superseded: true, generation: 1, currentGeneration: 2 });
     expect(moved.calledOnce).to.equal(true, 'not delayed again');
   });
@@ -139,7 +139,7 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     await h.client.deleteVm({ name: 'shared' });
     await h.client.createVm({ name: 'shared', uid: 'u1' });
     expect((await w.registry.get('shared'))?.generation).to.equal(3);
-    const result = await w.processor(await queued(foreign.jobId), 'token', new AbortController().signal);
+    const result = await w.processor(await queued(foreign.jobId), 'token');
     expect(result).to.deep.equal({ deleted: false, seedsDeleted: 0 });
     expect((await h.provider.calls()).map((c) => `${c.op} ${c.uid ?? ''}`)).to.deep.equal(['delete u-orphan']);
     expect((await w.registry.get('shared'))?.lastKnown).to.equal(undefined, 'a delete writes NotFound only while the name is desired absent');
@@ -158,7 +158,7 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     const w = await world([throwing, ...jobDefinitions.filter((d) => d.name !== 'create')]);
     const job = await queued((await h.client.createVm({ name: 'thrower', uid: 'u1' })).jobId);
     let thrown: unknown;
-    await w.processor(job, 'token', new AbortController().signal).catch((err: unknown) => (thrown = err));
+    await w.processor(job, 'token').catch((err: unknown) => (thrown = err));
     expect(String(thrown)).to.match(/failed after looking/);
     expect((await w.registry.get('thrower'))?.lastKnown).to.deep.equal({ state: 'Stopped', at: 'then' });
     expect(await w.locks.isHeld('thrower')).to.equal(false);
@@ -170,26 +170,53 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     const job = await queued((await h.client.createVm({ name: 'unwritten', uid: 'u1' })).jobId);
     sinon.stub(w.locks, 'releaseWriting').rejects(new Error('Connection is closed.'));
     let thrown: unknown;
-    await w.processor(job, 'token', new AbortController().signal).catch((err: unknown) => (thrown = err));
+    await w.processor(job, 'token').catch((err: unknown) => (thrown = err));
     expect(String(thrown)).to.match(/Connection is closed/);
   });
 
-  it('the handler sees one signal: aborted when BullMQ cancels the job', async () => {
+  it('the handler sees one signal, aborted when the worker cancels the job; BullMQ is not asked to make one (SPEC 3)', async () => {
     h = createHarness('proc-cancel');
-    let seen: AbortSignal | undefined;
-    const watching: AnyJobDefinition = {
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const waiting: AnyJobDefinition = {
       ...createJob,
-      handler: (_data, _deps, ctx) => {
-        seen = ctx.signal;
-        return Promise.resolve({});
-      },
+      handler: (_data, _deps, ctx) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
+          started();
+        }),
     };
-    const w = await world([watching, ...jobDefinitions.filter((d) => d.name !== 'create')]);
-    const cancel = new AbortController();
-    await w.processor(await queued((await h.client.createVm({ name: 'sig', uid: 'u1' })).jobId), 'token', cancel.signal);
-    expect(seen?.aborted).to.equal(false);
-    cancel.abort(new Error('worker shutting down'));
-    expect(seen?.aborted).to.equal(true);
-    expect(String(seen?.reason)).to.match(/worker shutting down/);
+    const w = await world([waiting, ...jobDefinitions.filter((d) => d.name !== 'create')]);
+    // BullMQ makes an AbortController per job only for a processor taking a third parameter.
+    expect(w.processor.length).to.be.below(3);
+    const job = await queued((await h.client.createVm({ name: 'sig', uid: 'u1' })).jobId);
+    const outcome = w.processor(job, 'token').catch((err: unknown) => err);
+    await running;
+    expect(w.processor.cancel('another-job', 'no')).to.equal(false);
+    expect(w.processor.cancel(job.id ?? '', 'lost the job lock')).to.equal(true);
+    expect(String(await outcome)).to.match(/lost the job lock/);
+    expect(await w.locks.isHeld('sig')).to.equal(false, 'the cancelled job released its name');
+    expect(w.processor.cancel(job.id ?? '', 'again')).to.equal(false, 'a finished job is not running any more');
+  });
+
+  it('cancelAll aborts every job the processor runs (shutdown past its grace period, SPEC 1)', async () => {
+    h = createHarness('proc-cancel-all');
+    let count = 0;
+    let bothStarted: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (bothStarted = resolve));
+    const waiting: AnyJobDefinition = {
+      ...createJob,
+      handler: (_data, _deps, ctx) =>
+        new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
+          if ((count += 1) === 2) bothStarted();
+        }),
+    };
+    const w = await world([waiting, ...jobDefinitions.filter((d) => d.name !== 'create')]);
+    const jobs = await Promise.all(['c1', 'c2'].map(async (name) => queued((await h.client.createVm({ name, uid: `u-${name}` })).jobId)));
+    const outcomes = jobs.map((job) => w.processor(job, 'token').catch((err: unknown) => String(err)));
+    await running;
+    w.processor.cancelAll('worker shutting down');
+    expect(await Promise.all(outcomes)).to.deep.equal(['Error: worker shutting down', 'Error: worker shutting down']);
   });
 });
