@@ -10,11 +10,13 @@ const knownSecrets = new Set<string>();
 
 // Shapes that are secret whatever their value: a PVE token header or
 // token string, bearer and basic credentials, a user:password in a URL.
-const SECRET_SHAPES: [RegExp, string][] = [
-  [/PVEAPIToken=[^\s"',;]+/g, `PVEAPIToken=${REDACTED}`],
-  [/([A-Za-z0-9._-]+@[A-Za-z0-9._-]+![A-Za-z0-9._-]+)=[^\s"',;]+/g, `$1=${REDACTED}`],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
-  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@"']*:)[^\s@/"']+@/gi, `$1${REDACTED}@`],
+// Each has a cheap test for text it cannot match: redaction runs on every
+// log line and job result, and the token shape's regex is slow on long text.
+const SECRET_SHAPES: { mayMatch: (text: string) => boolean; shape: RegExp; replacement: string }[] = [
+  { mayMatch: (t) => t.includes('PVEAPIToken='), shape: /PVEAPIToken=[^\s"',;]+/g, replacement: `PVEAPIToken=${REDACTED}` },
+  { mayMatch: (t) => t.includes('!') && t.includes('@'), shape: /([A-Za-z0-9._-]+@[A-Za-z0-9._-]+![A-Za-z0-9._-]+)=[^\s"',;]+/g, replacement: `$1=${REDACTED}` },
+  { mayMatch: (t) => /bearer|basic/i.test(t), shape: /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, replacement: `$1 ${REDACTED}` },
+  { mayMatch: (t) => t.includes('://'), shape: /(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@"']*:)[^\s@/"']+@/gi, replacement: `$1${REDACTED}@` },
 ];
 
 /** Makes every later redaction hide this value. Values shorter than 6 characters are not registered (they would shred ordinary text). */
@@ -28,7 +30,7 @@ export function registerSecret(value: string): void {
 
 export function redactSecrets(text: string): string {
   let out = text;
-  for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
+  for (const { mayMatch, shape, replacement } of SECRET_SHAPES) if (mayMatch(out)) out = out.replace(shape, replacement);
   for (const secret of knownSecrets) {
     if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   }
