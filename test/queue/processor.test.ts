@@ -19,7 +19,7 @@ import type { JobProcessor } from '../../src/queue/processor.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { newRedis } from '../support/redis.js';
+import { countingRedis } from '../support/redis.js';
 
 interface World {
   processor: JobProcessor;
@@ -41,15 +41,8 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
   });
 
   async function world(definitions: readonly AnyJobDefinition[] = jobDefinitions): Promise<World> {
-    const redis = newRedis();
+    const { redis, sent } = await countingRedis();
     counted = redis;
-    await redis.ping();
-    const sent: string[] = [];
-    const send = redis.sendCommand.bind(redis);
-    redis.sendCommand = (command, stream) => {
-      sent.push(command.name);
-      return send(command, stream);
-    };
     const locks = new NameLocks(redis, h.prefix);
     const registry = new DesiredStateRegistry(redis, h.prefix, 60);
     const deps: JobDeps = {

@@ -6,20 +6,8 @@ import { NameLocks } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
-import { newRedis } from '../support/redis.js';
+import { countingRedis, newRedis } from '../support/redis.js';
 
-/** A connection that notes the name of every command it sends. */
-async function countingRedis(): Promise<{ redis: Redis; sent: string[] }> {
-  const redis = newRedis();
-  await redis.ping();
-  const sent: string[] = [];
-  const send = redis.sendCommand.bind(redis);
-  redis.sendCommand = (command, stream) => {
-    sent.push(command.name);
-    return send(command, stream);
-  };
-  return { redis, sent };
-}
 
 describe('lock calls of one tick in one Redis call (SPEC 21, SPEC 3)', function () {
   let h: Harness;

@@ -11,6 +11,19 @@ export function uniquePrefix(what: string): string {
   return `pvep-test-${what}-${randomBytes(4).toString('hex')}`;
 }
 
+/** A connection that notes the name of every command it sends (counting round trips). */
+export async function countingRedis(): Promise<{ redis: Redis; sent: string[] }> {
+  const redis = newRedis();
+  await redis.ping();
+  const sent: string[] = [];
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    sent.push(command.name);
+    return send(command, stream);
+  };
+  return { redis, sent };
+}
+
 export async function scanKeys(redis: Redis, prefix: string): Promise<string[]> {
   const found: string[] = [];
   let cursor = '0';
