@@ -109,6 +109,9 @@ export class NullProvider implements Provider {
   listByTag(): Promise<ListedVm[]> {
     return Promise.resolve([]);
   }
+  listTaggedOrNamed(): Promise<ListedVm[]> {
+    return Promise.resolve([]);
+  }
   listSeeds(): Promise<SeedIso[]> {
     return Promise.resolve([]);
   }

@@ -68,8 +68,21 @@ export async function findByName(deps: ProviderDeps, name: string, ctx: Operatio
  * (SPEC 5, SPEC 21), and one call per name would fetch the whole cluster
  * each time.
  */
-export async function findByNames(deps: ProviderDeps, names: string[], ctx: OperationContext, known?: ReadonlySet<number>): Promise<ListedVm[]> {
+export async function findByNames(deps: ProviderDeps, names: string[], ctx: OperationContext): Promise<ListedVm[]> {
   const wanted = new Set(names);
-  const candidates = (await resources(deps, ctx)).filter((r) => r.name !== undefined && wanted.has(r.name) && known?.has(r.vmid) !== true);
+  const candidates = (await resources(deps, ctx)).filter((r) => r.name !== undefined && wanted.has(r.name));
+  return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+}
+
+/**
+ * The sweep's listing (SPEC 5 step 1, SPEC 14): every VM carrying our tag
+ * and every VM carrying one of the names (a clone not yet tagged, SPEC 11),
+ * from one resources call, each candidate's config read once. Listing by
+ * tag and looking the names up apart would fetch the whole cluster twice.
+ */
+export async function listTaggedOrNamed(deps: ProviderDeps, names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+  const tag = deps.config.proxmox.tag;
+  const wanted = new Set(names);
+  const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag) || (r.name !== undefined && wanted.has(r.name)));
   return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
 }

@@ -6,7 +6,7 @@ import type { Provider } from './types.js';
 import type { ProviderConfig, ProviderDeps, Sleep } from './deps.js';
 import { realSleep } from './poll.js';
 import { getVm } from './get.js';
-import { findByName, findByNames, listByTag } from './list.js';
+import { findByName, findByNames, listByTag, listTaggedOrNamed } from './list.js';
 import { deleteSeed, listSeeds } from './seeds.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
@@ -33,8 +33,9 @@ export function createProvider(options: ProviderOptions): Provider {
   return {
     get: (ref, ctx) => getVm(deps, ref, ctx),
     findByName: (name, ctx) => findByName(deps, name, ctx),
-    findByNames: (names, ctx, known) => findByNames(deps, names, ctx, known),
+    findByNames: (names, ctx) => findByNames(deps, names, ctx),
     listByTag: (ctx) => listByTag(deps, ctx),
+    listTaggedOrNamed: (names, ctx) => listTaggedOrNamed(deps, names, ctx),
     listSeeds: (ctx) => listSeeds(deps, ctx),
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
     create: (spec, ctx) => createVm(deps, spec, ctx),

@@ -117,13 +117,11 @@ export interface Provider {
   get(ref: VmRef, ctx: OperationContext): Promise<VmObservation>;
   /** Looks a name up without knowing its uid (reconciler, SPEC 5). */
   findByName(name: string, ctx: OperationContext): Promise<ListedVm[]>;
-  /**
-   * findByName for many names with one resources call (the sweep, SPEC 5,
-   * SPEC 21). VMs whose VMID is in `known` were described already (by the
-   * tag listing): their config is not read again and they are left out.
-   */
-  findByNames(names: string[], ctx: OperationContext, known?: ReadonlySet<number>): Promise<ListedVm[]>;
+  /** findByName for many names with one resources call (the sweep, SPEC 5, SPEC 21). */
+  findByNames(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
   listByTag(ctx: OperationContext): Promise<ListedVm[]>;
+  /** listByTag and findByNames in one resources call, each config read once (the sweep, SPEC 5, SPEC 21). */
+  listTaggedOrNamed(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
   listSeeds(ctx: OperationContext): Promise<SeedIso[]>;
   deleteSeed(seed: SeedIso, ctx: OperationContext): Promise<void>;
   create(spec: CreateSpec, ctx: OperationContext): Promise<CreateResult>;

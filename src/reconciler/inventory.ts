@@ -28,8 +28,15 @@ export async function takeInventory(
 ): Promise<Inventory> {
   // Either listing failing fails the sweep: an empty answer must never be
   // read as "nothing is there" (that would re-create every VM).
-  const [tagged, seeds] = await Promise.all([provider.listByTag(ctx), provider.listSeeds(ctx)]);
   const byName = new Map(entries.map((e) => [e.name, e]));
+  if (provider.listTaggedOrNamed) {
+    // Tagged VMs and every known or seed name's VMs in one cluster listing.
+    const seeds = await provider.listSeeds(ctx);
+    const names = new Set([...byName.keys(), ...seeds.map((seed) => seed.name)]);
+    const vms = await provider.listTaggedOrNamed([...names], ctx);
+    return { vms: mergeByVmid(vms), seeds, entries: byName, generations, unresolved: new Map() };
+  }
+  const [tagged, seeds] = await Promise.all([provider.listByTag(ctx), provider.listSeeds(ctx)]);
   const taggedNames = new Set(tagged.flatMap((vm) => (vm.name === undefined ? [] : [vm.name])));
   const names = new Set(byName.keys());
   for (const seed of seeds) if (!taggedNames.has(seed.name)) names.add(seed.name);
@@ -38,8 +45,7 @@ export async function takeInventory(
   const unresolved = new Map<string, string>();
   if (provider.findByNames && names.size > 0) {
     // One call for every name; failing, it fails the sweep like a listing.
-    // The tagged VMs were described by their listing: not read twice.
-    found.push(...(await provider.findByNames([...names], ctx, new Set(tagged.map((vm) => vm.vmid)))));
+    found.push(...(await provider.findByNames([...names], ctx)));
     return { vms: mergeByVmid([...tagged, ...found]), seeds, entries: byName, generations, unresolved };
   }
   await forEachBounded([...names], LOOKUP_CONCURRENCY, async (name) => {

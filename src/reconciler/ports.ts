@@ -80,7 +80,8 @@ export interface Enqueuer {
  * whole cluster.
  */
 export type SweepProvider = Pick<Provider, 'listByTag' | 'findByName' | 'listSeeds' | 'deleteSeed'> & {
-  findByNames?(names: string[], ctx: OperationContext, known?: ReadonlySet<number>): Promise<ListedVm[]>;
+  findByNames?(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
+  listTaggedOrNamed?(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
 };
 
 export interface Clock {

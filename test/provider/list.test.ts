@@ -107,12 +107,17 @@ describe('findByNames (SPEC 5, SPEC 21 sweep)', () => {
     ]);
   });
 
-  it('neither reads again nor returns the VMs the tag listing described already (one config read per VM per sweep)', async () => {
+  it('listTaggedOrNamed: our tagged VMs and the named ones from one resources call, each config read once (SPEC 5, 14, 21)', async () => {
     const h = harness();
-    for (let i = 0; i < 3; i++) addOurVm(h.pve, `ours-${i}`, `uid-${i}`, { vmid: 100000 + i });
-    const found = await h.provider.findByNames(['ours-0', 'ours-1', 'ours-2'], h.ctx, new Set([100000, 100002]));
-    expect(h.pve.callsTo('getConfig').map((c) => c.args[1])).to.deep.equal([100001]);
-    expect(found.map((v) => v.vmid)).to.deep.equal([100001]);
+    for (let i = 0; i < 1000; i++) h.pve.addVm({ vmid: 200000 + i, config: { name: `foreign-${i}`, tags: 'debian' } });
+    // ours-7 was cloned just before a crash: our name and mark, no tag yet (SPEC 11).
+    for (let i = 0; i < 10; i++) addOurVm(h.pve, `ours-${i}`, `uid-${i}`, { vmid: 100000 + i, config: i === 7 ? { tags: 'debian' } : {} });
+    const found = await h.provider.listTaggedOrNamed(['ours-2', 'ours-7', 'foreign-500'], h.ctx);
+    expect(h.pve.count('clusterResources')).to.equal(1);
+    const ours = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => 100000 + i);
+    expect(h.pve.callsTo('getConfig').map((c) => c.args[1])).to.have.members([...ours, 200500]);
+    expect(found.map((v) => v.vmid)).to.have.members([...ours, 200500]);
+    expect(found.find((v) => v.vmid === 100007)).to.include({ name: 'ours-7', uid: 'uid-7', ours: true, tagged: false });
   });
 
   it('leaves out templates and containers carrying a name', async () => {

@@ -40,7 +40,7 @@ export class ProviderDouble implements SweepProvider {
   vms = new Map<number, DoubleVm>();
   seeds: SeedIso[] = [];
   deletedSeeds: string[] = [];
-  calls = { listByTag: 0, findByName: 0, findByNames: 0, listSeeds: 0, deleteSeed: 0 };
+  calls = { listByTag: 0, findByName: 0, findByNames: 0, listTaggedOrNamed: 0, listSeeds: 0, deleteSeed: 0 };
   failLookupOf = new Set<string>();
 
   addVm(vm: DoubleVm): this {
@@ -103,11 +103,11 @@ export class ProviderDouble implements SweepProvider {
 
 /** A provider that looks many names up in one call (SweepProvider.findByNames). */
 export class BatchingProviderDouble extends ProviderDouble {
-  async findByNames(names: string[], ctx: OperationContext, known?: ReadonlySet<number>): Promise<ListedVm[]> {
+  async findByNames(names: string[], ctx: OperationContext): Promise<ListedVm[]> {
     this.calls.findByNames++;
     const found = await Promise.all(names.map((name) => this.findByName(name, ctx)));
     this.calls.findByName -= names.length;
-    return found.flat().filter((vm) => known?.has(vm.vmid) !== true);
+    return found.flat();
   }
 }
 
@@ -218,3 +218,15 @@ export function makeWorld(provider: SweepProvider, settings: Partial<SweepDeps['
   };
   return { provider, registry, locks, jobs, enqueuer, findings, lines, deps };
 }
+
+/** A provider that lists tagged VMs and looks names up in one call (SweepProvider.listTaggedOrNamed). */
+export class ListingProviderDouble extends ProviderDouble {
+  async listTaggedOrNamed(names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+    this.calls.listTaggedOrNamed++;
+    const found = [...(await this.listByTag(ctx)), ...(await Promise.all(names.map((name) => this.findByName(name, ctx)))).flat()];
+    this.calls.listByTag--;
+    this.calls.findByName -= names.length;
+    return [...new Map(found.map((vm) => [vm.vmid, vm])).values()];
+  }
+}
+

@@ -3,7 +3,7 @@
 // and handled; nothing wanted and nothing foreign is touched.
 import { expect } from 'chai';
 import { sweep } from '../../src/reconciler/sweep.js';
-import { BatchingProviderDouble, GRACE_SECONDS, NOW, OUR_TAG, ProviderDouble, makeWorld, mark } from './support.js';
+import { BatchingProviderDouble, GRACE_SECONDS, ListingProviderDouble, NOW, OUR_TAG, ProviderDouble, makeWorld, mark } from './support.js';
 
 const young = new Date(NOW.getTime() - (GRACE_SECONDS - 60) * 1000);
 
@@ -88,6 +88,25 @@ describe('reconcile sweep (SPEC 5)', () => {
     expect(provider.calls).to.include({ findByNames: 1, findByName: 0 });
     expect(world.enqueuer.deletes.map((d) => [d.name, d.uid])).to.deep.equal([['crashed', 'uid-c']]);
     expect(world.enqueuer.creates.map((c) => c.name)).to.deep.equal(['a', 'b']);
+    expect(provider.deletedSeeds).to.deep.equal(['seeds:iso/gone-seed.iso']);
+  });
+
+  it('lists tagged VMs and every known name in one call when the provider can, and still finds the untagged clone', async () => {
+    const provider = new ListingProviderDouble()
+      .addVm({ vmid: 311, node: 'pve2', name: 'crashed', tags: ['template-tag'], description: mark('uid-c') })
+      .addVm({ vmid: 312, node: 'pve1', name: 'orphan-t', tags: [OUR_TAG], description: mark('uid-t') })
+      // Known only by its seed: its tombstone expired, its clone never got the tag.
+      .addVm({ vmid: 313, node: 'pve2', name: 'half', tags: [], description: mark('uid-h') })
+      .addSeed('half', 'pve2')
+      .addSeed('gone', 'pve1');
+    const world = makeWorld(provider);
+    world.registry.tombstone('crashed', 4).tombstone('orphan-t', 6).present('a', 'uid-a').tombstone('gone').expired('half', 3);
+
+    await sweep(world.deps, { dryRun: false });
+
+    expect(provider.calls).to.include({ listTaggedOrNamed: 1, listByTag: 0, findByNames: 0, findByName: 0 });
+    expect(world.enqueuer.deletes.map((d) => [d.name, d.uid])).to.have.deep.members([['crashed', 'uid-c'], ['orphan-t', 'uid-t'], ['half', 'uid-h']]);
+    expect(world.enqueuer.creates.map((c) => c.name)).to.deep.equal(['a']);
     expect(provider.deletedSeeds).to.deep.equal(['seeds:iso/gone-seed.iso']);
   });
 

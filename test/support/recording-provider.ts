@@ -181,6 +181,10 @@ export class RecordingProvider implements Provider {
     return Promise.resolve([]);
   }
 
+  listTaggedOrNamed(names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+    return this.findByNames(names, ctx);
+  }
+
   listSeeds(_ctx: OperationContext): Promise<SeedIso[]> {
     return Promise.resolve([]);
   }
