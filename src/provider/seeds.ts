@@ -3,12 +3,11 @@
 // the shared flag) per node; a delete is a task and a repeated delete
 // succeeds (F13).
 import { seedFileName } from '../nocloud/seed.js';
-import type { StorageVolume } from '../proxmox/api.js';
 import type { OperationContext, SeedIso } from './types.js';
 import { beforeWrite, callOpts, type ProviderDeps } from './deps.js';
+import { call } from './call.js';
 import { classifyCall } from './errors.js';
 import { waitTask } from './tasks.js';
-
 
 /** The volid a seed uploaded to `storage` gets: `<storage>:iso/<name>-seed.iso`. */
 export function seedVolid(storage: string, name: string): string {
@@ -18,7 +17,10 @@ export function seedVolid(storage: string, name: string): string {
 export async function listSeeds(deps: ProviderDeps, ctx: OperationContext): Promise<SeedIso[]> {
   const perNode = await Promise.all(
     deps.config.proxmox.nodes.map(async (node): Promise<SeedIso[]> => {
-      const [volumes, shared] = await Promise.all([isoVolumes(deps, ctx, node.name, node.isoStorage), isShared(deps, ctx, node.name, node.isoStorage)]);
+      const [volumes, shared] = await Promise.all([
+        call(ctx, () => deps.api.storageContent(node.name, node.isoStorage, 'iso', callOpts(ctx))),
+        isShared(deps, ctx, node.name, node.isoStorage),
+      ]);
       const prefix = `${node.isoStorage}:iso/`;
       return volumes.flatMap((v) => {
         const file = v.volid.startsWith(prefix) ? v.volid.slice(prefix.length) : '';
@@ -32,14 +34,6 @@ export async function listSeeds(deps: ProviderDeps, ctx: OperationContext): Prom
     }),
   );
   return perNode.flat();
-}
-
-async function isoVolumes(deps: ProviderDeps, ctx: OperationContext, node: string, storage: string): Promise<StorageVolume[]> {
-  try {
-    return await deps.api.storageContent(node, storage, 'iso', callOpts(ctx));
-  } catch (err) {
-    throw classifyCall(err, ctx.signal);
-  }
 }
 
 /**
@@ -61,11 +55,6 @@ async function isShared(deps: ProviderDeps, ctx: OperationContext, node: string,
 
 export async function deleteSeed(deps: ProviderDeps, seed: SeedIso, ctx: OperationContext): Promise<void> {
   beforeWrite(ctx);
-  let upid;
-  try {
-    upid = await deps.api.deleteVolume(seed.node, seed.storage, seed.volid, callOpts(ctx));
-  } catch (err) {
-    throw classifyCall(err, ctx.signal);
-  }
+  const upid = await call(ctx, () => deps.api.deleteVolume(seed.node, seed.storage, seed.volid, callOpts(ctx)));
   await waitTask(deps, ctx, upid, { what: `delete of ${seed.volid} on ${seed.node}`, budgetSeconds: deps.config.budgets.taskSeconds });
 }

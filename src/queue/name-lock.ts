@@ -16,7 +16,6 @@ const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`);
 
-
 /**
  * What tryAcquireReading found: the head of the name's record as it was
  * when the lock was taken (`taken`), found held by someone else (`held`),
