@@ -82,13 +82,21 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
     plan.orphanVms.push({ ref, young: isYoung(created) });
   }
 
-  const namesWithVm = new Set(inventory.vms.flatMap((vm) => (vm.name === undefined ? [] : [vm.name])));
+  // Looked up per seed and per entry: grouped once, not scanned each time.
+  const vmsByName = new Map<string, ListedVm[]>();
+  for (const vm of inventory.vms) {
+    if (vm.name === undefined) continue;
+    const group = vmsByName.get(vm.name);
+    if (group) group.push(vm);
+    else vmsByName.set(vm.name, [vm]);
+  }
   for (const seed of inventory.seeds) {
     if (inventory.unresolved.has(seed.name)) continue;
     const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
     const entry = inventory.entries.get(seed.name);
-    if (namesWithVm.has(seed.name)) {
-      const leftBehind = leftBehindBy(seed, entry, inventory.vms);
+    const named = vmsByName.get(seed.name);
+    if (named !== undefined) {
+      const leftBehind = leftBehindBy(seed, entry, named);
       if (leftBehind) plan.orphanSeeds.push({ ref: { ...seedRef(seed), vmNode: leftBehind.vmNode }, seed, young: isYoung(created), leftBehind });
       continue;
     }
@@ -102,7 +110,7 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
 
   for (const entry of inventory.entries.values()) {
     if (entry.state !== 'present' || inventory.unresolved.has(entry.name)) continue;
-    if (inventory.vms.some((vm) => mayBeClaimedBy(vm, entry))) continue;
+    if ((vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry))) continue;
     const ref: MissingRef = { name: entry.name, generation: entry.generation };
     if (entry.uid !== undefined) ref.uid = entry.uid;
     plan.missing.push({ ref, young: isYoung(Date.parse(entry.updatedAt)) });
@@ -124,9 +132,8 @@ function orphanReason(entry: DesiredEntry | undefined, uid: string): OrphanReaso
  * seed's storage is the node's own, and no VM of the name (ours, unknown
  * or foreign) is on the seed's node.
  */
-function leftBehindBy(seed: SeedIso, entry: DesiredEntry | undefined, vms: ListedVm[]): LeftBehind | undefined {
+function leftBehindBy(seed: SeedIso, entry: DesiredEntry | undefined, named: ListedVm[]): LeftBehind | undefined {
   if (seed.shared !== false || entry?.state !== 'present' || entry.uid === undefined) return undefined;
-  const named = vms.filter((vm) => vm.name === seed.name);
   if (named.some((vm) => vm.node === seed.node)) return undefined;
   const claimed = named.find((vm) => vm.ours === true && vm.uid === entry.uid);
   return claimed && { uid: entry.uid, vmNode: claimed.node };
