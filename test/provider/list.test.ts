@@ -92,11 +92,16 @@ describe('findByName (SPEC 5)', () => {
 });
 
 describe('findByNames (SPEC 5, SPEC 21 sweep)', () => {
-  it('one resources call for all names, config reads only for the VMs carrying them', async () => {
+  /** 1,000 foreign VMs and 10 of ours; ours-7 was cloned just before a crash: our name and mark, no tag yet (SPEC 11). */
+  function crowdedCluster(): ReturnType<typeof harness> {
     const h = harness();
     for (let i = 0; i < 1000; i++) h.pve.addVm({ vmid: 200000 + i, config: { name: `foreign-${i}`, tags: 'debian' } });
-    // ours-7 was cloned just before a crash: our name and mark, no tag yet (SPEC 11).
     for (let i = 0; i < 10; i++) addOurVm(h.pve, `ours-${i}`, `uid-${i}`, { vmid: 100000 + i, config: i === 7 ? { tags: 'debian' } : {} });
+    return h;
+  }
+
+  it('one resources call for all names, config reads only for the VMs carrying them', async () => {
+    const h = crowdedCluster();
     const found = await h.provider.findByNames(['ours-2', 'ours-7', 'foreign-500'], h.ctx);
     expect(h.pve.count('clusterResources')).to.equal(1);
     expect(h.pve.callsTo('getConfig').map((c) => c.args[1])).to.have.members([100002, 100007, 200500]);
@@ -108,10 +113,7 @@ describe('findByNames (SPEC 5, SPEC 21 sweep)', () => {
   });
 
   it('listTaggedOrNamed: our tagged VMs and the named ones from one resources call, each config read once (SPEC 5, 14, 21)', async () => {
-    const h = harness();
-    for (let i = 0; i < 1000; i++) h.pve.addVm({ vmid: 200000 + i, config: { name: `foreign-${i}`, tags: 'debian' } });
-    // ours-7 was cloned just before a crash: our name and mark, no tag yet (SPEC 11).
-    for (let i = 0; i < 10; i++) addOurVm(h.pve, `ours-${i}`, `uid-${i}`, { vmid: 100000 + i, config: i === 7 ? { tags: 'debian' } : {} });
+    const h = crowdedCluster();
     const found = await h.provider.listTaggedOrNamed(['ours-2', 'ours-7', 'foreign-500'], h.ctx);
     expect(h.pve.count('clusterResources')).to.equal(1);
     const ours = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => 100000 + i);
