@@ -29,6 +29,19 @@ interface World {
   sent: string[];
 }
 
+/** The job definitions with a create that runs until its signal aborts, calling `began` once it has started. */
+function untilAborted(began: () => void): AnyJobDefinition[] {
+  const waiting: AnyJobDefinition = {
+    ...createJob,
+    handler: (_data, _deps, ctx) =>
+      new Promise((_resolve, reject) => {
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
+        began();
+      }),
+  };
+  return [waiting, ...jobDefinitions.filter((d) => d.name !== 'create')];
+}
+
 describe('processor: lock, record and last-known state in two Redis calls (SPEC 2, 3, 21)', function () {
   let h: Harness;
   let counted: Redis | undefined;
@@ -171,15 +184,7 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     h = createHarness('proc-cancel');
     let started: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const waiting: AnyJobDefinition = {
-      ...createJob,
-      handler: (_data, _deps, ctx) =>
-        new Promise((_resolve, reject) => {
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
-          started();
-        }),
-    };
-    const w = await world([waiting, ...jobDefinitions.filter((d) => d.name !== 'create')]);
+    const w = await world(untilAborted(() => started()));
     // BullMQ makes an AbortController per job only for a processor taking a third parameter.
     expect(w.processor.length).to.be.below(3);
     const job = await queued((await h.client.createVm({ name: 'sig', uid: 'u1' })).jobId);
@@ -197,15 +202,9 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     let count = 0;
     let bothStarted: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (bothStarted = resolve));
-    const waiting: AnyJobDefinition = {
-      ...createJob,
-      handler: (_data, _deps, ctx) =>
-        new Promise((_resolve, reject) => {
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
-          if ((count += 1) === 2) bothStarted();
-        }),
-    };
-    const w = await world([waiting, ...jobDefinitions.filter((d) => d.name !== 'create')]);
+    const w = await world(untilAborted(() => {
+      if ((count += 1) === 2) bothStarted();
+    }));
     const jobs = await Promise.all(['c1', 'c2'].map(async (name) => queued((await h.client.createVm({ name, uid: `u-${name}` })).jobId)));
     const outcomes = jobs.map((job) => w.processor(job, 'token').catch((err: unknown) => String(err)));
     await running;
