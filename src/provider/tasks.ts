@@ -1,7 +1,8 @@
 // Proxmox tasks (SPEC 16): the UPID names the node that runs the task,
 // `OK` and `WARNINGS: <n>` are success, anything else is a failed task.
 // waitUnlocked and waitRunning share the same polling loop.
-import { PermanentError, TransientError } from '../errors.js';
+import { PermanentError } from '../errors.js';
+import { classifyTaskExit } from '../proxmox/classify.js';
 import type { Upid, VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
 import { callOpts, logLine, type ProviderDeps } from './deps.js';
@@ -36,8 +37,14 @@ export class TaskFailure extends Error {
 
 const WARNINGS = /^WARNINGS: \d+$/;
 
-/** Task failures that no retry can cure; any other failed task is Transient. */
-const PERMANENT_TASK_TEXTS = [/^shrinking disks is not supported$/, /does not support vm images/, /^Permission check failed/];
+/** The exit status of a failed task, found in a classified error's causes; undefined for any other error. */
+export function taskExitOf(err: unknown): string | undefined {
+  for (let current: unknown = err, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (current instanceof TaskFailure) return current.exitstatus;
+    current = current.cause;
+  }
+  return undefined;
+}
 
 export interface WaitTaskOptions {
   /** Operator words for the task: `clone of 9001 to 123`. */
@@ -67,10 +74,7 @@ export async function waitTask(
     return;
   }
   deps.logger.warn({ upid, exitstatus, node }, 'proxmox task failed');
-  const failure = new TaskFailure(upid, node, exitstatus);
-  const reason = `${options.what} failed on node ${node}: ${exitstatus}`;
-  if (PERMANENT_TASK_TEXTS.some((re) => re.test(exitstatus))) throw new PermanentError(reason, { reason, cause: failure });
-  throw new TransientError(reason, { reason, cause: failure });
+  throw classifyTaskExit(exitstatus, `${options.what} failed on node ${node}`, new TaskFailure(upid, node, exitstatus));
 }
 
 /** A task that ended with warnings: its warning lines go to the job log (SPEC 16). */

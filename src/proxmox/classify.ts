@@ -7,7 +7,7 @@ import { isApiError } from './api-error.js';
 import type { ProxmoxApiError } from './api-error.js';
 import { ProxmoxPermanentError, ProxmoxTransientError } from './failure.js';
 import type { FailureKind } from './failure.js';
-import { CONFIG_MISSING, DESTROY_RUNNING, LOCK_TIMEOUT, NO_WORKER, VM_LOCKED } from './messages.js';
+import { CLONE_LOCAL_STORAGE, CONFIG_MISSING, DESTROY_RUNNING, LOCK_TIMEOUT, NO_WORKER, STORAGE_MISSING, VM_LOCKED } from './messages.js';
 
 export { kindOf } from './failure.js';
 export type { FailureKind } from './failure.js';
@@ -69,6 +69,20 @@ function describeParameterErrors(err: ProxmoxApiError): string {
   return fields.length === 0 ? '' : ` (${fields.join('; ')})`;
 }
 
+/**
+ * Plain dies (500) that no retry cures, because the config names something
+ * Proxmox does not have (SPEC 23); the provider adds which key to fix.
+ */
+function misconfiguration(text: string): string | undefined {
+  const storage = STORAGE_MISSING.exec(text);
+  if (storage) return `Proxmox has no storage '${storage[1] ?? ''}': check the storage names in proxmox.nodes`;
+  const target = CLONE_LOCAL_STORAGE.exec(text);
+  if (target) {
+    return `the template cannot be cloned to node ${target[1] ?? ''} because its disks are on local storage: give that node its own template or move the template's disks to shared storage`;
+  }
+  return undefined;
+}
+
 function classifyAnswer(err: ProxmoxApiError): ClassifiedError {
   const text = err.message;
   const call = `${err.method} ${err.path}`;
@@ -89,6 +103,8 @@ function classifyAnswer(err: ProxmoxApiError): ClassifiedError {
   if (BUSY_TEXTS.some((pattern) => pattern.test(text))) {
     return transient(text, `Proxmox is busy with this VM, retrying: ${text}`, err);
   }
+  const misconfigured = misconfiguration(text);
+  if (misconfigured !== undefined) return permanent(text, `${misconfigured} (${call})`, err);
   if (UNREACHABLE_STATUSES.has(err.status)) {
     return transient(text, `Proxmox unreachable (${err.status} ${text}) on ${call}`, err, 'Unreachable');
   }
@@ -136,4 +152,34 @@ export function classifyError(err: unknown): ClassifiedError {
   if (err instanceof Error && code !== undefined) return classifyTransport(err, code);
   const text = redactSecrets(err instanceof Error ? err.message : String(err));
   return transient(text, `unexpected failure talking to Proxmox: ${text}`, new TransportError(text, code ?? 'EUNKNOWN'));
+}
+
+/** A task's exit status when Proxmox raised an exception inside it: the HTTP code first (Exception.pm stringify, SPEC 23). */
+const CODE_FIRST = /^([1-5]\d\d) (.+)$/;
+
+/** Failed tasks that no retry can cure, by their text (F15, F20). */
+const PERMANENT_TASK_TEXTS: readonly RegExp[] = [/^shrinking disks is not supported$/, /^storage '[^']+' does not support vm images$/];
+
+/**
+ * The class of a failed task (SPEC 16, SPEC 23), from its exit status.
+ * `failed` says which task failed where (`resize of scsi0 of VM 100 failed
+ * on node pve1`); an exception's code decides as it would for an answer,
+ * so a missing privilege is Permanent and names the privilege.
+ */
+export function classifyTaskExit(exitstatus: string, failed: string, cause: unknown): ClassifiedError {
+  const coded = CODE_FIRST.exec(exitstatus);
+  const status = coded ? Number(coded[1]) : undefined;
+  const text = coded?.[2] ?? exitstatus;
+  const whole = `${failed}: ${exitstatus}`;
+  if (status === 403) {
+    const check = PERMISSION_CHECK.exec(text);
+    const reason = check ? `${failed}: permission denied: the API token lacks ${check[2] ?? ''} on ${check[1] ?? ''}` : `${failed}: permission denied: ${text}`;
+    return permanent(whole, reason, cause, 'PermissionDenied');
+  }
+  if (status === 401) return permanent(whole, `${failed}: credentials rejected: check proxmox.tokenFile (${text})`, cause, 'CredentialsRejected');
+  if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) return permanent(whole, whole, cause);
+  const misconfigured = misconfiguration(text);
+  if (misconfigured !== undefined) return permanent(whole, `${failed}: ${misconfigured}`, cause);
+  if (PERMANENT_TASK_TEXTS.some((re) => re.test(text))) return permanent(whole, whole, cause);
+  return transient(whole, whole, cause);
 }

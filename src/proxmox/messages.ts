@@ -6,6 +6,16 @@ import { isApiError } from './api-error.js';
 export const CONFIG_MISSING = /^Configuration file '[^']+' does not exist$/;
 /** F4: clone onto a taken VMID. */
 export const CONFIG_EXISTS = /^unable to create VM \d+: config file already exists$/;
+/**
+ * SPEC 23: a clone onto a VMID that a VM on another node holds. Proxmox
+ * checks only the local node's file before forking, so pmxcfs refuses the
+ * config inside the task (File.pm file_set_contents, memdb.c EEXIST).
+ */
+export const VMID_HELD_ELSEWHERE = /^close \(rename\) atomic file '[^']*\/qemu-server\/\d+\.conf' failed: File exists$/;
+/** SPEC 23: a plain die (500) in Storage.pm storage_config; the storage named in config is not there. */
+export const STORAGE_MISSING = /^storage '([^']+)' does not exist$/;
+/** SPEC 23: a clone with `target` whose template has a disk on storage that is not shared (Qemu.pm clone_vm). */
+export const CLONE_LOCAL_STORAGE = /^can't clone VM to node '([^']+)' \(VM uses local storage\)$/;
 /** F7: a write while the VM holds a lock. */
 export const VM_LOCKED = /^VM is locked \([a-z-]+\)$/;
 export const LOCK_TIMEOUT = /^can't lock file '[^']+' - got timeout$/;

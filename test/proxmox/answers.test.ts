@@ -37,6 +37,8 @@ const SUCCESS_CALLS: Record<string, (api: ProxmoxApi) => Promise<unknown>> = {
   task_status_warnings: (api) => api.taskStatus(NODE, UPID),
   task_status_stopped_error: (api) => api.taskStatus(NODE, UPID),
   task_status_volume_missing: (api) => api.taskStatus(NODE, UPID),
+  task_status_permission_denied: (api) => api.taskStatus(NODE, UPID),
+  task_status_vmid_held_elsewhere: (api) => api.taskStatus(NODE, UPID),
   task_log_volume_missing: (api) => api.taskLog(NODE, UPID),
   task_log_warnings: (api) => api.taskLog(NODE, UPID),
   agent_interfaces: (api) => api.agentInterfaces(NODE, VMID),

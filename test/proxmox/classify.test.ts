@@ -41,6 +41,8 @@ const CLASS_OF_FIXTURE: Record<string, Expected> = {
   err_tag_invalid: { errorClass: 'Permanent' },
   err_upload_wrong_extension: { errorClass: 'Permanent' },
   err_clone_storage_no_images: { errorClass: 'Permanent' },
+  err_storage_missing: { errorClass: 'Permanent' },
+  err_clone_local_storage: { errorClass: 'Permanent' },
   err_param_unknown: { errorClass: 'Permanent' },
   err_auth_failed: { errorClass: 'Permanent', kind: 'CredentialsRejected' },
   err_no_ticket: { errorClass: 'Permanent', kind: 'CredentialsRejected' },
@@ -58,6 +60,10 @@ const MATCHES: Record<string, string[]> = {
   AGENT_NOT_RUNNING: ['err_agent_not_running'],
   AGENT_NOT_CONFIGURED: ['err_agent_not_configured'],
   VM_NOT_RUNNING: ['err_vm_not_running'],
+  STORAGE_MISSING: ['err_storage_missing'],
+  CLONE_LOCAL_STORAGE: ['err_clone_local_storage'],
+  // A task's exit status, never an answer: see the task-exit table below.
+  VMID_HELD_ELSEWHERE: [],
 };
 
 const matchers = Object.entries(messages).filter((entry): entry is [string, RegExp] => entry[1] instanceof RegExp);
