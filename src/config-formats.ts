@@ -27,6 +27,20 @@ function isInt(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value);
 }
 
+const isVmid = (value: unknown): value is number => isInt(value) && value >= 100 && value <= 999999999;
+
+/** A VMID on the node itself, or {vmid, node} for a template on another node (SPEC 23). */
+function validateTemplate(template: unknown, at: string): void {
+  if (isVmid(template)) return;
+  const form = 'a VMID (an integer from 100 to 999999999) or {"vmid": N, "node": "NODE"} for a template on another node';
+  if (typeof template !== 'object' || template === null || Array.isArray(template)) throw new Error(`${at}: template must be ${form}`);
+  const ref = template as Record<string, unknown>;
+  const extra = Object.keys(ref).find((k) => k !== 'vmid' && k !== 'node');
+  if (extra !== undefined) throw new Error(`${at}: template has unknown key "${extra}"; it must be ${form}`);
+  if (!isVmid(ref.vmid)) throw new Error(`${at}: template.vmid must be a VMID, an integer from 100 to 999999999`);
+  if (typeof ref.node !== 'string' || !NODE_NAME_RE.test(ref.node)) throw new Error(`${at}: template.node must be a Proxmox node name (letters, digits, "-")`);
+}
+
 function validateNode(node: unknown, index: number): void {
   const at = `entry ${index}`;
   if (typeof node !== 'object' || node === null || Array.isArray(node)) {
@@ -39,9 +53,7 @@ function validateNode(node: unknown, index: number): void {
   if (typeof entry.name !== 'string' || !NODE_NAME_RE.test(entry.name)) {
     throw new Error(`${at}: name must be a Proxmox node name (letters, digits, "-")`);
   }
-  if (!isInt(entry.template) || entry.template < 100 || entry.template > 999999999) {
-    throw new Error(`${at} (${entry.name}): template must be a VMID, an integer from 100 to 999999999`);
-  }
+  validateTemplate(entry.template, `${at} (${entry.name})`);
   if (typeof entry.isoStorage !== 'string' || !STORAGE_ID_RE.test(entry.isoStorage)) {
     throw new Error(`${at} (${entry.name}): isoStorage is required and must be a storage id such as "proxy-seeds"`);
   }

@@ -49,11 +49,11 @@ export const schema: Schema<Config> = {
       default: false,
     },
     nodes: {
-      doc: 'Nodes VMs may be placed on: a JSON list of {name, template (VMID), isoStorage, storage?, bridge?, vlanTag? (1-4094)}.',
+      doc: 'Nodes VMs may be placed on: a JSON list of {name, template, isoStorage, storage?, bridge?, vlanTag? (1-4094)}. template is the VMID of a template on that node (a VMID is unique in the cluster, so each node has its own), or {"vmid": N, "node": "NODE"} for a template on another node whose disks are on shared storage, cloned here with target.',
       format: 'node-list',
       default: [
         { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds' },
-        { name: 'pve2', template: 9001, isoStorage: 'proxy-seeds' },
+        { name: 'pve2', template: 9002, isoStorage: 'proxy-seeds' },
       ],
     },
     defaults: {

@@ -1,10 +1,20 @@
 // The shape of the loaded configuration (SPEC 7). src/config-schema.ts
 // documents each key; src/config.ts loads and validates it.
 
+/** A template that lives on another node of the cluster. */
+export interface TemplateRef {
+  vmid: number;
+  node: string;
+}
+
 export interface NodeConfig {
   name: string;
-  /** VMID of the template cloned for VMs on this node. */
-  template: number;
+  /**
+   * The template cloned for VMs on this node: its VMID on this node, or a
+   * template on another node cloned here with `target` (its disks must be
+   * on shared storage, SPEC 23).
+   */
+  template: number | TemplateRef;
   /** Storage (directory type, ISO content) that holds the seed ISOs. */
   isoStorage: string;
   /** Target storage of the full clone; the template's when absent. */

@@ -63,6 +63,19 @@ describe('config (SPEC 7)', () => {
     expect(config.proxmox.nodes).to.deep.equal([{ name: 'pv1-1', template: 9001, isoStorage: 'proxy-seeds', vlanTag: 4 }]);
   });
 
+  it('takes a template on another node as {vmid, node} (SPEC 23)', () => {
+    const nodes = [
+      { name: 'pve1', template: 9200, isoStorage: 'proxy-seeds' },
+      { name: 'pve2', template: { vmid: 9200, node: 'pve1' }, isoStorage: 'proxy-seeds' },
+    ];
+    expect(loadConfig({ env: { PROXMOX_NODES: JSON.stringify(nodes) } }).proxmox.nodes).to.deep.equal(nodes);
+  });
+
+  it('gives each default node its own template VMID: a VMID is unique across a cluster (SPEC 23)', () => {
+    const templates = loadConfig({ env: {} }).proxmox.nodes.map((n) => n.template);
+    expect(new Set(templates).size).to.equal(templates.length);
+  });
+
   it('loads PVE_PROVISIONER_CONFIG over the defaults, with the environment winning over the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pvep-config-'));
     try {
@@ -89,6 +102,10 @@ describe('config (SPEC 7)', () => {
     ['a node without isoStorage', { PROXMOX_NODES: '[{"name":"a","template":9001}]' }, /proxmox\.nodes: entry 0 \(a\): isoStorage is required/],
     ['a VLAN tag out of range', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","vlanTag":5000}]' }, /vlanTag must be an integer from 1 to 4094/],
     ['an unknown node key', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","vlan":5}]' }, /unknown key "vlan"/],
+    ['a template that is neither a VMID nor {vmid, node}', { PROXMOX_NODES: '[{"name":"a","template":"9001","isoStorage":"s1"}]' }, /entry 0 \(a\): template must be a VMID .* or \{"vmid": N, "node": "NODE"\}/],
+    ['a template on another node without its node', { PROXMOX_NODES: '[{"name":"a","template":{"vmid":9001},"isoStorage":"s1"}]' }, /entry 0 \(a\): template\.node must be a Proxmox node name/],
+    ['a template on another node with a bad VMID', { PROXMOX_NODES: '[{"name":"a","template":{"vmid":5,"node":"b"},"isoStorage":"s1"}]' }, /entry 0 \(a\): template\.vmid must be a VMID/],
+    ['a template with an unknown key', { PROXMOX_NODES: '[{"name":"a","template":{"vmid":9001,"node":"b","pool":"x"},"isoStorage":"s1"}]' }, /entry 0 \(a\): template has unknown key "pool"/],
     ['a port out of range', { HTTP_PORT: '99999' }, /http\.port: ports must be within range 0 - 65535/],
     ['a tag Proxmox would refuse or fold', { PROXMOX_TAG: 'Bad Tag' }, /proxmox\.tag: must be a Proxmox tag: lowercase letters/],
     ['a word for a number', { JOBS_ATTEMPTS: 'many' }, /jobs\.attempts: must be a whole number of at least 1/],
