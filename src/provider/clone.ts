@@ -1,8 +1,10 @@
 // SPEC 13 step 3: the full clone onto the uid's VMID with name and mark,
-// probing forward only past VMIDs demonstrably someone else's (F4,
-// correction 2).
+// probing forward only past VMIDs demonstrably someone else's: refused at
+// once on the template's node (F4), or inside the task when a VM on
+// another node holds it (SPEC 23, correction 2). A template on another
+// node is cloned across with `target`.
 import type { NodeConfig } from '../config-types.js';
-import { messageMatches, CONFIG_EXISTS } from '../proxmox/messages.js';
+import { CLONE_LOCAL_STORAGE, CONFIG_EXISTS, STORAGE_MISSING, VMID_HELD_ELSEWHERE, messageMatches } from '../proxmox/messages.js';
 import type { CreateSpec, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
 import { classifyCall, permanent, transient } from './errors.js';
@@ -10,7 +12,8 @@ import { call } from './call.js';
 import { probeSequence } from './identity.js';
 import { formatMark } from './mark.js';
 import { holderOfVmid, type FoundVm } from './ownership.js';
-import { waitTask } from './tasks.js';
+import { taskExitOf, waitTask } from './tasks.js';
+import { describeTemplate, nodeKey, templateOf } from './template-ref.js';
 
 /** How often one VMID is tried again after its holder vanished between the clone and the look. */
 const GONE_RETRIES = 3;
@@ -49,12 +52,13 @@ async function tryClone(
   node: NodeConfig,
   vmid: number,
 ): Promise<CloneOutcome | 'next' | 'gone'> {
+  const template = templateOf(node);
   beforeWrite(ctx);
   let upid: string;
   try {
     upid = await deps.api.clone(
-      node.name,
-      node.template,
+      template.node,
+      template.vmid,
       {
         newid: vmid,
         name: spec.name,
@@ -62,23 +66,54 @@ async function tryClone(
         // Proxmox makes a linked clone of a template unless told otherwise.
         full: true,
         ...(node.storage !== undefined ? { storage: node.storage } : {}),
+        ...(template.target !== undefined ? { target: template.target } : {}),
       },
       callOpts(ctx),
     );
   } catch (err) {
-    if (!messageMatches(err, CONFIG_EXISTS)) throw classifyCall(err, ctx.signal);
-    const holder = await holderOfVmid(deps, ctx, spec, vmid);
-    if (holder.kind === 'ours') {
-      await logLine(ctx, `adopted VM ${vmid} on ${holder.vm.node}, already ours`);
-      return { vm: holder.vm, cloned: false };
-    }
-    if (holder.kind === 'gone') return 'gone';
-    await logLine(ctx, `VMID ${vmid} is held by another VM; trying the next`);
-    return 'next';
+    // F4: the VMID is taken on the node the clone runs on.
+    if (!messageMatches(err, CONFIG_EXISTS)) throw refusedClone(deps, node, err, ctx.signal);
+    return takenVmid(deps, ctx, spec, vmid);
   }
-  await waitTask(deps, ctx, upid, { what: `clone of template ${node.template} to VM ${vmid}`, budgetSeconds: deps.config.budgets.cloneSeconds });
+  const what = `clone of ${describeTemplate(template)} to VM ${vmid}`;
+  try {
+    await waitTask(deps, ctx, upid, { what, budgetSeconds: deps.config.budgets.cloneSeconds });
+  } catch (err) {
+    // SPEC 23: the VMID is held on another node; pmxcfs refused it inside the task.
+    const exit = taskExitOf(err);
+    if (exit === undefined || !VMID_HELD_ELSEWHERE.test(exit)) throw err;
+    return takenVmid(deps, ctx, spec, vmid);
+  }
   const config = await call(ctx, () => deps.api.getConfig(node.name, vmid, callOpts(ctx)));
   if (config.lock) throw transient(`VM ${vmid} still holds lock '${config.lock}' after its clone ended`);
-  await logLine(ctx, `cloned template ${node.template} on ${node.name} to VM ${vmid}`);
+  await logLine(ctx, `cloned ${describeTemplate(template)} to VM ${vmid} on ${node.name}`);
   return { vm: { node: node.name, vmid, config }, cloned: true };
+}
+
+/** Correction 2: whoever holds the VMID decides: adopt ours, try it again when it went, else the next. */
+async function takenVmid(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, vmid: number): Promise<CloneOutcome | 'next' | 'gone'> {
+  const holder = await holderOfVmid(deps, ctx, spec, vmid);
+  if (holder.kind === 'ours') {
+    await logLine(ctx, `adopted VM ${vmid} on ${holder.vm.node}, already ours`);
+    return { vm: holder.vm, cloned: false };
+  }
+  if (holder.kind === 'gone') return 'gone';
+  await logLine(ctx, `VMID ${vmid} is held by another VM; trying the next`);
+  return 'next';
+}
+
+/** A refused clone, classified; a storage or template the config names wrongly says which key to fix (SPEC 23). */
+function refusedClone(deps: ProviderDeps, node: NodeConfig, err: unknown, signal: AbortSignal): Error {
+  const classified = classifyCall(err, signal);
+  if (messageMatches(err, STORAGE_MISSING) && node.storage !== undefined) {
+    return permanent(`storage '${node.storage}' does not exist in the Proxmox cluster: fix ${nodeKey(deps, node, 'storage')}`, classified);
+  }
+  if (messageMatches(err, CLONE_LOCAL_STORAGE)) {
+    const template = templateOf(node);
+    return permanent(
+      `${describeTemplate(template)} has disks on local storage, so Proxmox cannot clone it to ${node.name}: give ${nodeKey(deps, node, 'template')} a template on ${node.name}, or move the template's disks to shared storage`,
+      classified,
+    );
+  }
+  return classified;
 }

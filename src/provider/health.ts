@@ -1,6 +1,7 @@
 // Health (SPEC 19): every configured node checked concurrently: /version,
 // the node online, the seed storage present with ISO content, the
-// template present and a template. Each failure is a reason an operator
+// template present and a template, and a template on another node on
+// shared storage (SPEC 23). Each failure is a reason an operator
 // can act on.
 import type { NodeConfig } from '../config-types.js';
 import { NotFoundError } from '../errors.js';
@@ -9,6 +10,9 @@ import type { HealthReason, NodeHealth, OperationContext } from './types.js';
 import { callOpts, type ProviderDeps } from './deps.js';
 import { call } from './call.js';
 import { throwIfAborted } from './errors.js';
+import { describeTemplate, nodeKey, templateOf, type TemplateSource } from './template-ref.js';
+import { volumeStorages } from './vm-config.js';
+import type { VmConfig } from '../proxmox/api.js';
 
 type Finding = NodeHealth['reasons'][number];
 
@@ -65,17 +69,31 @@ async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: Nod
 }
 
 async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<Finding | undefined> {
+  const template = templateOf(node);
+  const fix = `fix ${nodeKey(deps, node, 'template')}`;
   try {
-    const config = await call(ctx, () => deps.api.getConfig(node.name, node.template, callOpts(ctx)));
+    const config = await call(ctx, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx)));
     if (Number(config.template) !== 1) {
-      return { reason: 'TemplateNotFound', detail: `VM ${node.template} (${config.name ?? 'unnamed'}) on ${node.name} is not a template` };
+      return { reason: 'TemplateNotFound', detail: `VM ${template.vmid} (${config.name ?? 'unnamed'}) on ${template.node} is not a template; ${fix}` };
     }
+    if (template.target !== undefined) return await crossNodeProblem(deps, ctx, template, config, fix);
     return undefined;
   } catch (err) {
     throwIfAborted(ctx.signal);
-    if (err instanceof NotFoundError) return { reason: 'TemplateNotFound', detail: `template ${node.template} does not exist on ${node.name}` };
+    if (err instanceof NotFoundError) return { reason: 'TemplateNotFound', detail: `template ${template.vmid} does not exist on ${template.node}; ${fix}` };
     return finding(err, 'TemplateNotFound');
   }
+}
+
+/** A template on another node serves this one only when every volume is on shared storage (SPEC 23). */
+async function crossNodeProblem(deps: ProviderDeps, ctx: OperationContext, template: TemplateSource, config: VmConfig, fix: string): Promise<Finding | undefined> {
+  const storages = await call(ctx, () => deps.api.storages(template.node, callOpts(ctx)));
+  const local = volumeStorages(config).filter((id) => storages.find((s) => s.storage === id)?.shared !== 1);
+  if (local.length === 0) return undefined;
+  return {
+    reason: 'TemplateNotFound',
+    detail: `${describeTemplate(template)} cannot serve ${template.target ?? ''}: its disks are on storage that is not shared (${local.join(', ')}), and Proxmox clones to another node only from shared storage; ${fix}, or move its disks to shared storage`,
+  };
 }
 
 export async function health(deps: ProviderDeps, ctx: OperationContext): Promise<NodeHealth[]> {

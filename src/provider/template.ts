@@ -8,6 +8,7 @@ import type { OperationContext } from './types.js';
 import { callOpts, type ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
 import { call } from './call.js';
+import { describeTemplate, nodeKey, templateOf } from './template-ref.js';
 import { bootDisk, cloudInitDrive, diskSizeBytes, GIB } from './vm-config.js';
 
 export async function checkTemplate(
@@ -16,12 +17,13 @@ export async function checkTemplate(
   node: NodeConfig,
   diskGiB: number,
 ): Promise<VmConfig> {
-  const what = `template ${node.template} on node ${node.name}`;
+  const template = templateOf(node);
+  const what = describeTemplate(template);
   let config: VmConfig;
   try {
-    config = await call(ctx, () => deps.api.getConfig(node.name, node.template, callOpts(ctx)));
+    config = await call(ctx, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx)));
   } catch (err) {
-    if (err instanceof NotFoundError) throw permanent(`${what} does not exist; fix proxmox.nodes[].template`, err);
+    if (err instanceof NotFoundError) throw permanent(`${what} does not exist; fix ${nodeKey(deps, node, 'template')}`, err);
     throw err;
   }
   const wrong = templateProblem(config, diskGiB);

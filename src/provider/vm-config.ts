@@ -75,3 +75,21 @@ export function diskSizeBytes(value: string | number | undefined): number | unde
 }
 
 export const GIB = 2 ** 30;
+
+const VOLUME_KEY = /^(ide|sata|scsi|virtio|efidisk|tpmstate)\d+$/;
+
+/**
+ * The storages a config's volumes live on, cdroms included but not `none`
+ * or `cdrom`: what Proxmox requires to be shared before it clones a VM to
+ * another node (Qemu.pm check_storage_access_clone, SPEC 23).
+ */
+export function volumeStorages(config: Config): string[] {
+  const storages = new Set<string>();
+  for (const [key, value] of Object.entries(config)) {
+    if (!VOLUME_KEY.test(key) || value === undefined) continue;
+    const file = String(value).split(',')[0] ?? '';
+    const colon = file.indexOf(':');
+    if (colon > 0) storages.add(file.slice(0, colon));
+  }
+  return [...storages];
+}
