@@ -94,3 +94,26 @@ export function tallyJobs(views: Map<string, JobView | undefined>): JobTally {
   }
   return tally;
 }
+
+/** A VM the run planted that is not ours (SPEC 23: at a name's uid VMID on another node). */
+export interface ForeignVm {
+  vmid: number;
+  node: string;
+  name: string;
+}
+
+/** Every planted foreign VM still there, on its node, with its name and no mark of ours. */
+export function foreignViolations(state: SimStateView, foreign: ForeignVm[]): string[] {
+  const problems: string[] = [];
+  for (const planted of foreign) {
+    const vm = state.vms.find((v) => v.vmid === planted.vmid);
+    if (vm === undefined) problems.push(`foreign VM ${planted.vmid} (${planted.name}) on ${planted.node} is gone`);
+    else if (vm.node !== planted.node || vm.config.name !== planted.name || parseMark(vm.config.description) !== undefined) {
+      problems.push(`foreign VM ${planted.vmid} (${planted.name}) on ${planted.node} was changed: now ${vm.config.name ?? '(no name)'} on ${vm.node}`);
+    }
+  }
+  const vmids = state.vms.map((v) => v.vmid);
+  const twice = vmids.filter((id, i) => vmids.indexOf(id) !== i);
+  if (twice.length > 0) problems.push(`the cluster holds VMID ${[...new Set(twice)].join(', ')} twice`);
+  return problems;
+}

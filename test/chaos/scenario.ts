@@ -11,7 +11,8 @@ import { createProvisionerClient, type JobView, type ProvisionerClient } from '.
 import { loadConfig } from '../../src/config.js';
 import { SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
-import { stateViolations, tallyJobs, type Desired, type JobTally, type SimStateView } from './invariants.js';
+import { vmidForUid } from '../../src/provider/identity.js';
+import { foreignViolations, stateViolations, tallyJobs, type Desired, type ForeignVm, type JobTally, type SimStateView } from './invariants.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 
 export interface ChaosOptions {
@@ -173,12 +174,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const config = loadConfig({ env: {}, overrides: { redis: { url: redisUrl, prefix } } });
     client = createProvisionerClient({ redisUrl, prefix, config });
     const producer = client;
+    const names = Array.from({ length: options.names }, (_, i) => `chaos-${i}`);
+    const foreign = await plantForeign(sim, names, config.proxmox.vmidRange);
     await sim.control('POST', '/_sim/faults', FAULTS);
 
     // The drive: every name runs its own random sequence, all at once.
     const jobIds = new Set<string>();
     const lastIntent = new Map<string, 'present' | 'absent'>();
-    const names = Array.from({ length: options.names }, (_, i) => `chaos-${i}`);
     const plans = names.map((name) => {
       const steps = 1 + Math.floor(random() * 4);
       const ops: { verb: 'create' | 'delete'; afterMs: number }[] = [];
@@ -190,7 +192,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         for (const op of ops) {
           await sleep(op.afterMs);
           const result = await persist(
-            () => (op.verb === 'create' ? producer.createVm({ name, uid: `uid-${name}`, waitForAddress: true }) : producer.deleteVm({ name })),
+            () => (op.verb === 'create' ? producer.createVm({ name, uid: uidOf(name), waitForAddress: true }) : producer.deleteVm({ name })),
             () => (report.producerRetries += 1),
           );
           jobIds.add(result.jobId);
@@ -260,7 +262,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       desired.push({ name, state: record.state, ...(record.uid !== undefined ? { uid: record.uid } : {}) });
     }
     const state = await sim.control<SimStateView>('GET', '/_sim/state');
-    report.violations.push(...stateViolations(state, desired), ...report.tally.problems);
+    report.violations.push(...stateViolations(state, desired), ...foreignViolations(state, foreign), ...report.tally.problems);
     if (sweepView.state !== 'completed') report.violations.push(`the reconcile sweep ended ${sweepView.state}: ${sweepView.failedReason ?? ''}`);
     report.seconds = (Date.now() - started) / 1000;
     // The story of every name a violation mentions, from its jobs' logs.
@@ -283,6 +285,25 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     redis.disconnect();
     await privateRedis?.close();
   }
+}
+
+/** The uid of a name in the drive (every create of a name carries it). */
+const uidOf = (name: string): string => `uid-${name}`;
+
+/**
+ * SPEC 23: a foreign VM at every fourth name's uid VMID on pve2, so its
+ * creates meet the VMID taken on the node they clone on (F4) or on the other
+ * node (the collision inside the clone task), and must probe forward.
+ */
+async function plantForeign(sim: SimChild, names: string[], range: { min: number; max: number }): Promise<ForeignVm[]> {
+  const planted: ForeignVm[] = [];
+  for (const [i, name] of names.entries()) {
+    if (i % 4 !== 0) continue;
+    const vm = { vmid: vmidForUid(uidOf(name), range), node: 'pve2', name: `foreign-${i}` };
+    await sim.control('POST', '/_sim/vms', { node: vm.node, vmid: vm.vmid, config: { name: vm.name, memory: 512 }, status: 'running' });
+    planted.push(vm);
+  }
+  return planted;
 }
 
 async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
