@@ -26,6 +26,10 @@ export const fakeErrors = {
   destroyRunning: (vmid: number) => apiError(500, `VM ${vmid} is running - destroy failed`),
   /** F9 */
   tagInvalid: () => apiError(400, PARAMS, { tags: 'invalid format - invalid characters in tag' }),
+  /** Qemu.pm $check_drive_param: an ISO attached without `media=cdrom`. */
+  mediaCdromRequired: (key: string) => apiError(400, PARAMS, { [key]: "explicit 'media=cdrom' is required for iso images" }),
+  /** Qemu.pm create_disks: a volume that is not there (a plain die). */
+  volumeMissing: (volid: string) => apiError(500, `volume ${volid} does not exist`),
   /** F12 */
   uploadWrongExtension: () => apiError(400, PARAMS, { filename: 'wrong file extension' }),
   /** F15 */
@@ -37,18 +41,43 @@ export const fakeErrors = {
   authFailed: () => apiError(401, 'Authentication failed!'),
   /** Proxy errors on an unreachable node. */
   noRouteToHost: () => apiError(595, 'No route to host'),
-  storageMissing: (storage: string) => apiError(500, `fake: storage '${storage}' does not exist`),
+  /** Storage.pm storage_config: a plain die, so a 500 (audit 2c). */
+  storageMissing: (storage: string) => apiError(500, `storage '${storage}' does not exist`),
+  /** clone_vm: `storage` with a linked clone (a plain die). */
+  linkedCloneStorage: () => apiError(500, "parameter 'storage' not allowed for linked clones"),
+  /** clone_vm: `target` when a disk of the source is on local storage. */
+  cloneTargetLocal: (target: string) => apiError(500, `can't clone VM to node '${target}' (VM uses local storage)`),
+  /** clone_vm: `target` with a `storage` that is not shared. */
+  cloneTargetStorageNotShared: (storage: string) => apiError(500, `can't clone to non-shared storage '${storage}'`),
+  /** raise_perm_exc, e.g. clone's Datastore.AllocateSpace check before the fork. */
+  forbidden: (path: string, privilege: string) => apiError(403, `Permission check failed (${path}, ${privilege})`),
   /** A task asked of a node that does not run it: no fixture; the simulator's answer (src/sim/handlers/tasks.ts). */
   noSuchTask: () => apiError(400, PARAMS, { upid: 'no such task' }),
-  diskMissing: (disk: string) => apiError(500, `fake: no such disk '${disk}'`),
   noSuchNode: (node: string) => apiError(595, `fake: no such node '${node}'`),
   injected: (text: string) => apiError(500, `fake: ${text}`),
 } as const;
 
-/** Task exit texts (F16, F20); `fake:` for those no host produced. */
+/**
+ * Task exit texts (F16, F20, and the Proxmox source where no fact covers
+ * them): a task that dies on a plain `die` ends with its text, one that
+ * dies on a PVE::Exception with `<code> <text>` (Exception.pm stringify).
+ */
 export const fakeTaskExits = {
   shrink: 'shrinking disks is not supported',
-  alreadyRunning: (vmid: number) => `fake: VM ${vmid} already running`,
+  /** QemuServer vm_start */
+  alreadyRunning: (vmid: number) => `VM ${vmid} already running`,
+  /** QemuServer vm_start */
+  startTemplate: "you can't start a vm if it's a template",
+  /** F2's text, raised inside the task (start, stop and resize load the config in the worker). */
+  configMissing: (node: string, vmid: number) => `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`,
+  /** F7's text, raised by check_lock inside the task (resize, start, stop, destroy). */
+  vmLocked: (lock: string) => `VM is locked (${lock})`,
+  /** Qemu.pm resize_vm */
+  diskMissing: (disk: string) => `disk '${disk}' does not exist`,
+  /** A clone onto a VMID a VM on another node holds: pmxcfs refuses the rename (File.pm file_set_contents, audit 2b). */
+  vmidElsewhere: (node: string, vmid: number) => `close (rename) atomic file '/etc/pve/nodes/${node}/qemu-server/${vmid}.conf' failed: File exists`,
+  /** raise_perm_exc inside a worker: the code comes first (audit 4c). */
+  forbidden: (path: string, privilege: string) => `403 Permission check failed (${path}, ${privilege})`,
 } as const;
 
 /** The calls of each maker that reproduce a fixture exactly; makers not listed here must produce `fake:` texts. */
@@ -72,12 +101,19 @@ export const FIXTURE_SAMPLES: { fixture: string; make: () => ProxmoxApiError }[]
  * Makers no fixture captured but the simulator answers alike; the contract
  * suite (test/sim/contract.test.ts) holds each against it.
  */
-export const SIMULATOR_SAMPLES: (() => ProxmoxApiError)[] = [() => fakeErrors.noSuchTask()];
+export const SIMULATOR_SAMPLES: (() => ProxmoxApiError)[] = [
+  () => fakeErrors.noSuchTask(),
+  () => fakeErrors.storageMissing('x'),
+  () => fakeErrors.linkedCloneStorage(),
+  () => fakeErrors.cloneTargetLocal('pv1-2'),
+  () => fakeErrors.cloneTargetStorageNotShared('local-lvm'),
+  () => fakeErrors.forbidden('/storage/local-lvm', 'Datastore.AllocateSpace'),
+  () => fakeErrors.mediaCdromRequired('ide2'),
+  () => fakeErrors.volumeMissing('proxy-seeds:iso/none.iso'),
+];
 
 /** Makers whose texts were never seen on a host, with sample arguments. */
 export const FAKE_ONLY_SAMPLES: (() => ProxmoxApiError)[] = [
-  () => fakeErrors.storageMissing('x'),
-  () => fakeErrors.diskMissing('scsi9'),
   () => fakeErrors.noSuchNode('x'),
   () => fakeErrors.injected('x'),
 ];

@@ -2,11 +2,35 @@
 // the provider tests, the job-service tests and the simulator's contract
 // tests. It reproduces what the seeds' facts describe:
 //   - a clone creates a locked entry at once, with no name and status
-//     `unknown` in /cluster/resources (F8); it gets its name, mark and
-//     config from the template when its task ends;
-//   - a clone onto a taken VMID is refused synchronously (F4);
+//     `unknown` in /cluster/resources (F8), and a config that is only
+//     qemu-server's temporary file (`lock: clone`, audit 12d); it gets
+//     its name, mark and config from the template when its task ends;
+//   - a VMID is unique in the cluster (pmxcfs): a clone onto a VMID held
+//     on the same node is refused synchronously (F4), one held on another
+//     node answers a UPID whose task fails with `close (rename) atomic
+//     file '/etc/pve/nodes/<node>/qemu-server/<vmid>.conf' failed: File
+//     exists` (audit 2b);
+//   - clone's early checks in clone_vm's order: `storage 'x' does not
+//     exist` (500), no images (F15), the source's lock (F7), `storage`
+//     with a linked clone, Datastore.AllocateSpace on each disk's storage
+//     (403, `denyAllocateSpace`), `target` only when every disk is on
+//     shared storage; with `target` the new VM sits on the source node
+//     until its task ends, then moves; `description` is set only when
+//     non-empty;
 //   - writes to a locked VM answer `VM is locked (clone)` (F7), but a
-//     start is accepted and its task waits for the lock (F3);
+//     start is accepted and its task waits for the clone (F3);
+//   - the checks Proxmox runs inside a task fail the task, not the call
+//     (audit 4b, 5): resize's lock, missing disk and storage permission
+//     (`denyAllocateSpace` gives the exit `403 Permission check failed
+//     (/storage/<s>, Datastore.AllocateSpace)`, audit 4c); start's
+//     missing VM, template refusal, lock and `already running`; stop's
+//     missing VM and lock; destroy's lock (its running and F2 checks stay
+//     synchronous);
+//   - /cluster/resources: `lock` and `tags` are live and present only
+//     when set; name, status and template come from pvestatd, which with
+//     `statdEvery: n` refreshes them only every n-th resources call (or
+//     on `statdCycle()`), so a finished clone stays nameless with status
+//     `unknown` until then (audit 7); by default every call is fresh;
 //   - tasks run for `taskPolls` status polls, then end OK, `WARNINGS: n`
 //     (with WARN lines in their log) or failed (F16); their UPID names
 //     the node that ran them, and asking another node is `400 upid: no
@@ -24,6 +48,9 @@
 // Use:
 //   const pve = new FakeProxmox();               // pv1-1 with proxy-seeds, local-lvm, template 9001
 //   const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }], taskPolls: 2 });
+//   const pve = new FakeProxmox({ nodes: [...], sharedTemplate: true });  // + vm-shared and template 9200 on the first node
+//   pve.denyAllocateSpace.add('local-lvm');      // resize task ends `403 Permission check failed (...)`
+//   pve.statdEvery = 3; pve.statdCycle();        // pvestatd lag in /cluster/resources
 //   pve.addVm({ vmid: 150, node: 'pv1-1', config: { name: 'x' }, status: 'running' });
 //   pve.on('clone', (args) => { ... });         // runs before each clone; throw to fail it
 //   pve.count('taskStatus'); pve.callsTo('putConfig');
@@ -139,12 +166,31 @@ export interface FakeProxmoxOptions {
   apiNode?: string;
   /** Add template 9001 (F19) on every node, at 9001, 9002, ... in node order (default true). */
   templates?: boolean;
+  /**
+   * Add storage `vm-shared` (images, shared) to every node and template
+   * 9200 `debian-13-shared` on the first node, its disks on vm-shared, so
+   * any node can clone it with `target` (default false).
+   */
+  sharedTemplate?: boolean;
+  /** pvestatd refreshes the resources entries every n-th clusterResources call; 0 (default) = always fresh. */
+  statdEvery?: number;
+}
+
+/** pvestatd's view of a VM (RRD): what /cluster/resources shows of it until the next cycle. */
+interface StatdEntry {
+  name?: string;
+  status: string;
+  template?: 0 | 1;
+  maxcpu?: number;
+  maxmem?: number;
 }
 
 const TEMPLATE_9001 = fixtureData<VmConfig>('config_template_9001');
 export const DEFAULT_TEMPLATE = 9001;
 export const DEFAULT_NODE = 'pv1-1';
 export const SEED_STORAGE = 'proxy-seeds';
+export const SHARED_STORAGE = 'vm-shared';
+export const SHARED_TEMPLATE = 9200;
 
 const TAG_RULE = /^[a-z0-9_][a-z0-9_+.-]*$/i;
 
@@ -163,6 +209,12 @@ export class FakeProxmox implements ProxmoxApi {
   apiNode: string | undefined;
   /** Storages whose volume delete is refused with 403 (F13). */
   readonly deleteForbidden = new Set<string>();
+  /** Storages without Datastore.AllocateSpace: clone answers 403, resize's task ends `403 Permission check failed (...)`. */
+  readonly denyAllocateSpace = new Set<string>();
+  /** See FakeProxmoxOptions.statdEvery. */
+  statdEvery: number;
+  private statdCalls = 0;
+  private readonly statd = new Map<number, StatdEntry>();
   private readonly hooks = new Map<FakeMethod, FakeHook[]>();
   private readonly nextOutcome = new Map<string, TaskOutcome[]>();
   private pid = 0x0a1000;
@@ -171,25 +223,46 @@ export class FakeProxmox implements ProxmoxApi {
   constructor(options: FakeProxmoxOptions = {}) {
     this.taskPolls = options.taskPolls ?? 1;
     this.apiNode = options.apiNode;
-    for (const node of options.nodes ?? [{ name: DEFAULT_NODE }]) this.addNode(node);
+    this.statdEvery = options.statdEvery ?? 0;
+    const shared = options.sharedTemplate ?? false;
+    for (const node of options.nodes ?? [{ name: DEFAULT_NODE }]) this.addNode(shared ? { ...node, storages: [...defaultStorages(node), sharedStorage()] } : node);
     if (options.templates ?? true) {
       this.nodeList.forEach((n, i) => this.addTemplate(n.name, DEFAULT_TEMPLATE + i));
+    }
+    const first = this.nodeList[0];
+    if (shared && first !== undefined) this.addSharedTemplate(first.name);
+    this.statdCycle();
+  }
+
+  /** Template 9200 `debian-13-shared`: template 9001's config with its disks on vm-shared. */
+  addSharedTemplate(node: string, vmid = SHARED_TEMPLATE): FakeVm {
+    const config = copy(TEMPLATE_9001);
+    for (const [key, value] of Object.entries(config)) {
+      if (typeof value === 'string' && DISK_KEY.test(key)) config[key] = value.replace(/^local-lvm:base-9001-/, `${SHARED_STORAGE}:base-${vmid}-`);
+    }
+    return this.addVm({ vmid, node, config: { ...config, name: 'debian-13-shared' } });
+  }
+
+  /** Runs a pvestatd cycle: the resources entries show every VM as it is now. */
+  statdCycle(): void {
+    this.statd.clear();
+    for (const vm of this.vms.values()) {
+      if (vm.cloning) continue;
+      this.statd.set(vm.vmid, {
+        ...(vm.config.name !== undefined ? { name: String(vm.config.name) } : {}),
+        // F14: resources shows a paused VM as plain running.
+        status: vm.status,
+        template: vm.config.template === 1 ? 1 : 0,
+        maxcpu: Number(vm.config.cores ?? 1),
+        maxmem: Number(vm.config.memory ?? 512) * 2 ** 20,
+      });
     }
   }
 
   // ---- building the world ----
 
   addNode(init: FakeNodeInit): void {
-    this.nodeList.push({
-      status: 'online',
-      maxmem: 64 * 2 ** 30,
-      mem: 8 * 2 ** 30,
-      ...init,
-      storages: init.storages ?? [
-        { storage: 'local-lvm', content: 'rootdir,images', type: 'lvmthin' },
-        { storage: SEED_STORAGE, content: 'iso', type: 'dir' },
-      ],
-    });
+    this.nodeList.push({ status: 'online', maxmem: 64 * 2 ** 30, mem: 8 * 2 ** 30, ...init, storages: defaultStorages(init) });
   }
 
   node(name: string): FakeNodeInit & { storages: FakeStorageInit[] } {
@@ -203,6 +276,7 @@ export class FakeProxmox implements ProxmoxApi {
     return this.addVm({ vmid, node, config: { ...copy(TEMPLATE_9001), ...overrides } });
   }
 
+  /** Plants a VM; a VMID is unique in the cluster, so one already held (on any node) is replaced. */
   addVm(init: FakeVmInit): FakeVm {
     const vm: FakeVm = {
       vmid: init.vmid,
@@ -311,6 +385,8 @@ export class FakeProxmox implements ProxmoxApi {
     if (type === 'node') {
       return this.nodeList.map((n) => ({ id: `node/${n.name}`, type: 'node', ...this.nodeEntry(n) }));
     }
+    this.statdCalls += 1;
+    if (this.statdEvery <= 0 || this.statdCalls % this.statdEvery === 0) this.statdCycle();
     return [...this.vms.values()].map((vm) => this.resourceEntry(vm));
   }
 
@@ -330,12 +406,16 @@ export class FakeProxmox implements ProxmoxApi {
         // F9: `;` or `,` separate tags; a space or `!` inside one is refused, not split on.
         const tags = String(value).split(/[;,]/).filter((t) => t !== '');
         if (!tags.every((t) => TAG_RULE.test(t))) throw fakeErrors.tagInvalid();
-        next.tags = tags.map((t) => t.toLowerCase()).join(';');
+        // get_unique_tags: lowercase, sorted, each once.
+        next.tags = [...new Set(tags.map((t) => t.toLowerCase()))].sort().join(';');
+      } else if (DISK_KEY.test(key) && typeof value === 'string') {
+        next[key] = this.checkedDrive(vm.node, key, value);
+        // Only a CD-ROM drive is appended to the boot order (F19, audit 3).
+        if (vm.config[key] === undefined && /(^|,)media=cdrom(,|$)/.test(value)) next.boot = withInBootOrder(next.boot, key);
       } else {
         next[key] = value;
       }
     }
-    if (params.ide2 !== undefined) next.boot = withIde2InBootOrder(next.boot);
     vm.config = next;
   }
 
@@ -355,69 +435,112 @@ export class FakeProxmox implements ProxmoxApi {
 
   async clone(node: string, templateVmid: number, params: CloneParams, opts?: CallOptions): Promise<Upid> {
     await this.enter('clone', [node, templateVmid, copy(params)], opts);
-    const template = this.qemuOn(node, templateVmid);
-    const target = params.target ?? node;
+    // clone_vm's $load_and_check, in its order.
+    const target = params.target !== undefined && params.target !== node ? params.target : undefined;
+    if (target !== undefined) this.node(target);
     if (params.storage !== undefined) {
-      const storage = this.node(target).storages.find((s) => s.storage === params.storage);
-      if (!storage) throw fakeErrors.storageMissing(params.storage);
+      const storage = this.storageAnywhere(params.storage);
       if (!storage.content.split(',').includes('images')) throw fakeErrors.storageNoImages(params.storage);
+      if (target !== undefined && storage.shared !== true) throw fakeErrors.cloneTargetStorageNotShared(params.storage);
     }
-    if (this.vms.has(params.newid)) throw fakeErrors.configExists(params.newid);
-    const vm = this.addVm({ vmid: params.newid, node: target, config: { lock: 'clone' }, cloning: true });
-    vm.clonedFull = params.full;
+    const template = this.qemuOn(node, templateVmid);
+    if (template.config.lock) throw fakeErrors.vmLocked(String(template.config.lock));
+    const full = params.full;
+    if (params.storage !== undefined && !full) throw fakeErrors.linkedCloneStorage();
+    let sharedVm = true;
+    for (const volid of diskVolids(template.config)) {
+      const sid = volid.slice(0, volid.indexOf(':'));
+      if (this.storageAnywhere(sid).shared !== true) sharedVm = false;
+      const checked = params.storage ?? sid;
+      if (this.denyAllocateSpace.has(checked)) throw fakeErrors.forbidden(`/storage/${checked}`, 'Datastore.AllocateSpace');
+    }
+    if (target !== undefined && !sharedVm) throw fakeErrors.cloneTargetLocal(target);
+    const held = this.vms.get(params.newid);
+    if (held !== undefined && held.node === node) throw fakeErrors.configExists(params.newid);
+    if (held !== undefined) {
+      // audit 2b: pmxcfs refuses the temporary config inside the worker; nothing is created.
+      return this.startTask(node, 'qmclone', String(templateVmid), () => ({
+        exitstatus: fakeTaskExits.vmidElsewhere(node, params.newid),
+        log: [`creating a clone of VM ${templateVmid} with ID ${params.newid}`],
+      }));
+    }
+    // qemu-server's temporary file until the disks are copied (audit 12d).
+    const vm = this.addVm({ vmid: params.newid, node, config: { lock: 'clone', description: 'qmclone temporary file' }, cloning: true });
+    vm.clonedFull = full;
     return this.startTask(node, 'qmclone', String(templateVmid), () => {
-      const config: VmConfig = { ...copy(template.config), name: params.name, description: params.description };
+      const config: VmConfig = { ...copy(template.config), name: params.name };
+      if (params.description) config.description = params.description;
+      else delete config.description;
       delete config.template;
       delete config.digest;
       if (typeof config.net0 === 'string') config.net0 = this.freshMac(config.net0);
       vm.config = config;
       vm.cloning = false;
-      return { exitstatus: 'OK' };
+      // move_config_to_node: the clone lands on the target once its task ends.
+      if (target !== undefined) vm.node = target;
+      return { exitstatus: 'OK', log: [`creating a clone of VM ${templateVmid} with ID ${params.newid}`] };
     });
   }
 
   async resize(node: string, vmid: number, disk: string, size: string, opts?: CallOptions): Promise<Upid> {
     await this.enter('resize', [node, vmid, disk, size], opts);
-    const vm = this.qemuOn(node, vmid);
-    if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
-    const current = vm.config[disk];
-    if (current === undefined) throw fakeErrors.diskMissing(disk);
-    return this.startTask(node, 'qmresize', String(vmid), () => {
+    // resize_vm loads the config and checks everything inside its worker (audit 4b).
+    return this.startTask(node, 'resize', String(vmid), () => {
+      const vm = this.vms.get(vmid);
+      if (!vm || vm.node !== node || vm.kind !== 'qemu') return { exitstatus: fakeTaskExits.configMissing(node, vmid) };
+      if (vm.config.lock) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)) };
+      const current = vm.config[disk];
+      if (current === undefined) return { exitstatus: fakeTaskExits.diskMissing(disk) };
+      const storage = String(current).split(':')[0] ?? '';
+      if (this.denyAllocateSpace.has(storage)) return { exitstatus: fakeTaskExits.forbidden(`/storage/${storage}`, 'Datastore.AllocateSpace') };
       const have = sizeBytes(String(current));
       const want = size.startsWith('+') ? have + sizeBytes(`size=${size.slice(1)}`) : sizeBytes(`size=${size}`);
       if (want < have) return { exitstatus: fakeTaskExits.shrink };
-      vm.config[disk] = String(vm.config[disk]).replace(/size=[^,]*/, `size=${formatSize(want)}`);
+      vm.config[disk] = String(current).replace(/size=[^,]*/, `size=${formatSize(want)}`);
       return { exitstatus: 'OK' };
     });
   }
 
   async start(node: string, vmid: number, opts?: CallOptions): Promise<Upid> {
     await this.enter('start', [node, vmid], opts);
-    const vm = this.qemuOn(node, vmid);
+    // vm_start loads the config inside its worker, under the lock file a clone holds (F3).
+    const waited = this.vms.get(vmid)?.cloning === true;
     return this.startTask(
       node,
       'qmstart',
       String(vmid),
       () => {
-        if (vm.status === 'running') return { exitstatus: fakeTaskExits.alreadyRunning(vmid) };
+        const vm = this.vms.get(vmid);
+        if (!vm || vm.node !== node || vm.kind !== 'qemu') return { exitstatus: fakeTaskExits.configMissing(node, vmid) };
+        const log = waited ? ['trying to acquire lock...', ' OK'] : [];
+        if (vm.config.template === 1) return { exitstatus: fakeTaskExits.startTemplate, log };
+        if (vm.config.lock) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)), log };
+        if (vm.status === 'running') return { exitstatus: fakeTaskExits.alreadyRunning(vmid), log };
         vm.status = 'running';
         vm.qmpstatus = 'running';
         vm.agentCallsSinceStart = 0;
-        return { exitstatus: 'OK', log: ['trying to acquire lock...', ' OK'] };
+        return { exitstatus: 'OK', log };
       },
-      () => !vm.config.lock,
+      () => this.vms.get(vmid)?.cloning !== true,
     );
   }
 
   async stop(node: string, vmid: number, opts?: CallOptions): Promise<Upid> {
     await this.enter('stop', [node, vmid], opts);
-    const vm = this.qemuOn(node, vmid);
-    if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
-    return this.startTask(node, 'qmstop', String(vmid), () => {
-      vm.status = 'stopped';
-      vm.qmpstatus = 'stopped';
-      return { exitstatus: 'OK' };
-    });
+    return this.startTask(
+      node,
+      'qmstop',
+      String(vmid),
+      () => {
+        const vm = this.vms.get(vmid);
+        if (!vm || vm.node !== node || vm.kind !== 'qemu') return { exitstatus: fakeTaskExits.configMissing(node, vmid) };
+        if (vm.config.lock) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)) };
+        vm.status = 'stopped';
+        vm.qmpstatus = 'stopped';
+        return { exitstatus: 'OK' };
+      },
+      () => this.vms.get(vmid)?.cloning !== true,
+    );
   }
 
   /** The destroy parameters each VM was destroyed with, by VMID. */
@@ -425,10 +548,11 @@ export class FakeProxmox implements ProxmoxApi {
 
   async destroy(node: string, vmid: number, params: DestroyParams, opts?: CallOptions): Promise<Upid> {
     await this.enter('destroy', [node, vmid, copy(params)], opts);
+    // destroy_vm's early checks are F2 and the running refusal; its lock check runs in the worker.
     const vm = this.qemuOn(node, vmid);
-    if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
     if (vm.status === 'running') throw fakeErrors.destroyRunning(vmid);
     return this.startTask(node, 'qmdestroy', String(vmid), () => {
+      if (vm.config.lock) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)) };
       this.vms.delete(vmid);
       this.destroyed.set(vmid, params);
       return { exitstatus: 'OK' };
@@ -438,9 +562,11 @@ export class FakeProxmox implements ProxmoxApi {
   async agentInterfaces(node: string, vmid: number, opts?: CallOptions): Promise<AgentInterface[]> {
     await this.enter('agentInterfaces', [node, vmid], opts);
     const vm = this.qemuOn(node, vmid);
-    // Proxmox's order: running, then configured, then the agent's ping (F5).
+    // assert_agent_available's order (audit 6): an `agent` line at all, running, then the ping,
+    // which fails for an agent switched off with `agent: 0`.
+    if (vm.config.agent === undefined) throw fakeErrors.agentNotConfigured();
     if (vm.status !== 'running') throw fakeErrors.vmNotRunning(vmid);
-    if (!agentEnabled(vm.config)) throw fakeErrors.agentNotConfigured();
+    if (!agentEnabled(vm.config)) throw fakeErrors.agentNotRunning();
     vm.agentCallsSinceStart += 1;
     if (vm.qmpstatus === 'paused' || !vm.agent.installed || vm.agentCallsSinceStart <= vm.agent.callsBeforeUp) {
       throw fakeErrors.agentNotRunning();
@@ -514,20 +640,17 @@ export class FakeProxmox implements ProxmoxApi {
     return { node: n.name, status: n.status ?? 'online', maxmem: n.maxmem ?? 0, mem: n.mem ?? 0, maxcpu: 16, cpu: 0.04, uptime: 1209700 };
   }
 
+  /** `lock` and `tags` live from the config, present only when set; the rest from pvestatd's last cycle (audit 7). */
   private resourceEntry(vm: FakeVm): ClusterResource {
     const base: ClusterResource = { id: `${vm.kind}/${vm.vmid}`, type: vm.kind, vmid: vm.vmid, node: vm.node };
     const lock = vm.config.lock;
-    if (vm.cloning) return { ...base, lock: lock ?? 'clone', status: 'unknown' };
+    const tags = vm.config.tags;
+    const seen = this.statd.get(vm.vmid);
     return {
       ...base,
-      ...(vm.config.name !== undefined ? { name: vm.config.name } : {}),
-      // F14: resources shows a paused VM as plain running.
-      status: vm.status,
-      template: vm.config.template === 1 ? 1 : 0,
-      tags: vm.config.tags ?? '',
-      ...(lock ? { lock } : {}),
-      maxcpu: Number(vm.config.cores ?? 1),
-      maxmem: Number(vm.config.memory ?? 512) * 2 ** 20,
+      ...(seen === undefined ? { status: 'unknown' } : seen),
+      ...(tags !== undefined && tags !== '' ? { tags: String(tags) } : {}),
+      ...(lock ? { lock: String(lock) } : {}),
     };
   }
 
@@ -535,6 +658,26 @@ export class FakeProxmox implements ProxmoxApi {
     const vm = this.vms.get(vmid);
     if (!vm || vm.node !== node || vm.kind !== 'qemu') throw fakeErrors.configMissing(node, vmid);
     return vm;
+  }
+
+  /** $check_drive_param and create_disks for an ISO volume: `media=cdrom` required, the volume must exist. */
+  private checkedDrive(node: string, key: string, value: string): string {
+    const volid = value.split(',')[0] ?? '';
+    const iso = /^([^:]+):iso\/./.exec(volid);
+    if (iso === null) return value;
+    if (!/(^|,)media=cdrom(,|$)/.test(value)) throw fakeErrors.mediaCdromRequired(key);
+    const storage = iso[1] ?? '';
+    if (!this.node(node).storages.some((s) => s.storage === storage) || !this.storageVolumes(node, storage).has(volid)) throw fakeErrors.volumeMissing(volid);
+    return value;
+  }
+
+  /** storage_config: the storage as the cluster's storage.cfg has it, on any node. */
+  private storageAnywhere(storage: string): FakeStorageInit {
+    for (const n of this.nodeList) {
+      const found = n.storages.find((s) => s.storage === storage);
+      if (found) return found;
+    }
+    throw fakeErrors.storageMissing(storage);
   }
 
   private isoStorage(node: string, storage: string): void {
@@ -593,19 +736,45 @@ export class FakeProxmox implements ProxmoxApi {
   }
 }
 
+const DISK_KEY = /^(ide|sata|scsi|virtio)\d+$|^(efidisk0|tpmstate0)$/;
+
+/** The volids of a config's disks, CD-ROMs left out. */
+function diskVolids(config: VmConfig): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(config)) {
+    if (!DISK_KEY.test(key) || typeof value !== 'string' || /(^|,)media=cdrom(,|$)/.test(value)) continue;
+    const volid = value.split(',')[0] ?? '';
+    if (volid.includes(':')) out.push(volid);
+  }
+  return out;
+}
+
+function defaultStorages(init: FakeNodeInit): FakeStorageInit[] {
+  return (
+    init.storages ?? [
+      { storage: 'local-lvm', content: 'rootdir,images', type: 'lvmthin' },
+      { storage: SEED_STORAGE, content: 'iso', type: 'dir' },
+    ]
+  );
+}
+
+function sharedStorage(): FakeStorageInit {
+  return { storage: SHARED_STORAGE, content: 'images', type: 'nfs', shared: true };
+}
+
 function agentEnabled(config: VmConfig): boolean {
   const agent = String(config.agent ?? '0');
   return /^(1|enabled=1)(,|$)/.test(agent) || /(^|,)enabled=1(,|$)/.test(agent);
 }
 
-/** F19: attaching ide2 appends it to the boot order. */
-function withIde2InBootOrder(boot: string | number | undefined): string {
+/** F19: attaching a CD-ROM drive appends it to the boot order. */
+function withInBootOrder(boot: string | number | undefined, key: string): string {
   const text = String(boot ?? '');
   const m = /(^|,)order=([^,]*)/.exec(text);
-  if (!m) return text === '' ? 'order=ide2' : text;
+  if (!m) return text;
   const order = (m[2] ?? '').split(';').filter((d) => d !== '');
-  if (order.includes('ide2')) return text;
-  return text.replace(/order=[^,]*/, `order=${[...order, 'ide2'].join(';')}`);
+  if (order.includes(key)) return text;
+  return text.replace(/order=[^,]*/, `order=${[...order, key].join(';')}`);
 }
 
 const UNITS: Record<string, number> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
