@@ -3,7 +3,7 @@
 // a template on another node cloned with `target`, failures that name what
 // to fix instead of being retried.
 import { expect } from 'chai';
-import { PermanentError } from '../../src/errors.js';
+import { PermanentError, TransientError } from '../../src/errors.js';
 import { kindOf } from '../../src/proxmox/classify.js';
 import { vmidForUid } from '../../src/provider/identity.js';
 import type { CreateSpec } from '../../src/provider/types.js';
@@ -44,12 +44,25 @@ describe('a real cluster (SPEC 23)', () => {
     const result = await h.provider.create(spec({ node: 'pv1-1' }), h.ctx);
     expect(result).to.deep.include({ vmid: NEXT, node: 'pv1-1', state: 'Running' });
     expect(h.pve.callsTo('clone').map((c) => (c.args[2] as { newid: number }).newid)).to.deep.equal([VMID, NEXT]);
+    // The first clone was accepted and failed inside its task, as pmxcfs refuses the config there.
+    const clones = [...pve.tasks.values()].filter((t) => t.type === 'qmclone').map((t) => t.done?.exitstatus);
+    expect(clones).to.have.length(2);
+    expect(clones[0]).to.match(/^close \(rename\) atomic file '[^']+\/qemu-server\/\d+\.conf' failed: File exists$/);
+    expect(clones[1]).to.equal('OK');
     expect(pve.vm(VMID)).to.include({ node: 'pv1-2', status: 'running' });
     expect(pve.vm(VMID)?.config).to.deep.equal(before);
     expect(h.pve.methods().filter((m) => ['putConfig', 'resize', 'start', 'stop', 'destroy'].includes(m)).length).to.be.greaterThan(0);
     for (const write of ['putConfig', 'resize', 'start', 'stop', 'destroy'] as const) {
       expect(h.pve.callsTo(write).every((c) => c.args[1] !== VMID), `${write} never touches the foreign VM`).to.equal(true);
     }
+  });
+
+  it('a clone task that fails for another reason is Transient and probes no further VMID', async () => {
+    const h = harness({ pve: twoNodes(), config: testConfig(nodes()) });
+    h.pve.setNextTaskOutcome('qmclone', { exitstatus: 'clone failed: lvcreate: got lock timeout - aborting command' });
+    const err = await failure(h.provider.create(spec({ node: 'pv1-1' }), h.ctx));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(h.pve.callsTo('clone').map((c) => (c.args[2] as { newid: number }).newid)).to.deep.equal([VMID]);
   });
 
   it('a create whose VMID is held on another node by a VM of ours (an earlier attempt) adopts it', async () => {
@@ -128,6 +141,43 @@ describe('a real cluster (SPEC 23)', () => {
       const h = harness({ pve, config: testConfig(nodes({ template: { vmid: 9399, node: 'pv1-1' } })) });
       const [, second] = await h.provider.health(h.ctx);
       expect(second?.reasons[0]).to.deep.equal({ reason: 'TemplateNotFound', detail: 'template 9399 does not exist on pv1-1; fix proxmox.nodes[1].template' });
+    });
+  });
+
+  describe('the pvestatd lag: a clone that just ended is nameless, status unknown, in /cluster/resources (SPEC 23)', () => {
+    /** A fake whose resources never refresh until the test runs a cycle, and a create killed right after its clone. */
+    async function killedAfterClone(): Promise<ReturnType<typeof harness>> {
+      const pve = twoNodes();
+      pve.statdEvery = 40;
+      const h = harness({ pve, config: testConfig(nodes()) });
+      const ctx = { ...h.ctx, progress: (step: string) => { if (step === 'cloned') throw new Error('killed after cloned'); } };
+      await failure(h.provider.create(spec({ node: 'pv1-1' }), ctx));
+      const entry = (await pve.clusterResources('vm')).find((r) => r.vmid === VMID);
+      expect(entry).to.deep.include({ status: 'unknown' });
+      expect(entry?.name).to.equal(undefined);
+      return h;
+    }
+
+    it('a create run again in the window adopts the clone: one VM, one clone', async () => {
+      const h = await killedAfterClone();
+      const result = await h.provider.create(spec({ node: 'pv1-1' }), h.ctx);
+      expect(result).to.deep.include({ vmid: VMID, node: 'pv1-1', state: 'Running' });
+      expect(h.pve.vmsNamed(NAME)).to.have.length(1);
+      expect(h.pve.count('clone')).to.be.at.most(2);
+      expect([...h.pve.tasks.values()].filter((t) => t.type === 'qmclone' && t.done?.exitstatus === 'OK')).to.have.length(1);
+    });
+
+    it('a delete by name in the window finds the clone and destroys it, instead of reporting nothing there', async () => {
+      const h = await killedAfterClone();
+      const result = await h.provider.delete({ name: NAME }, h.ctx);
+      expect(result).to.deep.include({ deleted: true, vmid: VMID });
+      expect(h.pve.vm(VMID)).to.equal(undefined);
+    });
+
+    it('a Get in the window is Transient, never NotFound', async () => {
+      const h = await killedAfterClone();
+      const err = await failure(h.provider.get({ name: NAME, uid: UID }, h.ctx));
+      expect(err).to.be.instanceOf(TransientError);
     });
   });
 });
