@@ -129,11 +129,12 @@ describe('one field table for every door (SPEC 24, SPEC 1)', function () {
   });
 
   it('pve-provisioner enqueue exits 2 naming the flag and the field for the same ones, and 0 for the others', async () => {
-    const flagOf = (field: string): string => `--${createInputFields[field as keyof typeof createInputFields].flag.name}`;
+    const table: Record<string, FieldSpec> = createInputFields;
+    const flagOf = (field: string): string => `--${table[field]?.flag?.name ?? '?'}`;
     for (const c of cases) {
       const { name } = input(c) as { name: string };
       let value = String(c.value);
-      if (createInputFields[c.field as keyof typeof createInputFields].flag.file === true) {
+      if (table[c.field]?.flag?.file === true) {
         value = join(dir, `case-${caseNumber}`);
         writeFileSync(value, c.fileBytes ?? Buffer.from(String(c.value), 'utf8'));
       }
