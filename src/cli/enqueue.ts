@@ -5,7 +5,7 @@
 // (every failing field, named by its flag, on stderr).
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { ConflictError, ValidationError, createProvisionerClient } from '../client.js';
+import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../client.js';
 import type { EnqueueResult, ProvisionerClient } from '../client.js';
 import { checkFields } from '../../jobs/check.schema.js';
 import { createInputFields } from '../../jobs/create.schema.js';
@@ -165,6 +165,7 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
       result = await enqueue(client, request.job, input);
     } catch (err) {
       if (err instanceof ValidationError) return fail(err.fields.map((f) => `${FLAG_OF[f.field] ?? f.field} (${f.field}) ${f.message}`).join('\n'));
+      if (err instanceof SpecConflictError) return fail([err.message, ...err.fields.map((f) => `${FLAG_OF[f] ?? f} (${f}) differs from the present spec`)].join('\n'));
       if (err instanceof ConflictError) return fail(`${err.message} (${err.existingUid}); delete it first or use that uid`);
       throw err;
     }
