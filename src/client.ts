@@ -17,6 +17,7 @@ import { createQueues } from './queue/queues.js';
 import type { Queues } from './queue/queues.js';
 import { DesiredStateRegistry } from './queue/registry.js';
 import type { DesiredRecord, LastKnown, RecordedFailure } from './queue/registry.js';
+import { withTextsSummarized } from './queue/text-summary.js';
 
 export { ConflictError, SpecConflictError, ValidationError } from './queue/errors.js';
 export type { FieldError } from '../jobs/schema.js';
@@ -44,6 +45,7 @@ export interface DesiredView {
   state: 'present' | 'absent';
   uid?: string;
   generation: number;
+  /** The create's fields, userData and networkConfig as their size and sha256 only (SPEC 24). */
   spec?: object;
   updatedAt: string;
   lastKnown?: LastKnown;
@@ -80,7 +82,8 @@ function uniqueJobId(job: 'check' | 'delete', name: string): string {
 }
 
 function toDesiredView(record: DesiredRecord): DesiredView {
-  return { ...record };
+  const { spec, ...view } = record;
+  return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec) };
 }
 
 function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: ValidationError['fields'] }): T {

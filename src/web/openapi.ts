@@ -48,14 +48,19 @@ const componentSchemas: Record<string, Schema> = {
       existing: { type: 'boolean', description: 'true when an identical request was already there (idempotent create; the answer is 200, not 202).' },
     },
   },
-
+  TextSummary: {
+    type: 'object',
+    description: 'What answers show of userData and networkConfig: never the text (SPEC 24).',
+    required: ['bytes', 'sha256'],
+    properties: { bytes: { type: 'integer', description: 'Its size in bytes of UTF-8.' }, sha256: { type: 'string', description: 'Hex SHA-256 of those bytes.' } },
+  },
   Job: {
     type: 'object',
     required: ['id', 'job', 'state', 'attemptsMade', 'logs', 'createdAt'],
     properties: {
       id: { type: 'string' },
       job: { type: 'string', enum: ['create', 'delete', 'check', 'health', 'reconcile'] },
-      data: { type: 'object' },
+      data: { type: 'object', description: 'The job data; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
       state: { type: 'string', description: 'waiting, delayed, active, completed, failed, ...' },
       progress: { description: 'The last step a create reached (cloned, seeded, configured, resized, started, running, address).' },
       result: { description: 'The job result (SPEC 1): for create, providerId, vmid, node, uid, state, address, createdAt.' },
@@ -74,7 +79,7 @@ const componentSchemas: Record<string, Schema> = {
       state: { type: 'string', enum: ['present', 'absent'], description: 'The desired state.' },
       uid: { type: 'string' },
       generation: { type: 'integer' },
-      spec: { type: 'object' },
+      spec: { type: 'object', description: 'The create\'s fields; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
       updatedAt: { type: 'string', format: 'date-time' },
       failed: {
         type: 'object',
