@@ -74,5 +74,6 @@ export interface Config {
     agentSeconds: number;
     tlsCert: string;
     tlsKey: string;
+    stateFile: string;
   };
 }
