@@ -1,10 +1,8 @@
 // The check job's data (SPEC 1): a name, nothing else; no generation,
 // because a check changes nothing.
 import { nameField } from './fields.js';
-import type { JobFields } from './fields.js';
+import type { DataOf, FieldSpec } from './fields.js';
 
-export interface CheckJobData {
-  name: string;
-}
+export const checkFields = { name: nameField } satisfies Record<string, FieldSpec>;
 
-export const checkFields: JobFields = { name: nameField };
+export type CheckJobData = DataOf<typeof checkFields>;

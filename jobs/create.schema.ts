@@ -1,71 +1,82 @@
-// The create job's data (SPEC 1). Callers may leave out uid (the producer
-// draws a random one) and the sizes (config defaults); the stored job
-// always has uid and the generation the producer recorded (SPEC 2).
-import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, uidField } from './fields.js';
-import type { FieldSpec, JobFields } from './fields.js';
+// The create job's data (SPEC 1, 24): the one table of a create's fields.
+// The producer, the HTTP API and its OpenAPI document, the CLI's flags,
+// the worker and the provider's own bounds check all read it, and the
+// TypeScript types below are inferred from it, so nothing the worker
+// would refuse is accepted at the door. Callers may leave out uid (the
+// producer takes the present name's, or draws one) and the sizes (config
+// defaults); the stored job always has uid and the generation the
+// producer recorded (SPEC 2).
+import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidField } from './fields.js';
+import type { DataOf, FieldSpec, StringRule } from './fields.js';
 
-export interface CreateJobInput {
-  name: string;
-  uid?: string;
-  node?: string;
-  cores: number;
-  memoryMiB: number;
-  diskGiB: number;
-  userData?: string;
-  networkConfig?: string;
-  vlanTag?: number;
-  bridge?: string;
-  waitForAddress: boolean;
-}
+/** Proxmox's own floor for `memory` (apidata.json: `current`, minimum 16). */
+export const MIN_MEMORY_MIB = 16;
 
-export interface CreateJobData extends CreateJobInput {
-  uid: string;
-  generation: number;
-}
+const text = (description: string, flag: string) =>
+  ({
+    presence: 'optional',
+    flag: { name: flag, file: true },
+    rule: { kind: 'string', description, maxBytes: TEXT_MAX_BYTES },
+  }) satisfies FieldSpec<StringRule>;
 
-const text = (description: string): FieldSpec => ({
-  required: false,
-  rule: { kind: 'string', description, maxBytes: TEXT_MAX_BYTES },
-});
-
-export const createInputFields: JobFields = {
+export const createInputFields = {
   name: nameField,
   uid: uidField,
   node: {
-    required: false,
+    presence: 'optional',
+    flag: { name: 'node' },
     rule: { kind: 'string', description: 'Configured node to place the VM on; the one with most free memory when absent', oneOf: (l) => l.nodes },
   },
   cores: {
-    required: true,
+    presence: 'defaulted',
     default: (l) => l.defaults.cores,
+    flag: { name: 'cores' },
     rule: { kind: 'integer', description: 'Cores', min: 1, max: (l) => l.limits.maxCores },
   },
   memoryMiB: {
-    required: true,
+    presence: 'defaulted',
     default: (l) => l.defaults.memoryMiB,
-    rule: { kind: 'integer', description: 'Memory in MiB', min: 1, max: (l) => l.limits.maxMemoryMiB },
+    flag: { name: 'memory-mib' },
+    rule: { kind: 'integer', description: `Memory in MiB (Proxmox needs at least ${MIN_MEMORY_MIB})`, min: MIN_MEMORY_MIB, max: (l) => l.limits.maxMemoryMiB },
   },
   diskGiB: {
-    required: true,
+    presence: 'defaulted',
     default: (l) => l.defaults.diskGiB,
+    flag: { name: 'disk-gib' },
     rule: { kind: 'integer', description: 'Boot disk size in GiB', min: 1, max: (l) => l.limits.maxDiskGiB },
   },
-  userData: text('cloud-init user-data (UTF-8, at most 64 KiB)'),
-  networkConfig: text('cloud-init network-config (UTF-8, at most 64 KiB)'),
-  vlanTag: { required: false, rule: { kind: 'integer', description: 'VLAN tag of net0', min: 1, max: 4094 } },
+  userData: text(`cloud-init user-data (UTF-8, at most ${TEXT_MAX_BYTES} bytes)`, 'user-data'),
+  networkConfig: text(`cloud-init network-config (UTF-8, at most ${TEXT_MAX_BYTES} bytes)`, 'network-config'),
+  vlanTag: { presence: 'optional', flag: { name: 'vlan-tag' }, rule: { kind: 'integer', description: 'VLAN tag of net0', min: 1, max: 4094 } },
   bridge: {
-    required: false,
+    presence: 'optional',
+    flag: { name: 'bridge' },
     rule: { kind: 'string', description: 'Bridge of net0', pattern: BRIDGE, patternText: 'a bridge name (a letter, then up to 14 of A-Z a-z 0-9 _ . -)' },
   },
   waitForAddress: {
-    required: true,
+    presence: 'defaulted',
     default: () => true,
+    flag: { name: 'no-wait-for-address', sets: false },
     rule: { kind: 'boolean', description: 'End the job only when the guest agent reports an address (SPEC 10)' },
   },
-};
+} satisfies Record<string, FieldSpec>;
 
-export const createStoredFields: JobFields = {
-  ...createInputFields,
-  uid: { ...uidField, required: true },
-  generation: generationField,
-};
+/** What the provider gets (SPEC 13): the caller's fields with the uid settled. */
+export const createSpecFields = { ...createInputFields, uid: requiredField(uidField) } satisfies Record<string, FieldSpec>;
+
+export const createStoredFields = { ...createSpecFields, generation: generationField } satisfies Record<string, FieldSpec>;
+
+/** A create as validated from a caller: defaults filled, uid maybe absent. */
+export type CreateJobInput = DataOf<typeof createInputFields>;
+/** A create as the provider makes it (src/provider/types.ts CreateSpec). */
+export type CreateSpec = DataOf<typeof createSpecFields>;
+/** A create as stored in its job. */
+export type CreateJobData = DataOf<typeof createStoredFields>;
+
+/**
+ * The fields of a create that say what VM it makes (SPEC 2): a create
+ * whose values differ from the present spec's in any of them is a
+ * conflict. Not uid (its own rule) nor waitForAddress (how the job
+ * waits, not what it makes).
+ */
+export const SPEC_FIELDS = ['node', 'cores', 'memoryMiB', 'diskGiB', 'userData', 'networkConfig', 'vlanTag', 'bridge'] as const satisfies readonly (keyof CreateSpec)[];

@@ -32,6 +32,7 @@ export const createJob = defineJob({
   validate: (data, limits) => validateStoredJobData('create', data, limits),
   lockedName: (data) => data.name,
   superseded: (data, record) => isOlderGeneration(data.generation, record),
+  recordsPermanentFailure: true,
   async handler(data, deps, ctx) {
     const { generation: _generation, ...spec } = data;
     const result = await createReplacingRetired(spec, deps, ctx);

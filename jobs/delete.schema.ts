@@ -1,17 +1,11 @@
 // The delete job's data (SPEC 1): with a uid, only the VM whose mark
 // carries it is touched (SPEC 15).
 import { generationField, nameField, uidField } from './fields.js';
-import type { JobFields } from './fields.js';
+import type { DataOf, FieldSpec } from './fields.js';
 
-export interface DeleteJobInput {
-  name: string;
-  uid?: string;
-}
+export const deleteInputFields = { name: nameField, uid: uidField } satisfies Record<string, FieldSpec>;
 
-export interface DeleteJobData extends DeleteJobInput {
-  generation: number;
-}
+export const deleteStoredFields = { ...deleteInputFields, generation: generationField } satisfies Record<string, FieldSpec>;
 
-export const deleteInputFields: JobFields = { name: nameField, uid: uidField };
-
-export const deleteStoredFields: JobFields = { ...deleteInputFields, generation: generationField };
+export type DeleteJobInput = DataOf<typeof deleteInputFields>;
+export type DeleteJobData = DataOf<typeof deleteStoredFields>;

@@ -16,7 +16,7 @@ export interface JobLimits {
   defaults: Config['proxmox']['defaults'];
 }
 
-export function limitsFromConfig(config: Config): JobLimits {
+export function limitsFromConfig(config: Pick<Config, 'proxmox'>): JobLimits {
   return {
     nodes: config.proxmox.nodes.map((node) => node.name),
     limits: config.proxmox.limits,
@@ -24,36 +24,77 @@ export function limitsFromConfig(config: Config): JobLimits {
   };
 }
 
-export type FieldRule =
-  | {
-      kind: 'string';
-      description: string;
-      pattern?: RegExp;
-      /** Said in the error when the pattern does not match. */
-      patternText?: string;
-      minLength?: number;
-      maxLength?: number;
-      /** Bound on the UTF-8 encoded size. */
-      maxBytes?: number;
-      /** Allowed values, from config (node names). */
-      oneOf?: (limits: JobLimits) => string[];
-    }
-  | {
-      kind: 'integer';
-      description: string;
-      min: number;
-      max: number | ((limits: JobLimits) => number);
-    }
-  | { kind: 'boolean'; description: string };
+export interface StringRule {
+  kind: 'string';
+  description: string;
+  pattern?: RegExp;
+  /** Said in the error when the pattern does not match. */
+  patternText?: string;
+  /** Bound on the UTF-8 encoded size (SPEC 1, 24: sizes are bytes everywhere). */
+  maxBytes?: number;
+  /** Allowed values, from config (node names). */
+  oneOf?: (limits: JobLimits) => string[];
+}
 
-export interface FieldSpec {
-  rule: FieldRule;
-  required: boolean;
-  /** Filled in when the caller leaves the field out. */
+export interface IntegerRule {
+  kind: 'integer';
+  description: string;
+  min: number;
+  max: number | ((limits: JobLimits) => number);
+}
+
+export interface BooleanRule {
+  kind: 'boolean';
+  description: string;
+}
+
+export type FieldRule = StringRule | IntegerRule | BooleanRule;
+
+/**
+ * `required`: the caller must send it; `defaulted`: filled from `default`
+ * when left out, so the validated data always has it; `optional`: may be
+ * absent.
+ */
+export type Presence = 'required' | 'defaulted' | 'optional';
+
+/** How `pve-provisioner enqueue` takes a field (SPEC 6). */
+export interface FlagSpec {
+  /** The long option without its dashes. */
+  name: string;
+  /** The flag names a file whose UTF-8 text is the value. */
+  file?: boolean;
+  /** What a boolean's flag sets (true when absent): `--no-wait-for-address` sets false. */
+  sets?: boolean;
+}
+
+export interface FieldSpec<R extends FieldRule = FieldRule, P extends Presence = Presence> {
+  rule: R;
+  presence: P;
+  /** Filled in when the caller leaves the field out (presence `defaulted`). */
   default?: (limits: JobLimits) => unknown;
+  /** The CLI flag; absent: the CLI does not take the field. */
+  flag?: FlagSpec;
 }
 
 export type JobFields = Record<string, FieldSpec>;
+
+type ValueOfRule<R> = R extends StringRule ? string : R extends IntegerRule ? number : R extends BooleanRule ? boolean : never;
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * The data a field table validates to, as a type: what the validator
+ * returns is this, so the table is the one declaration of a job's data.
+ */
+export type DataOf<F extends JobFields> = Simplify<
+  { [K in keyof F as F[K]['presence'] extends 'optional' ? never : K]: ValueOfRule<F[K]['rule']> } & {
+    [K in keyof F as F[K]['presence'] extends 'optional' ? K : never]?: ValueOfRule<F[K]['rule']>;
+  }
+>;
+
+/** The same field, required (a stored job always carries it). */
+export function requiredField<R extends FieldRule>(field: FieldSpec<R>): FieldSpec<R, 'required'> {
+  return { ...field, presence: 'required' };
+}
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
@@ -63,7 +104,7 @@ function maxOf(rule: { max: number | ((limits: JobLimits) => number) }, limits: 
   return typeof rule.max === 'function' ? rule.max(limits) : rule.max;
 }
 
-function checkField(field: string, rule: FieldRule, value: unknown, limits: JobLimits): string | undefined {
+function checkField(rule: FieldRule, value: unknown, limits: JobLimits): string | undefined {
   switch (rule.kind) {
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'must be true or false';
@@ -76,8 +117,6 @@ function checkField(field: string, rule: FieldRule, value: unknown, limits: JobL
     case 'string': {
       if (typeof value !== 'string') return 'must be a string';
       if (LONE_SURROGATE.test(value)) return 'must be valid UTF-8 text';
-      if (rule.minLength !== undefined && value.length < rule.minLength) return `must be at least ${rule.minLength} characters`;
-      if (rule.maxLength !== undefined && value.length > rule.maxLength) return `must be at most ${rule.maxLength} characters`;
       if (rule.maxBytes !== undefined && Buffer.byteLength(value, 'utf8') > rule.maxBytes) {
         return `must be at most ${rule.maxBytes} bytes (UTF-8), got ${Buffer.byteLength(value, 'utf8')}`;
       }
@@ -103,15 +142,20 @@ export function validateFields<T>(fields: JobFields, data: unknown, limits: JobL
     if (!Object.hasOwn(fields, key)) errors.push({ field: key, message: 'is not a known field' });
   }
   for (const [field, spec] of Object.entries(fields)) {
-    const given = input[field];
+    let given = input[field];
+    let defaulted = false;
+    if (given === undefined && spec.default) {
+      given = spec.default(limits);
+      defaulted = true;
+    }
     if (given === undefined) {
-      if (spec.default) value[field] = spec.default(limits);
-      else if (spec.required) errors.push({ field, message: 'is required' });
+      if (spec.presence === 'required') errors.push({ field, message: 'is required' });
       continue;
     }
-    const problem = checkField(field, spec.rule, given, limits);
+    // A default from config is checked like a given value: the worker would refuse it.
+    const problem = checkField(spec.rule, given, limits);
     if (problem === undefined) value[field] = given;
-    else errors.push({ field, message: problem });
+    else errors.push({ field, message: defaulted ? `${problem} (the default from config)` : problem });
   }
   return errors.length === 0 ? { ok: true, value: value as T } : { ok: false, errors };
 }
@@ -125,9 +169,9 @@ function ruleJsonSchema(rule: FieldRule, limits: JobLimits): Record<string, unkn
     case 'string': {
       const out: Record<string, unknown> = { type: 'string', description: rule.description };
       if (rule.pattern) out.pattern = rule.pattern.source;
-      if (rule.minLength !== undefined) out.minLength = rule.minLength;
-      if (rule.maxLength !== undefined) out.maxLength = rule.maxLength;
-      if (rule.maxBytes !== undefined) out.maxLength = Math.min(rule.maxLength ?? rule.maxBytes, rule.maxBytes);
+      // JSON Schema's maxLength counts characters; the bound is on bytes,
+      // which no standard keyword states, so it is an extension.
+      if (rule.maxBytes !== undefined) out['x-maxBytes'] = rule.maxBytes;
       if (rule.oneOf) out.enum = rule.oneOf(limits);
       return out;
     }
@@ -142,7 +186,7 @@ export function fieldsJsonSchema(fields: JobFields, limits: JobLimits): Record<s
     const schema = ruleJsonSchema(spec.rule, limits);
     if (spec.default) schema.default = spec.default(limits);
     properties[field] = schema;
-    if (spec.required && !spec.default) required.push(field);
+    if (spec.presence === 'required') required.push(field);
   }
   return { type: 'object', additionalProperties: false, properties, required };
 }
@@ -153,28 +197,30 @@ export const UID = /^[A-Za-z0-9_.-]{1,64}$/;
 export const BRIDGE = /^[A-Za-z][A-Za-z0-9_.-]{0,14}$/;
 export const TEXT_MAX_BYTES = 64 * 1024;
 
-export const nameField: FieldSpec = {
-  required: true,
+export const nameField = {
+  presence: 'required',
+  flag: { name: 'name' },
   rule: {
     kind: 'string',
     description: 'VM name, a DNS label',
     pattern: DNS_LABEL,
     patternText: 'a DNS label: 1 to 63 of a-z, 0-9 and "-", not starting or ending with "-"',
   },
-};
+} satisfies FieldSpec;
 
-export const uidField: FieldSpec = {
-  required: false,
+export const uidField = {
+  presence: 'optional',
+  flag: { name: 'uid' },
   rule: {
     kind: 'string',
     description: 'Owner id of the VM (1 to 64 of A-Z a-z 0-9 _ . -)',
     pattern: UID,
     patternText: '1 to 64 of A-Z, a-z, 0-9, "_", "." and "-"',
   },
-};
+} satisfies FieldSpec;
 
 /** Added by the producer to stored create and delete jobs (SPEC 2). */
-export const generationField: FieldSpec = {
-  required: true,
+export const generationField = {
+  presence: 'required',
   rule: { kind: 'integer', description: 'Desired-state generation of the name', min: 1, max: Number.MAX_SAFE_INTEGER },
-};
+} satisfies FieldSpec;

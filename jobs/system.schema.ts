@@ -1,19 +1,17 @@
 // The data of the system jobs (SPEC 1): health takes none, reconcile an
 // optional dryRun.
-import type { JobFields } from './fields.js';
+import type { DataOf, FieldSpec } from './fields.js';
 
 export type HealthJobData = Record<string, never>;
 
-export interface ReconcileJobData {
-  dryRun: boolean;
-}
+export const healthFields = {} satisfies Record<string, FieldSpec>;
 
-export const healthFields: JobFields = {};
-
-export const reconcileFields: JobFields = {
+export const reconcileFields = {
   dryRun: {
-    required: true,
+    presence: 'defaulted',
     default: () => false,
     rule: { kind: 'boolean', description: 'Report what a sweep would do and change nothing' },
   },
-};
+} satisfies Record<string, FieldSpec>;
+
+export type ReconcileJobData = DataOf<typeof reconcileFields>;

@@ -43,6 +43,12 @@ export interface JobDefinition<N extends JobName> {
    */
   superseded?(data: JobDataOf[N], record: DesiredHead | undefined): boolean;
   handler(data: JobDataOf[N], deps: JobDeps, ctx: JobContext): Promise<unknown>;
+  /**
+   * A Permanent failure is recorded on the locked name with its reason
+   * (SPEC 2), so the reconciler does not run the job again until a new
+   * request for the name arrives.
+   */
+  recordsPermanentFailure?: boolean;
 }
 
 /** A definition with its data type erased, as the worker holds it. */
@@ -52,6 +58,7 @@ export interface AnyJobDefinition {
   lockedName?(data: unknown): string;
   superseded?(data: unknown, record: DesiredHead | undefined): boolean;
   handler(data: unknown, deps: JobDeps, ctx: JobContext): Promise<unknown>;
+  recordsPermanentFailure?: boolean;
 }
 
 /**

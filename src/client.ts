@@ -9,15 +9,17 @@ import type { JobLimits } from '../jobs/schema.js';
 import type { Config } from './config-types.js';
 import { loadConfig } from './config.js';
 import { connected, createProducerConnection } from './queue/connection.js';
-import { ConflictError, ValidationError } from './queue/errors.js';
+import { SPEC_FIELDS } from '../jobs/create.schema.js';
+import { ConflictError, SpecConflictError, ValidationError } from './queue/errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
 import type { JobView } from './queue/job-view.js';
 import { createQueues } from './queue/queues.js';
 import type { Queues } from './queue/queues.js';
 import { DesiredStateRegistry } from './queue/registry.js';
-import type { DesiredRecord, LastKnown } from './queue/registry.js';
+import type { DesiredRecord, LastKnown, RecordedFailure } from './queue/registry.js';
+import { withTextsSummarized } from './queue/text-summary.js';
 
-export { ConflictError, ValidationError } from './queue/errors.js';
+export { ConflictError, SpecConflictError, ValidationError } from './queue/errors.js';
 export type { FieldError } from '../jobs/schema.js';
 export type { JobView, JobState } from './queue/job-view.js';
 
@@ -32,6 +34,8 @@ export interface EnqueueResult {
   jobId: string;
   name: string;
   generation?: number;
+  /** The create's uid: the one given, the present name's when none was given, or a new one. */
+  uid?: string;
   /** True when an identical request was already there (SPEC 2 idempotence). */
   existing: boolean;
 }
@@ -41,14 +45,21 @@ export interface DesiredView {
   state: 'present' | 'absent';
   uid?: string;
   generation: number;
+  /** The create's fields, userData and networkConfig as their size and sha256 only (SPEC 24). */
   spec?: object;
   updatedAt: string;
   lastKnown?: LastKnown;
   jobId?: string;
+  /** The present generation's create failed Permanent; a new create clears it (SPEC 2). */
+  failed?: RecordedFailure;
 }
 
 export interface ProvisionerClient {
-  /** Throws ValidationError (every field) or ConflictError (another uid holds the name). */
+  /**
+   * Throws ValidationError (every field), SpecConflictError (the name is
+   * present with another spec: every differing field) or ConflictError
+   * (another uid holds the name). With no uid, a present name's is taken.
+   */
   createVm(input: unknown): Promise<EnqueueResult>;
   deleteVm(input: unknown): Promise<EnqueueResult>;
   checkVm(input: unknown): Promise<EnqueueResult>;
@@ -71,7 +82,8 @@ function uniqueJobId(job: 'check' | 'delete', name: string): string {
 }
 
 function toDesiredView(record: DesiredRecord): DesiredView {
-  return { ...record };
+  const { spec, ...view } = record;
+  return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec) };
 }
 
 function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: ValidationError['fields'] }): T {
@@ -120,12 +132,14 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       const value = orThrow(validateJobData('create', input, limits));
       const { vm } = await ready();
       const spec = { ...value, uid: value.uid ?? randomUUID() };
-      const outcome = await registry.recordPresent(spec.name, spec.uid, spec);
-      if (outcome.kind === 'conflict') throw new ConflictError(spec.name, outcome.existingUid);
-      const data = { ...spec, generation: outcome.generation };
-      if (outcome.kind === 'recorded') await vm.add('create', data, { jobId: outcome.jobId });
+      const outcome = await registry.recordPresent(spec.name, spec.uid, spec, { uidGiven: value.uid !== undefined, compare: SPEC_FIELDS });
+      if (outcome.kind === 'conflict') {
+        if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
+        throw new ConflictError(spec.name, outcome.existingUid);
+      }
+      if (outcome.kind === 'recorded') await vm.add('create', { ...spec, generation: outcome.generation }, { jobId: outcome.jobId });
       else await ensureJob(vm, outcome.jobId, 'create', { ...((await registry.get(spec.name))?.spec ?? spec), generation: outcome.generation });
-      return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
+      return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
     },
 
     async deleteVm(input) {

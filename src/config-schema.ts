@@ -129,5 +129,10 @@ export const schema: Schema<Config> = {
     agentSeconds: { doc: 'Time from start until the guest agent reports an address, before timeScale (F21).', format: 'non-negative-number', default: 47 },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
     tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },
+    stateFile: {
+      doc: 'File the simulator keeps its VMs and volumes in across restarts (SPEC 24), so the registry and the simulator agree; empty keeps them in memory only. `pve-provisioner all` (npm start) uses var/sim-state.json when this is empty and SIM_STATE_FILE is not set.',
+      format: String,
+      default: '',
+    },
   },
 };

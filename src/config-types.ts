@@ -84,5 +84,6 @@ export interface Config {
     agentSeconds: number;
     tlsCert: string;
     tlsKey: string;
+    stateFile: string;
   };
 }

@@ -10,10 +10,20 @@ import { proxmoxApiFromConfig } from './proxmox-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
 import { startWorkerService, type WorkerService } from '../queue/worker-service.js';
 import { startSimulator, type RunningSimulator } from '../sim/index.js';
+import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { loadConfigOrExplain, refusedArguments, waitForSignal } from './common.js';
 import { processLogger, startWebOrExplain } from './web.js';
 import type { WebServer } from '../web/server.js';
+
+/** sim.stateFile for `all` (npm start) when config leaves it empty. */
+export const ALL_SIM_STATE_FILE = 'var/sim-state.json';
+
+/** SPEC 24: npm start keeps the simulator's VMs across restarts unless config or SIM_STATE_FILE says otherwise. */
+export function withSimStateFile(config: Config, env: NodeJS.ProcessEnv): Config {
+  if (config.sim.stateFile !== '' || env.SIM_STATE_FILE !== undefined) return config;
+  return { ...config, sim: { ...config.sim, stateFile: ALL_SIM_STATE_FILE } };
+}
 
 export interface RunningAll {
   web: WebServer;
@@ -33,7 +43,12 @@ export interface StartAllOptions {
 async function startSimulatorFor(config: Config, logger: Logger, port: number): Promise<RunningSimulator> {
   const { token, created } = await ensureSimToken(config.proxmox.tokenFile);
   if (created) logger.info({ file: config.proxmox.tokenFile }, `created ${config.proxmox.tokenFile} with a random simulator API token (mode 0600)`);
-  const sim = await startSimulator({ ...config.sim, port, tokens: [token] });
+  const started = await startSimulator({ ...config.sim, port, tokens: [token] });
+  const sim = config.sim.stateFile === '' ? started : await keepStateIn(started, config.sim.stateFile).catch(async (err: unknown) => {
+    await started.close();
+    throw err;
+  });
+  if (config.sim.stateFile !== '') logger.info({ file: config.sim.stateFile }, `the simulator keeps its VMs and volumes in ${config.sim.stateFile} (sim.stateFile)`);
   logger.warn(
     { proxmox: sim.url },
     `proxmox.url is "sim": VMs are made on the built-in Proxmox VE simulator at ${sim.url}, not on a real host. Set PROXMOX_URL=https://your-host:8006 for a real one.`,
@@ -86,8 +101,9 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
 
 export async function run(args: string[]): Promise<number> {
   if (refusedArguments('all', args)) return 2;
-  const config = loadConfigOrExplain('all');
-  if (config === undefined) return 2;
+  const loaded = loadConfigOrExplain('all');
+  if (loaded === undefined) return 2;
+  const config = withSimStateFile(loaded, process.env);
   const logger = processLogger(config);
   const running = await startAll(config, logger);
   if (running === undefined) return 2;

@@ -5,17 +5,43 @@
 // (every failing field, named by its flag, on stderr).
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { ConflictError, ValidationError, createProvisionerClient } from '../client.js';
+import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../client.js';
 import type { EnqueueResult, ProvisionerClient } from '../client.js';
+import { checkFields } from '../../jobs/check.schema.js';
+import { createInputFields } from '../../jobs/create.schema.js';
+import { deleteInputFields } from '../../jobs/delete.schema.js';
+import type { FieldSpec, FlagSpec, JobFields } from '../../jobs/fields.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { Config } from '../config.js';
 
-const USAGE = `usage: pve-provisioner enqueue create|delete|check --name NAME
-  create: [--uid U] [--node N] [--cores N] [--memory-mib N] [--disk-gib N] [--user-data FILE]
-          [--network-config FILE] [--vlan-tag N] [--bridge B] [--no-wait-for-address]
-  delete: [--uid U]
-  all:    [--wait [--timeout SECONDS]]
-`;
+const JOBS = ['create', 'delete', 'check'] as const;
+type EnqueueJob = (typeof JOBS)[number];
+
+/** Each job's field table (SPEC 24): the flags, their parsing and the errors' flag names come from it. */
+const FIELDS_OF: Record<EnqueueJob, JobFields> = { create: createInputFields, delete: deleteInputFields, check: checkFields };
+
+interface Flag {
+  field: string;
+  spec: FieldSpec;
+  flag: FlagSpec;
+}
+
+function flagsOf(job: EnqueueJob): Flag[] {
+  return Object.entries(FIELDS_OF[job]).flatMap(([field, spec]) => (spec.flag ? [{ field, spec, flag: spec.flag }] : []));
+}
+
+function usageOf(flag: Flag): string {
+  if (flag.spec.rule.kind === 'boolean') return `[--${flag.flag.name}]`;
+  const value = flag.flag.file ? 'FILE' : flag.spec.rule.kind === 'integer' ? 'N' : flag.field.toUpperCase();
+  return flag.spec.presence === 'required' ? `--${flag.flag.name} ${value}` : `[--${flag.flag.name} ${value}]`;
+}
+
+const USAGE = [
+  'usage: pve-provisioner enqueue create|delete|check --name NAME',
+  ...JOBS.map((job) => `  ${`${job}:`.padEnd(7)} ${flagsOf(job).filter((f) => f.field !== 'name').map(usageOf).join(' ') || '(no other flags)'}`),
+  '  all:    [--wait [--timeout SECONDS]]',
+  '',
+].join('\n');
 const DEFAULT_TIMEOUT_SECONDS = 900;
 
 export interface EnqueueCommandIo {
@@ -25,51 +51,26 @@ export interface EnqueueCommandIo {
 }
 
 /** Job field -> the flag that sets it, so errors name what the user typed. */
-const FLAG_OF: Record<string, string> = {
-  name: '--name',
-  uid: '--uid',
-  node: '--node',
-  cores: '--cores',
-  memoryMiB: '--memory-mib',
-  diskGiB: '--disk-gib',
-  userData: '--user-data',
-  networkConfig: '--network-config',
-  vlanTag: '--vlan-tag',
-  bridge: '--bridge',
-  waitForAddress: '--no-wait-for-address',
-};
-
-const JOBS = ['create', 'delete', 'check'] as const;
-type EnqueueJob = (typeof JOBS)[number];
+const FLAG_OF: Record<string, string> = Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f) => [f.field, `--${f.flag.name}`])));
 
 class BadInput extends Error {}
 
-const OPTIONS = {
-  name: { type: 'string' },
-  uid: { type: 'string' },
-  node: { type: 'string' },
-  cores: { type: 'string' },
-  'memory-mib': { type: 'string' },
-  'disk-gib': { type: 'string' },
-  'user-data': { type: 'string' },
-  'network-config': { type: 'string' },
-  'vlan-tag': { type: 'string' },
-  bridge: { type: 'string' },
-  'no-wait-for-address': { type: 'boolean' },
+type OptionKind = { type: 'string' } | { type: 'boolean' };
+
+const OPTIONS: Record<string, OptionKind> = {
+  ...Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f): [string, OptionKind] => [f.flag.name, { type: f.spec.rule.kind === 'boolean' ? 'boolean' : 'string' }]))),
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
-} as const;
+};
 
-type Values = ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'];
+type Values = Record<string, string | boolean | undefined>;
 
 /** A whole number given as text becomes a number; anything else stays text, for the validator to name. */
-function integerOrText(text: string | undefined): number | string | undefined {
-  if (text === undefined) return undefined;
+function integerOrText(text: string): number | string {
   return /^-?\d+$/.test(text) ? Number(text) : text;
 }
 
-async function readUtf8(flag: string, path: string | undefined): Promise<string | undefined> {
-  if (path === undefined) return undefined;
+async function readUtf8(flag: string, path: string): Promise<string> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -83,28 +84,29 @@ async function readUtf8(flag: string, path: string | undefined): Promise<string 
   }
 }
 
-const CREATE_ONLY = ['node', 'cores', 'memory-mib', 'disk-gib', 'user-data', 'network-config', 'vlan-tag', 'bridge', 'no-wait-for-address'] as const;
+/** The value a flag gives its field, as the producer takes it (the validator then decides). */
+async function fieldValue(flag: Flag, given: string | boolean): Promise<unknown> {
+  const { rule } = flag.spec;
+  if (rule.kind === 'boolean') return flag.flag.sets ?? true;
+  const text = String(given);
+  if (flag.flag.file) return readUtf8(`--${flag.flag.name}`, text);
+  return rule.kind === 'integer' ? integerOrText(text) : text;
+}
 
 async function jobInput(job: EnqueueJob, values: Values): Promise<Record<string, unknown>> {
-  if (job !== 'create') {
-    const misplaced = CREATE_ONLY.filter((flag) => values[flag] !== undefined);
-    if (misplaced.length > 0) throw new BadInput(`${misplaced.map((f) => `--${f}`).join(', ')}: only for create`);
-    if (job === 'check' && values.uid !== undefined) throw new BadInput('--uid: not for check');
+  const own = flagsOf(job);
+  const ownNames = new Set(own.map((f) => f.flag.name));
+  const misplaced = Object.keys(values).filter((name) => values[name] !== undefined && !ownNames.has(name) && name !== 'wait' && name !== 'timeout');
+  if (misplaced.length > 0) {
+    const forWhich = (name: string): string => JOBS.filter((j) => flagsOf(j).some((f) => f.flag.name === name)).join(' and ');
+    throw new BadInput(misplaced.map((name) => `--${name}: only for ${forWhich(name)}`).join('; '));
   }
-  const input: Record<string, unknown> = {
-    name: values.name,
-    uid: values.uid,
-    node: values.node,
-    cores: integerOrText(values.cores),
-    memoryMiB: integerOrText(values['memory-mib']),
-    diskGiB: integerOrText(values['disk-gib']),
-    userData: await readUtf8('--user-data', values['user-data']),
-    networkConfig: await readUtf8('--network-config', values['network-config']),
-    vlanTag: integerOrText(values['vlan-tag']),
-    bridge: values.bridge,
-    waitForAddress: values['no-wait-for-address'] ? false : undefined,
-  };
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+  const input: Record<string, unknown> = {};
+  for (const flag of own) {
+    const given = values[flag.flag.name];
+    if (given !== undefined && given !== false) input[flag.field] = await fieldValue(flag, given);
+  }
+  return input;
 }
 
 function enqueue(client: ProvisionerClient, job: EnqueueJob, input: Record<string, unknown>): Promise<EnqueueResult> {
@@ -128,10 +130,10 @@ function parse(args: string[]): { job: EnqueueJob; values: Values; timeoutSecond
   const [job, ...extra] = parsed.positionals;
   if (job === undefined || !(JOBS as readonly string[]).includes(job)) throw new BadInput(`the job must be one of ${JOBS.join(', ')}`);
   if (extra.length > 0) throw new BadInput(`unexpected argument ${extra.join(' ')}`);
-  const { values } = parsed;
+  const values: Values = parsed.values;
   if (values.name === undefined) throw new BadInput('--name is required');
   const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
-  if (!Number.isInteger(timeout) || timeout < 1) throw new BadInput(`--timeout "${values.timeout ?? ''}": a whole number of seconds, at least 1`);
+  if (!Number.isInteger(timeout) || timeout < 1) throw new BadInput(`--timeout "${String(values.timeout ?? '')}": a whole number of seconds, at least 1`);
   if (values.timeout !== undefined && !values.wait) throw new BadInput('--timeout needs --wait');
   return { job: job as EnqueueJob, values, timeoutSeconds: timeout };
 }
@@ -163,6 +165,7 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
       result = await enqueue(client, request.job, input);
     } catch (err) {
       if (err instanceof ValidationError) return fail(err.fields.map((f) => `${FLAG_OF[f.field] ?? f.field} (${f.field}) ${f.message}`).join('\n'));
+      if (err instanceof SpecConflictError) return fail([err.message, ...err.fields.map((f) => `${FLAG_OF[f] ?? f} (${f}) differs from the present spec`)].join('\n'));
       if (err instanceof ConflictError) return fail(`${err.message} (${err.existingUid}); delete it first or use that uid`);
       throw err;
     }

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
 import { startSimulator } from '../sim/index.js';
+import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { waitForSignal } from './common.js';
 
@@ -60,7 +61,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfig();
   const { token, created } = await ensureSimToken(config.proxmox.tokenFile);
   if (created) process.stdout.write(`created ${config.proxmox.tokenFile} with a random API token (mode 0600)\n`);
-  const running = await startSimulator({
+  const started = await startSimulator({
     ...config.sim,
     port: flags.port ?? config.sim.port,
     vms: flags.vms ?? config.sim.vms,
@@ -68,6 +69,7 @@ export async function run(args: string[]): Promise<number> {
     tlsKey: flags.tlsKey ?? config.sim.tlsKey,
     tokens: [token],
   });
+  const running = config.sim.stateFile === '' ? started : await keepStateIn(started, config.sim.stateFile);
   process.stdout.write(
     `Proxmox VE simulator listening on ${running.url} (API ${running.url}/api2/json, nodes ${config.sim.nodes.join(', ')}); ` +
       `it accepts the token in ${config.proxmox.tokenFile}\n`,

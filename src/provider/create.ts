@@ -1,6 +1,8 @@
 // Create (SPEC 13). Every step is safe to repeat, so a create that was
 // killed after any step and runs again finds its VM by name (or at its
 // VMID, mid-clone) and goes on from there: never a second clone.
+import { createSpecFields } from '../../jobs/create.schema.js';
+import { limitsFromConfig, validateFields } from '../../jobs/fields.js';
 import type { NodeConfig } from '../config-types.js';
 import { TransientError } from '../errors.js';
 import { buildSeed } from '../nocloud/seed.js';
@@ -26,17 +28,18 @@ async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
   await ctx.progress?.(step);
 }
 
-function validate(deps: ProviderDeps, spec: CreateSpec): void {
-  const { limits } = deps.config.proxmox;
-  const over: string[] = [];
-  if (!(spec.cores >= 1 && spec.cores <= limits.maxCores)) over.push(`cores ${spec.cores} (1 to ${limits.maxCores})`);
-  if (!(spec.memoryMiB >= 16 && spec.memoryMiB <= limits.maxMemoryMiB)) over.push(`memoryMiB ${spec.memoryMiB} (16 to ${limits.maxMemoryMiB})`);
-  if (!(spec.diskGiB >= 1 && spec.diskGiB <= limits.maxDiskGiB)) over.push(`diskGiB ${spec.diskGiB} (1 to ${limits.maxDiskGiB})`);
-  if (over.length > 0) throw permanent(`create ${spec.name}: out of bounds: ${over.join(', ')}`);
+/**
+ * The bounds of the create's field table (jobs/create.schema.ts), the same
+ * ones the producer, the API and the worker apply (SPEC 1, 24): a spec
+ * that got here past them all is refused before any Proxmox call.
+ */
+export function validateCreateSpec(deps: Pick<ProviderDeps, 'config'>, spec: CreateSpec): void {
+  const checked = validateFields(createSpecFields, spec, limitsFromConfig(deps.config));
+  if (!checked.ok) throw permanent(`create ${spec.name}: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
 }
 
 export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: OperationContext): Promise<CreateResult> {
-  validate(deps, spec);
+  validateCreateSpec(deps, spec);
   const named = spec.node === undefined ? undefined : requireConfiguredNode(deps, spec.node);
 
   // 1. Ours already? Adopt it and go on from wherever it got to.

@@ -2,6 +2,8 @@
 // operation takes an OperationContext: its AbortSignal ends Proxmox calls
 // and waits at once (job cancelled, lock lost).
 
+import type { CreateSpec as CreateJobSpec } from '../../jobs/create.schema.js';
+
 export type VmState = 'Provisioning' | 'Running' | 'Stopped' | 'NotFound';
 
 export type CreateStep = 'cloned' | 'seeded' | 'configured' | 'resized' | 'started' | 'running' | 'address';
@@ -34,19 +36,8 @@ export interface VmObservation {
   createdAt?: string;
 }
 
-export interface CreateSpec {
-  name: string;
-  uid: string;
-  node?: string;
-  cores: number;
-  memoryMiB: number;
-  diskGiB: number;
-  userData?: string;
-  networkConfig?: string;
-  vlanTag?: number;
-  bridge?: string;
-  waitForAddress: boolean;
-}
+/** A create's fields (SPEC 1), declared once by the field table in jobs/create.schema.ts. */
+export type CreateSpec = CreateJobSpec;
 
 export interface CreateResult {
   providerId: string;

@@ -11,11 +11,35 @@ export class ValidationError extends Error {
 
 /** A create for a name that another uid holds (HTTP 409): never a second VM. */
 export class ConflictError extends Error {
-  override readonly name = 'ConflictError';
+  override readonly name: string = 'ConflictError';
   constructor(
     readonly vmName: string,
     readonly existingUid: string,
+    message = `name ${vmName} is already held by another uid`,
   ) {
-    super(`name ${vmName} is already held by another uid`);
+    super(message);
+  }
+}
+
+/**
+ * A create whose spec differs from the present one (HTTP 409, SPEC 2),
+ * whatever the uid: `fields` names every differing field. Nothing was
+ * recorded or enqueued; the present spec stays.
+ */
+export class SpecConflictError extends ConflictError {
+  override readonly name = 'SpecConflictError';
+  constructor(
+    vmName: string,
+    existingUid: string,
+    readonly fields: string[],
+    /** The caller also gave another uid than the present one. */
+    readonly uidDiffers: boolean,
+  ) {
+    super(
+      vmName,
+      existingUid,
+      `name ${vmName} is present${uidDiffers ? ' with another uid and' : ''} with another spec: ${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'}; ` +
+        'delete it first, or send the spec it has',
+    );
   }
 }

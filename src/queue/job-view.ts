@@ -4,13 +4,14 @@
 import type { Job, Queue } from 'bullmq';
 import { isJobName } from '../../jobs/schema.js';
 import type { JobName } from '../../jobs/schema.js';
+import { withTextsSummarized } from './text-summary.js';
 
 export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'prioritized' | 'waiting-children' | 'unknown';
 
 export interface JobView {
   id: string;
   job: JobName;
-  /** The job's data: never a secret (the producer stores only what callers sent). */
+  /** The job's data, userData and networkConfig as their size and sha256 only (SPEC 24). */
   data: object;
   state: JobState;
   progress: unknown;
@@ -39,7 +40,7 @@ export async function viewJob(queue: Queue, id: string): Promise<JobView | undef
   const view: JobView = {
     id: job.id,
     job: job.name,
-    data: job.data as object,
+    data: withTextsSummarized(job.data as object),
     state,
     progress: job.progress,
     attemptsMade: job.attemptsMade,

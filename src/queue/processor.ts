@@ -17,8 +17,12 @@ export interface ProcessorOptions {
   definitions: ReadonlyMap<JobName, AnyJobDefinition>;
   deps: JobDeps;
   limits: JobLimits;
-  /** Last-known writes of names the job does not hold (check); a held name's goes with its lock's release. */
-  registry: Pick<DesiredStateRegistry, 'recordLastKnown'>;
+  /**
+   * Last-known writes of names the job does not hold (check); a held
+   * name's goes with its lock's release. And a Permanent failure of a
+   * definition with recordsPermanentFailure (SPEC 2).
+   */
+  registry: Pick<DesiredStateRegistry, 'recordLastKnown' | 'recordFailure'>;
   locks: NameLocks;
   lockTtlMs: number;
   metrics?: JobMetrics;
@@ -151,6 +155,11 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     } catch (err) {
       const jobError = toJobError(err);
       await job.log(`attempt ${job.attemptsMade + 1} failed: ${jobError.message}`).catch(() => undefined);
+      if (jobError instanceof UnrecoverableError && definition.recordsPermanentFailure && held && name !== undefined) {
+        // SPEC 2: the reconciler re-creates it no more until a new create arrives.
+        const failure = { reason: jobError.message, jobId: job.id ?? '', generation: generationOf(data), at: new Date().toISOString() };
+        await registry.recordFailure(name, failure).catch(() => undefined);
+      }
       finish(jobError instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) ? 'failed' : 'retried');
       throw jobError;
     } finally {

@@ -79,18 +79,30 @@ export class ScriptBatch {
 }
 
 /**
- * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now.
- * Returns {'recorded', generation, jobId} | {'existing', generation, jobId}
- * | {'conflict', uid}.
+ * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now, '1'
+ * when the caller gave the uid (else '0': a present name's uid is taken),
+ * then the names of the spec fields that must match a present spec
+ * (SPEC 2). Returns {'recorded', generation, jobId, uid} | {'existing',
+ * generation, jobId, uid} | {'conflict', uid, '1' when the uid differs
+ * else '0', differing field...}. Both a new generation and a repeat clear
+ * a recorded Permanent failure: the caller asked again.
  */
 export const RECORD_PRESENT = new LuaScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
-  if uid == ARGV[2] then
-    return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId')}
+  local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
+  local answer = {'conflict', uid, uidDiffers and '1' or '0'}
+  if #ARGV > 5 then
+    local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
+    local want = cjson.decode(ARGV[3])
+    for i = 6, #ARGV do
+      if have[ARGV[i]] ~= want[ARGV[i]] then table.insert(answer, ARGV[i]) end
+    end
   end
-  return {'conflict', uid}
+  if uidDiffers or #answer > 3 then return answer end
+  redis.call('HDEL', KEYS[1], 'failed')
+  return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}
 end
 -- A tombstone keeps the uid that was deleted; a new uid retires it, so a
 -- create may replace that uid's VM if its delete never ran (superseded).
@@ -105,9 +117,22 @@ end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = 'create-' .. ARGV[1] .. '-' .. gen
 redis.call('HSET', KEYS[1], 'state', 'present', 'uid', ARGV[2], 'generation', gen, 'spec', ARGV[3], 'updatedAt', ARGV[4], 'jobId', jobId)
+redis.call('HDEL', KEYS[1], 'failed')
 redis.call('PERSIST', KEYS[1])
 redis.call('SADD', KEYS[3], ARGV[1])
-return {'recorded', tostring(gen), jobId}
+return {'recorded', tostring(gen), jobId, ARGV[2]}
+`);
+
+/**
+ * KEYS: record. ARGV: the failed create's generation, failure JSON. A
+ * create that failed Permanent is recorded on its name only while the name
+ * is present at that generation (SPEC 2): the reconciler then leaves it
+ * alone until a new create arrives. Returns 1 when written.
+ */
+export const RECORD_FAILURE = new LuaScript(`
+if redis.call('HGET', KEYS[1], 'state') ~= 'present' or redis.call('HGET', KEYS[1], 'generation') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'failed', ARGV[2])
+return 1
 `);
 
 /**
@@ -128,7 +153,7 @@ end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = 'delete-' .. ARGV[1] .. '-' .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
-redis.call('HDEL', KEYS[1], 'spec')
+redis.call('HDEL', KEYS[1], 'spec', 'failed')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
 return {'recorded', tostring(gen), jobId}

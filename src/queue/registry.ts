@@ -5,13 +5,21 @@
 import type { Redis } from 'ioredis';
 import { redactSecrets } from '../secrets.js';
 import { keys } from './keys.js';
-import { RECORD_ABSENT, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
+import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 
 export interface LastKnown {
   state: string;
   address?: string;
   vmid?: number;
   node?: string;
+  at: string;
+}
+
+/** A create of the name's current generation that failed Permanent (SPEC 2). */
+export interface RecordedFailure {
+  reason: string;
+  jobId: string;
+  generation: number;
   at: string;
 }
 
@@ -26,6 +34,8 @@ export interface DesiredRecord {
   lastKnown?: LastKnown;
   /** Uids this name had before, deleted and then replaced by a new uid (oldest first). */
   retiredUids?: string[];
+  /** Set while the present generation's create failed Permanent; a new create clears it. */
+  failed?: RecordedFailure;
 }
 
 /**
@@ -55,8 +65,22 @@ export function lastKnownArgs(write: LastKnownWrite): [string, string] {
 }
 
 export type PresentOutcome =
-  | { kind: 'recorded' | 'existing'; generation: number; jobId: string }
-  | { kind: 'conflict'; existingUid: string };
+  | { kind: 'recorded' | 'existing'; generation: number; jobId: string; uid: string }
+  | {
+      kind: 'conflict';
+      existingUid: string;
+      /** The caller gave another uid than the present one. */
+      uidDiffers: boolean;
+      /** Spec fields whose values differ from the present spec's. */
+      differingFields: string[];
+    };
+
+export interface RecordPresentOptions {
+  /** false: the caller gave no uid, so a present name's uid is taken (SPEC 2). Default true. */
+  uidGiven?: boolean;
+  /** Spec fields that must equal the present spec's, else a conflict (SPEC 2). Default none. */
+  compare?: readonly string[];
+}
 
 export type AbsentOutcome =
   | { kind: 'recorded' | 'existing'; generation: number; jobId: string }
@@ -82,11 +106,17 @@ export class DesiredStateRegistry {
     return [keys.desired(this.prefix, name), keys.generations(this.prefix), keys.desiredIndex(this.prefix)];
   }
 
-  async recordPresent(name: string, uid: string, spec: Record<string, unknown>): Promise<PresentOutcome> {
-    const reply = (await RECORD_PRESENT.run(this.redis, this.scriptKeys(name), [name, uid, JSON.stringify(spec), new Date().toISOString()])) as string[];
-    const [kind, a = '', b = ''] = reply;
-    if (kind === 'conflict') return { kind, existingUid: a };
-    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };
+  async recordPresent(name: string, uid: string, spec: Record<string, unknown>, options: RecordPresentOptions = {}): Promise<PresentOutcome> {
+    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', ...(options.compare ?? [])];
+    const reply = (await RECORD_PRESENT.run(this.redis, this.scriptKeys(name), args)) as string[];
+    const [kind, a = '', b = '', c = '', ...rest] = reply;
+    if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };
+    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c };
+  }
+
+  /** A Permanent failure of the name's create at `generation`; written only while that generation is present. */
+  async recordFailure(name: string, failure: RecordedFailure): Promise<boolean> {
+    return (await RECORD_FAILURE.run(this.redis, [keys.desired(this.prefix, name)], [failure.generation, JSON.stringify(failure)])) === 1;
   }
 
   async recordAbsent(name: string, uid: string | undefined): Promise<AbsentOutcome> {
@@ -133,5 +163,7 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   if (lastKnown) record.lastKnown = lastKnown;
   const retiredUids = parseJson<string[]>(fields.retiredUids);
   if (retiredUids) record.retiredUids = retiredUids;
+  const failed = parseJson<RecordedFailure>(fields.failed);
+  if (failed) record.failed = failed;
   return record;
 }

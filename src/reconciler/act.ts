@@ -52,6 +52,11 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
 
   await actOnSeeds(plan, deps, report, ctx, { note, failed });
 
+  for (const ref of plan.failedCreates) {
+    report.missing.failedPermanent.push(ref);
+    note('missing_vm_failed', `left alone until a new create: present name ${ref.name} (generation ${ref.generation}) has no VM; its create failed: ${ref.reason}`);
+  }
+
   for (const { ref, young } of plan.missing) {
     ctx.signal.throwIfAborted();
     const what = `present name ${ref.name} (generation ${ref.generation}) has no VM`;

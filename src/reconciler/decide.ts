@@ -18,7 +18,7 @@
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
-import type { MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
+import type { FailedCreateRef, MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
 
 /** Why a seed whose name has a VM is still a candidate: that VM is elsewhere. */
 export interface LeftBehind {
@@ -42,13 +42,15 @@ export interface Plan {
   /** Seeds with no VM under a name this registry never recorded: left alone. */
   strangerSeeds: SeedRef[];
   missing: Candidate<MissingRef>[];
+  /** Present names with no VM whose create failed Permanent: not re-created (SPEC 2). */
+  failedCreates: FailedCreateRef[];
 }
 
 export function decide(inventory: Inventory, now: Date, graceSeconds: number): Plan {
   const isYoung = (createdMs: number | undefined): boolean =>
     createdMs === undefined || Number.isNaN(createdMs) || now.getTime() - createdMs < graceSeconds * 1000;
 
-  const plan: Plan = { listed: inventory.vms.length, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], strangerSeeds: [], missing: [] };
+  const plan: Plan = { listed: inventory.vms.length, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], strangerSeeds: [], missing: [], failedCreates: [] };
   for (const vm of inventory.vms) {
     if (vm.ours === false) continue;
     if (vm.ours === 'unknown') {
@@ -113,6 +115,10 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
     if ((vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry))) continue;
     const ref: MissingRef = { name: entry.name, generation: entry.generation };
     if (entry.uid !== undefined) ref.uid = entry.uid;
+    if (entry.failed !== undefined) {
+      plan.failedCreates.push({ ...ref, reason: entry.failed.reason, failedJobId: entry.failed.jobId, failedAt: entry.failed.at });
+      continue;
+    }
     plan.missing.push({ ref, young: isYoung(Date.parse(entry.updatedAt)) });
   }
   return plan;

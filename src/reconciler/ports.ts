@@ -13,6 +13,11 @@ export interface DesiredEntry {
   generation: number;
   /** RFC 3339; when the desired state was last recorded. */
   updatedAt: string;
+  /**
+   * The present generation's create failed Permanent (SPEC 2): its VM is
+   * not re-created until a new create arrives.
+   */
+  failed?: { reason: string; jobId: string; at: string };
 }
 
 export interface DesiredStateReader {
@@ -108,6 +113,7 @@ export type FindingKind =
   | 'missing_vm'
   | 'missing_vm_young'
   | 'missing_vm_locked'
+  | 'missing_vm_failed'
   | 'error';
 
 export interface SweepDeps {

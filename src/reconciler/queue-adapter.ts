@@ -83,6 +83,7 @@ export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: Queu
       if (record?.state !== 'present' || record.generation !== generation || record.spec === undefined) {
         throw new StaleDecisionError(`${name} is no longer present at generation ${generation}`);
       }
+      if (record.failed !== undefined) throw new StaleDecisionError(`${name}: its create failed Permanent since the sweep read it (${record.failed.reason})`);
       // A new job id: the first create may still be kept as completed, and
       // adding under its id would add nothing. Named ids, since BullMQ's
       // numbers repeat across the two queues and getJob looks in both.

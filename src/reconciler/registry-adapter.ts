@@ -9,6 +9,7 @@ import type { DesiredEntry, DesiredStateReader } from './ports.js';
 function toEntry(record: DesiredRecord): DesiredEntry {
   const entry: DesiredEntry = { name: record.name, state: record.state, generation: record.generation, updatedAt: record.updatedAt };
   if (record.uid !== undefined) entry.uid = record.uid;
+  if (record.failed !== undefined) entry.failed = { reason: record.failed.reason, jobId: record.failed.jobId, at: record.failed.at };
   return entry;
 }
 

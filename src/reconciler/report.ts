@@ -37,6 +37,14 @@ export interface MissingRef {
   jobId?: string;
 }
 
+/** A present name whose create failed Permanent: left alone until a new create (SPEC 2). */
+export interface FailedCreateRef extends MissingRef {
+  reason: string;
+  /** The failed job. */
+  failedJobId: string;
+  failedAt: string;
+}
+
 export interface SweepError {
   action: 'lookup' | 'delete-vm' | 'delete-seed' | 'create';
   name: string;
@@ -91,6 +99,8 @@ export interface SweepReport {
     skippedLocked: MissingRef[];
     /** Found, but reconciler.recreateMissing is off. */
     notRecreated: MissingRef[];
+    /** Its create failed Permanent: not re-created until a new create arrives (SPEC 2). */
+    failedPermanent: FailedCreateRef[];
   };
   errors: SweepError[];
 }
@@ -105,7 +115,7 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     ours: 0,
     orphans: { deleted: [], skippedYoung: [], skippedLocked: [], skippedPending: [], unknown: [] },
     seeds: { listed: 0, deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
-    missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [] },
+    missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [], failedPermanent: [] },
     errors: [],
   };
 }
@@ -121,7 +131,7 @@ export function countsOf(report: SweepReport): SweepCounts {
     seedsDeleted: seeds.deleted.length,
     seedsSkipped: seeds.skippedYoung.length + seeds.skippedLocked.length + seeds.skippedWanted.length + seeds.neverRecorded.length,
     missingReenqueued: missing.reenqueued.length,
-    missingSkipped: missing.skippedYoung.length + missing.skippedLocked.length + missing.notRecreated.length,
+    missingSkipped: missing.skippedYoung.length + missing.skippedLocked.length + missing.notRecreated.length + missing.failedPermanent.length,
     errors: report.errors.length,
   };
 }
@@ -135,7 +145,8 @@ export function summarize(report: SweepReport): string {
       ` (skipped: young ${report.orphans.skippedYoung.length}, locked ${report.orphans.skippedLocked.length},` +
       ` pending ${report.orphans.skippedPending.length}; unknown ${report.orphans.unknown.length})`,
     `seeds ${verb} ${report.seeds.deleted.length} of ${report.seeds.listed}`,
-    `missing VMs ${report.dryRun ? 'would re-enqueue' : 're-enqueued'} ${report.missing.reenqueued.length}`,
+    `missing VMs ${report.dryRun ? 'would re-enqueue' : 're-enqueued'} ${report.missing.reenqueued.length}` +
+      (report.missing.failedPermanent.length > 0 ? ` (left until a new create, their create failed Permanent: ${report.missing.failedPermanent.length})` : ''),
     `errors ${report.errors.length}`,
   ].join('; ');
 }

@@ -56,6 +56,8 @@ export class Simulator {
   readonly faults = new Faults();
   readonly requests: RecordedRequest[] = [];
   readonly entryNode: string;
+  /** Called after each recorded request (sim.stateFile saves on it, state-file.ts). */
+  onRecord: (() => void) | undefined;
   private readonly clock: () => number;
 
   constructor(readonly options: SimulatorOptions) {
@@ -95,6 +97,7 @@ export class Simulator {
     this.requests.push(request);
     // Trimmed in batches, so a long chaos run does not shift the whole log on every request.
     if (this.requests.length > KEPT_REQUESTS * 1.1) this.requests.splice(0, this.requests.length - KEPT_REQUESTS);
+    this.onRecord?.();
   }
 
   /** Starts a task; its effect runs when its time is up (tasks.ts). */

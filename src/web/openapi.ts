@@ -32,7 +32,7 @@ const componentSchemas: Record<string, Schema> = {
       message: { type: 'string' },
       fields: {
         type: 'array',
-        description: 'With ValidationError: every failing field and why.',
+        description: 'With ValidationError: every failing field and why. With Conflict on a create: every field that differs from the present spec.',
         items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
       },
     },
@@ -44,8 +44,15 @@ const componentSchemas: Record<string, Schema> = {
       jobId: { type: 'string', description: 'Follow it at GET /v1/jobs/{jobId} (also in the Location header).' },
       name: { type: 'string' },
       generation: { type: 'integer', description: 'The desired-state generation this job carries (SPEC 2).' },
-      existing: { type: 'boolean', description: 'true when an identical request was already there (idempotent create).' },
+      uid: { type: 'string', description: 'A create\'s uid: the one sent, the present name\'s when none was sent, or a new one.' },
+      existing: { type: 'boolean', description: 'true when an identical request was already there (idempotent create; the answer is 200, not 202).' },
     },
+  },
+  TextSummary: {
+    type: 'object',
+    description: 'What answers show of userData and networkConfig: never the text (SPEC 24).',
+    required: ['bytes', 'sha256'],
+    properties: { bytes: { type: 'integer', description: 'Its size in bytes of UTF-8.' }, sha256: { type: 'string', description: 'Hex SHA-256 of those bytes.' } },
   },
   Job: {
     type: 'object',
@@ -53,7 +60,7 @@ const componentSchemas: Record<string, Schema> = {
     properties: {
       id: { type: 'string' },
       job: { type: 'string', enum: ['create', 'delete', 'check', 'health', 'reconcile'] },
-      data: { type: 'object' },
+      data: { type: 'object', description: 'The job data; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
       state: { type: 'string', description: 'waiting, delayed, active, completed, failed, ...' },
       progress: { description: 'The last step a create reached (cloned, seeded, configured, resized, started, running, address).' },
       result: { description: 'The job result (SPEC 1): for create, providerId, vmid, node, uid, state, address, createdAt.' },
@@ -72,8 +79,13 @@ const componentSchemas: Record<string, Schema> = {
       state: { type: 'string', enum: ['present', 'absent'], description: 'The desired state.' },
       uid: { type: 'string' },
       generation: { type: 'integer' },
-      spec: { type: 'object' },
+      spec: { type: 'object', description: 'The create\'s fields; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
       updatedAt: { type: 'string', format: 'date-time' },
+      failed: {
+        type: 'object',
+        description: 'The present create failed Permanent: the reconciler does not re-create it until a new create arrives (SPEC 2).',
+        properties: { reason: { type: 'string' }, jobId: { type: 'string' }, generation: { type: 'integer' }, at: { type: 'string', format: 'date-time' } },
+      },
       lastKnown: {
         type: 'object',
         description: 'What the last job or check found.',
@@ -94,6 +106,7 @@ const componentSchemas: Record<string, Schema> = {
 export function buildOpenApiDocument(config: Config): Schema {
   const limits = limitsFromConfig(config);
   const enqueued = (what: string): Schema => ({
+    '200': answer(`${what} was already there (existing: true): the same job.`, ref('Enqueued')),
     '202': answer(`${what} enqueued.`, ref('Enqueued')),
     '400': answer('The request is invalid; fields lists every failing field.', ref('Error')),
     ...ERROR_ANSWERS,
@@ -110,9 +123,12 @@ export function buildOpenApiDocument(config: Config): Schema {
     paths: {
       '/vms': {
         post: {
-          summary: 'Enqueue a create (SPEC 1, 2)',
+          summary: 'Enqueue a create (SPEC 1, 2); with no uid, a present name\'s is taken',
           requestBody: { required: true, ...json(jobJsonSchema('create', limits)) },
-          responses: { ...enqueued('The create'), '409': answer('The name is present with another uid.', ref('Error')) },
+          responses: {
+            ...enqueued('The create'),
+            '409': answer('The name is present with another uid, or with another spec (fields names every differing field).', ref('Error')),
+          },
         },
         get: {
           summary: 'Every name the service manages, with its desired and last known state',

@@ -60,7 +60,8 @@ describe('producer library (SPEC 6)', function () {
   it('re-adds the job of an intent recorded but never added (a crash between the two, SPEC 2)', async () => {
     h = createHarness('heal');
     const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
-    const recorded = await registry.recordPresent('app-3', 'owner-1', { name: 'app-3', uid: 'owner-1' });
+    const spec = { name: 'app-3', uid: 'owner-1', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true };
+    const recorded = await registry.recordPresent('app-3', 'owner-1', spec);
     expect(recorded.kind).to.equal('recorded');
     const again = await h.client.createVm({ name: 'app-3', uid: 'owner-1' });
     expect(again).to.include({ existing: true, generation: 1 });

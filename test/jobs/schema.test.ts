@@ -44,6 +44,20 @@ describe('job data schemas (SPEC 1)', () => {
     expect(failingFields('create', { name: 'x', networkConfig: 'ok\uD800' })).to.deep.equal(['networkConfig']);
   });
 
+  it('checks a default from config like a given value: the worker would refuse it too (SPEC 24)', () => {
+    const result = validateJobData('create', { name: 'x' }, { ...limits, defaults: { ...limits.defaults, memoryMiB: 8 } });
+    expect(result.ok ? [] : result.errors).to.deep.equal([{ field: 'memoryMiB', message: 'must be from 16 to 65536, got 8 (the default from config)' }]);
+  });
+
+  it('the JSON Schema bounds texts in bytes, not characters, and memory from Proxmox\'s floor (SPEC 24)', () => {
+    const schema = jobJsonSchema('create', limits) as { properties: Record<string, Record<string, unknown>> };
+    for (const field of ['userData', 'networkConfig']) {
+      expect(schema.properties[field], field).to.include({ 'x-maxBytes': 64 * 1024 });
+      expect(schema.properties[field], field).not.to.have.property('maxLength');
+    }
+    expect(schema.properties.memoryMiB).to.include({ minimum: 16, maximum: 65536 });
+  });
+
   it('refuses fields named like Object.prototype members', () => {
     expect(failingFields('check', JSON.parse('{"name":"x","__proto__":{},"constructor":1}'))).to.deep.equal(['__proto__', 'constructor']);
   });
@@ -53,7 +67,7 @@ describe('job data schemas (SPEC 1)', () => {
   });
 
   it('stored jobs must carry the uid and generation the producer added (SPEC 2)', () => {
-    const stored = validateStoredJobData('create', { name: 'x', cores: 1, memoryMiB: 1, diskGiB: 1, waitForAddress: true }, limits);
+    const stored = validateStoredJobData('create', { name: 'x', cores: 1, memoryMiB: 16, diskGiB: 1, waitForAddress: true }, limits);
     expect(stored.ok ? [] : stored.errors.map((e) => e.field).sort()).to.deep.equal(['generation', 'uid']);
     expect(failingFields('delete', { name: 'x', generation: 3 })).to.deep.equal(['generation'], 'callers never send a generation');
   });

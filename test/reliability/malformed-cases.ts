@@ -43,15 +43,15 @@ export const BAD_NAMES: unknown[] = [
 
 export const BAD_UIDS: unknown[] = ['', 'a'.repeat(65), 'sp ace', 'semi;colon', 'slash/uid', 'quote"', 'ünï', 7, false, null, { a: 1 }];
 
-const INTEGER_FIELDS: [string, number][] = [
-  ['cores', 32],
-  ['memoryMiB', 131072],
-  ['diskGiB', 2048],
-  ['vlanTag', 4094],
+const INTEGER_FIELDS: [string, number, number][] = [
+  ['cores', 1, 32],
+  ['memoryMiB', 16, 131072], // 16: Proxmox's floor (SPEC 24)
+  ['diskGiB', 1, 2048],
+  ['vlanTag', 1, 4094],
 ];
 
-function badIntegers(max: number): unknown[] {
-  return [0, -1, max + 1, 1.5, '2', null, true, [], {}, 1e300, -0.5, '1e3'];
+function badIntegers(min: number, max: number): unknown[] {
+  return [0, -1, min - 1, max + 1, 1.5, '2', null, true, [], {}, 1e300, -0.5, '1e3'];
 }
 
 const BAD_BOOLEANS: unknown[] = ['true', 1, 0, null, 'yes', [], {}];
@@ -100,8 +100,8 @@ export function malformedCases(existing: string[], atLeast = 1000): MalformedCas
       base.push({ verb: 'create', input: withField(name, 'uid', bad), fields: ['uid'], label: `create ${name} uid ${JSON.stringify(bad)}` });
       base.push({ verb: 'delete', input: withField(name, 'uid', bad), fields: ['uid'], label: `delete ${name} uid ${JSON.stringify(bad)}` });
     }
-    for (const [field, max] of INTEGER_FIELDS) {
-      for (const bad of badIntegers(max)) {
+    for (const [field, min, max] of INTEGER_FIELDS) {
+      for (const bad of badIntegers(min, max)) {
         base.push({ verb: 'create', input: withField(name, field, bad), fields: [field], label: `create ${name} ${field} ${JSON.stringify(bad)}` });
       }
     }

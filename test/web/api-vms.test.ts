@@ -38,10 +38,10 @@ describe('HTTP API /v1/vms (SPEC 6)', () => {
     expect(job?.data).to.include({ name: 'web-one', uid: 'owner-1', cores: 1, memoryMiB: 2048, diskGiB: 10, waitForAddress: true, generation: 1 });
   });
 
-  it('a repeated create with the same uid is idempotent: same job, existing true (SPEC 2)', async () => {
+  it('a repeated create with the same uid is idempotent: same job, 200 with existing true (SPEC 2)', async () => {
     const first = (await post('/v1/vms', { name: 'web-idem', uid: 'owner-1' })).json<{ jobId: string }>();
     const again = await post('/v1/vms', { name: 'web-idem', uid: 'owner-1' });
-    expect(again.statusCode).to.equal(202);
+    expect(again.statusCode).to.equal(200);
     expect(again.json()).to.include({ jobId: first.jobId, existing: true });
     expect(await web.queues.vm.getJobCountByTypes('waiting')).to.equal(1);
   });
@@ -53,6 +53,39 @@ describe('HTTP API /v1/vms (SPEC 6)', () => {
     expect(res.json<ErrorAnswer>().error).to.equal('Conflict');
     expect(res.json<ErrorAnswer>().message).to.contain('web-taken');
     expect(await web.queues.vm.getJobCountByTypes('waiting')).to.equal(1);
+  });
+
+  it('a create with no uid on a present name is the same request: 200, the same job and uid, one job (SPEC 2)', async () => {
+    const first = await post('/v1/vms', { name: 'web-nouid', cores: 2 });
+    expect(first.statusCode).to.equal(202);
+    const again = await post('/v1/vms', { name: 'web-nouid', cores: 2 });
+    expect(again.statusCode).to.equal(200);
+    const [a, b] = [first.json<{ jobId: string; uid: string }>(), again.json<{ jobId: string; uid: string; existing: boolean }>()];
+    expect(b).to.include({ jobId: a.jobId, uid: a.uid, existing: true });
+    expect((await web.client.getVm('web-nouid'))?.uid).to.equal(a.uid);
+    expect(await web.queues.vm.getJobCountByTypes('waiting')).to.equal(1);
+  });
+
+  it('a create whose spec differs from the present one is 409 naming every differing field, whatever the uid, and keeps the present spec (SPEC 2)', async () => {
+    await post('/v1/vms', { name: 'web-spec', uid: 'owner-1', cores: 2, userData: '#cloud-config\n' });
+    const asks: [string, Record<string, unknown>, string[]][] = [
+      ['the same uid', { uid: 'owner-1', cores: 4, userData: '#cloud-config\n' }, ['cores']],
+      ['no uid', { cores: 2, memoryMiB: 4096, userData: '#cloud-config\npackages: [htop]\n' }, ['memoryMiB', 'userData']],
+      ['another uid', { uid: 'owner-2', cores: 2, vlanTag: 7, bridge: 'vmbr1' }, ['userData', 'vlanTag', 'bridge']],
+    ];
+    for (const [what, body, fields] of asks) {
+      const res = await post('/v1/vms', { name: 'web-spec', ...body });
+      expect(res.statusCode, what).to.equal(409);
+      const answer = res.json<ErrorAnswer>();
+      expect(answer.error, what).to.equal('Conflict');
+      expect(answer.fields?.map((f) => f.field), what).to.deep.equal(fields);
+      for (const field of fields) expect(answer.message, what).to.contain(field);
+      expect(answer.message, what).not.to.contain('cloud-config');
+    }
+    expect(await web.queues.vm.getJobCountByTypes('waiting')).to.equal(1);
+    const kept = await web.client.getVm('web-spec');
+    expect(kept).to.include({ uid: 'owner-1', generation: 1 });
+    expect(kept?.spec).to.include({ cores: 2 });
   });
 
   // Each bad body and the exact set of fields the answer must name.

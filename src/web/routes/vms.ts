@@ -1,7 +1,10 @@
 // /v1/vms (SPEC 6). Bodies are not checked by fastify: the shared job
 // validator behind the producer decides, so the API and the library
-// refuse the same inputs with the same field errors (SPEC 1).
+// refuse the same inputs with the same field errors (SPEC 1). A request
+// that was already there answers 200 (`existing: true`), a new one 202
+// (SPEC 2).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { SpecConflictError } from '../../client.js';
 import type { EnqueueResult } from '../../client.js';
 import type { VmService } from '../deps.js';
 
@@ -10,7 +13,20 @@ interface NameParams {
 }
 
 function accepted(reply: FastifyReply, result: EnqueueResult): FastifyReply {
-  return reply.code(202).header('Location', `/v1/jobs/${encodeURIComponent(result.jobId)}`).send(result);
+  return reply
+    .code(result.existing ? 200 : 202)
+    .header('Location', `/v1/jobs/${encodeURIComponent(result.jobId)}`)
+    .send(result);
+}
+
+/** SPEC 2: every field whose value differs from the present spec, as a validation error lists its fields. */
+function specConflict(reply: FastifyReply, err: SpecConflictError): FastifyReply {
+  return reply.code(409).send({
+    error: 'Conflict',
+    message: err.message,
+    name: err.vmName,
+    fields: err.fields.map((field) => ({ field, message: 'differs from the present spec' })),
+  });
 }
 
 function asObject(body: unknown): Record<string, unknown> | undefined {
@@ -18,7 +34,14 @@ function asObject(body: unknown): Record<string, unknown> | undefined {
 }
 
 export function vmRoutes(app: FastifyInstance, service: VmService): void {
-  app.post('/vms', async (request, reply) => accepted(reply, await service.createVm(request.body)));
+  app.post('/vms', async (request, reply) => {
+    try {
+      return accepted(reply, await service.createVm(request.body));
+    } catch (err) {
+      if (err instanceof SpecConflictError) return specConflict(reply, err);
+      throw err;
+    }
+  });
 
   app.get('/vms', async () => ({ vms: await service.listVms() }));
 

@@ -1,0 +1,31 @@
+// SPEC 24: answers and listings never carry a create's `userData` or
+// `networkConfig` text (passwords and keys live there), only its size in
+// bytes and its sha256, so a caller can still tell which text a VM got.
+// The job in BullMQ and the registry's spec keep the text: the worker and
+// the reconciler need it.
+import { createHash } from 'node:crypto';
+import { createInputFields } from '../../jobs/create.schema.js';
+import type { JobFields } from '../../jobs/fields.js';
+
+export interface TextSummary {
+  bytes: number;
+  sha256: string;
+}
+
+/** The text fields of the create's table: the ones bounded in bytes. */
+const TEXT_FIELDS: readonly string[] = Object.entries(createInputFields as JobFields)
+  .filter(([, spec]) => spec.rule.kind === 'string' && spec.rule.maxBytes !== undefined)
+  .map(([field]) => field);
+
+export function textSummary(text: string): TextSummary {
+  return { bytes: Buffer.byteLength(text, 'utf8'), sha256: createHash('sha256').update(text, 'utf8').digest('hex') };
+}
+
+/** A copy of job data or a spec with each text field replaced by its summary. */
+export function withTextsSummarized<T extends object>(data: T): T {
+  const texts = TEXT_FIELDS.filter((field) => typeof (data as Record<string, unknown>)[field] === 'string');
+  if (texts.length === 0) return data;
+  const copy = { ...data } as Record<string, unknown>;
+  for (const field of texts) copy[field] = textSummary(copy[field] as string);
+  return copy as T;
+}

@@ -1,0 +1,70 @@
+// The README's curl example (SPEC 2, SPEC 6), run as it stands with the
+// port changed, twice, against the web app on a real socket and a worker
+// on the recording provider: both runs print the same job id and end with
+// the job; the same block with another memory size prints the refusal
+// naming the field instead of a blank job id and a 404.
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { silentLogger } from '../../src/log.js';
+import { startWorkerService, type WorkerService } from '../../src/queue/worker-service.js';
+import { RecordingProvider } from '../support/recording-provider.js';
+import { buildTestWeb, type TestWeb } from './helpers.js';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function readmeBlock(port: number): string {
+  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
+  const match = /<!-- readme-curl:[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme);
+  if (!match?.[1]) throw new Error('README.md has no readme-curl block');
+  return match[1].replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
+}
+
+function runShell(script: string, cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('sh', ['-ec', script], { cwd, timeout: 60_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
+  });
+}
+
+describe("the README's curl example can be run twice (SPEC 2, SPEC 6)", function () {
+  this.timeout(90_000);
+  let web: TestWeb;
+  let worker: WorkerService;
+  let cwd: string;
+  let port: number;
+
+  before(async () => {
+    web = await buildTestWeb();
+    worker = await startWorkerService({ config: web.config, provider: new RecordingProvider(web.redis, web.prefix), logger: silentLogger(), schedule: false });
+    await web.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (web.app.server.address() as AddressInfo).port;
+    cwd = mkdtempSync(join(tmpdir(), 'pvep-readme-'));
+    mkdirSync(join(cwd, 'var'));
+    writeFileSync(join(cwd, 'var', 'api-tokens'), `${web.token}\n`, { mode: 0o600 });
+  });
+  after(async () => {
+    await worker.close(1000);
+    await web.close();
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('prints the same job id both times, and the job each time', async () => {
+    const block = readmeBlock(port);
+    const outputs = [await runShell(block, cwd), await runShell(block, cwd)];
+    const ids = outputs.map((out) => /^job (\S+)$/m.exec(out)?.[1]);
+    expect(ids[0], outputs[0]).to.be.a('string').and.not.equal('');
+    expect(ids[1], outputs[1]).to.equal(ids[0]);
+    for (const out of outputs) expect(JSON.parse(out.slice(out.indexOf('\n') + 1)) as object).to.deep.include({ id: ids[0], state: 'completed' });
+  });
+
+  it('with another memory size it prints the refusal naming the field', async () => {
+    const out = await runShell(readmeBlock(port).replace('"memoryMiB": 2048', '"memoryMiB": 4096'), cwd);
+    expect(out).to.match(/^refused: /);
+    expect(out).to.include('"field":"memoryMiB"');
+    expect(out).not.to.include('\njob ');
+  });
+});
