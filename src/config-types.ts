@@ -72,6 +72,7 @@ export interface Config {
     cloneSeconds: number;
     taskSeconds: number;
     agentSeconds: number;
+    statdSeconds: number;
     tlsCert: string;
     tlsKey: string;
   };

@@ -42,7 +42,7 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-export const SIM_DEFAULTS = { nodes: ['pve1', 'pve2'], vms: 3, timeScale: 0.1, latencyMs: 0, cloneSeconds: 2, taskSeconds: 1, agentSeconds: 47 };
+export const SIM_DEFAULTS = { nodes: ['pve1', 'pve2'], vms: 3, timeScale: 0.1, latencyMs: 0, cloneSeconds: 2, taskSeconds: 1, agentSeconds: 47, statdSeconds: 10 };
 
 let sharedSchema: ApiSchema | undefined;
 
