@@ -69,8 +69,9 @@ async function readParams(req: IncomingMessage, routeKey: string, query: URLSear
     params.filename = file.filename;
     return { params, upload: { filename: file.filename, size: file.size, sha256: file.sha256 } };
   }
-  if (req.method === 'POST' || req.method === 'PUT') Object.assign(params, await readFormParams(req));
-  else req.resume();
+  // extract_params: the query overrides the body (AnyEvent.pm, audit 12b).
+  if (req.method === 'POST' || req.method === 'PUT') return { params: { ...(await readFormParams(req)), ...params } };
+  req.resume();
   return { params };
 }
 
