@@ -52,6 +52,15 @@ export function sendError(res: ServerResponse, err: SimAnswerError): void {
   send(res, err.status, err.reason, JSON.stringify(body));
 }
 
+/** `$self->error(...)`: the text as reason (first line) and as a body with no content type (pveproxy's upload parser). */
+export function sendPlainError(res: ServerResponse, status: number, text: string): void {
+  const headers = baseHeaders(status);
+  headers['Content-Length'] = String(Buffer.byteLength(text));
+  res.shouldKeepAlive = false;
+  res.writeHead(status, /^(.*)$/m.exec(text)?.[1] ?? '', headers);
+  res.end(text);
+}
+
 /** A plain JSON answer for the /_sim/ endpoints. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
