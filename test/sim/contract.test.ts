@@ -127,7 +127,11 @@ const ONE_NODE: Record<string, Scenario> = {
     const mac = /=([0-9A-F:]{17})/i.exec(String((await api.getConfig('pv1-1', 199999)).net0))?.[1]?.toLowerCase();
     await api.putConfig('pv1-1', 199999, { agent: '0' });
     const unconfigured = await attempt(() => api.agentInterfaces('pv1-1', 199999));
+    // assert_agent_available asks for an agent line before it asks whether the VM runs (audit 6).
+    await world.plant('pv1-1', 199998, { name: 'no-agent' });
+    const stoppedWithout = await attempt(() => api.agentInterfaces('pv1-1', 199998));
     return {
+      stoppedWithout,
       stopped,
       names: interfaces.map((i) => i.name),
       onNet0: interfaces.find((i) => i.name === 'ens18')?.['hardware-address'] === mac,
