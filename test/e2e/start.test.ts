@@ -100,9 +100,7 @@ describe('one-command start: pve-provisioner all on the simulator (SPEC 6)', fun
     expect(output).to.contain('simulator');
   });
 
-  // Skipped by sim-fidelity until config/default.json gives pve2 its own template (9002): the
-  // simulator now holds each VMID once in the cluster (SPEC 23), so 9001 exists only on pve1.
-  it.skip("the docs' curl example creates a VM whose job ends with an address", async () => {
+  it("the docs' curl example creates a VM whose job ends with an address", async () => {
     const printed = await runShell(readmeCurlBlock(port), cwd);
     const lines = printed.trim().split('\n');
     expect(lines[0]).to.match(/^job \S+/);
@@ -113,9 +111,7 @@ describe('one-command start: pve-provisioner all on the simulator (SPEC 6)', fun
     expect(job.result?.address).to.match(/^\d+\.\d+\.\d+\.\d+$/);
   });
 
-  // Skipped by sim-fidelity until config/default.json gives pve2 its own template (9002): the
-  // simulator now holds each VMID once in the cluster (SPEC 23), so 9001 exists only on pve1.
-  it.skip('the finished job is in Bull Board, behind the user in var/board-users', async () => {
+  it('the finished job is in Bull Board, behind the user in var/board-users', async () => {
     const line = readFileSync(join(cwd, 'var', 'board-users'), 'utf8').trim();
     const colon = line.indexOf(':');
     const authorization = basicHeader(line.slice(0, colon), line.slice(colon + 1));
