@@ -120,13 +120,14 @@ export const schema: Schema<Config> = {
   sim: {
     host: { doc: 'Address the simulator listens on.', format: String, default: '127.0.0.1' },
     port: { doc: 'Port of the simulator.', format: 'port', default: 8006 },
-    nodes: { doc: 'Simulated nodes, a JSON list of names; each has storages local, local-lvm and proxy-seeds and template 9001.', format: 'name-list', default: ['pve1', 'pve2'] },
+    nodes: { doc: 'Simulated nodes, a JSON list of names; each has storages local, local-lvm, proxy-seeds and the shared vm-shared; node i (0-based) holds template 9001+i (debian) and 9100+i (unsuitable), the first node also 9200 on vm-shared.', format: 'name-list', default: ['pve1', 'pve2'] },
     vms: { doc: 'Foreign VMs the simulator starts with (not ours), spread over its nodes.', format: 'nat', default: 3 },
     timeScale: { doc: 'Multiplier on every simulated duration (0.01 runs 100 times faster).', format: 'non-negative-number', default: 0.1 },
     latencyMs: { doc: 'Latency added to every answer (ms).', format: 'nat', default: 0 },
     cloneSeconds: { doc: 'Duration of a clone task before timeScale (F16).', format: 'non-negative-number', default: 2 },
     taskSeconds: { doc: 'Duration of other tasks before timeScale.', format: 'non-negative-number', default: 1 },
     agentSeconds: { doc: 'Time from start until the guest agent reports an address, before timeScale (F21).', format: 'non-negative-number', default: 47 },
+    statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle (0: always current).", format: 'non-negative-number', default: 10 },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
     tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },
     stateFile: {

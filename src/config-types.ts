@@ -82,6 +82,7 @@ export interface Config {
     cloneSeconds: number;
     taskSeconds: number;
     agentSeconds: number;
+    statdSeconds: number;
     tlsCert: string;
     tlsKey: string;
     stateFile: string;

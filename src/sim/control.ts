@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { faultSetProblems, type FaultSet } from './faults.js';
 import { readText, sendJson } from './http-io.js';
 import type { Simulator } from './simulator.js';
-import { touched, vmDisks, type SimVm, type VmConfig } from './state.js';
+import { freshVmState, touched, vmDisks, type SimVm, type VmConfig } from './state.js';
 
 function vmView(vm: SimVm): Record<string, unknown> {
   return {
@@ -57,13 +57,17 @@ function plantProblems(body: unknown, sim: Simulator): string[] {
   if (!Number.isInteger(p.vmid) || (p.vmid as number) < 100) problems.push('vmid: must be an integer of at least 100');
   if (p.status !== undefined && p.status !== 'running' && p.status !== 'stopped') problems.push('status: running or stopped');
   if (p.config !== undefined && (typeof p.config !== 'object' || p.config === null)) problems.push('config: must be an object');
+  // A VMID is unique in the cluster (pmxcfs): one held on another node cannot be planted here.
+  const held = typeof p.vmid === 'number' ? sim.state.vmAt(p.vmid) : undefined;
+  if (held !== undefined && held.node !== p.node) problems.push(`vmid: ${String(p.vmid)} is already held on node ${held.node}`);
   return problems;
 }
 
 function plant(sim: Simulator, p: VmPlant): SimVm {
+  const now = sim.now();
   let vm = sim.state.findVm(p.node, p.vmid);
   if (vm === undefined) {
-    vm = { vmid: p.vmid, node: p.node, config: { ...(p.config ?? {}) }, status: 'stopped', paused: false, cloning: false, origin: 'seeded' };
+    vm = { vmid: p.vmid, node: p.node, config: { ...(p.config ?? {}) }, status: 'stopped', paused: false, cloning: false, origin: 'seeded', ...freshVmState(now) };
     sim.state.addVm(vm);
   } else if (p.config !== undefined) vm.config = { ...p.config };
   if (p.status !== undefined) {
@@ -73,7 +77,7 @@ function plant(sim: Simulator, p: VmPlant): SimVm {
   if (p.paused !== undefined) vm.paused = p.paused;
   if (p.lock === null) delete vm.config.lock;
   else if (typeof p.lock === 'string') vm.config.lock = p.lock;
-  touched(vm);
+  touched(vm, now);
   return vm;
 }
 

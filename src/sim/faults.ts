@@ -25,7 +25,7 @@ export interface DropFault {
 }
 
 export interface TaskFailure {
-  /** Task type: qmclone, qmstart, qmstop, qmdestroy, qmresize, imgcopy, imgdel. */
+  /** Task type: qmclone, qmstart, qmstop, qmdestroy, resize, imgcopy, imgdel. */
   type: string;
   exitstatus: string;
   /** How many tasks of that type fail; every one when absent. */
@@ -42,6 +42,13 @@ export interface FaultSet {
   failTasks?: TaskFailure[];
   /** Storages whose volume delete answers 403 for want of Datastore.Allocate (F13). */
   denyAllocate?: string[];
+  /**
+   * Storages without Datastore.AllocateSpace: a clone onto them answers
+   * 403 before its task, a resize of a disk on them fails inside its task
+   * with `403 Permission check failed (/storage/<s>, Datastore.AllocateSpace)`
+   * (audit 4c).
+   */
+  denyAllocateSpace?: string[];
   /** Nodes that are down: listed `offline`, their VMs `unknown`, calls proxied to them 595 No route to host. */
   offlineNodes?: string[];
 }
@@ -85,7 +92,7 @@ export function faultSetProblems(body: unknown): string[] {
   const problems: string[] = [];
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['the body must be a JSON object'];
   const set = body as Record<string, unknown>;
-  const known = ['errors', 'drops', 'latencyMs', 'slowTasks', 'failTasks', 'denyAllocate', 'offlineNodes'];
+  const known = ['errors', 'drops', 'latencyMs', 'slowTasks', 'failTasks', 'denyAllocate', 'denyAllocateSpace', 'offlineNodes'];
   for (const key of Object.keys(set)) check(known.includes(key), `${key}: unknown fault (known: ${known.join(', ')})`, problems);
   const listOf = (key: string, each: (item: Record<string, unknown>, at: string) => void): void => {
     const value = set[key];
@@ -114,6 +121,7 @@ export function faultSetProblems(body: unknown): string[] {
   check(set.latencyMs === undefined || (typeof set.latencyMs === 'number' && set.latencyMs >= 0), 'latencyMs: must be a number of milliseconds', problems);
   check(set.slowTasks === undefined || (typeof set.slowTasks === 'number' && set.slowTasks > 0), 'slowTasks: must be a positive multiplier', problems);
   check(set.denyAllocate === undefined || (Array.isArray(set.denyAllocate) && set.denyAllocate.every((s) => typeof s === 'string')), 'denyAllocate: must be a list of storage ids', problems);
+  check(set.denyAllocateSpace === undefined || (Array.isArray(set.denyAllocateSpace) && set.denyAllocateSpace.every((s) => typeof s === 'string')), 'denyAllocateSpace: must be a list of storage ids', problems);
   check(set.offlineNodes === undefined || (Array.isArray(set.offlineNodes) && set.offlineNodes.every((s) => typeof s === 'string')), 'offlineNodes: must be a list of node names', problems);
   return problems;
 }
@@ -167,6 +175,10 @@ export class Faults {
 
   allocateDenied(storage: string): boolean {
     return this.set.denyAllocate?.includes(storage) ?? false;
+  }
+
+  allocateSpaceDenied(storage: string): boolean {
+    return this.set.denyAllocateSpace?.includes(storage) ?? false;
   }
 
   /** The failure text for the next task of this type, consuming one of its count. */

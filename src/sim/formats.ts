@@ -62,9 +62,10 @@ export function isNumber(value: string): boolean {
   return /^[+-]?(\d+\.\d+|\d+\.|\.\d+|\d+)([eE][+-]?\d+)?$/.test(value);
 }
 
+/** JSONSchema.pm check_type takes only `1` and `0` for a boolean (audit 12b). */
 function parseBoolean(value: string): boolean | undefined {
-  if (/^(1|true|yes|on)$/i.test(value)) return true;
-  if (/^(0|false|no|off)$/i.test(value)) return false;
+  if (value === '1') return true;
+  if (value === '0') return false;
   return undefined;
 }
 

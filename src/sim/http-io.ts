@@ -6,18 +6,20 @@ import { SimAnswerError } from './answer-error.js';
 
 const MAX_FORM_BYTES = 64 * 1024;
 
-function baseHeaders(): Record<string, string> {
+/** pveproxy closes the connection after every answer of 400 or more (AnyEvent.pm response, keep_alive = 0). */
+function baseHeaders(status: number): Record<string, string> {
   const now = new Date().toUTCString();
-  return { 'Cache-Control': 'max-age=0', Connection: 'Keep-Alive', Pragma: 'no-cache', Server: 'pve-api-daemon/3.0', Expires: now };
+  return { 'Cache-Control': 'max-age=0', Connection: status >= 400 ? 'close' : 'Keep-Alive', Pragma: 'no-cache', Server: 'pve-api-daemon/3.0', Expires: now };
 }
 
 function send(res: ServerResponse, status: number, reason: string, body: string | undefined): void {
-  const headers = baseHeaders();
-  if (body === undefined) headers['Content-Length'] = '0';
-  else {
+  const headers = baseHeaders(status);
+  if (body !== undefined) {
     headers['Content-Length'] = String(Buffer.byteLength(body));
     headers['Content-Type'] = 'application/json;charset=UTF-8';
   }
+  // An empty body goes without Content-Length, as pveproxy removes it; Connection: close ends it.
+  res.shouldKeepAlive = status < 400;
   res.writeHead(status, reason, headers);
   res.end(body);
 }
@@ -31,7 +33,16 @@ export function rawJson(json: string): RawJson {
   return new RawJson(json);
 }
 
+/** Data with attributes beside it (set_result_attrib, e.g. a task log's `total`). */
+export class WithAttributes {
+  constructor(
+    readonly data: unknown,
+    readonly attributes: Record<string, unknown>,
+  ) {}
+}
+
 export function sendData(res: ServerResponse, data: unknown): void {
+  if (data instanceof WithAttributes) return send(res, 200, 'OK', JSON.stringify({ ...data.attributes, data: data.data ?? null }));
   send(res, 200, 'OK', data instanceof RawJson ? `{"data":${data.json}}` : JSON.stringify({ data: data ?? null }));
 }
 
@@ -39,6 +50,15 @@ export function sendError(res: ServerResponse, err: SimAnswerError): void {
   if (err.emptyBody) return send(res, err.status, err.reason, undefined);
   const body = err.errors === undefined ? { data: null, message: err.bodyMessage } : { errors: err.errors, data: null, message: err.bodyMessage };
   send(res, err.status, err.reason, JSON.stringify(body));
+}
+
+/** `$self->error(...)`: the text as reason (first line) and as a body with no content type (pveproxy's upload parser). */
+export function sendPlainError(res: ServerResponse, status: number, text: string): void {
+  const headers = baseHeaders(status);
+  headers['Content-Length'] = String(Buffer.byteLength(text));
+  res.shouldKeepAlive = false;
+  res.writeHead(status, /^(.*)$/m.exec(text)?.[1] ?? '', headers);
+  res.end(text);
 }
 
 /** A plain JSON answer for the /_sim/ endpoints. */
@@ -78,5 +98,6 @@ export async function readFormParams(req: IncomingMessage): Promise<Record<strin
     if (typeof parsed !== 'object' || parsed === null) return {};
     return Object.fromEntries(Object.entries(parsed as Record<string, unknown>).map(([k, v]) => [k, scalar(v)]));
   }
-  return Object.fromEntries(new URLSearchParams(text));
+  // decode_urlencoded splits on `;` as well as `&` (AnyEvent.pm, audit 12b).
+  return Object.fromEntries(new URLSearchParams(text.replace(/;/g, '&')));
 }

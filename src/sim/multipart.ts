@@ -1,145 +1,141 @@
-// A streaming multipart/form-data reader for the ISO upload (F12): fields
-// are kept (bounded), the file part is hashed and counted as it passes and
-// never held in memory, as pveproxy streams it to /var/tmp (F23).
+// The ISO upload's body, read as pveproxy reads it (SPEC 23, audit 1):
+// PVE::APIServer::AnyEvent::file_upload_multipart, its regular expressions
+// applied to the buffer each time data arrives. Phase 1 takes `content`,
+// then `checksum-algorithm`, then `checksum`, each the next part; the file
+// part must follow a boundary directly, be named `filename` and have a
+// `form-data` disposition; phase 2 streams everything up to the closing
+// boundary into the file (so a part after the file ends up inside it),
+// hashing and counting it, never holding it (F23). Any failure is a 500
+// with the Perl text as a plain-text body.
 import { createHash } from 'node:crypto';
 
-export interface MultipartFile {
-  field: string;
-  filename: string;
+export interface UploadBody {
+  /** `content`, `checksum-algorithm`, `checksum` and `filename`, as pveproxy extracts them. */
+  params: Record<string, string>;
   size: number;
   sha256: string;
 }
 
-export interface MultipartBody {
-  fields: Record<string, string>;
-  files: MultipartFile[];
-}
-
+/** A failure of pveproxy's upload parser: `500` with `text` as reason (first line) and plain body. */
 export class MultipartError extends Error {
   override readonly name = 'MultipartError';
+  constructor(readonly text: string) {
+    super(text.trimEnd());
+  }
 }
 
-const MAX_FIELD_BYTES = 64 * 1024;
-const MAX_HEADER_BYTES = 8 * 1024;
+const SOURCE = '/usr/share/perl5/PVE/APIServer/AnyEvent.pm';
 
-export function boundaryOf(contentType: string | undefined): string | undefined {
-  if (contentType === undefined || !/^multipart\/form-data/i.test(contentType)) return undefined;
-  const match = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
-  return match?.[1] ?? match?.[2];
+/** A Perl `die` without a trailing newline gets the file and line appended. */
+function perlDie(text: string, line: number): MultipartError {
+  return new MultipartError(`${text} at ${SOURCE} line ${line}.\n`);
 }
 
-interface PartHeaders {
-  name: string;
-  filename?: string;
+/** parse_content_type: the type and the boundary parameter, as pveproxy splits them (no unquoting). */
+export function parseContentType(header: string): { type: string; boundary?: string } {
+  const [type = '', ...params] = header.split(/\s*[;,]\s*/);
+  for (const param of params) {
+    const match = /^\s*boundary\s*=\s*(\S+?)\s*$/.exec(param);
+    if (match !== null) return { type, boundary: match[1] };
+  }
+  return { type };
 }
 
-function parsePartHeaders(text: string): PartHeaders {
-  const disposition = text.split('\r\n').find((line) => /^content-disposition:/i.test(line));
-  if (disposition === undefined) throw new MultipartError('a part has no Content-Disposition');
-  const name = /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
-  if (name === undefined) throw new MultipartError('a part has no name');
-  const filename = /;\s*filename="([^"]*)"/i.exec(disposition)?.[1];
-  return filename === undefined ? { name } : { name, filename };
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-type Phase = 'preamble' | 'afterBoundary' | 'headers' | 'body' | 'done';
+function assertFormDisposition(value: string): void {
+  if (value !== 'form-data') throw new MultipartError(`wrong Content-Disposition '${value}' in multipart, expected 'form-data'\n`);
+}
 
-/** Reads a whole multipart body from chunks, one pass, holding at most a boundary's length of file bytes. */
-export async function readMultipart(chunks: AsyncIterable<Buffer>, boundary: string): Promise<MultipartBody> {
-  const delimiter = Buffer.from(`\r\n--${boundary}`);
-  const result: MultipartBody = { fields: {}, files: [] };
-  // A leading CRLF lets the first boundary match the same delimiter as the others.
-  let buffer: Buffer = Buffer.from('\r\n');
-  const cursor: { phase: Phase } = { phase: 'preamble' };
-  let part: PartHeaders | undefined;
-  let fieldBytes: Buffer[] = [];
-  let fieldSize = 0;
-  let hash = createHash('sha256');
-  let size = 0;
+type Phase = 0 | 1 | 2 | 100;
 
-  const take = (data: Buffer): void => {
-    if (data.length === 0 || part === undefined) return;
-    if (part.filename !== undefined) {
-      hash.update(data);
-      size += data.length;
-    } else {
-      fieldSize += data.length;
-      if (fieldSize > MAX_FIELD_BYTES) throw new MultipartError(`field ${part.name} is larger than ${MAX_FIELD_BYTES} bytes`);
-      fieldBytes.push(data);
-    }
+/**
+ * Reads the upload body of `size` bytes (the Content-Length). The buffer
+ * is a latin1 string, so every byte stays one character and the Perl
+ * patterns apply unchanged.
+ */
+export async function readUpload(chunks: AsyncIterable<Buffer>, boundary: string, size: number): Promise<UploadBody> {
+  const b = escapeRegExp(boundary);
+  const delim = `--${b}\\r?\\n`;
+  const closeDelim = `--${b}--`;
+  const boundlen = boundary.length + 8;
+  const phase0 = new RegExp(`^[^]*?(${delim})`);
+  const untilData = /^[^]*?(?:\r?\n){2}/;
+  const fileHead = new RegExp(`^${delim}Content-Disposition: ([^]*?); name="([^]*?)"; filename="([^"]+)"`);
+  const fileEnd = new RegExp(`^([^]*?)(?:\\r?\\n)?${closeDelim}[^]*$`);
+  const params: Record<string, string> = {};
+  const hash = createHash('sha256');
+  let written = 0;
+  const cursor: { phase: Phase } = { phase: 0 };
+  let rbuf = '';
+  /** Bytes received so far: what pveproxy counts as read plus what its buffer still holds. */
+  let received = 0;
+
+  const extractField = (name: string): void => {
+    const field = new RegExp(`^${delim}[^]*?Content-Disposition: ([^]*?); name="${escapeRegExp(name)}"([^]*?${delim})`);
+    const match = field.exec(rbuf);
+    if (match === null) return;
+    assertFormDisposition(match[1] ?? '');
+    rbuf = (match[2] ?? '') + rbuf.slice(match[0].length);
+    rbuf = rbuf.replace(untilData, '');
+    const value = new RegExp(`^([^]*?)(${delim})`).exec(rbuf);
+    if (value === null) return;
+    params[name] = (value[1] ?? '').trim();
+    rbuf = rbuf.slice((value[1] ?? '').length);
   };
-  const finishPart = (): void => {
-    if (part === undefined) return;
-    if (part.filename !== undefined) result.files.push({ field: part.name, filename: part.filename, size, sha256: hash.digest('hex') });
-    else result.fields[part.name] = Buffer.concat(fieldBytes).toString('utf8');
-    part = undefined;
+  const write = (data: string): void => {
+    if (data.length === 0) return;
+    hash.update(Buffer.from(data, 'latin1'));
+    written += data.length;
   };
 
-  const advance = (): boolean => {
-    switch (cursor.phase) {
-      case 'preamble': {
-        const at = buffer.indexOf(delimiter);
-        if (at < 0) {
-          buffer = buffer.subarray(Math.max(0, buffer.length - delimiter.length));
-          return false;
-        }
-        buffer = buffer.subarray(at + delimiter.length);
-        cursor.phase = 'afterBoundary';
-        return true;
+  const onRead = (): void => {
+    if (cursor.phase === 0) {
+      // Keep the boundary, drop anything before it.
+      const match = phase0.exec(rbuf);
+      if (match !== null) {
+        rbuf = rbuf.slice(match[0].length - (match[1] ?? '').length);
+        cursor.phase = 1;
       }
-      case 'afterBoundary': {
-        if (buffer.length < 2) return false;
-        const next = buffer.subarray(0, 2).toString('latin1');
-        if (next === '--') {
-          cursor.phase = 'done';
-          return false;
-        }
-        if (next !== '\r\n') throw new MultipartError('a boundary is not followed by CRLF');
-        buffer = buffer.subarray(2);
-        cursor.phase = 'headers';
-        return true;
-      }
-      case 'headers': {
-        const end = buffer.indexOf('\r\n\r\n');
-        if (end < 0) {
-          if (buffer.length > MAX_HEADER_BYTES) throw new MultipartError('part headers are too long');
-          return false;
-        }
-        part = parsePartHeaders(buffer.subarray(0, end).toString('utf8'));
-        buffer = buffer.subarray(end + 4);
-        fieldBytes = [];
-        fieldSize = 0;
-        hash = createHash('sha256');
-        size = 0;
-        cursor.phase = 'body';
-        return true;
-      }
-      case 'body': {
-        const at = buffer.indexOf(delimiter);
-        if (at < 0) {
-          const safe = buffer.length - delimiter.length;
-          if (safe > 0) {
-            take(buffer.subarray(0, safe));
-            buffer = buffer.subarray(safe);
-          }
-          return false;
-        }
-        take(buffer.subarray(0, at));
-        finishPart();
-        buffer = buffer.subarray(at + delimiter.length);
-        cursor.phase = 'afterBoundary';
-        return true;
-      }
-      case 'done':
-        return false;
     }
+    if (cursor.phase === 1) {
+      extractField('content');
+      extractField('checksum-algorithm');
+      extractField('checksum');
+      const head = fileHead.exec(rbuf);
+      if (head !== null) {
+        assertFormDisposition(head[1] ?? '');
+        if (head[2] !== 'filename') throw perlDie(`wrong field name '${head[2] ?? ''}' for file upload, expected 'filename'`, 1325);
+        cursor.phase = 2;
+        params.filename = (head[3] ?? '').trim();
+        rbuf = rbuf.slice(head[0].length).replace(untilData, '');
+      }
+    }
+    if (cursor.phase === 2) {
+      const end = fileEnd.exec(rbuf);
+      if (end !== null) {
+        write(end[1] ?? '');
+        rbuf = '';
+        cursor.phase = 100;
+      } else {
+        const length = rbuf.length - boundlen;
+        if (length > 0) {
+          write(rbuf.slice(0, length));
+          rbuf = rbuf.slice(length);
+        }
+      }
+    }
+    if (received >= size && cursor.phase !== 100) throw perlDie('upload failed', 1370);
   };
 
   for await (const chunk of chunks) {
-    if (cursor.phase === 'done') continue;
-    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-    while (advance());
+    if (cursor.phase === 100) continue;
+    received += chunk.length;
+    rbuf += chunk.toString('latin1');
+    onRead();
   }
-  if (cursor.phase !== 'done') throw new MultipartError('the body ends before the closing boundary');
-  return result;
+  if (cursor.phase !== 100) throw perlDie('upload failed', 1370);
+  return { params, size: written, sha256: hash.digest('hex') };
 }

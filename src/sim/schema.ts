@@ -138,7 +138,7 @@ export function verifyParameters(properties: Record<string, PropSchema>, params:
     }
     checkValue(schema, value, key, errors);
     if (schema.requires !== undefined && params[schema.requires] === undefined) {
-      errors[schema.requires] ??= `missing property - '${key}' requires this property`;
+      errors[schema.requires] ??= `missing property required by '${key}'`;
     }
   }
   if (Object.keys(errors).length > 0) throw paramError(errors);

@@ -11,8 +11,8 @@ import { SimAnswerError, bareError, paramError } from './answer-error.js';
 import { checkToken } from './auth.js';
 import { handleControl } from './control.js';
 import { defaultFaultMessage, isBareStatus, type ErrorFault } from './faults.js';
-import { readFormParams, sendData, sendError, sendJson } from './http-io.js';
-import { MultipartError, boundaryOf, readMultipart } from './multipart.js';
+import { readFormParams, sendData, sendError, sendJson, sendPlainError } from './http-io.js';
+import { MultipartError, parseContentType, readUpload } from './multipart.js';
 import { ROUTES, UPLOAD_ROUTE } from './routes.js';
 import { ApiSchema, verifyParameters } from './schema.js';
 import { Simulator, type SimulatorOptions } from './simulator.js';
@@ -42,7 +42,7 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-export const SIM_DEFAULTS = { nodes: ['pve1', 'pve2'], vms: 3, timeScale: 0.1, latencyMs: 0, cloneSeconds: 2, taskSeconds: 1, agentSeconds: 47 };
+export const SIM_DEFAULTS = { nodes: ['pve1', 'pve2'], vms: 3, timeScale: 0.1, latencyMs: 0, cloneSeconds: 2, taskSeconds: 1, agentSeconds: 47, statdSeconds: 10 };
 
 let sharedSchema: ApiSchema | undefined;
 
@@ -57,20 +57,38 @@ interface Parsed {
   upload?: UploadedFile;
 }
 
+/**
+ * pveproxy gives no answer at all (its `die` only reaches a `warn`): the
+ * connection is left until its idle timeout. The simulator closes it.
+ */
+class NoAnswer extends Error {
+  override readonly name = 'NoAnswer';
+}
+
+/** authenticate_and_handle_request for the upload path (AnyEvent.pm, audit 1). */
+async function readUploadParams(req: IncomingMessage, params: Record<string, string>): Promise<Parsed> {
+  const length = Number(req.headers['content-length'] ?? 0);
+  // Without a Content-Length (a chunked body) the parser never runs: the API sees the query only.
+  if (!(length > 0)) {
+    req.resume();
+    return { params };
+  }
+  const contentType = req.headers['content-type'] ?? '';
+  const { type, boundary } = parseContentType(contentType);
+  if (boundary === undefined || type !== 'multipart/form-data') throw new NoAnswer(`upload 'Content-Type '${contentType}' not implemented`);
+  if (params.tmpfilename !== undefined) throw new NoAnswer("'tmpfilename' query parameter is not allowed for file uploads");
+  const body = await readUpload(req as AsyncIterable<Buffer>, boundary, length);
+  const all = { ...params, ...body.params };
+  const filename = body.params.filename ?? '';
+  return { params: all, upload: { filename, size: body.size, sha256: body.sha256 } };
+}
+
 async function readParams(req: IncomingMessage, routeKey: string, query: URLSearchParams): Promise<Parsed> {
   const params: Record<string, string> = Object.fromEntries(query);
-  if (routeKey === UPLOAD_ROUTE) {
-    const boundary = boundaryOf(req.headers['content-type']);
-    if (boundary === undefined) throw new SimAnswerError(400, 'upload needs a multipart/form-data body\n');
-    const body = await readMultipart(req as AsyncIterable<Buffer>, boundary);
-    Object.assign(params, body.fields);
-    const file = body.files.find((f) => f.field === 'filename');
-    if (file === undefined) return { params };
-    params.filename = file.filename;
-    return { params, upload: { filename: file.filename, size: file.size, sha256: file.sha256 } };
-  }
-  if (req.method === 'POST' || req.method === 'PUT') Object.assign(params, await readFormParams(req));
-  else req.resume();
+  if (routeKey === UPLOAD_ROUTE && req.method === 'POST') return readUploadParams(req, params);
+  // extract_params: the query overrides the body (AnyEvent.pm, audit 12b).
+  if (req.method === 'POST' || req.method === 'PUT') return { params: { ...(await readFormParams(req)), ...params } };
+  req.resume();
   return { params };
 }
 
@@ -99,7 +117,12 @@ class SimServer {
       sendData(res, data);
     } catch (err) {
       req.resume();
-      const answer = err instanceof SimAnswerError ? err : err instanceof MultipartError ? new SimAnswerError(400, `${err.message}\n`) : new SimAnswerError(500, `${String(err)}\n`);
+      if (err instanceof NoAnswer) return this.drop(req, record);
+      if (err instanceof MultipartError) {
+        record.status = 500;
+        return sendPlainError(res, 500, err.text);
+      }
+      const answer = err instanceof SimAnswerError ? err : new SimAnswerError(500, `${String(err)}\n`);
       record.status = answer.status;
       sendError(res, answer);
     } finally {

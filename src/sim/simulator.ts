@@ -1,5 +1,6 @@
 // The simulated cluster as one object: state, tasks, faults, the request
 // log and the clock. The HTTP layer (server.ts) and the handlers work on it.
+import { taskExitOf } from './answer-error.js';
 import { Faults } from './faults.js';
 import { populate } from './population.js';
 import { SimState } from './state.js';
@@ -15,6 +16,8 @@ export interface SimulatorOptions {
   cloneSeconds: number;
   taskSeconds: number;
   agentSeconds: number;
+  /** pvestatd's cycle before timeScale (10 s on a real node); 0 makes /cluster/resources always current. */
+  statdSeconds: number;
   /** Accepted API tokens, `user@realm!id=secret`. */
   tokens: string[];
   /** The node the client talks to; an upload's task runs there (SPEC 16). The first node by default. */
@@ -42,7 +45,7 @@ export interface TaskSpec {
   /** The task waits until then before its own duration starts (a lock held by another task, F3). */
   notBefore?: number;
   runningLog?: string[];
-  /** The effect; throw an Error to end the task with its message as exitstatus. */
+  /** The effect; throw to end the task (a SimAnswerError that is no plain die ends it `<code> <text>`, audit 4c). */
   run: (endAt: number) => string[];
   /** Undo when the task fails (a fault or a throw). */
   onFail?: (endAt: number) => void;
@@ -74,6 +77,13 @@ export class Simulator {
   /** Seconds of simulated work as milliseconds of wall time. */
   scaled(seconds: number, factor = 1): number {
     return seconds * 1000 * this.options.timeScale * factor;
+  }
+
+  /** When pvestatd last sampled (ms): the start of the current cycle, or now without a cycle. */
+  statdSampleAt(): number {
+    const now = this.now();
+    const period = this.scaled(this.options.statdSeconds);
+    return period > 0 ? Math.floor(now / period) * period : now;
   }
 
   /** Applies every task that has ended by now. Call before reading state. */
@@ -109,13 +119,14 @@ export class Simulator {
     const run = (at: number): TaskOutcome => {
       if (failure !== undefined) {
         spec.onFail?.(at);
-        return { exitstatus: failure, log: [] };
+        return { exitstatus: failure, log: spec.runningLog ?? [] };
       }
       try {
         return { exitstatus: 'OK', log: spec.run(at) };
       } catch (err) {
         spec.onFail?.(at);
-        return { exitstatus: err instanceof Error ? err.message.trim() : String(err), log: [] };
+        // What the worker printed before it died stays in its log.
+        return { exitstatus: taskExitOf(err), log: spec.runningLog ?? [] };
       }
     };
     return this.tasks.create({ node: spec.node, type: spec.type, id: spec.id, owner: spec.owner, startAt: now, endAt, runningLog: spec.runningLog ?? [], run });

@@ -1,7 +1,6 @@
 // What the simulated cluster holds: nodes, their storages and ISO volumes,
-// and qemu VMs (templates included). VMIDs are unique across the cluster,
-// except the templates every node carries under the same VMID, as the
-// default config (SPEC 7, sim.nodes) describes.
+// and qemu VMs (templates included). A VMID is unique across the whole
+// cluster, as pmxcfs keeps it (SPEC 23): no two nodes ever hold the same one.
 import { createHash } from 'node:crypto';
 import { dieError } from './answer-error.js';
 import { DRIVE_KEY, driveBytes, parseDrive, storageOf } from './disks.js';
@@ -27,12 +26,31 @@ export interface SimVm {
   cachedEntry?: [string, string];
   /** memoryBytes of the config; dropped by `touched`. */
   cachedMemory?: number;
+  /** What pvestatd last wrote to the RRD for this VM (audit 7); none yet for a fresh clone. */
+  rrd?: StatdSample;
+  /** When the VM last changed (ms); pvestatd's next sample after that picks the change up. */
+  changedAt: number;
+  /** True from a change until pvestatd has sampled it. */
+  statdStale: boolean;
 }
 
-/** Call after any change to a VM, so its cached /cluster/resources entry is rebuilt. */
-export function touched(vm: SimVm): void {
+/** The fields /cluster/resources takes from pvestatd's RRD rather than the live config. */
+export interface StatdSample {
+  name?: string;
+  status: 'running' | 'stopped';
+  template: 0 | 1;
+  maxcpu: number;
+  maxmem: number;
+  maxdisk: number;
+  startedAt?: number;
+}
+
+/** Call after any change to a VM at `at` (ms), so its cached /cluster/resources entry is rebuilt. */
+export function touched(vm: SimVm, at: number): void {
   vm.cachedEntry = undefined;
   vm.cachedMemory = undefined;
+  vm.changedAt = Math.max(vm.changedAt, at);
+  vm.statdStale = true;
 }
 
 export interface SimVolume {
@@ -46,8 +64,12 @@ export interface SimVolume {
 
 export interface SimStorage {
   storage: string;
-  type: 'dir' | 'lvmthin';
+  type: 'dir' | 'lvmthin' | 'nfs';
   content: string[];
+  /** One store seen from every node (its volumes are the same object on each). */
+  shared: boolean;
+  /** Mount point of a file-based storage; undefined for block storage (lvmthin), which takes no upload. */
+  path?: string;
   /** Directory of ISO files, for log lines. */
   isoDir: string;
   volumes: Map<string, SimVolume>;
@@ -62,22 +84,32 @@ export interface SimNode {
 
 const GIB = 1024 ** 3;
 
+/** The shared storage every node lists, which holds template 9200's disks (SPEC 23). */
+export const SHARED_STORAGE = 'vm-shared';
+
 export function defaultStorages(): SimStorage[] {
   return [
-    { storage: 'local', type: 'dir', content: ['backup', 'vztmpl', 'iso'], isoDir: '/var/lib/vz/template/iso', volumes: new Map() },
-    { storage: 'local-lvm', type: 'lvmthin', content: ['rootdir', 'images'], isoDir: '', volumes: new Map() },
-    { storage: 'proxy-seeds', type: 'dir', content: ['iso'], isoDir: '/mnt/proxy-seeds/template/iso', volumes: new Map() },
+    { storage: 'local', type: 'dir', content: ['backup', 'vztmpl', 'iso'], shared: false, path: '/var/lib/vz', isoDir: '/var/lib/vz/template/iso', volumes: new Map() },
+    { storage: 'local-lvm', type: 'lvmthin', content: ['rootdir', 'images'], shared: false, isoDir: '', volumes: new Map() },
+    { storage: 'proxy-seeds', type: 'dir', content: ['iso'], shared: false, path: '/mnt/proxy-seeds', isoDir: '/mnt/proxy-seeds/template/iso', volumes: new Map() },
   ];
+}
+
+function sharedStorage(): SimStorage {
+  return { storage: SHARED_STORAGE, type: 'nfs', content: ['images'], shared: true, path: `/mnt/pve/${SHARED_STORAGE}`, isoDir: '', volumes: new Map() };
 }
 
 export class SimState {
   readonly nodes = new Map<string, SimNode>();
-  private readonly vms = new Map<string, SimVm>();
-  private readonly vmidUse = new Map<number, number>();
+  /** By VMID: one VM per VMID in the whole cluster. */
+  private readonly vms = new Map<number, SimVm>();
 
   constructor(nodeNames: string[]) {
+    const shared = sharedStorage();
     for (const name of nodeNames) {
-      this.nodes.set(name, { node: name, storages: new Map(defaultStorages().map((s) => [s.storage, s])), maxmem: 64 * GIB, maxcpu: 16 });
+      const storages = new Map(defaultStorages().map((s) => [s.storage, s]));
+      storages.set(shared.storage, shared);
+      this.nodes.set(name, { node: name, storages, maxmem: 64 * GIB, maxcpu: 16 });
     }
   }
 
@@ -88,36 +120,53 @@ export class SimState {
     return node;
   }
 
+  /** The storage as a node sees it, or storage_check_enabled's texts (storage.cfg is cluster-wide). */
   storage(nodeName: string, storage: string): SimStorage {
     const found = this.node(nodeName).storages.get(storage);
-    if (found === undefined) throw dieError(texts.noSuchStorage(storage));
-    return found;
+    if (found !== undefined) return found;
+    if (this.storageAnywhere(storage) !== undefined) throw dieError(texts.storageNotOnNode(storage, nodeName));
+    throw dieError(texts.noSuchStorage(storage));
+  }
+
+  /** The storage's entry in the cluster's storage.cfg, from whichever node lists it. */
+  storageAnywhere(storage: string): SimStorage | undefined {
+    for (const node of this.nodes.values()) {
+      const found = node.storages.get(storage);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   /** The VM at node/vmid or F2's `Configuration file ... does not exist`. */
   vm(node: string, vmid: number): SimVm {
-    const vm = this.vms.get(`${node}/${vmid}`);
+    const vm = this.findVm(node, vmid);
     if (vm === undefined) throw dieError(texts.configMissing(node, vmid));
     return vm;
   }
 
+  /** The VM when its config is on this node (a VMID held elsewhere is not found here). */
   findVm(node: string, vmid: number): SimVm | undefined {
-    return this.vms.get(`${node}/${vmid}`);
+    const vm = this.vms.get(vmid);
+    return vm?.node === node ? vm : undefined;
+  }
+
+  /** The VM at this VMID on whatever node holds it. */
+  vmAt(vmid: number): SimVm | undefined {
+    return this.vms.get(vmid);
   }
 
   vmidTaken(vmid: number): boolean {
-    return (this.vmidUse.get(vmid) ?? 0) > 0;
+    return this.vms.has(vmid);
   }
 
+  /** Adds a VM; a VMID held anywhere in the cluster is refused, as pmxcfs refuses it. */
   addVm(vm: SimVm): void {
-    const key = `${vm.node}/${vm.vmid}`;
-    if (this.vms.has(key)) throw dieError(texts.configExists(vm.vmid));
-    this.vms.set(key, vm);
-    this.vmidUse.set(vm.vmid, (this.vmidUse.get(vm.vmid) ?? 0) + 1);
+    if (this.vms.has(vm.vmid)) throw dieError(texts.configExists(vm.vmid));
+    this.vms.set(vm.vmid, vm);
   }
 
   removeVm(vm: SimVm): void {
-    if (this.vms.delete(`${vm.node}/${vm.vmid}`)) this.vmidUse.set(vm.vmid, (this.vmidUse.get(vm.vmid) ?? 1) - 1);
+    if (this.vms.get(vm.vmid) === vm) this.vms.delete(vm.vmid);
   }
 
   allVms(): IterableIterator<SimVm> {
@@ -171,6 +220,11 @@ export function memoryBytes(vm: SimVm): number {
 
 export function cpuCount(vm: SimVm): number {
   return Number(vm.config.cores ?? 1) * Number(vm.config.sockets ?? 1);
+}
+
+/** The new fields of a SimVm a fresh VM starts with. */
+export function freshVmState(at: number): Pick<SimVm, 'changedAt' | 'statdStale'> {
+  return { changedAt: at, statdStale: true };
 }
 
 /** True when the config enables the guest agent (`agent: 1` or `enabled=1`). */

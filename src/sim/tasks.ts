@@ -80,6 +80,23 @@ export class TaskBook {
     return task;
   }
 
+  /**
+   * Runs fn at `at` (ms) during settle, in order with the tasks' ends; no
+   * UPID, nothing to poll (a step inside a task, e.g. a clone writing its
+   * full config after the first disk).
+   */
+  schedule(at: number, fn: () => void): void {
+    const pid = this.nextPid++;
+    const step: SimTask = {
+      upid: '', node: '', type: '', id: '', user: '', tokenid: '', pid, pstart: 0, starttime: 0, startAt: at, endAt: at, runningLog: [],
+      run: () => {
+        fn();
+        return { exitstatus: 'OK', log: [] };
+      },
+    };
+    this.push(step);
+  }
+
   get(upid: string): SimTask | undefined {
     return this.tasks.get(upid);
   }

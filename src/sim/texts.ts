@@ -33,8 +33,25 @@ export const texts = {
   noTicket: 'No ticket',
   authFailed: 'Authentication failed!',
   unknownNode: (node: string) => `hostname lookup '${node}' failed - failed to get address info for: ${node}: Name or service not known`,
+  /** Storage.pm storage_config: a plain die (audit 2c). */
   noSuchStorage: (storage: string) => `storage '${storage}' does not exist`,
+  /** Storage.pm storage_check_node */
+  storageNotOnNode: (storage: string, node: string) => `storage '${storage}' is not available on node '${node}'`,
+  /** A clone onto a VMID another node holds: pmxcfs refuses the rename of the temporary config (File.pm, audit 2b). */
+  vmidElsewhere: (node: string, vmid: number) => `close (rename) atomic file '/etc/pve/nodes/${node}/qemu-server/${vmid}.conf' failed: File exists`,
+  cloneStart: (source: number, newid: number) => `creating a clone of VM ${source} with ID ${newid}`,
+  linkedCloneStorage: "parameter 'storage' not allowed for linked clones",
+  cloneTargetLocal: (target: string) => `can't clone VM to node '${target}' (VM uses local storage)`,
+  cloneTargetStorageNotShared: (storage: string) => `can't clone to non-shared storage '${storage}'`,
+  noSuchClusterNode: (node: string) => `no such cluster node '${node}'`,
+  startTemplate: "you can't start a vm if it's a template",
+  /** Qemu.pm $check_drive_param */
+  mediaCdromRequired: "explicit 'media=cdrom' is required for iso images",
+  /** Qemu.pm create_disks */
+  volumeNotFound: (volid: string) => `volume ${volid} does not exist`,
+  onlyRoot: 'Only root may use this option.',
   diskMissing: (disk: string) => `disk '${disk}' does not exist`,
-  notFileStorage: (type: string) => `can't upload to storage type '${type}', not a file based storage!`,
-  noContent: (storage: string, content: string) => `storage '${storage}' does not support content-type '${content}'`,
+  /** pve-storage Status.pm upload, in its order. */
+  notFileStorage: (type: string) => `can't upload to storage type '${type}'`,
+  noContent: (storage: string, content: string) => `storage '${storage}' does not support '${content}' content`,
 } as const;

@@ -34,7 +34,8 @@
 //   - tasks run for `taskPolls` status polls, then end OK, `WARNINGS: n`
 //     (with WARN lines in their log) or failed (F16); their UPID names
 //     the node that ran them, and asking another node is `400 upid: no
-//     such task` as the simulator answers; an imgdel UPID's id is empty;
+//     such task` as the simulator answers; an imgdel UPID's id is the
+//     storage id;
 //   - uploads overwrite (F12), run on `apiNode` when set, and refuse a
 //     name without `.iso`; deleting a missing volume ends OK (F13);
 //   - the agent's three messages (F5), a guest agent that answers after
@@ -474,6 +475,15 @@ export class FakeProxmox implements ProxmoxApi {
       delete config.template;
       delete config.digest;
       if (typeof config.net0 === 'string') config.net0 = this.freshMac(config.net0);
+      let index = 0;
+      for (const [key, value] of Object.entries(config)) {
+        if (!DISK_KEY.test(key) || typeof value !== 'string' || /(^|,)media=cdrom(,|$)/.test(value) || !value.includes(':')) continue;
+        const [volid = '', ...options] = value.split(',');
+        const [sid = '', volname = ''] = volid.split(':');
+        const file = full ? `${params.storage ?? sid}:vm-${params.newid}-disk-${index}` : `${sid}:${volname}/vm-${params.newid}-disk-${index}`;
+        config[key] = [file, ...options].join(',');
+        index += 1;
+      }
       vm.config = config;
       vm.cloning = false;
       // move_config_to_node: the clone lands on the target once its task ends.
@@ -552,7 +562,8 @@ export class FakeProxmox implements ProxmoxApi {
     const vm = this.qemuOn(node, vmid);
     if (vm.status === 'running') throw fakeErrors.destroyRunning(vmid);
     return this.startTask(node, 'qmdestroy', String(vmid), () => {
-      if (vm.config.lock) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)) };
+      // destroy_vm's check_lock lets a `suspended` lock through.
+      if (vm.config.lock && vm.config.lock !== 'suspended') return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)) };
       this.vms.delete(vmid);
       this.destroyed.set(vmid, params);
       return { exitstatus: 'OK' };
@@ -606,8 +617,8 @@ export class FakeProxmox implements ProxmoxApi {
     await this.enter('deleteVolume', [node, storage, volid], opts);
     this.isoStorage(node, storage);
     if (this.deleteForbidden.has(storage)) throw fakeErrors.forbiddenVolumeDelete(storage);
-    // As captured (content_delete_response): an imgdel UPID's id is empty.
-    return this.startTask(node, 'imgdel', '', () => {
+    // Content.pm: an imgdel UPID's id is the storage id for an ISO.
+    return this.startTask(node, 'imgdel', storage, () => {
       const existed = this.storageVolumes(node, storage).delete(volid);
       const file = `/mnt/${storage}/template/iso/${volid.split('/').pop() ?? ''}`;
       // F13: a missing volume's delete still ends OK.

@@ -47,9 +47,18 @@ describe('simulator: tokens and the /_sim/ endpoints (F22, SPEC 8)', () => {
 
   it('shows every VM with its config and every volume by node and storage', async () => {
     const state = (await sim.control('GET', 'state')) as StateView;
-    const templates = state.vms.filter((vm) => vm.vmid === 9001).map((vm) => vm.node);
-    expect(templates).to.deep.equal(['pv1-1', 'pv1-2']);
+    // SPEC 23: one VMID per VM in the cluster; node i holds 9001+i and 9100+i, the first node 9200 on vm-shared.
+    const templates = state.vms.filter((vm) => vm.vmid >= 9000).map((vm) => [vm.vmid, vm.node, vm.config.name]);
+    expect(templates).to.deep.equal([
+      [9001, 'pv1-1', 'debian-13-template'],
+      [9100, 'pv1-1', 'ubuntu-24.04-template'],
+      [9002, 'pv1-2', 'debian-13-template'],
+      [9101, 'pv1-2', 'ubuntu-24.04-template'],
+      [9200, 'pv1-1', 'debian-13-shared'],
+    ]);
+    expect(new Set(state.vms.map((vm) => vm.vmid)).size).to.equal(state.vms.length);
     expect(state.vms.find((vm) => vm.vmid === 9001)?.config).to.include({ name: 'debian-13-template', template: 1, boot: 'order=scsi0' });
+    expect(String(state.vms.find((vm) => vm.vmid === 9200)?.config.scsi0)).to.match(/^vm-shared:base-9200-disk-1,/);
     expect(state.vms.filter((vm) => vm.vmid < 9000)).to.have.length(2);
     const lvm = state.nodes[0]?.storages.find((s) => s.storage === 'local-lvm');
     expect(lvm?.volumes.map((v) => v.volid)).to.include('local-lvm:base-9001-disk-1');
@@ -71,7 +80,7 @@ describe('simulator: tokens and the /_sim/ endpoints (F22, SPEC 8)', () => {
   it('refuses a malformed fault set with every problem named', async () => {
     const answer = (await sim.control('POST', 'faults', { errors: [{ path: '(', rate: 2 }], sometimes: true })) as { problems: string[] };
     expect(answer.problems).to.have.members([
-      'sometimes: unknown fault (known: errors, drops, latencyMs, slowTasks, failTasks, denyAllocate, offlineNodes)',
+      'sometimes: unknown fault (known: errors, drops, latencyMs, slowTasks, failTasks, denyAllocate, denyAllocateSpace, offlineNodes)',
       'errors[0].path: must be a regular expression',
       'errors[0].rate: must be a number from 0 to 1',
     ]);

@@ -19,6 +19,10 @@ export interface World {
   plant(node: string, vmid: number, config: Record<string, string | number>): Promise<void>;
   /** Refuses volume deletes on a storage for want of Datastore.Allocate (F13). */
   denyAllocate(storage: string): Promise<void>;
+  /** Takes Datastore.AllocateSpace away on a storage (clone 403, resize task `403 ...`, audit 4c). */
+  denyAllocateSpace(storage: string): Promise<void>;
+  /** Lets one pvestatd cycle pass (with `statdLag`; audit 7). */
+  statdCycle(): void;
   close(): Promise<void>;
 }
 
@@ -28,8 +32,19 @@ const STORAGES = [
   { storage: 'proxy-seeds', content: 'iso', type: 'dir' },
 ];
 
-export async function simWorld(nodes: string[]): Promise<World> {
-  const sim: TestSim = await startTestSim({ nodes, vms: 0, agentSeconds: 0 });
+export interface WorldOptions {
+  /** pvestatd's lag in /cluster/resources: 10 s in the simulator, explicit cycles in the fake. Off by default in both. */
+  statdLag?: boolean;
+}
+
+const STATD_SECONDS = 10;
+
+/**
+ * The simulator with its starting cluster: node i holds templates 9001+i
+ * and 9100+i, the first node 9200 on the shared vm-shared (SPEC 23).
+ */
+export async function simWorld(nodes: string[], options: WorldOptions = {}): Promise<World> {
+  const sim: TestSim = await startTestSim({ nodes, vms: 0, agentSeconds: 0, statdSeconds: options.statdLag ? STATD_SECONDS : 0 });
   const dir = mkdtempSync(join(tmpdir(), 'sim-contract-'));
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
@@ -41,6 +56,8 @@ export async function simWorld(nodes: string[]): Promise<World> {
       await sim.control('POST', 'vms', { node, vmid, config });
     },
     denyAllocate: (storage) => sim.faults({ denyAllocate: [storage] }),
+    denyAllocateSpace: (storage) => sim.faults({ denyAllocateSpace: [storage] }),
+    statdCycle: () => sim.clock.advance(STATD_SECONDS),
     close: async () => {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
@@ -48,13 +65,15 @@ export async function simWorld(nodes: string[]): Promise<World> {
   };
 }
 
-export function fakeWorld(nodes: string[]): Promise<World> {
+/** The fake with the same debian and shared templates (9001+i, 9200); it has no ubuntu ones. */
+export function fakeWorld(nodes: string[], options: WorldOptions = {}): Promise<World> {
   const fake = new FakeProxmox({
     nodes: nodes.map((name): FakeNodeInit => ({ name, storages: STORAGES })),
     apiNode: nodes[0],
-    templates: false,
+    sharedTemplate: true,
+    // A cycle only when the scenario lets one pass.
+    statdEvery: options.statdLag ? Number.MAX_SAFE_INTEGER : 0,
   });
-  fake.addTemplate(nodes[0] ?? 'pv1-1', 9001);
   return Promise.resolve({
     name: 'in-memory fake',
     api: fake,
@@ -67,6 +86,11 @@ export function fakeWorld(nodes: string[]): Promise<World> {
       fake.deleteForbidden.add(storage);
       return Promise.resolve();
     },
+    denyAllocateSpace: (storage) => {
+      fake.denyAllocateSpace.add(storage);
+      return Promise.resolve();
+    },
+    statdCycle: () => fake.statdCycle(),
     close: () => Promise.resolve(),
   });
 }

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { isApiError } from '../../src/proxmox/api-error.js';
 import type { ProxmoxApi, Upid } from '../../src/proxmox/api.js';
 import { classifyError } from '../../src/proxmox/classify.js';
-import { fakeWorld, simWorld, type World } from './contract-worlds.js';
+import { fakeWorld, simWorld, type World, type WorldOptions } from './contract-worlds.js';
 
 type Outcome = { ok: unknown } | { error: { status: number; message: string; errors?: Record<string, string>; class: string } };
 
@@ -127,7 +127,11 @@ const ONE_NODE: Record<string, Scenario> = {
     const mac = /=([0-9A-F:]{17})/i.exec(String((await api.getConfig('pv1-1', 199999)).net0))?.[1]?.toLowerCase();
     await api.putConfig('pv1-1', 199999, { agent: '0' });
     const unconfigured = await attempt(() => api.agentInterfaces('pv1-1', 199999));
+    // assert_agent_available asks for an agent line before it asks whether the VM runs (audit 6).
+    await world.plant('pv1-1', 199998, { name: 'no-agent' });
+    const stoppedWithout = await attempt(() => api.agentInterfaces('pv1-1', 199998));
     return {
+      stoppedWithout,
       stopped,
       names: interfaces.map((i) => i.name),
       onNet0: interfaces.find((i) => i.name === 'ens18')?.['hardware-address'] === mac,
@@ -159,6 +163,77 @@ const ONE_NODE: Record<string, Scenario> = {
   },
 };
 
+const CLONE_CHECKS: Record<string, Scenario> = {
+  "clone_vm's checks before its fork: a missing storage, linked+storage, target from local storage (audit 2, SPEC 23)": async ({ api }) => {
+    const base = { newid: 199999, name: 'x', description: 'd', full: true };
+    return [
+      await attempt(() => api.clone('pv1-1', 9001, { ...base, storage: 'nope' })),
+      await attempt(() => api.clone('pv1-1', 9001, { ...base, full: false, storage: 'local-lvm' })),
+      await attempt(() => api.clone('pv1-1', 9001, { ...base, target: 'pv1-2' })),
+      await attempt(() => api.clone('pv1-1', 9200, { ...base, target: 'pv1-2', storage: 'local-lvm' })),
+      (await api.clusterResources('vm')).some((r) => r.vmid === 199999),
+    ];
+  },
+
+  'a clone onto a VMID held on another node: a UPID, a task failing at the rename, the other VM untouched (audit 2b)': async (world) => {
+    const { api } = world;
+    await world.plant('pv1-2', 199999, { name: 'theirs' });
+    const upid = await clone(api);
+    const exit = await finish(world, upid);
+    const entries = (await api.clusterResources('vm')).filter((r) => r.vmid === 199999).map((r) => ({ node: r.node, name: r.name }));
+    return { task: upidShape(upid), exit, entries, here: await attempt(() => api.getConfig('pv1-1', 199999)) };
+  },
+
+  'the shared template clones to another node with target; the VM moves there when its task ends (SPEC 23)': async (world) => {
+    const { api } = world;
+    const upid = await api.clone('pv1-1', 9200, { newid: 199999, name: 'moved', description: 'd', full: true, target: 'pv1-2' });
+    const during = (await api.clusterResources('vm')).find((r) => r.vmid === 199999)?.node;
+    const exit = await finish(world, upid);
+    const after = (await api.clusterResources('vm')).find((r) => r.vmid === 199999);
+    const scsi0 = String((await api.getConfig('pv1-2', 199999)).scsi0).split(',')[0];
+    const shared = (await api.storages('pv1-2')).find((st) => st.storage === 'vm-shared')?.shared;
+    return { task: upidShape(upid), during, exit, after: [after?.node, after?.name], scsi0, shared };
+  },
+
+  'without Datastore.AllocateSpace a clone answers 403 and a resize task ends with the code first (audit 4c)': async (world) => {
+    const { api } = world;
+    await cloned(world);
+    await world.denyAllocateSpace('local-lvm');
+    const refused = await attempt(() => clone(api, 199998));
+    const resized = await finish(world, await api.resize('pv1-1', 199999, 'scsi0', '10G'));
+    return { refused, resized, scsi0: /size=[^,]+/.exec(String((await api.getConfig('pv1-1', 199999)).scsi0))?.[0] };
+  },
+
+  "resize, start and stop check inside their tasks: a missing VM, a missing disk, a template (audit 4b, 5)": async (world) => {
+    const { api } = world;
+    return [
+      await finish(world, await api.resize('pv1-1', 999999, 'scsi0', '10G')),
+      await finish(world, await api.resize('pv1-1', 9001, 'scsi9', '10G')),
+      await finish(world, await api.start('pv1-1', 999999)),
+      await finish(world, await api.stop('pv1-1', 999999)),
+      await finish(world, await api.start('pv1-1', 9001)),
+    ];
+  },
+};
+
+const STATD_LAG: Record<string, Scenario> = {
+  "pvestatd's lag: a finished clone stays nameless and unknown, a start shows at the next cycle (audit 7)": async (world) => {
+    const { api } = world;
+    const entry = async () => {
+      const r = (await api.clusterResources('vm')).find((x) => x.vmid === 199999);
+      return { name: r?.name, status: r?.status, lock: r?.lock, tags: r?.tags };
+    };
+    await cloned(world);
+    const afterClone = await entry();
+    world.statdCycle();
+    const nextCycle = await entry();
+    await finish(world, await api.start('pv1-1', 199999));
+    const afterStart = await entry();
+    world.statdCycle();
+    return { afterClone, nextCycle, afterStart, started: await entry() };
+  },
+};
+
 const TWO_NODES: Record<string, Scenario> = {
   'an upload needs .iso, overwrites, and runs on the node that received it (F12, SPEC 16)': async (world) => {
     const { api } = world;
@@ -177,7 +252,7 @@ const TWO_NODES: Record<string, Scenario> = {
       await attempt(() => world.api.putConfig('pv1-1', 199999, { tags: 'proxy;oper!ator' })),
     ];
   },
-  'a volume delete task has an empty id, as captured (content_delete_response)': async (world) => {
+  'a volume delete task has the storage as its id (Content.pm)': async (world) => {
     const upid = await world.api.deleteVolume('pv1-1', 'proxy-seeds', 'proxy-seeds:iso/none.iso');
     return String(upid).split(':')[6];
   },
@@ -187,12 +262,12 @@ const TWO_NODES: Record<string, Scenario> = {
   },
 };
 
-function suite(nodes: string[], scenarios: Record<string, Scenario>): void {
+function suite(nodes: string[], scenarios: Record<string, Scenario>, options: WorldOptions = {}): void {
   for (const [title, scenario] of Object.entries(scenarios)) {
     it(title, async () => {
       const transcripts: unknown[] = [];
       for (const make of [simWorld, fakeWorld]) {
-        const world = await make(nodes);
+        const world = await make(nodes, options);
         try {
           transcripts.push(await scenario(world));
         } finally {
@@ -207,4 +282,6 @@ function suite(nodes: string[], scenarios: Record<string, Scenario>): void {
 describe('contract: simulator over HTTP and the in-memory fake give the same answers (SPEC 8)', () => {
   describe('one node', () => suite(['pv1-1'], ONE_NODE));
   describe('two nodes', () => suite(['pv1-1', 'pv1-2'], TWO_NODES));
+  describe('clone and task checks (SPEC 23)', () => suite(['pv1-1', 'pv1-2'], CLONE_CHECKS));
+  describe("pvestatd's cycle (SPEC 23)", () => suite(['pv1-1'], STATD_LAG, { statdLag: true }));
 });

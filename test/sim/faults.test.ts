@@ -54,7 +54,7 @@ describe('simulator: faults (SPEC 8, 22)', () => {
     await sim.api('POST', `${Q}/9001/clone`, { newid: 199999, name: 'x' }).catch((err: unknown) => (failure = err));
     expect(failure).to.be.instanceOf(Error);
     await sim.faults({});
-    expect(await sim.data('GET', `${Q}/199999/config`)).to.include({ lock: 'clone', name: 'x' });
+    expect(await sim.data('GET', `${Q}/199999/config`)).to.include({ lock: 'clone', description: 'qmclone temporary file' });
   });
 
   it('adds latency to every API answer', async () => {

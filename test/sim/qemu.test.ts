@@ -45,9 +45,13 @@ describe('simulator: qemu (F2-F21)', () => {
     const upid = await clone();
     expect(upid).to.match(/^UPID:pv1-1:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:qmclone:9001:root@pam!provisioner:$/);
     expect(await resource()).to.deep.equal({ id: `qemu/${ID}`, type: 'qemu', vmid: ID, node: 'pv1-1', lock: 'clone', status: 'unknown' });
+    // qemu-server's temporary file until the first disk is copied, then the new config, still locked (audit 12d).
+    expect(await config()).to.deep.include({ lock: 'clone', description: 'qmclone temporary file' });
+    expect((await config()).name).to.equal(undefined);
+    sim.clock.advance(1);
     expect(await config()).to.include({ lock: 'clone', name: 'proxy-reconaaaaaaaaaaa' });
     expect(await task(upid)).to.include({ status: 'running', type: 'qmclone', node: 'pv1-1' });
-    sim.clock.advance(2);
+    sim.clock.advance(1);
     expect(await task(upid)).to.include({ status: 'stopped', exitstatus: 'OK' });
     expect(await resource()).to.include({ name: 'proxy-reconaaaaaaaaaaa', status: 'stopped', tags: 'debian' });
     expect((await resource())?.lock).to.equal(undefined);
@@ -77,9 +81,50 @@ describe('simulator: qemu (F2-F21)', () => {
     expect(shape(await sim.api('POST', `${Q}/9001/clone`, { newid: ID, name: 'again', full: 1 }))).to.deep.equal(captured('err_config_exists'));
   });
 
-  it('keeps VMIDs unique across the cluster: a VMID taken on another node is F4 too', async () => {
+  it('answers a clone onto a VMID held on another node with a UPID whose task fails at the rename (audit 2b, SPEC 23)', async () => {
     await sim.control('POST', 'vms', { node: 'pv1-2', vmid: ID, config: { name: 'elsewhere' } });
-    expect(shape(await sim.api('POST', `${Q}/9001/clone`, { newid: ID, name: 'again', full: 1 }))).to.deep.equal(captured('err_config_exists'));
+    const upid = await sim.data<string>('POST', `${Q}/9001/clone`, { newid: ID, name: 'again', full: 1 });
+    expect(await task(upid)).to.include({
+      status: 'stopped',
+      type: 'qmclone',
+      exitstatus: `close (rename) atomic file '/etc/pve/nodes/pv1-1/qemu-server/${ID}.conf' failed: File exists`,
+    });
+    const log = await sim.data<{ t: string }[]>('GET', `/nodes/pv1-1/tasks/${encodeURIComponent(upid)}/log`);
+    expect(log.map((l) => l.t)).to.deep.equal([`creating a clone of VM 9001 with ID ${ID}`, `TASK ERROR: close (rename) atomic file '/etc/pve/nodes/pv1-1/qemu-server/${ID}.conf' failed: File exists`]);
+    const entries = (await sim.data<Resource[]>('GET', '/cluster/resources', { type: 'vm' })).filter((r) => r.vmid === ID);
+    expect(entries).to.deep.equal([{ ...entries[0], node: 'pv1-2', name: 'elsewhere' }]);
+    expect((await sim.api('GET', `${Q}/${ID}/config`)).status, 'nothing on pv1-1').to.equal(500);
+  });
+
+  it("checks a clone as clone_vm does before its fork: storage, source lock, linked+storage, AllocateSpace, target (audit 2)", async () => {
+    const post = (params: Record<string, string | number>) => sim.api('POST', `${Q}/9001/clone`, { newid: ID, name: 'x', full: 1, ...params });
+    const text = (a: { status: number; reason: string }) => [a.status, a.reason];
+    expect(text(await post({ storage: 'nope' }))).to.deep.equal([500, "storage 'nope' does not exist"]);
+    expect(text(await post({ full: 0, storage: 'local-lvm' }))).to.deep.equal([500, "parameter 'storage' not allowed for linked clones"]);
+    expect(text(await post({ target: 'pv1-2' }))).to.deep.equal([500, "can't clone VM to node 'pv1-2' (VM uses local storage)"]);
+    expect(text(await post({ target: 'pv1-2', storage: 'local-lvm' }))).to.deep.equal([500, "can't clone to non-shared storage 'local-lvm'"]);
+    await sim.faults({ denyAllocateSpace: ['local-lvm'] });
+    expect(text(await post({}))).to.deep.equal([403, 'Permission check failed (/storage/local-lvm, Datastore.AllocateSpace)']);
+    await sim.faults({});
+    await sim.control('POST', 'vms', { node: 'pv1-1', vmid: 9001, lock: 'backup' });
+    expect(text(await post({}))).to.deep.equal([500, 'VM is locked (backup)']);
+    expect(await resource()).to.equal(undefined);
+  });
+
+  it('clones the shared template to another node with target: the task runs on {node}, the VM moves when it ends', async () => {
+    const upid = await sim.data<string>('POST', `${Q}/9200/clone`, { newid: ID, name: 'moved', full: 1, target: 'pv1-2' });
+    expect(upid.split(':')[1]).to.equal('pv1-1');
+    expect(await resource()).to.include({ node: 'pv1-1', lock: 'clone' });
+    sim.clock.advance(2);
+    expect(await task(upid)).to.include({ exitstatus: 'OK' });
+    expect(await resource()).to.include({ node: 'pv1-2', name: 'moved' });
+    expect(String((await sim.data<Record<string, string>>('GET', `/nodes/pv1-2/qemu/${ID}/config`)).scsi0)).to.match(/^vm-shared:vm-199999-disk-1,/);
+  });
+
+  it('sets the description only when one is given (not empty, not 0)', async () => {
+    await sim.data('POST', `${Q}/9001/clone`, { newid: ID, name: 'x', full: 1, description: '' });
+    sim.clock.advance(2);
+    expect((await config()).description).to.equal(undefined);
   });
 
   it('refuses a clone onto a storage without images up front and leaves no VM (F15)', async () => {
@@ -119,7 +164,8 @@ describe('simulator: qemu (F2-F21)', () => {
     await clone();
     sim.clock.advance(2);
     expect(shape(await sim.api('PUT', `${Q}/${ID}/config`, { tags: 'debian,Proxy_Operator;proxy-op' }))).to.deep.equal(captured('put_config_response'));
-    expect((await config()).tags).to.equal('debian;proxy_operator;proxy-op');
+    // get_unique_tags sorts (audit 3).
+    expect((await config()).tags).to.equal('debian;proxy-op;proxy_operator');
     expect(shape(await sim.api('PUT', `${Q}/${ID}/config`, { tags: 'debian;bang!' }))).to.deep.equal(captured('err_tag_invalid'));
   });
 
@@ -139,7 +185,7 @@ describe('simulator: qemu (F2-F21)', () => {
     sim.clock.advance(2);
     const grow = await sim.data<string>('PUT', `${Q}/${ID}/resize`, { disk: 'scsi0', size: '10G' });
     sim.clock.advance(1);
-    expect(await task(grow)).to.include({ exitstatus: 'OK', type: 'qmresize' });
+    expect(await task(grow)).to.include({ exitstatus: 'OK', type: 'resize' });
     expect((await config()).scsi0).to.equal(`local-lvm:vm-${ID}-disk-1,discard=on,iothread=1,size=10G`);
     const same = await sim.data<string>('PUT', `${Q}/${ID}/resize`, { disk: 'scsi0', size: '10G' });
     const shrink = await sim.data<string>('PUT', `${Q}/${ID}/resize`, { disk: 'scsi0', size: '4G' });

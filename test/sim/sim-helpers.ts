@@ -36,7 +36,11 @@ export interface Answer {
   contentType: string | null;
 }
 
-/** Times in seconds before a timeScale of 1: clone 2 s, other tasks 1 s, agent 47 s (F16, F21). */
+/**
+ * Times in seconds before a timeScale of 1: clone 2 s, other tasks 1 s,
+ * agent 47 s (F16, F21). pvestatd's lag is off (statdSeconds 0) unless a
+ * test asks for it, so /cluster/resources is current.
+ */
 export async function startTestSim(options: Partial<StartOptions> = {}): Promise<TestSim> {
   const clock = new TestClock();
   const running = await startSimulator({
@@ -46,6 +50,7 @@ export async function startTestSim(options: Partial<StartOptions> = {}): Promise
     cloneSeconds: 2,
     taskSeconds: 1,
     agentSeconds: 47,
+    statdSeconds: 0,
     now: clock.now,
     schema,
     ...options,

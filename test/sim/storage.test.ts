@@ -39,9 +39,11 @@ describe('simulator: storage (F12, F13, SPEC 16)', () => {
       ['local', 'dir', 'backup,vztmpl,iso'],
       ['local-lvm', 'lvmthin', 'rootdir,images'],
       ['proxy-seeds', 'dir', 'iso'],
+      ['vm-shared', 'nfs', 'images'],
     ]);
     const isoOnly = await sim.data<{ storage: string }[]>('GET', '/nodes/pv1-1/storage', { content: 'images' });
-    expect(isoOnly.map((s) => s.storage)).to.deep.equal(['local-lvm']);
+    expect(isoOnly.map((s) => s.storage)).to.deep.equal(['local-lvm', 'vm-shared']);
+    expect(storages.find((s) => s.storage === 'vm-shared')).to.include({ shared: 1 });
   });
 
   it('uploads an ISO as an imgcopy task and overwrites an existing name silently (F12)', async () => {
@@ -75,7 +77,7 @@ describe('simulator: storage (F12, F13, SPEC 16)', () => {
 
   it('refuses an upload to block storage as Proxmox does', async () => {
     const answer = await upload(sim, 'pv1-1', 'local-lvm', 'seed.iso', Buffer.alloc(10));
-    expect([answer.status, answer.reason]).to.deep.equal([500, "can't upload to storage type 'lvmthin', not a file based storage!"]);
+    expect([answer.status, answer.reason]).to.deep.equal([500, "can't upload to storage type 'lvmthin'"]);
   });
 
   it('runs the upload task on the node that received the request, known only there (SPEC 16)', async () => {
@@ -83,7 +85,7 @@ describe('simulator: storage (F12, F13, SPEC 16)', () => {
     expect(upid.split(':')[1]).to.equal('pv1-1');
     const onPathNode = await sim.api('GET', `/nodes/pv1-2/tasks/${encodeURIComponent(upid)}/status`);
     expect(onPathNode.status).to.equal(400);
-    expect((JSON.parse(onPathNode.body) as { errors: unknown }).errors).to.deep.equal({ upid: 'no such task\n' });
+    expect((JSON.parse(onPathNode.body) as { errors: unknown }).errors).to.deep.equal({ upid: 'no such task' });
     sim.clock.advance(1);
     expect(await sim.data('GET', `/nodes/pv1-1/tasks/${encodeURIComponent(upid)}/status`)).to.include({ status: 'stopped', exitstatus: 'OK' });
     const onPv12 = await sim.data<Volume[]>('GET', '/nodes/pv1-2/storage/proxy-seeds/content', { content: 'iso' });
@@ -95,12 +97,12 @@ describe('simulator: storage (F12, F13, SPEC 16)', () => {
     sim.clock.advance(1);
     const path = `${CONTENT_PATH}/${encodeURIComponent(VOLID)}`;
     const first = await sim.data<string>('DELETE', path);
-    expect(first).to.match(/:imgdel::root@pam!provisioner:$/);
+    expect(first).to.match(/:imgdel:proxy-seeds:root@pam!provisioner:$/);
     const again = await sim.data<string>('DELETE', path);
     sim.clock.advance(1);
     expect(await isoVolumes()).to.deep.equal([]);
     const status = await sim.data<Record<string, unknown>>('GET', `/nodes/pv1-1/tasks/${encodeURIComponent(again)}/status`);
-    expect(status).to.include({ status: 'stopped', exitstatus: 'OK', type: 'imgdel', id: '' });
+    expect(status).to.include({ status: 'stopped', exitstatus: 'OK', type: 'imgdel', id: 'proxy-seeds' });
     const log = await sim.data<unknown>('GET', `/nodes/pv1-1/tasks/${encodeURIComponent(again)}/log`);
     expect(log).to.deep.equal((JSON.parse(captured('task_log_volume_missing').body) as { data: unknown }).data);
   });

@@ -1,5 +1,6 @@
-// /version, /nodes, /nodes/{node}/status and /cluster/resources (F8, F14).
-import { bootDiskBytes, cpuCount, memoryBytes, type SimNode, type SimVm, type SimState } from '../state.js';
+// /version, /nodes, /nodes/{node}/status and /cluster/resources (F8, F14,
+// pvestatd's cycle of audit 7).
+import { bootDiskBytes, cpuCount, memoryBytes, type SimNode, type SimVm, type SimState, type StatdSample } from '../state.js';
 import { rawJson } from '../http-io.js';
 import type { Handler, HandlerContext } from './context.js';
 
@@ -54,24 +55,47 @@ export const nodeStatus: Handler = ({ sim, params }: HandlerContext) => {
 
 const UPTIME_MARK = '"uptime":0,';
 
-/** The entry without its uptime, which is the only part that changes with time alone. */
+/** What pvestatd writes for a VM: status, name, template and sizes as they are now (F14: paused is `running`). */
+function sample(vm: SimVm): StatdSample {
+  const out: StatdSample = { status: vm.status, template: vm.config.template === 1 ? 1 : 0, maxcpu: cpuCount(vm), maxmem: memoryBytes(vm), maxdisk: bootDiskBytes(vm) };
+  if (typeof vm.config.name === 'string') out.name = vm.config.name;
+  if (vm.status === 'running' && vm.startedAt !== undefined) out.startedAt = vm.startedAt;
+  return out;
+}
+
+/**
+ * pvestatd's cycle, modelled lazily (audit 7): the RRD sample that a
+ * listing at `sampleAt` (the start of the current cycle) sees picks up a
+ * VM's changes made up to then; a change after it waits for the next
+ * cycle. A clone in progress gets no sample (F8's `unknown`).
+ */
+function refreshSample(vm: SimVm, sampleAt: number): void {
+  if (!vm.statdStale || vm.cloning || vm.changedAt > sampleAt) return;
+  vm.rrd = sample(vm);
+  vm.statdStale = false;
+  vm.cachedEntry = undefined;
+}
+
+/**
+ * The entry without its uptime, which is the only part that changes with
+ * time alone. `lock` and `tags` are read live from the config and appear
+ * only when set; everything else comes from the RRD sample.
+ */
 function vmEntryParts(vm: SimVm): [string, string] {
-  const id = `qemu/${vm.vmid}`;
-  const lock = typeof vm.config.lock === 'string' ? vm.config.lock : undefined;
-  // F8: mid-clone, the entry carries no name and status unknown.
-  if (vm.cloning) return [JSON.stringify({ id, type: 'qemu', vmid: vm.vmid, node: vm.node, lock: lock ?? 'clone', status: 'unknown' }), ''];
-  const running = vm.status === 'running';
-  const entry: Record<string, unknown> = { id, type: 'qemu', vmid: vm.vmid, name: vm.config.name, node: vm.node };
-  if (lock !== undefined) entry.lock = lock;
-  // F14: a paused VM is plain `running` here.
+  const entry: Record<string, unknown> = { id: `qemu/${vm.vmid}`, type: 'qemu', vmid: vm.vmid, node: vm.node };
+  if (typeof vm.config.lock === 'string') entry.lock = vm.config.lock;
+  if (typeof vm.config.tags === 'string' && vm.config.tags !== '') entry.tags = vm.config.tags;
+  const rrd = vm.rrd;
+  if (rrd === undefined) return [JSON.stringify({ ...entry, status: 'unknown' }), ''];
+  const running = rrd.status === 'running';
+  if (rrd.name !== undefined) entry.name = rrd.name;
   Object.assign(entry, {
-    status: vm.status,
-    template: vm.config.template === 1 ? 1 : 0,
-    tags: vm.config.tags ?? '',
-    maxcpu: cpuCount(vm),
-    maxmem: memoryBytes(vm),
-    mem: running ? Math.floor(memoryBytes(vm) * 0.3) : 0,
-    maxdisk: bootDiskBytes(vm),
+    status: rrd.status,
+    template: rrd.template,
+    maxcpu: rrd.maxcpu,
+    maxmem: rrd.maxmem,
+    mem: running ? Math.floor(rrd.maxmem * 0.3) : 0,
+    maxdisk: rrd.maxdisk,
     disk: 0,
     cpu: running ? 0.0213 : 0,
     uptime: 0,
@@ -85,14 +109,16 @@ function vmEntryParts(vm: SimVm): [string, string] {
   return [json.slice(0, at), json.slice(at + 1)];
 }
 
-/** Serialized once per change of the VM (state.touched), so 10,000 entries cost a join, not a rebuild. */
-function vmEntryJson(vm: SimVm, now: number, nodeOffline: boolean): string {
+/** Serialized once per change of the VM or its sample, so 10,000 entries cost a join, not a rebuild. */
+function vmEntryJson(vm: SimVm, sampleAt: number, nodeOffline: boolean): string {
+  refreshSample(vm, sampleAt);
   vm.cachedEntry ??= vmEntryParts(vm);
   // A node that is down reports nothing: its guests stay listed with status unknown.
   const [before, after] = vm.cachedEntry;
   if (nodeOffline) return JSON.stringify({ ...(JSON.parse(after === '' ? before : `${before}0${after}`) as object), status: 'unknown' });
   if (after === '') return before;
-  const uptime = vm.status === 'running' && vm.startedAt !== undefined ? Math.floor((now - vm.startedAt) / 1000) : 0;
+  const startedAt = vm.rrd?.startedAt;
+  const uptime = startedAt !== undefined ? Math.max(0, Math.floor((sampleAt - startedAt) / 1000)) : 0;
   return `${before}${uptime}${after}`;
 }
 
@@ -100,7 +126,7 @@ function storageEntries(state: SimState): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const node of state.nodes.values()) {
     for (const s of node.storages.values()) {
-      out.push({ id: `storage/${node.node}/${s.storage}`, type: 'storage', storage: s.storage, node: node.node, status: 'available', content: s.content.join(','), plugintype: s.type, shared: 0 });
+      out.push({ id: `storage/${node.node}/${s.storage}`, type: 'storage', storage: s.storage, node: node.node, status: 'available', content: s.content.join(','), plugintype: s.type, shared: s.shared ? 1 : 0 });
     }
   }
   return out;
@@ -108,10 +134,10 @@ function storageEntries(state: SimState): Record<string, unknown>[] {
 
 export const clusterResources: Handler = ({ sim, params }) => {
   const type = params.type;
-  const now = sim.now();
+  const sampleAt = sim.statdSampleAt();
   const parts: string[] = [];
   const offline = (node: string): boolean => sim.faults.nodeOffline(node);
-  if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) parts.push(vmEntryJson(vm, now, offline(vm.node)));
+  if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) parts.push(vmEntryJson(vm, sampleAt, offline(vm.node)));
   if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) parts.push(JSON.stringify(nodeEntry(sim.state, node, offline(node.node))));
   if (type === undefined || type === 'storage') for (const entry of storageEntries(sim.state)) parts.push(JSON.stringify(entry));
   return rawJson(`[${parts.join(',')}]`);

@@ -1,5 +1,6 @@
 // What a route handler gets: the simulator, the verified parameters (path
 // parameters included) and the token's owner for the tasks it starts.
+import { paramError } from '../answer-error.js';
 import type { PropSchema } from '../formats.js';
 import type { Simulator } from '../simulator.js';
 import type { TaskOwner } from '../tasks.js';
@@ -30,7 +31,20 @@ export function param(ctx: HandlerContext, name: string): string {
   return ctx.params[name] ?? '';
 }
 
-/** Proxmox booleans arrive as 1/0, true/false, yes/no, on/off. */
+/** A boolean parameter; the schema lets only `0` and `1` through (JSONSchema.pm, audit 12b). */
 export function flag(ctx: HandlerContext, name: string): boolean {
-  return /^(1|true|yes|on)$/i.test(ctx.params[name] ?? '');
+  return ctx.params[name] === '1';
+}
+
+/** Perl's truth of a parameter: absent, empty and `0` are false. */
+export function perlTrue(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0';
+}
+
+/**
+ * Options qemu-server allows only `root@pam` (`Only root may use this
+ * option.`): for an API token the user is `<user>!<token>`, never root@pam.
+ */
+export function refuseRootOnly(ctx: HandlerContext, names: string[]): void {
+  for (const name of names) if (perlTrue(ctx.params[name])) throw paramError({ [name]: 'Only root may use this option.' });
 }

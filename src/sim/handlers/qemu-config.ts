@@ -1,29 +1,30 @@
-// GET and PUT /nodes/{node}/qemu/{vmid}/config: a write is refused under a
-// lock (F7), tags are folded and `;`-separated (F9), attaching a drive adds
-// it to the boot order (F19), and an ISO cdrom gets its size (as captured).
-import { dieError } from '../answer-error.js';
+// GET and PUT /nodes/{node}/qemu/{vmid}/config ($update_vm_api): an ISO
+// needs `media=cdrom`, a write is refused under a lock (F7), tags are
+// folded, sorted and `;`-separated (F9, get_unique_tags), attaching a
+// CD-ROM adds it to the boot order (F19), and an ISO cdrom gets its size.
+import { dieError, paramError } from '../answer-error.js';
 import { DRIVE_KEY, formatSize, isCdrom, parseDrive, printDrive, setDriveOption, storageOf, driveOption } from '../disks.js';
 import type { PropSchema } from '../formats.js';
 import { randomMac } from '../mac.js';
 import { configAnswer, configDigest, touched, type SimVm } from '../state.js';
 import { texts } from '../texts.js';
-import { flag, param, vmidParam, type Handler, type HandlerContext } from './context.js';
+import { param, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
 
 export const getConfig: Handler = (ctx) => configAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)));
 
-/** F7: the text Proxmox answers a write on a locked VM. */
-export function assertUnlocked(vm: SimVm, ctx: HandlerContext): void {
+/** F7: the text Proxmox answers a write on a locked VM (skiplock is root@pam's only, refused before). */
+export function assertUnlocked(vm: SimVm): void {
   const lock = vm.config.lock;
-  if (typeof lock === 'string' && !flag(ctx, 'skiplock')) throw dieError(texts.vmLocked(lock));
+  if (typeof lock === 'string') throw dieError(texts.vmLocked(lock));
 }
 
-/** F9: lowercase, `;` between tags, each once, in the order given. */
+/** get_unique_tags (F9): lowercase, sorted, each once, `;` between. */
 export function foldTags(text: string): string {
   const tags = text
     .split(/[;,]/)
     .map((t) => t.trim().toLowerCase())
     .filter((t) => t !== '');
-  return [...new Set(tags)].join(';');
+  return [...new Set(tags)].sort().join(';');
 }
 
 function schemaFor(properties: Record<string, PropSchema>, key: string): PropSchema | undefined {
@@ -34,7 +35,7 @@ function schemaFor(properties: Record<string, PropSchema>, key: string): PropSch
 function stored(properties: Record<string, PropSchema>, key: string, value: string): string | number {
   const type = schemaFor(properties, key)?.type;
   if (type === 'integer' || type === 'number') return Number(value);
-  if (type === 'boolean') return /^(1|true|yes|on)$/i.test(value) ? 1 : 0;
+  if (type === 'boolean') return value === '1' ? 1 : 0;
   return value;
 }
 
@@ -57,11 +58,20 @@ function driveValue(ctx: HandlerContext, vm: SimVm, key: string, value: string):
   }
   if (isCdrom(drive) && drive.file.includes(':iso/')) {
     const volume = ctx.sim.state.storage(vm.node, storage).volumes.get(drive.file);
-    if (volume === undefined) throw dieError(`volume '${drive.file}' does not exist`);
+    if (volume === undefined) throw dieError(texts.volumeNotFound(drive.file));
     if (driveOption(drive, 'size') === undefined) drive = setDriveOption(drive, 'size', formatSize(volume.size));
     return printDrive(drive);
   }
   return value;
+}
+
+/** $check_drive_param, before the config is even loaded: an ISO volume needs `media=cdrom`. */
+function checkIsoMedia(ctx: HandlerContext): void {
+  for (const [key, value] of Object.entries(ctx.params)) {
+    if (!DRIVE_KEY.test(key)) continue;
+    const drive = parseDrive(value);
+    if (/^[^:]+:iso\/./.test(drive.file) && !isCdrom(drive)) throw paramError({ [key]: texts.mediaCdromRequired });
+  }
 }
 
 function appendToBootOrder(vm: SimVm, key: string): void {
@@ -77,12 +87,12 @@ function appendToBootOrder(vm: SimVm, key: string): void {
 const NOT_CONFIG = new Set(['node', 'vmid', 'digest', 'delete', 'skiplock', 'force', 'revert', 'background_delay']);
 
 export const putConfig: Handler = (ctx) => {
+  refuseRootOnly(ctx, ['skiplock']);
+  checkIsoMedia(ctx);
   const vm = ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
-  assertUnlocked(vm, ctx);
   const digest = ctx.params.digest;
-  if (digest !== undefined && digest !== configDigest(vm)) {
-    throw dieError('detected modified configuration - file changed by other user? Try again.');
-  }
+  if (digest !== undefined && digest !== '' && digest !== configDigest(vm)) throw dieError('checksum mismatch (file change by other user?)');
+  assertUnlocked(vm);
   const changes: [string, string | number][] = [];
   for (const [key, raw] of Object.entries(ctx.params)) {
     if (NOT_CONFIG.has(key)) continue;
@@ -93,11 +103,12 @@ export const putConfig: Handler = (ctx) => {
     changes.push([key, stored(ctx.properties, key, value)]);
   }
   for (const [key, value] of changes) {
-    const isNewDrive = DRIVE_KEY.test(key) && vm.config[key] === undefined;
+    // Only a new CD-ROM (not a cloud-init drive) joins the boot order: `# append new CD drives to bootorder`.
+    const newCdrom = DRIVE_KEY.test(key) && vm.config[key] === undefined && isCdrom(parseDrive(String(value))) && !/cloudinit/.test(String(value));
     vm.config[key] = value;
-    if (isNewDrive) appendToBootOrder(vm, key);
+    if (newCdrom) appendToBootOrder(vm, key);
   }
   for (const key of (ctx.params.delete ?? '').split(/[,;\s]+/).filter((k) => k !== '')) delete vm.config[key];
-  touched(vm);
+  touched(vm, ctx.sim.now());
   return null;
 };

@@ -1,117 +1,184 @@
-// The qemu calls that start tasks: clone (F4, F8, F10, F11, F15), resize
-// (F20), start (F3), stop and destroy (refused while running).
+// The qemu calls that start tasks, with their checks where Proxmox runs
+// them (SPEC 23): clone (qemu-server clone_vm: F4, F8, F10, F11, F15, a
+// VMID held on another node, target, shared storage), resize (F20, its
+// checks inside the task), start (F3), stop and destroy.
 import { randomUUID } from 'node:crypto';
-import { dieError, paramError } from '../answer-error.js';
+import { dieError, paramError, permissionError } from '../answer-error.js';
 import { DRIVE_KEY, driveBytes, formatSize, isCdrom, parseDrive, parseSize, printDrive, setDriveOption, storageOf } from '../disks.js';
 import { randomMac } from '../mac.js';
-import { touched, type SimVm, type VmConfig } from '../state.js';
+import { freshVmState, touched, type SimVm, type VmConfig } from '../state.js';
 import { texts } from '../texts.js';
-import { assertUnlocked } from './qemu-config.js';
-import { flag, param, vmidParam, type Handler, type HandlerContext } from './context.js';
+import { flag, param, perlTrue, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
 
-function cloneDisk(value: string, newid: number, index: number, linked: boolean, target: string | undefined): string {
+function cloneDisk(value: string, newid: number, index: number, linked: boolean, storage: string | undefined): string {
   const drive = parseDrive(value);
-  const storage = storageOf(drive.file);
-  if (storage === undefined) return value;
+  const source = storageOf(drive.file);
+  if (source === undefined) return value;
   const cloudinit = /vm-\d+-cloudinit$/.test(drive.file);
-  const onStorage = target ?? storage;
+  const onStorage = storage ?? source;
   if (cloudinit) return printDrive({ file: `${onStorage}:vm-${newid}-cloudinit`, options: drive.options });
   if (isCdrom(drive)) return value;
-  const base = drive.file.slice(storage.length + 1);
-  const file = linked ? `${storage}:${base}/vm-${newid}-disk-${index}` : `${onStorage}:vm-${newid}-disk-${index}`;
+  const base = drive.file.slice(source.length + 1);
+  const file = linked ? `${source}:${base}/vm-${newid}-disk-${index}` : `${onStorage}:vm-${newid}-disk-${index}`;
   return printDrive({ file, options: drive.options });
 }
 
+/** clone_vm's $newconf: everything copied but the template flag, disks cloned, MACs new. */
 function clonedConfig(source: SimVm, ctx: HandlerContext, newid: number, linked: boolean): VmConfig {
   const config: VmConfig = {};
   let diskIndex = 0;
-  const target = ctx.params.storage;
+  const storage = ctx.params.storage;
   for (const [key, value] of Object.entries(source.config)) {
-    if (key === 'template' || key === 'lock') continue;
-    if (DRIVE_KEY.test(key) && typeof value === 'string') config[key] = cloneDisk(value, newid, diskIndex++, linked, target);
+    if (key === 'template' || key === 'lock' || /^unused\d+$/.test(key)) continue;
+    if (DRIVE_KEY.test(key) && typeof value === 'string') config[key] = cloneDisk(value, newid, diskIndex++, linked, storage);
     else if (/^net\d+$/.test(key) && typeof value === 'string') config[key] = value.replace(/([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}/, randomMac());
     else config[key] = value;
   }
-  config.name = ctx.params.name ?? `Copy-of-VM-${String(source.config.name ?? source.vmid)}`;
-  // F10: the description given survives verbatim; else the template's is copied (as its tags are, SPEC 11).
-  if (ctx.params.description !== undefined) config.description = ctx.params.description;
+  config.name = perlTrue(ctx.params.name) ? (ctx.params.name as string) : `Copy-of-VM-${String(source.config.name ?? source.vmid)}`;
+  // F10: the description given survives verbatim, but only a true one is set (`if ($param->{description})`).
+  if (perlTrue(ctx.params.description)) config.description = ctx.params.description as string;
   config.smbios1 = `uuid=${randomUUID()}`;
   if (config.vmgenid !== undefined) config.vmgenid = randomUUID();
   return config;
 }
 
+/**
+ * clone_vm's check_storage_access_clone: Datastore.AllocateSpace on each
+ * disk's storage (or the `storage` given), and whether every volume sits
+ * on shared storage.
+ */
+function checkStorageAccess(ctx: HandlerContext, source: SimVm): boolean {
+  let shared = true;
+  for (const [key, value] of Object.entries(source.config)) {
+    if (!DRIVE_KEY.test(key) || typeof value !== 'string') continue;
+    const drive = parseDrive(value);
+    const sid = storageOf(drive.file);
+    if (sid === undefined) continue;
+    if (ctx.sim.state.storageAnywhere(sid)?.shared !== true) shared = false;
+    if (isCdrom(drive)) continue;
+    const checked = ctx.params.storage ?? sid;
+    if (ctx.sim.faults.allocateSpaceDenied(checked)) throw permissionError(`/storage/${checked}`, 'Datastore.AllocateSpace');
+  }
+  return shared;
+}
+
 export const clone: Handler = (ctx) => {
   const { sim } = ctx;
   const node = param(ctx, 'node');
-  const source = sim.state.vm(node, vmidParam(ctx));
   const newid = vmidParam(ctx, 'newid');
-  const targetNode = ctx.params.target ?? node;
-  sim.state.node(targetNode);
+  const target = ctx.params.target !== undefined && ctx.params.target !== node && ctx.params.target !== 'localhost' ? ctx.params.target : undefined;
+  // clone_vm's $load_and_check, run before the fork, in its order.
+  if (target !== undefined && !sim.state.nodes.has(target)) throw dieError(texts.noSuchClusterNode(target));
   const storage = ctx.params.storage;
   if (storage !== undefined) {
-    const found = sim.state.nodes.get(targetNode)?.storages.get(storage);
-    if (found === undefined) throw paramError({ storage: texts.noSuchStorage(storage) });
+    const found = sim.state.storageAnywhere(storage);
+    if (found === undefined) throw dieError(texts.noSuchStorage(storage));
     if (!found.content.includes('images')) throw paramError({ storage: texts.noImages(storage) });
+    if (target !== undefined && !found.shared) throw dieError(texts.cloneTargetStorageNotShared(storage));
   }
-  // F4: synchronous, before any task.
-  if (sim.state.vmidTaken(newid)) throw dieError(texts.configExists(newid));
-  // Proxmox makes a linked clone of a template unless full=1 (SPEC 13).
-  const linked = source.config.template === 1 && !flag(ctx, 'full');
+  const source = sim.state.vm(node, vmidParam(ctx));
+  if (typeof source.config.lock === 'string') throw dieError(texts.vmLocked(source.config.lock));
+  // `full` defaults to linked for a template (SPEC 13).
+  const full = ctx.params.full !== undefined ? flag(ctx, 'full') : source.config.template !== 1;
+  if (storage !== undefined && !full) throw dieError(texts.linkedCloneStorage);
+  const sharedVm = checkStorageAccess(ctx, source);
+  if (target !== undefined && !sharedVm) throw dieError(texts.cloneTargetLocal(target));
+  // F4 looks only at this node's config file.
+  if (sim.state.findVm(node, newid) !== undefined) throw dieError(texts.configExists(newid));
+  const started = texts.cloneStart(source.vmid, newid);
+  if (sim.state.vmidTaken(newid)) {
+    // Audit 2b: another node holds the VMID; pmxcfs refuses the temporary config inside the worker.
+    return sim.runTask({
+      node,
+      type: 'qmclone',
+      id: String(source.vmid),
+      owner: ctx.owner,
+      seconds: 0,
+      runningLog: [started],
+      run: () => {
+        throw new Error(texts.vmidElsewhere(node, newid));
+      },
+    }).upid;
+  }
+  const linked = !full;
+  const now = sim.now();
   const vm: SimVm = {
     vmid: newid,
-    node: targetNode,
-    config: { ...clonedConfig(source, ctx, newid, linked), lock: 'clone' },
+    node,
+    // qemu-server's temporary file until the first disk is copied (audit 12d).
+    config: { lock: 'clone', description: 'qmclone temporary file' },
     status: 'stopped',
     paused: false,
     cloning: true,
     origin: linked ? 'linked' : 'full',
+    ...freshVmState(now),
   };
+  const fullConfig = { ...clonedConfig(source, ctx, newid, linked), lock: 'clone' };
   sim.state.addVm(vm);
   const disks = Object.keys(source.config).filter((k) => DRIVE_KEY.test(k));
+  const kind = linked ? 'linked' : 'full';
   const task = sim.runTask({
     node,
     type: 'qmclone',
     id: String(source.vmid),
     owner: ctx.owner,
     seconds: sim.options.cloneSeconds,
-    runningLog: [`create ${linked ? 'linked' : 'full'} clone of drive ${disks[0] ?? 'scsi0'}`],
-    run: () => {
-      vm.cloning = false;
+    runningLog: [started, `create ${kind} clone of drive ${disks[0] ?? 'scsi0'}`],
+    run: (endAt) => {
+      vm.config = { ...fullConfig };
       delete vm.config.lock;
+      vm.cloning = false;
       vm.lockUntil = undefined;
-      touched(vm);
-      return disks.map((d) => `create ${linked ? 'linked' : 'full'} clone of drive ${d} (${String(source.config[d])})`);
+      // move_config_to_node: with `target` the config moves once the disks are done.
+      if (target !== undefined) vm.node = target;
+      touched(vm, endAt);
+      return [started, ...disks.map((d) => `create ${kind} clone of drive ${d} (${String(source.config[d])})`)];
     },
     onFail: () => sim.state.removeVm(vm),
   });
   vm.lockUntil = task.endAt;
+  // The full config (still locked) is written after the first disk; halfway is close enough.
+  sim.tasks.schedule((now + task.endAt) / 2, () => {
+    if (!vm.cloning) return;
+    vm.config = { ...fullConfig };
+    // Its tags are live in /cluster/resources from now on.
+    vm.cachedEntry = undefined;
+  });
   return task.upid;
 };
 
 export const resize: Handler = (ctx) => {
   const { sim } = ctx;
-  const vm = sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
-  assertUnlocked(vm, ctx);
+  const node = param(ctx, 'node');
+  const vmid = vmidParam(ctx);
+  refuseRootOnly(ctx, ['skiplock']);
   const disk = param(ctx, 'disk');
-  if (typeof vm.config[disk] !== 'string') throw dieError(texts.diskMissing(disk));
   const sizeText = param(ctx, 'size');
   const relative = sizeText.startsWith('+');
   const amount = parseSize(relative ? sizeText.slice(1) : sizeText);
+  // resize_vm loads the config and checks everything inside its worker (audit 4b).
   return sim.runTask({
-    node: vm.node,
-    type: 'qmresize',
-    id: String(vm.vmid),
+    node,
+    type: 'resize',
+    id: String(vmid),
     owner: ctx.owner,
     seconds: sim.options.taskSeconds,
-    run: () => {
-      const drive = parseDrive(String(vm.config[disk]));
+    run: (endAt) => {
+      const vm = sim.state.vm(node, vmid);
+      if (typeof vm.config.lock === 'string') throw dieError(texts.vmLocked(vm.config.lock));
+      const value = vm.config[disk];
+      if (typeof value !== 'string') throw dieError(texts.diskMissing(disk));
+      const drive = parseDrive(value);
+      if (isCdrom(drive)) throw dieError("you can't resize a cdrom");
+      const storage = storageOf(drive.file) ?? '';
+      if (sim.faults.allocateSpaceDenied(storage)) throw permissionError(`/storage/${storage}`, 'Datastore.AllocateSpace');
       const current = driveBytes(drive);
       const wanted = relative ? current + amount : amount;
       // F20: shrinking fails inside the task; the same size is an OK no-op.
       if (wanted < current) throw new Error(texts.shrinkRefused);
       if (wanted === current) return [];
       vm.config[disk] = printDrive(setDriveOption(drive, 'size', formatSize(wanted)));
-      touched(vm);
+      touched(vm, endAt);
       return [`  Size of logical volume changed from ${formatSize(current)} to ${formatSize(wanted)}.`];
     },
   }).upid;
@@ -121,102 +188,123 @@ export const resize: Handler = (ctx) => {
 const LOCK_WAIT_SECONDS = 10;
 
 /**
- * When a start or stop may begin: after the clone that holds the VM's lock
- * file (F3), or, when that clone outlasts the 10 s wait, never: the task
- * then fails with the lock timeout at the end of its wait.
+ * When a task that takes the VM's lock file may begin: after the clone
+ * that holds it (F3), or, when that clone outlasts the 10 s wait, never:
+ * the task then fails with the lock timeout at the end of its wait.
  */
-function lockWait(ctx: HandlerContext, vm: SimVm): { notBefore?: number; timesOut: boolean } {
+function lockWait(ctx: HandlerContext, vm: SimVm | undefined): { notBefore?: number; timesOut: boolean } {
   const now = ctx.sim.now();
-  if (vm.lockUntil === undefined || vm.lockUntil <= now) return { timesOut: false };
+  if (vm?.lockUntil === undefined || vm.lockUntil <= now) return { timesOut: false };
   const limit = now + ctx.sim.scaled(LOCK_WAIT_SECONDS);
   return vm.lockUntil > limit ? { notBefore: limit, timesOut: true } : { notBefore: vm.lockUntil, timesOut: false };
 }
 
-/** The lock check a start or stop makes once it holds the lock (a clone's lock is waited out, F3). */
+/** check_lock, once the task holds the lock file (a clone's lock is waited out, F3). */
 function lockedAtRun(vm: SimVm): void {
-  if (typeof vm.config.lock === 'string') throw new Error(texts.vmLocked(vm.config.lock));
+  if (typeof vm.config.lock === 'string') throw dieError(texts.vmLocked(vm.config.lock));
 }
 
-function stillThere(ctx: HandlerContext, vm: SimVm): void {
-  if (ctx.sim.state.findVm(vm.node, vm.vmid) !== vm) throw new Error(texts.configMissing(vm.node, vm.vmid));
-}
+const START_ROOT_ONLY = ['skiplock', 'stateuri', 'migratedfrom', 'migration_type', 'migration_network', 'targetstorage', 'force-cpu', 'nets-host-mtu'];
 
+/** vm_start: nothing is loaded before the fork; the missing VM, template, lock and running checks fail the task. */
 export const start: Handler = (ctx) => {
   const { sim } = ctx;
-  const vm = sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
-  if (vm.config.template === 1) throw dieError("you can't start a vm if it's a template");
-  const wait = lockWait(ctx, vm);
+  const node = param(ctx, 'node');
+  const vmid = vmidParam(ctx);
+  refuseRootOnly(ctx, START_ROOT_ONLY);
+  const wait = lockWait(ctx, sim.state.findVm(node, vmid));
   const waits = wait.notBefore !== undefined;
   return sim.runTask({
-    node: vm.node,
+    node,
     type: 'qmstart',
-    id: String(vm.vmid),
+    id: String(vmid),
     owner: ctx.owner,
     seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
     notBefore: wait.notBefore,
     runningLog: waits ? ['trying to acquire lock...'] : [],
     run: (endAt) => {
-      if (wait.timesOut) throw new Error(texts.lockTimeout(vm.vmid));
-      stillThere(ctx, vm);
+      if (wait.timesOut) throw new Error(texts.lockTimeout(vmid));
+      const vm = sim.state.vm(node, vmid);
+      if (vm.config.template === 1) throw dieError(texts.startTemplate);
       lockedAtRun(vm);
-      if (vm.status === 'running') throw new Error(texts.alreadyRunning(vm.vmid));
+      if (vm.status === 'running') throw dieError(texts.alreadyRunning(vmid));
       vm.status = 'running';
       vm.paused = false;
       vm.startedAt = endAt;
-      touched(vm);
+      touched(vm, endAt);
       return waits ? ['trying to acquire lock... OK'] : [];
     },
   }).upid;
 };
 
+/** vm_stop: as start, the config is read inside the task. */
 export const stop: Handler = (ctx) => {
   const { sim } = ctx;
-  const vm = sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
-  const wait = lockWait(ctx, vm);
+  const node = param(ctx, 'node');
+  const vmid = vmidParam(ctx);
+  refuseRootOnly(ctx, ['skiplock', 'keepActive', 'migratedfrom']);
+  const wait = lockWait(ctx, sim.state.findVm(node, vmid));
   return sim.runTask({
-    node: vm.node,
+    node,
     type: 'qmstop',
-    id: String(vm.vmid),
+    id: String(vmid),
     owner: ctx.owner,
     seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
     notBefore: wait.notBefore,
-    run: () => {
-      if (wait.timesOut) throw new Error(texts.lockTimeout(vm.vmid));
-      stillThere(ctx, vm);
-      if (!flag(ctx, 'skiplock')) lockedAtRun(vm);
+    run: (endAt) => {
+      if (wait.timesOut) throw new Error(texts.lockTimeout(vmid));
+      const vm = sim.state.vm(node, vmid);
+      lockedAtRun(vm);
       vm.status = 'stopped';
       vm.paused = false;
       vm.startedAt = undefined;
-      touched(vm);
+      touched(vm, endAt);
       return [];
     },
   }).upid;
 };
 
+/** check_lock as destroy_vm makes it: a `suspended` lock does not stop a destroy. */
+function destroyLocked(vm: SimVm): string | undefined {
+  const lock = vm.config.lock;
+  return typeof lock === 'string' && lock !== 'suspended' ? lock : undefined;
+}
+
+/**
+ * destroy_vm: F2 and the running refusal answer at once; the lock check
+ * runs in the task (audit 5), which then holds `lock: destroyed` until the
+ * config is gone.
+ */
 export const destroy: Handler = (ctx) => {
   const { sim } = ctx;
   const vm = sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
-  assertUnlocked(vm, ctx);
+  refuseRootOnly(ctx, ['skiplock']);
   if (vm.status === 'running') throw dieError(texts.destroyRunning(vm.vmid));
-  vm.config.lock = 'destroyed';
-  touched(vm);
+  const wait = lockWait(ctx, vm);
   const purge = flag(ctx, 'purge');
+  const lockedNow = wait.notBefore === undefined ? destroyLocked(vm) : undefined;
+  // The worker starts at once: it checks the lock, then writes `lock: destroyed`.
+  if (wait.notBefore === undefined && lockedNow === undefined) {
+    vm.config.lock = 'destroyed';
+    touched(vm, sim.now());
+  }
   return sim.runTask({
     node: vm.node,
     type: 'qmdestroy',
     id: String(vm.vmid),
     owner: ctx.owner,
-    seconds: sim.options.taskSeconds,
+    seconds: wait.timesOut || lockedNow !== undefined ? 0 : sim.options.taskSeconds,
+    notBefore: wait.notBefore,
     run: () => {
+      if (wait.timesOut) throw new Error(texts.lockTimeout(vm.vmid));
+      if (sim.state.findVm(vm.node, vm.vmid) !== vm) throw dieError(texts.configMissing(vm.node, vm.vmid));
+      const locked = lockedNow ?? (wait.notBefore !== undefined ? destroyLocked(vm) : undefined);
+      if (locked !== undefined) throw dieError(texts.vmLocked(locked));
       sim.state.removeVm(vm);
       const removed = Object.entries(vm.config)
         .filter(([k, v]) => DRIVE_KEY.test(k) && typeof v === 'string' && !isCdrom(parseDrive(v)) && storageOf(parseDrive(v).file) !== undefined)
         .map(([, v]) => `Removed disk '${parseDrive(String(v)).file}'`);
       return purge ? [...removed, `purging VM ${vm.vmid} from related configurations..`] : removed;
-    },
-    onFail: () => {
-      delete vm.config.lock;
-      touched(vm);
     },
   }).upid;
 };

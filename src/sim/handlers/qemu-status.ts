@@ -15,7 +15,6 @@ export const statusCurrent: Handler = (ctx) => {
     qmpstatus: running ? (vm.paused ? 'paused' : 'running') : 'stopped',
     vmid: vm.vmid,
     name: vm.config.name,
-    agent: agentEnabled(vm) ? 1 : 0,
     uptime: running && vm.startedAt !== undefined ? Math.floor((now - vm.startedAt) / 1000) : 0,
     cpus: cpuCount(vm),
     cpu: running ? 0.0137 : 0,
@@ -28,8 +27,10 @@ export const statusCurrent: Handler = (ctx) => {
     diskread: 0,
     diskwrite: 0,
     ha: { managed: 0 },
-    tags: vm.config.tags ?? '',
   };
+  // vmstatus sets these only when there is something to say (audit 12d).
+  if (agentEnabled(vm)) answer.agent = 1;
+  if (typeof vm.config.tags === 'string' && vm.config.tags !== '') answer.tags = vm.config.tags;
   if (typeof vm.config.lock === 'string') answer.lock = vm.config.lock;
   if (vm.config.template === 1) answer.template = 1;
   return answer;
@@ -54,11 +55,13 @@ function linkLocal(mac: string): string {
 
 export const agentInterfaces: Handler = (ctx) => {
   const vm = ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
+  // assert_agent_available's order (audit 6): an `agent` line at all, the VM running, then the
+  // agent's ping, which an agent switched off with `agent: 0` never answers.
+  if (vm.config.agent === undefined) throw dieError(texts.agentNotConfigured);
   if (vm.status !== 'running') throw dieError(texts.vmNotRunning(vm.vmid));
-  if (!agentEnabled(vm)) throw dieError(texts.agentNotConfigured);
   const upFor = ctx.sim.now() - (vm.startedAt ?? ctx.sim.now());
   // F21: the agent answers some time after start (it is installed at first boot); a paused guest cannot answer.
-  if (vm.paused || upFor < ctx.sim.scaled(ctx.sim.options.agentSeconds)) throw dieError(texts.agentNotRunning);
+  if (!agentEnabled(vm) || vm.paused || upFor < ctx.sim.scaled(ctx.sim.options.agentSeconds)) throw dieError(texts.agentNotRunning);
   const mac = hardwareAddress(vm);
   return {
     result: [

@@ -1,7 +1,7 @@
 // Storages of a node, their content, the ISO upload (F12, F23) and the
 // volume delete (F13: a task that ends OK even for a missing volume; 403
 // without Datastore.Allocate).
-import { SimAnswerError, dieError, paramError } from '../answer-error.js';
+import { dieError, paramError, permissionError } from '../answer-error.js';
 import { vmDisks, type SimStorage } from '../state.js';
 import { texts } from '../texts.js';
 import { param, type Handler } from './context.js';
@@ -16,7 +16,7 @@ function storageEntry(s: SimStorage): Record<string, unknown> {
     content: s.content.join(','),
     active: 1,
     enabled: 1,
-    shared: 0,
+    shared: s.shared ? 1 : 0,
     total: TOTAL,
     used: USED,
     avail: TOTAL - USED,
@@ -43,7 +43,8 @@ export const storageContent: Handler = (ctx) => {
   }
   if ((content === undefined || content === 'images') && storage.content.includes('images')) {
     for (const vm of ctx.sim.state.allVms()) {
-      if (vm.node !== node) continue;
+      // A shared storage holds the disks of VMs on every node.
+      if (vm.node !== node && !storage.shared) continue;
       for (const [, volid, size] of vmDisks(vm)) {
         if (volid.startsWith(`${storage.storage}:`)) out.push({ volid, format: 'raw', content: 'images', size, vmid: vm.vmid });
       }
@@ -63,14 +64,13 @@ export const deleteVolume: Handler = (ctx) => {
   const volid = volume.includes(':') ? volume : `${param(ctx, 'storage')}:${volume}`;
   const storageId = volid.slice(0, volid.indexOf(':'));
   // F13: the permission check comes first, on the volume's storage.
-  if (sim.faults.allocateDenied(storageId)) {
-    throw new SimAnswerError(403, `${texts.permissionDenied(`/storage/${storageId}`, 'Datastore.Allocate')}\n`);
-  }
+  if (sim.faults.allocateDenied(storageId)) throw permissionError(`/storage/${storageId}`, 'Datastore.Allocate');
   const storage = sim.state.storage(node, storageId);
+  // Content.pm: the id is `<ownervm>@<storage>` for a VM's volume, the storage id for an ISO.
   return sim.runTask({
     node,
     type: 'imgdel',
-    id: '',
+    id: storageId,
     owner: ctx.owner,
     seconds: sim.options.taskSeconds,
     run: () => {
@@ -81,18 +81,24 @@ export const deleteVolume: Handler = (ctx) => {
   }).upid;
 };
 
-/** PVE's upload: the name is cleaned, and ISO content wants `.iso` or `.img` (F12). */
+/** pve-storage Status.pm upload, its checks in its order: a file storage, the cleaned name's extension (F12), the content type. */
 export const upload: Handler = (ctx) => {
   const { sim } = ctx;
   const node = param(ctx, 'node');
   const storage = sim.state.storage(node, param(ctx, 'storage'));
+  if (storage.path === undefined) throw dieError(texts.notFileStorage(storage.type));
   const file = ctx.upload;
-  if (file === undefined) throw paramError({ filename: 'property is missing and it is not optional' });
-  if (storage.type !== 'dir') throw dieError(texts.notFileStorage(storage.type));
+  if (file === undefined) throw dieError('missing temporary file name');
   const content = param(ctx, 'content');
-  if (!storage.content.includes(content)) throw dieError(texts.noContent(storage.storage, content));
   const filename = file.filename.replace(/^.*[/\\]/, '').replace(/[^-a-zA-Z0-9_.]/g, '_');
-  if (!/[^/]+\.(?:iso|img)$/i.test(filename)) throw paramError({ filename: texts.wrongExtension });
+  if (content === 'iso') {
+    if (!/[^/]+\.(?:iso|img)$/i.test(filename)) throw paramError({ filename: texts.wrongExtension });
+  } else if (content === 'vztmpl') {
+    if (!/[^/]+\.tar\.(?:gz|xz|zst|bz2)$/i.test(filename)) throw paramError({ filename: texts.wrongExtension });
+  } else {
+    throw paramError({ content: `upload content type '${content}' not allowed` });
+  }
+  if (!storage.content.includes(content)) throw dieError(texts.noContent(storage.storage, content));
   const volid = `${storage.storage}:iso/${filename}`;
   const staged = `/var/tmp/pveupload-${file.sha256.slice(0, 32)}`;
   const target = `${storage.isoDir}/${filename}`;

@@ -1,13 +1,15 @@
 // GET /nodes/{node}/tasks/{upid}/status and .../log (F16). A task is known
 // only on the node that ran it, the node its UPID names.
 import { paramError } from '../answer-error.js';
+import { WithAttributes } from '../http-io.js';
 import { taskLogOf, taskStatusOf, type SimTask } from '../tasks.js';
 import { texts } from '../texts.js';
 import { param, type Handler, type HandlerContext } from './context.js';
 
 function findTask(ctx: HandlerContext): SimTask {
   const upid = param(ctx, 'upid');
-  if (!/^UPID:[^:]+:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:[^:]*:[^:]*:[^:]+:$/i.test(upid)) {
+  // PVE::UPID::decode: pstart has 8 or 9 hex digits.
+  if (!/^UPID:[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:[^:\s/]+:[^:\s/]*:[^:\s/]+:$/i.test(upid)) {
     throw paramError({ upid: 'unable to parse worker upid' });
   }
   const task = ctx.sim.tasks.get(upid);
@@ -17,9 +19,19 @@ function findTask(ctx: HandlerContext): SimTask {
 
 export const taskStatus: Handler = (ctx) => taskStatusOf(findTask(ctx));
 
+/**
+ * dump_logfile: lines numbered from start+1, `limit=0` reads to the end,
+ * an empty log is one `no content` line, and `total` (the lines counted)
+ * goes beside the data.
+ */
 export const taskLog: Handler = (ctx) => {
   const lines = taskLogOf(findTask(ctx));
   const start = Number(ctx.params.start ?? 0);
   const limit = Number(ctx.params.limit ?? 50);
-  return lines.slice(start, start + limit).map((t, i) => ({ n: start + i + 1, t }));
+  if (lines.length === 0) return new WithAttributes([{ n: 1, t: 'no content' }], { total: 1 });
+  const page = limit === 0 ? lines.slice(start) : lines.slice(start, start + limit);
+  return new WithAttributes(
+    page.map((t, i) => ({ n: start + i + 1, t })),
+    { total: lines.length },
+  );
 };
