@@ -11,7 +11,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { RunningSimulator } from './server.js';
 import type { Simulator } from './simulator.js';
-import { touched, type SimVm, type SimVolume } from './state.js';
+import { freshVmState, touched, type SimVm, type SimVolume } from './state.js';
 
 const FORMAT = 'pve-provisioner-sim-state/1';
 const DEFAULT_DEBOUNCE_MS = 1000;
@@ -74,8 +74,9 @@ export function applyState(sim: Simulator, state: SavedState): { vms: number; vo
   let vms = 0;
   for (const vm of state.vms) {
     if (!sim.state.nodes.has(vm.node)) continue;
-    const restored: SimVm = { ...vm, cloning: false };
-    touched(restored);
+    // A restored VM is long settled: pvestatd's first cycle after the restart samples it.
+    const restored: SimVm = { ...vm, cloning: false, ...freshVmState(0) };
+    touched(restored, 0);
     sim.state.addVm(restored);
     vms++;
   }
