@@ -8,9 +8,7 @@ import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { parseMark } from './mark.js';
-import type { ClusterResource } from '../proxmox/api.js';
-import type { VmidRange } from './identity.js';
-import { qemuEntries, walkChain } from './resolve.js';
+import { maybeNamed, qemuEntries, walkChain } from './resolve.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
 import { waitTask } from './tasks.js';
@@ -27,17 +25,6 @@ interface Resolved {
   othersWithName: number;
 }
 
-/**
- * An entry that may carry the name: it does, or it has no name yet in our
- * VMID range. A clone that has just ended stays nameless in
- * /cluster/resources until pvestatd's next cycle (SPEC 23); its config
- * has the name.
- */
-function maybeNamed(entry: ClusterResource, name: string, range: VmidRange): boolean {
-  if (entry.name === name) return true;
-  return entry.name === undefined && typeof entry.vmid === 'number' && entry.vmid >= range.min && entry.vmid <= range.max;
-}
-
 async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: DeleteRequest): Promise<Resolved> {
   const range = deps.config.proxmox.vmidRange;
   const resources = await call(ctx, () => deps.api.clusterResources('vm', callOpts(ctx)));
@@ -48,7 +35,7 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
   }
   const doomed: Doomed[] = [];
   let othersWithName = 0;
-  for (const entry of qemuEntries(resources).filter((r) => maybeNamed(r, request.name, range) && r.template !== 1)) {
+  for (const entry of qemuEntries(resources).filter((r) => maybeNamed(r, new Set([request.name]), range) && r.template !== 1)) {
     let config;
     try {
       config = await call(ctx, () => deps.api.getConfig(entry.node, entry.vmid, callOpts(ctx)));

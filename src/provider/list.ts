@@ -9,7 +9,7 @@ import { classifyCall, throwIfAborted } from './errors.js';
 import { mapLimit } from './concurrency.js';
 import { parseMark } from './mark.js';
 import { hasTag } from './tags.js';
-import { qemuEntries } from './resolve.js';
+import { maybeNamed, qemuEntries } from './resolve.js';
 
 /** Config reads in flight at once while listing. */
 export const LIST_CONCURRENCY = 8;
@@ -56,10 +56,14 @@ export async function listByTag(deps: ProviderDeps, ctx: OperationContext): Prom
   return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
 }
 
+/** Nameless candidates (a clone pvestatd has not named yet, SPEC 23) are kept only when their config carries a wanted name. */
+function named(listed: ListedVm[], wanted: ReadonlySet<string>, keep: (vm: ListedVm) => boolean = () => false): ListedVm[] {
+  return listed.filter((vm) => keep(vm) || (vm.name !== undefined && wanted.has(vm.name)));
+}
+
 /** Every VM carrying the name, tagged or not (a VM cloned just before a crash has no tag yet, SPEC 11). */
 export async function findByName(deps: ProviderDeps, name: string, ctx: OperationContext): Promise<ListedVm[]> {
-  const candidates = (await resources(deps, ctx)).filter((r) => r.name === name);
-  return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+  return findByNames(deps, [name], ctx);
 }
 
 /**
@@ -70,8 +74,9 @@ export async function findByName(deps: ProviderDeps, name: string, ctx: Operatio
  */
 export async function findByNames(deps: ProviderDeps, names: string[], ctx: OperationContext): Promise<ListedVm[]> {
   const wanted = new Set(names);
-  const candidates = (await resources(deps, ctx)).filter((r) => r.name !== undefined && wanted.has(r.name));
-  return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+  const range = deps.config.proxmox.vmidRange;
+  const candidates = (await resources(deps, ctx)).filter((r) => maybeNamed(r, wanted, range));
+  return named(await mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal), wanted);
 }
 
 /**
@@ -83,6 +88,8 @@ export async function findByNames(deps: ProviderDeps, names: string[], ctx: Oper
 export async function listTaggedOrNamed(deps: ProviderDeps, names: string[], ctx: OperationContext): Promise<ListedVm[]> {
   const tag = deps.config.proxmox.tag;
   const wanted = new Set(names);
-  const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag) || (r.name !== undefined && wanted.has(r.name)));
-  return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+  const range = deps.config.proxmox.vmidRange;
+  const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag) || maybeNamed(r, wanted, range));
+  const listed = await mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+  return named(listed, wanted, (vm) => vm.tagged);
 }

@@ -37,3 +37,14 @@ export function walkChain(resources: ClusterResource[], name: string, uid: strin
   }
   return { kind: 'absent' };
 }
+
+/**
+ * An entry that may carry one of the names: it does, or it has no name yet
+ * in our VMID range. A clone that has just ended stays nameless in
+ * /cluster/resources until pvestatd's next cycle (SPEC 23); its config has
+ * the name, so the caller reads it.
+ */
+export function maybeNamed(entry: ClusterResource, names: ReadonlySet<string>, range: VmidRange): boolean {
+  if (entry.name !== undefined) return names.has(entry.name);
+  return typeof entry.vmid === 'number' && entry.vmid >= range.min && entry.vmid <= range.max;
+}

@@ -123,14 +123,16 @@ describe('Get (SPEC 12)', () => {
     }
   });
 
-  // Skipped by sim-fidelity: the fake now follows assert_agent_available (audit 6), so `agent: 0`
-  // on a running VM answers `QEMU guest agent is not running` (Provisioning), not Stopped.
-  it.skip('row 4: the fake agent itself answers each F5 message', async () => {
+  it('row 4: the fake agent itself answers each F5 message (assert_agent_available, audit 6)', async () => {
     const h = harness();
     const vm = addOurVm(h.pve, NAME, UID, { status: 'running', agent: { callsBeforeUp: 1 } });
     expect((await h.provider.get(ref, h.ctx)).state).to.equal('Provisioning');
     expect((await h.provider.get(ref, h.ctx)).state).to.equal('Running');
+    // `agent: 0` is still a defined agent line: Proxmox pings and answers "not running".
     vm.config.agent = '0';
+    expect((await h.provider.get(ref, h.ctx)).state).to.equal('Provisioning');
+    // No agent line at all: "No QEMU guest agent configured".
+    delete vm.config.agent;
     expect((await h.provider.get(ref, h.ctx)).state).to.equal('Stopped');
   });
 

@@ -17,11 +17,11 @@ describe('tasks (SPEC 16)', () => {
     expect(() => parseUpid('nonsense')).to.throw(PermanentError);
   });
 
-  // Skipped by sim-fidelity: it starts template 9001, which vm_start now refuses inside the task
-  // (`you can't start a vm if it's a template`, audit 5); any non-template VM would do.
-  it.skip('waits until the task stops and OK is success', async () => {
+  it('waits until the task stops and OK is success', async () => {
     const h = harness({ pve: new FakeProxmox({ taskPolls: 3 }) });
-    await waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 9001), opts);
+    // A plain VM: Proxmox refuses to start a template inside the task (audit 5).
+    h.pve.addVm({ vmid: 150, node: 'pv1-1', config: { name: 'plain' } });
+    await waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 150), opts);
     expect(h.pve.count('taskStatus')).to.equal(4);
     expect(h.clock.sleeps).to.equal(3);
   });

@@ -46,19 +46,22 @@ interface SimWorld {
   sweep(): Promise<SweepReport>;
 }
 
+/** The simulator's nodes; node i holds template 9001 + i (a VMID is unique in a cluster, SPEC 23). */
+const SIM_NODES = ['pv1-1', 'pv1-2'];
+
 /** A simulator with two nodes (`foreignVms` of its own), Redis under a fresh prefix, and the provider over HTTP. */
 async function withSimWorld(foreignVms: number, configured: string[], body: (w: SimWorld) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'recon-sim-'));
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-  const sim = await startSimulator({ tokens: [TOKEN], nodes: ['pv1-1', 'pv1-2'], vms: foreignVms, timeScale: 0.01 });
+  const sim = await startSimulator({ tokens: [TOKEN], nodes: SIM_NODES, vms: foreignVms, timeScale: 0.01 });
   const prefix = `pvep-test-recon-sim-${randomBytes(4).toString('hex')}`;
   const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const config = loadConfig({
     env: {},
     overrides: {
       redis: { prefix },
-      proxmox: { tokenFile, caFile: '', nodes: configured.map((name) => ({ name, template: 9001, isoStorage: 'proxy-seeds' })) },
+      proxmox: { tokenFile, caFile: '', nodes: configured.map((name) => ({ name, template: 9001 + SIM_NODES.indexOf(name), isoStorage: 'proxy-seeds' })) },
       budgets: { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30 },
     },
   });
