@@ -1,7 +1,8 @@
 // The producer library (SPEC 6) against the real Redis: validation with
 // the jobs' schemas (SPEC 1) and the idempotence and conflicts of SPEC 2.
 import { expect } from 'chai';
-import { ConflictError, ValidationError, createProvisionerClient } from '../../src/client.js';
+import { SPEC_FIELDS, createInputFields } from '../../jobs/create.schema.js';
+import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../../src/client.js';
 import { RedisUnavailableError } from '../../src/queue/connection.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
@@ -41,6 +42,45 @@ describe('producer library (SPEC 6)', function () {
     expect(err).to.include({ vmName: 'app-2', existingUid: 'owner-1' });
     expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed', 'active')).to.equal(1);
     expect((await h.client.getVm('app-2'))?.uid).to.equal('owner-1');
+  });
+
+  it('a create that changes any one spec field of the table is a SpecConflictError naming exactly that field (SPEC 2)', async () => {
+    h = createHarness('spec-fields');
+    // Every field of the create's table is either compared or named here as not what the VM is.
+    const notSpec = ['name', 'uid', 'waitForAddress'];
+    expect([...SPEC_FIELDS, ...notSpec].sort()).to.deep.equal(Object.keys(createInputFields).sort());
+    const [nodeA = '', nodeB = ''] = h.config.proxmox.nodes.map((n) => n.name);
+    const base = { cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', networkConfig: 'version: 2\n', vlanTag: 10, bridge: 'vmbr0', node: nodeA };
+    const changed: Record<(typeof SPEC_FIELDS)[number], unknown> = {
+      node: nodeB,
+      cores: 3,
+      memoryMiB: 4096,
+      diskGiB: 20,
+      userData: '#cloud-config\npackages: [htop]\n',
+      networkConfig: 'version: 2\nethernets: {}\n',
+      vlanTag: 11,
+      bridge: 'vmbr1',
+    };
+    expect(nodeB, 'the test config has two nodes').not.to.equal('');
+    for (const field of SPEC_FIELDS) {
+      const name = `spec-${field.toLowerCase()}`;
+      await h.client.createVm({ name, ...base });
+      for (const uid of [undefined, 'another-uid']) {
+        const err = await h.client.createVm({ name, ...base, [field]: changed[field], ...(uid ? { uid } : {}) }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err, `${field}, uid ${String(uid)}`).to.be.instanceOf(SpecConflictError);
+        expect((err as SpecConflictError).fields, `${field}, uid ${String(uid)}`).to.deep.equal([field]);
+      }
+      // Left out, an optional field differs from a present value too.
+      if (createInputFields[field].presence === 'optional') {
+        const { [field]: _left, ...without } = base;
+        const err = await h.client.createVm({ name, ...without }).catch((e: unknown) => e);
+        expect((err as SpecConflictError).fields, `${field} left out`).to.deep.equal([field]);
+      }
+      expect((await h.client.createVm({ name, ...base })).existing, `${field}: the same spec again`).to.equal(true);
+    }
   });
 
   it('refuses bad input with every failing field, enqueuing and recording nothing', async () => {
