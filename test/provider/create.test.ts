@@ -223,6 +223,20 @@ describe('Create (SPEC 13)', () => {
     expect(h.pve.calls).to.deep.equal([]);
   });
 
+  it('refuses what the field table refuses as Permanent naming the field, before any call (SPEC 1, 24)', async () => {
+    for (const [field, over] of [
+      ['memoryMiB', { memoryMiB: 8 }],
+      ['userData', { userData: '#cloud-config\n\uD800' }],
+      ['vlanTag', { vlanTag: 4095 }],
+    ] as const) {
+      const h = harness();
+      const err = await failure(h.provider.create(spec(over), h.ctx));
+      expect(err, field).to.be.instanceOf(PermanentError);
+      expect((err as PermanentError).message, field).to.contain(field);
+      expect(h.pve.calls, field).to.deep.equal([]);
+    }
+  });
+
   it('asks the caller before every write (SPEC 3)', async () => {
     const h = harness();
     const seq: string[] = [];
