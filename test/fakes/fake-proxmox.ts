@@ -32,7 +32,9 @@
 //     on `statdCycle()`), so a finished clone stays nameless with status
 //     `unknown` until then (audit 7); by default every call is fresh;
 //   - tasks run for `taskPolls` status polls, then end OK, `WARNINGS: n`
-//     (with WARN lines in their log) or failed (F16); their UPID names
+//     (with WARN lines in their log) or failed (F16); a clone task made to
+//     fail (setNextTaskOutcome) removes its half-made VM, as clone_vm's
+//     `unlink $conffile` does; their UPID names
 //     the node that ran them, and asking another node is `400 upid: no
 //     such task` as the simulator answers; an imgdel UPID's id is the
 //     storage id;
@@ -156,6 +158,8 @@ interface FakeTask {
   canEnd: () => boolean;
   /** Applies the task's effect; answers the exit and its log. */
   end: () => TaskOutcome;
+  /** Undoes what the call made when the task fails instead (setNextTaskOutcome): clone_vm's `unlink $conffile`. */
+  onFail?: () => void;
   done?: TaskOutcome;
 }
 
@@ -489,6 +493,9 @@ export class FakeProxmox implements ProxmoxApi {
       // move_config_to_node: the clone lands on the target once its task ends.
       if (target !== undefined) vm.node = target;
       return { exitstatus: 'OK', log: [`creating a clone of VM ${templateVmid} with ID ${params.newid}`] };
+    }, undefined, () => {
+      // clone_vm frees the new volumes and `unlink $conffile` before it dies: no VM is left.
+      if (this.vms.get(params.newid) === vm) this.vms.delete(params.newid);
     });
   }
 
@@ -631,7 +638,11 @@ export class FakeProxmox implements ProxmoxApi {
     const task = this.taskOn(node, upid);
     if (!task.done) {
       if (task.pollsLeft > 0) task.pollsLeft -= 1;
-      else if (task.canEnd()) task.done = this.override(task.type) ?? task.end();
+      else if (task.canEnd()) {
+        const forced = this.override(task.type);
+        if (forced !== undefined && forced.exitstatus !== 'OK' && !/^WARNINGS: \d+$/.test(forced.exitstatus)) task.onFail?.();
+        task.done = forced ?? task.end();
+      }
     }
     const base = { upid, node: task.node, type: task.type, id: task.id, starttime: 1760600515 };
     return task.done ? { ...base, status: 'stopped', exitstatus: task.done.exitstatus } : { ...base, status: 'running' };
@@ -717,11 +728,11 @@ export class FakeProxmox implements ProxmoxApi {
     return this.nextOutcome.get(type)?.shift();
   }
 
-  private startTask(node: string, type: string, id: string, end: () => TaskOutcome, canEnd: () => boolean = () => true): Upid {
+  private startTask(node: string, type: string, id: string, end: () => TaskOutcome, canEnd: () => boolean = () => true, onFail?: () => void): Upid {
     this.pid += 1;
     const hex = (n: number): string => n.toString(16).toUpperCase().padStart(8, '0');
     const upid = `UPID:${node}:${hex(this.pid)}:${hex(this.pid * 3)}:${hex(0x68f0a1b2 + this.pid)}:${type}:${id}:root@pam!provisioner:`;
-    this.tasks.set(upid, { upid, node, type, id, pollsLeft: this.taskPolls, canEnd, end });
+    this.tasks.set(upid, { upid, node, type, id, pollsLeft: this.taskPolls, canEnd, end, ...(onFail ? { onFail } : {}) });
     return upid;
   }
 

@@ -23,6 +23,8 @@ export interface World {
   denyAllocateSpace(storage: string): Promise<void>;
   /** Lets one pvestatd cycle pass (with `statdLag`; audit 7). */
   statdCycle(): void;
+  /** The next task of this type fails with this exitstatus (the simulator's failTasks fault, the fake's setNextTaskOutcome). */
+  failNextTask(type: string, exitstatus: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function simWorld(nodes: string[], options: WorldOptions = {}): Pro
     denyAllocate: (storage) => sim.faults({ denyAllocate: [storage] }),
     denyAllocateSpace: (storage) => sim.faults({ denyAllocateSpace: [storage] }),
     statdCycle: () => sim.clock.advance(STATD_SECONDS),
+    failNextTask: (type, exitstatus) => sim.faults({ failTasks: [{ type, exitstatus, count: 1 }] }),
     close: async () => {
       await sim.close();
       rmSync(dir, { recursive: true, force: true });
@@ -91,6 +94,10 @@ export function fakeWorld(nodes: string[], options: WorldOptions = {}): Promise<
       return Promise.resolve();
     },
     statdCycle: () => fake.statdCycle(),
+    failNextTask: (type, exitstatus) => {
+      fake.setNextTaskOutcome(type, { exitstatus });
+      return Promise.resolve();
+    },
     close: () => Promise.resolve(),
   });
 }

@@ -184,6 +184,18 @@ const CLONE_CHECKS: Record<string, Scenario> = {
     return { task: upidShape(upid), exit, entries, here: await attempt(() => api.getConfig('pv1-1', 199999)) };
   },
 
+  "a clone whose task fails for another reason leaves no VM behind (clone_vm's unlink $conffile)": async (world) => {
+    const { api } = world;
+    await world.failNextTask('qmclone', 'clone failed: lvcreate: got lock timeout - aborting command');
+    const exit = await finish(world, await clone(api));
+    return {
+      exit,
+      config: await attempt(() => api.getConfig('pv1-1', 199999)),
+      listed: (await api.clusterResources('vm')).some((r) => r.vmid === 199999),
+      again: await finish(world, await clone(api)),
+    };
+  },
+
   'the shared template clones to another node with target; the VM moves there when its task ends (SPEC 23)': async (world) => {
     const { api } = world;
     const upid = await api.clone('pv1-1', 9200, { newid: 199999, name: 'moved', description: 'd', full: true, target: 'pv1-2' });
