@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../src/config.js';
+import { TransientError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { createHttpApi } from '../../src/proxmox/http-api.js';
@@ -44,6 +45,19 @@ interface SimWorld {
   make(name: string, uid: string, node?: string): Promise<CreateResult>;
   view(): SimState;
   sweep(): Promise<SweepReport>;
+}
+
+/** Runs op again while it fails Transient, as a worker's retries would, for up to 10 s. */
+async function retriedWhileTransient<T>(op: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await op();
+    } catch (err) {
+      if (!(err instanceof TransientError) || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }
 
 /** The simulator's nodes; node i holds template 9001 + i (a VMID is unique in a cluster, SPEC 23). */
@@ -133,8 +147,9 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
       ]);
       expect(report.ours).to.equal(2);
 
-      // The delete job's work, as the worker would do it.
-      await w.provider.delete({ name: 'orphan', uid: 'uid-orphan' }, w.ctx);
+      // The delete job's work, as the worker would do it: retried while Transient (a clone
+      // that just ended is `unknown` in /cluster/resources until pvestatd's next cycle, SPEC 23).
+      await retriedWhileTransient(() => w.provider.delete({ name: 'orphan', uid: 'uid-orphan' }, w.ctx));
       const after = w.view();
       expect(after.vms.map((v) => v.vmid).sort()).to.deep.equal(before.vms.map((v) => v.vmid).filter((id) => id !== orphan.vmid).sort());
       expect(after.vms.some((v) => v.vmid === kept.vmid)).to.equal(true);
