@@ -114,6 +114,13 @@ describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
     expect(await queues.vm.getJobCounts('waiting')).to.deep.equal({ waiting: 0 });
   });
 
+  it('refuses to add a create for a name whose create failed Permanent since the sweep read it (SPEC 2)', async () => {
+    const generation = await present('db', 'uid-db');
+    expect(await registry.recordFailure('db', { reason: 'bad template', jobId: 'create-db-1', generation, at: new Date().toISOString() })).to.equal(true);
+    expect(await refusal(enqueuer.enqueueCreate({ name: 'db', generation }))).to.be.instanceOf(StaleDecisionError);
+    expect(await queues.vm.getJobCounts('waiting')).to.deep.equal({ waiting: 0 });
+  });
+
   it("sees a name's current job and the reconciler's own job while they wait, never once finished", async () => {
     const lookup = pendingJobLookup({ vmQueue: queues.vm, registry, redis, prefix });
     // a: its create (the registry's job) waits; b: the reconciler's delete waits; c: only a check job.
