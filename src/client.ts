@@ -138,7 +138,7 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
         throw new ConflictError(spec.name, outcome.existingUid);
       }
       if (outcome.kind === 'recorded') await vm.add('create', { ...spec, generation: outcome.generation }, { jobId: outcome.jobId });
-      else await ensureJob(vm, outcome.jobId, 'create', { ...((await registry.get(spec.name))?.spec ?? spec), generation: outcome.generation });
+      else await ensureJob(vm, outcome.jobId, 'create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation });
       return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
     },
 
