@@ -50,6 +50,8 @@ export const texts = {
   /** Qemu.pm create_disks */
   volumeNotFound: (volid: string) => `volume ${volid} does not exist`,
   onlyRoot: 'Only root may use this option.',
+  /** QemuConfig assert_config_exists_on_node, via check_running (vm_stop's worker). */
+  noConfigOnNode: (vmid: number, node: string) => `unable to find configuration file for VM ${vmid} on node '${node}'`,
   diskMissing: (disk: string) => `disk '${disk}' does not exist`,
   /** pve-storage Status.pm upload, in its order. */
   notFileStorage: (type: string) => `can't upload to storage type '${type}'`,

@@ -72,6 +72,8 @@ export const fakeTaskExits = {
   configMissing: (node: string, vmid: number) => `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`,
   /** F7's text, raised by check_lock inside the task (resize, start, stop, destroy). */
   vmLocked: (lock: string) => `VM is locked (${lock})`,
+  /** vm_stop's check_running: QemuConfig assert_config_exists_on_node (not F2's text). */
+  noConfigOnNode: (vmid: number, node: string) => `unable to find configuration file for VM ${vmid} on node '${node}'`,
   /** Qemu.pm resize_vm */
   diskMissing: (disk: string) => `disk '${disk}' does not exist`,
   /** A clone onto a VMID a VM on another node holds: pmxcfs refuses the rename (File.pm file_set_contents, audit 2b). */

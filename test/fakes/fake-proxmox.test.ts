@@ -135,7 +135,11 @@ describe('FakeProxmox', () => {
       const exit = async (upid: Promise<string>) => (await runTask(pve, 'pv1-1', await upid)).exitstatus;
       pve.addVm({ vmid: 123, config: { name: 'a', scsi0: 'local-lvm:vm-123-disk-0,size=3G', lock: 'backup' } });
       expect(await exit(pve.resize('pv1-1', 123, 'scsi0', '10G'))).to.equal('VM is locked (backup)');
+      // _do_vm_stop leaves a VM that is not running alone, lock or not.
+      expect(await exit(pve.stop('pv1-1', 123))).to.equal('OK');
+      pve.vm(123)!.status = 'running';
       expect(await exit(pve.stop('pv1-1', 123))).to.equal('VM is locked (backup)');
+      pve.vm(123)!.status = 'stopped';
       expect(await exit(pve.start('pv1-1', 123))).to.equal('VM is locked (backup)');
       expect(await exit(pve.destroy('pv1-1', 123, { purge: true, destroyUnreferencedDisks: true }))).to.equal('VM is locked (backup)');
       delete pve.vm(123)!.config.lock;
@@ -143,7 +147,7 @@ describe('FakeProxmox', () => {
       pve.denyAllocateSpace.add('local-lvm');
       expect(await exit(pve.resize('pv1-1', 123, 'scsi0', '10G'))).to.equal('403 Permission check failed (/storage/local-lvm, Datastore.AllocateSpace)');
       expect(await exit(pve.start('pv1-1', 999))).to.equal("Configuration file 'nodes/pv1-1/qemu-server/999.conf' does not exist");
-      expect(await exit(pve.stop('pv1-1', 999))).to.equal("Configuration file 'nodes/pv1-1/qemu-server/999.conf' does not exist");
+      expect(await exit(pve.stop('pv1-1', 999))).to.equal("unable to find configuration file for VM 999 on node 'pv1-1'");
       expect(await exit(pve.start('pv1-1', 9001))).to.equal("you can't start a vm if it's a template");
       expect(await exit(pve.start('pv1-1', 123))).to.equal('OK');
       expect(await exit(pve.start('pv1-1', 123))).to.equal('VM 123 already running');

@@ -24,7 +24,8 @@
 //     (`denyAllocateSpace` gives the exit `403 Permission check failed
 //     (/storage/<s>, Datastore.AllocateSpace)`, audit 4c); start's
 //     missing VM, template refusal, lock and `already running`; stop's
-//     missing VM and lock; destroy's lock (its running and F2 checks stay
+//     missing config (its own text) and, for a running VM only, lock;
+//     destroy's lock (its running and F2 checks stay
 //     synchronous);
 //   - /cluster/resources: `lock` and `tags` are live and present only
 //     when set; name, status and template come from pvestatd, which with
@@ -550,7 +551,9 @@ export class FakeProxmox implements ProxmoxApi {
       String(vmid),
       () => {
         const vm = this.vms.get(vmid);
-        if (!vm || vm.node !== node || vm.kind !== 'qemu') return { exitstatus: fakeTaskExits.configMissing(node, vmid) };
+        // _do_vm_stop: check_running asserts the config is on this node, then a VM that is not running is left alone.
+        if (!vm || vm.node !== node || vm.kind !== 'qemu') return { exitstatus: fakeTaskExits.noConfigOnNode(vmid, node) };
+        if (vm.status !== 'running') return { exitstatus: 'OK' };
         if (vm.config.lock) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)) };
         vm.status = 'stopped';
         vm.qmpstatus = 'stopped';

@@ -216,14 +216,17 @@ const CLONE_CHECKS: Record<string, Scenario> = {
     return { refused, resized, scsi0: /size=[^,]+/.exec(String((await api.getConfig('pv1-1', 199999)).scsi0))?.[0] };
   },
 
-  "resize, start and stop check inside their tasks: a missing VM, a missing disk, a template (audit 4b, 5)": async (world) => {
+  "resize, start and stop check inside their tasks: a missing VM, a missing disk, a template, a stopped VM's lock (audit 4b, 5)": async (world) => {
     const { api } = world;
+    // _do_vm_stop leaves a VM that is not running alone: no config load, no lock check.
+    await world.plant('pv1-1', 199998, { name: 'locked', lock: 'backup' });
     return [
       await finish(world, await api.resize('pv1-1', 999999, 'scsi0', '10G')),
       await finish(world, await api.resize('pv1-1', 9001, 'scsi9', '10G')),
       await finish(world, await api.start('pv1-1', 999999)),
       await finish(world, await api.stop('pv1-1', 999999)),
       await finish(world, await api.start('pv1-1', 9001)),
+      await finish(world, await api.stop('pv1-1', 199998)),
     ];
   },
 };

@@ -237,7 +237,12 @@ export const start: Handler = (ctx) => {
   }).upid;
 };
 
-/** vm_stop: as start, the config is read inside the task. */
+/**
+ * vm_stop: everything inside the task. _do_vm_stop's check_running first
+ * asserts the config file is on this node (a text of its own, not F2),
+ * then leaves a VM that is not running alone: no config load, no lock
+ * check, the task ends OK.
+ */
 export const stop: Handler = (ctx) => {
   const { sim } = ctx;
   const node = param(ctx, 'node');
@@ -253,7 +258,9 @@ export const stop: Handler = (ctx) => {
     notBefore: wait.notBefore,
     run: (endAt) => {
       if (wait.timesOut) throw new Error(texts.lockTimeout(vmid));
-      const vm = sim.state.vm(node, vmid);
+      const vm = sim.state.findVm(node, vmid);
+      if (vm === undefined) throw dieError(texts.noConfigOnNode(vmid, node));
+      if (vm.status !== 'running') return [];
       lockedAtRun(vm);
       vm.status = 'stopped';
       vm.paused = false;
