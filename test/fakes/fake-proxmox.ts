@@ -502,8 +502,13 @@ export class FakeProxmox implements ProxmoxApi {
 
   async resize(node: string, vmid: number, disk: string, size: string, opts?: CallOptions): Promise<Upid> {
     await this.enter('resize', [node, vmid, disk, size], opts);
-    // resize_vm loads the config and checks everything inside its worker (audit 4b).
-    return this.startTask(node, 'resize', String(vmid), () => {
+    // resize_vm loads the config and checks everything inside its worker (audit 4b), under
+    // lock_config, so it waits for a clone's lock file as a start does (F3).
+    return this.startTask(
+      node,
+      'resize',
+      String(vmid),
+      () => {
       const vm = this.vms.get(vmid);
       if (!vm || vm.node !== node || vm.kind !== 'qemu') return { exitstatus: fakeTaskExits.configMissing(node, vmid) };
       if (vm.config.lock) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)) };
@@ -516,7 +521,9 @@ export class FakeProxmox implements ProxmoxApi {
       if (want < have) return { exitstatus: fakeTaskExits.shrink };
       vm.config[disk] = String(current).replace(/size=[^,]*/, `size=${formatSize(want)}`);
       return { exitstatus: 'OK' };
-    });
+      },
+      () => this.vms.get(vmid)?.cloning !== true,
+    );
   }
 
   async start(node: string, vmid: number, opts?: CallOptions): Promise<Upid> {

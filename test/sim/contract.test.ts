@@ -111,6 +111,14 @@ const ONE_NODE: Record<string, Scenario> = {
     return { boot: config.boot, ide2: String(config.ide2).startsWith('proxy-seeds:iso/seed.iso,media=cdrom') };
   },
 
+  'a resize issued mid-clone waits for the clone lock, then grows the disk (lock_config, F3)': async (world) => {
+    const { api } = world;
+    const cloneUpid = await clone(api);
+    const resizeUpid = await api.resize('pv1-1', 199999, 'scsi0', '10G');
+    const exits = [await finish(world, cloneUpid), await finish(world, resizeUpid)];
+    return { exits, scsi0: /size=[^,]+/.exec(String((await api.getConfig('pv1-1', 199999)).scsi0))?.[0] };
+  },
+
   'resize grows, keeps the same size, refuses a shrink in its task (F20)': async (world) => {
     await cloned(world);
     const run = async (size: string): Promise<string> => finish(world, await world.api.resize('pv1-1', 199999, 'scsi0', size));

@@ -156,14 +156,21 @@ export const resize: Handler = (ctx) => {
   const sizeText = param(ctx, 'size');
   const relative = sizeText.startsWith('+');
   const amount = parseSize(relative ? sizeText.slice(1) : sizeText);
-  // resize_vm loads the config and checks everything inside its worker (audit 4b).
+  // resize_vm loads the config and checks everything inside its worker (audit 4b), under
+  // lock_config: a clone's lock file is waited out for up to 10 s, as a start waits (F3).
+  const wait = lockWait(ctx, sim.state.findVm(node, vmid));
+  const waits = wait.notBefore !== undefined;
   return sim.runTask({
     node,
     type: 'resize',
     id: String(vmid),
     owner: ctx.owner,
-    seconds: sim.options.taskSeconds,
+    seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
+    notBefore: wait.notBefore,
+    runningLog: waits ? ['trying to acquire lock...'] : [],
     run: (endAt) => {
+      if (wait.timesOut) throw new Error(texts.lockTimeout(vmid));
+      const acquired = waits ? ['trying to acquire lock... OK'] : [];
       const vm = sim.state.vm(node, vmid);
       if (typeof vm.config.lock === 'string') throw dieError(texts.vmLocked(vm.config.lock));
       const value = vm.config[disk];
@@ -176,10 +183,10 @@ export const resize: Handler = (ctx) => {
       const wanted = relative ? current + amount : amount;
       // F20: shrinking fails inside the task; the same size is an OK no-op.
       if (wanted < current) throw new Error(texts.shrinkRefused);
-      if (wanted === current) return [];
+      if (wanted === current) return acquired;
       vm.config[disk] = printDrive(setDriveOption(drive, 'size', formatSize(wanted)));
       touched(vm, endAt);
-      return [`  Size of logical volume changed from ${formatSize(current)} to ${formatSize(wanted)}.`];
+      return [...acquired, `  Size of logical volume changed from ${formatSize(current)} to ${formatSize(wanted)}.`];
     },
   }).upid;
 };
