@@ -416,8 +416,8 @@ export class FakeProxmox implements ProxmoxApi {
         next.tags = [...new Set(tags.map((t) => t.toLowerCase()))].sort().join(';');
       } else if (DISK_KEY.test(key) && typeof value === 'string') {
         next[key] = this.checkedDrive(vm.node, key, value);
-        // Only a CD-ROM drive is appended to the boot order (F19, audit 3).
-        if (vm.config[key] === undefined && /(^|,)media=cdrom(,|$)/.test(value)) next.boot = withInBootOrder(next.boot, key);
+        // Any CD-ROM drive written (not a cloud-init one) that the boot order lacks is appended to it (F19, audit 3).
+        if (/(^|,)media=cdrom(,|$)/.test(value) && !/cloudinit/.test(value)) next.boot = withInBootOrder(next.boot, key);
       } else {
         next[key] = value;
       }

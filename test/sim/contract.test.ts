@@ -119,6 +119,16 @@ const ONE_NODE: Record<string, Scenario> = {
     return { exits, scsi0: /size=[^,]+/.exec(String((await api.getConfig('pv1-1', 199999)).scsi0))?.[0] };
   },
 
+  'only CD-ROMs join the boot order, a new disk never; a CD-ROM the order lacks joins when rewritten (Qemu.pm, audit 3)': async (world) => {
+    const { api } = world;
+    await world.plant('pv1-1', 199998, { name: 'cd', boot: 'order=scsi0', scsi0: 'local-lvm:vm-199998-disk-0,size=3G', ide2: 'none,media=cdrom' });
+    await api.putConfig('pv1-1', 199998, { scsi1: 'local-lvm:4' });
+    const afterDisk = (await api.getConfig('pv1-1', 199998)).boot;
+    await finish(world, await api.upload('pv1-1', 'proxy-seeds', 'seed.iso', iso(4096)));
+    await api.putConfig('pv1-1', 199998, { ide2: 'proxy-seeds:iso/seed.iso,media=cdrom' });
+    return { afterDisk, afterCdrom: (await api.getConfig('pv1-1', 199998)).boot };
+  },
+
   'resize grows, keeps the same size, refuses a shrink in its task (F20)': async (world) => {
     await cloned(world);
     const run = async (size: string): Promise<string> => finish(world, await world.api.resize('pv1-1', 199999, 'scsi0', size));

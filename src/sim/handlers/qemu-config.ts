@@ -103,10 +103,10 @@ export const putConfig: Handler = (ctx) => {
     changes.push([key, stored(ctx.properties, key, value)]);
   }
   for (const [key, value] of changes) {
-    // Only a new CD-ROM (not a cloud-init drive) joins the boot order: `# append new CD drives to bootorder`.
-    const newCdrom = DRIVE_KEY.test(key) && vm.config[key] === undefined && isCdrom(parseDrive(String(value))) && !/cloudinit/.test(String(value));
+    // `# append new CD drives to bootorder`: any CD-ROM written (not a cloud-init drive) that the order lacks.
+    const cdrom = DRIVE_KEY.test(key) && isCdrom(parseDrive(String(value))) && !/cloudinit/.test(String(value));
     vm.config[key] = value;
-    if (newCdrom) appendToBootOrder(vm, key);
+    if (cdrom) appendToBootOrder(vm, key);
   }
   for (const key of (ctx.params.delete ?? '').split(/[,;\s]+/).filter((k) => k !== '')) delete vm.config[key];
   touched(vm, ctx.sim.now());
