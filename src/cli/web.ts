@@ -4,12 +4,16 @@
 import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { metrics } from '../metrics.js';
+import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { CredentialsError } from '../web/auth/credentials.js';
 import { startWebServer, type WebServer } from '../web/server.js';
 import { loadConfigOrExplain, refusedArguments, waitForSignal } from './common.js';
 
+/** The process's logger, which also says when Redis is down (SPEC 24). */
 export function processLogger(config: Config): Logger {
-  return createLogger({ level: config.log.level, pretty: config.log.pretty });
+  const logger = createLogger({ level: config.log.level, pretty: config.log.pretty });
+  logRedisOutagesTo(logger);
+  return logger;
 }
 
 /** The web server, or undefined after writing why to stderr (bad credentials files). */

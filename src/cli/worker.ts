@@ -7,6 +7,7 @@ import { metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
 import { proxmoxApiFromConfig } from './proxmox-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
+import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { handleShutdownSignals } from '../queue/shutdown.js';
 import { startWorkerService } from '../queue/worker-service.js';
 import { ensureSimToken } from '../sim/token-file.js';
@@ -21,6 +22,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfigOrExplain('worker');
   if (config === undefined) return 2;
   const logger = createLogger({ level: config.log.level, pretty: config.log.pretty, name: 'pve-provisioner-worker' });
+  logRedisOutagesTo(logger);
   const sim = config.proxmox.url === 'sim';
   const baseUrl = sim ? `http://${config.sim.host}:${config.sim.port}` : config.proxmox.url;
   if (sim) {

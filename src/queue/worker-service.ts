@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
-import { createWorkerConnection } from './connection.js';
+import { createWorkerConnection, reportRedisError } from './connection.js';
 import type { Redis } from './connection.js';
 import { writeLastHealth } from './health-store.js';
 import { startHeartbeat } from './heartbeat.js';
@@ -109,7 +109,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     worker.on('lockRenewalFailed', (jobIds) => {
       for (const jobId of jobIds) processor.cancel(jobId, 'lost the job lock');
     });
-    worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
+    // A Redis outage is reported once per retry interval, not once per failed call (SPEC 24).
+    worker.on('error', (err) => reportRedisError(redis, err, `worker ${worker.name}`, logger));
     worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }

@@ -52,7 +52,7 @@ describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
     const err = sink();
     const config = { ...w.config, redis: { ...w.config.redis, url: 'redis://127.0.0.1:1' } };
     expect(await run([], { config, stdout: sink(), stderr: err })).to.equal(1);
-    expect(err.text).to.match(/Redis at 127\.0\.0\.1:1 is unavailable/);
+    expect(err.text).to.match(/Redis at 127\.0\.0\.1:1 is not reachable/);
   });
 
   it('adds a reconcile job with dryRun and prints its id', async () => {
