@@ -52,6 +52,6 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
 
-  await mountBoard(app, deps.queues, deps.credentials?.boardUsers);
+  await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown });
   return app;
 }

@@ -84,6 +84,9 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   }
   const { port } = app.server.address() as AddressInfo;
   const url = `http://${publicHost(config.http.host)}:${port}`;
+  if (config.http.boardWritable && credentials === undefined) {
+    logger.warn('http.boardWritable is ignored while http.authDisabled: Bull Board stays read-only, as a writable board needs its users');
+  }
   const down = (await firstContact(redis, REDIS_FIRST_CONTACT_MS)) ? undefined : redisDown();
   const redisNote = down === undefined ? '' : `; not ready yet: ${down.message}; /v1 answers 503 until Redis answers`;
   logger[down === undefined ? 'info' : 'warn'](
