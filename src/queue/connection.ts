@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import type { Logger } from '../log.js';
 import { redisRetryDelayMs } from './redis-backoff.js';
-import { redisAddressOf, unreachableLine, unreachableReason } from './redis-failure.js';
+import { formatAddress, redisAddressOf, unreachableLine, unreachableReason } from './redis-failure.js';
 import { redisOutageReporter, type RedisOutageReporter } from './redis-outage.js';
 
 export type { Redis } from 'ioredis';
@@ -59,7 +59,7 @@ export function reportRedisError(connection: unknown, err: unknown, source: stri
 }
 
 function addressOfConnection(redis: Redis): string {
-  return `${redis.options.host ?? '127.0.0.1'}:${redis.options.port ?? 6379}`;
+  return formatAddress(redis.options.host ?? '127.0.0.1', redis.options.port ?? 6379);
 }
 
 export class RedisUnavailableError extends Error {

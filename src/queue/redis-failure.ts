@@ -2,11 +2,16 @@
 // not reachable" rather than a bug, the address to name (never the
 // password in the URL), and the reason an operator can act on.
 
+/** `host:port`, the host in brackets when it is an IPv6 address. */
+export function formatAddress(host: string, port: number | string): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** `host:port` of a redis:// or rediss:// URL, without credentials. */
 export function redisAddressOf(url: string): string {
   try {
     const parsed = new URL(url);
-    return `${parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1'}:${parsed.port || '6379'}`;
+    return formatAddress(parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', parsed.port || '6379');
   } catch {
     return 'the address in redis.url';
   }
