@@ -8,6 +8,7 @@ import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { CredentialsError } from '../web/auth/credentials.js';
 import { startWebServer, type WebServer } from '../web/server.js';
 import { loadConfigOrExplain, refusedArguments, waitForSignal } from './common.js';
+import { watchSimulator } from './sim-check.js';
 
 /** The process's logger, which also says when Redis is down (SPEC 24). */
 export function processLogger(config: Config): Logger {
@@ -40,7 +41,9 @@ export async function run(args: string[]): Promise<number> {
   const logger = processLogger(config);
   const server = await startWebOrExplain('web', config, logger);
   if (server === undefined) return 2;
+  const simulator = watchSimulator(config, logger, 'web');
   const signal = await waitForSignal();
+  simulator?.stop();
   logger.info({ signal }, 'shutting down the web server');
   await server.close();
   return 0;

@@ -13,6 +13,7 @@ import { startWorkerService } from '../queue/worker-service.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { serveMetrics } from '../web/metrics-server.js';
 import { loadConfigOrExplain, refusedArguments } from './common.js';
+import { watchSimulator } from './sim-check.js';
 
 /** After exit is decided, anything still open (sockets, timers) gets this long. */
 const EXIT_SETTLE_MS = 2_000;
@@ -29,6 +30,7 @@ export async function run(args: string[]): Promise<number> {
     await ensureSimToken(config.proxmox.tokenFile);
     logger.warn({ proxmox: baseUrl }, `proxmox.url is "sim": jobs run against the built-in simulator at ${baseUrl}, not a real host`);
   }
+  const simulator = watchSimulator(config, logger, 'worker');
   const api = proxmoxApiFromConfig(config, baseUrl, logger);
   const provider = createProvider({ api: observeApi(api, logger, metrics), config, logger });
   const service = await startWorkerService({ config, provider, logger, metrics });
@@ -37,6 +39,7 @@ export async function run(args: string[]): Promise<number> {
   const code = await new Promise<number>((exit) => {
     handleShutdownSignals(service, logger, { graceMs: config.jobs.shutdownGraceSeconds * 1000, exit });
   });
+  simulator?.stop();
   await metricsServer?.close();
   setTimeout(() => process.exit(code), EXIT_SETTLE_MS).unref();
   return code;
