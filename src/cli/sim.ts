@@ -7,6 +7,7 @@ import { loadConfig } from '../config.js';
 import { startSimulator } from '../sim/index.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { waitForSignal } from './common.js';
+import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
 const USAGE = 'usage: pve-provisioner sim [--port N] [--vms N] [--tls-cert FILE --tls-key FILE]\n';
 
@@ -35,7 +36,7 @@ export function parseSimFlags(args: string[]): SimFlags {
       options: { port: { type: 'string' }, vms: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
     }));
   } catch (err) {
-    throw new BadInput(err instanceof Error ? err.message : String(err));
+    throw new BadInput(describeParseError(err));
   }
   const cert = values['tls-cert'];
   const key = values['tls-key'];
@@ -49,13 +50,13 @@ export function parseSimFlags(args: string[]): SimFlags {
 }
 
 export async function run(args: string[]): Promise<number> {
+  if (wantsHelp(args)) return answerUsage('sim', USAGE, undefined);
   let flags: SimFlags;
   try {
     flags = parseSimFlags(args);
   } catch (err) {
     if (!(err instanceof BadInput)) throw err;
-    process.stderr.write(`pve-provisioner sim: ${err.message}\n${USAGE}`);
-    return 2;
+    return answerUsage('sim', USAGE, err.message);
   }
   const config = loadConfig();
   const { token, created } = await ensureSimToken(config.proxmox.tokenFile);

@@ -7,7 +7,7 @@ import { metrics } from '../metrics.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { CredentialsError } from '../web/auth/credentials.js';
 import { startWebServer, type WebServer } from '../web/server.js';
-import { loadConfigOrExplain, refusedArguments, waitForSignal } from './common.js';
+import { loadConfigOrExplain, plainArguments, waitForSignal } from './common.js';
 import { watchSimulator } from './sim-check.js';
 
 /** The process's logger, which also says when Redis is down (SPEC 24). */
@@ -35,7 +35,8 @@ export async function startWebOrExplain(command: string, config: Config, logger:
 }
 
 export async function run(args: string[]): Promise<number> {
-  if (refusedArguments('web', args)) return 2;
+  const refused = plainArguments('web', args);
+  if (refused !== undefined) return refused;
   const config = loadConfigOrExplain('web');
   if (config === undefined) return 2;
   const logger = processLogger(config);

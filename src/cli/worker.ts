@@ -12,14 +12,15 @@ import { handleShutdownSignals } from '../queue/shutdown.js';
 import { startWorkerService } from '../queue/worker-service.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { serveMetrics } from '../web/metrics-server.js';
-import { loadConfigOrExplain, refusedArguments } from './common.js';
+import { loadConfigOrExplain, plainArguments } from './common.js';
 import { watchSimulator } from './sim-check.js';
 
 /** After exit is decided, anything still open (sockets, timers) gets this long. */
 const EXIT_SETTLE_MS = 2_000;
 
 export async function run(args: string[]): Promise<number> {
-  if (refusedArguments('worker', args)) return 2;
+  const refused = plainArguments('worker', args);
+  if (refused !== undefined) return refused;
   const config = loadConfigOrExplain('worker');
   if (config === undefined) return 2;
   const logger = createLogger({ level: config.log.level, pretty: config.log.pretty, name: 'pve-provisioner-worker' });
