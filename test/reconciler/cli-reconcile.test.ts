@@ -44,7 +44,7 @@ describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
     const out = sink();
     const err = sink();
     expect(await run(['--dryrun'], { config: w.config, stdout: out, stderr: err })).to.equal(2);
-    expect(err.text).to.match(/Unknown option '--dryrun'/);
+    expect(err.text).to.match(/^pve-provisioner reconcile: unknown flag --dryrun\n/);
     expect(await w.queues.system.getJobCountByTypes('waiting')).to.equal(0);
   });
 
