@@ -87,6 +87,9 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
   };
 }
 
+/** After a clean close, anything still open (sockets, retry timers) gets this long. */
+const EXIT_SETTLE_MS = 2_000;
+
 const USAGE = `usage: pve-provisioner all [--private-redis]
   Runs web and worker in one process, and the simulator first when proxmox.url is "sim".
   --private-redis  when redis.url is not set (REDIS_URL, PVE_PROVISIONER_CONFIG) and nothing
@@ -128,5 +131,8 @@ export async function run(args: string[]): Promise<number> {
   logger.info({ signal }, 'shutting down: web server, then workers (running jobs get jobs.shutdownGraceSeconds)');
   await running.close();
   await stopRedis();
+  // BullMQ's blocking connections keep trying a Redis that is down after
+  // close; once everything is closed, nothing is left to wait for.
+  setTimeout(() => process.exit(0), EXIT_SETTLE_MS).unref();
   return 0;
 }

@@ -44,6 +44,9 @@ export interface WorkerService {
   close(graceMs?: number): Promise<CloseOutcome>;
 }
 
+/** How long a close waits on a Redis call that cannot be answered while Redis is down. */
+const REDIS_GONE_MS = 2_000;
+
 /** After the grace period, cancelled jobs get this long to see their signal. */
 const CANCEL_SETTLE_MS = 1_000;
 
@@ -121,7 +124,9 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     id,
     async close(graceMs = config.jobs.shutdownGraceSeconds * 1000) {
       const closing = Promise.all(workers.map((w) => w.close()));
-      await heartbeat.stop();
+      // With Redis down the heartbeat's DEL and the queues' close would wait
+      // for it for ever (SPEC 24): bounded, so a stop signal still stops.
+      await Promise.race([heartbeat.stop(), sleep(REDIS_GONE_MS)]);
       let forced = false;
       if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
         forced = true;
@@ -129,7 +134,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
         for (const { processor } of served) processor.cancelAll('worker shutting down');
         await Promise.race([closing, sleep(CANCEL_SETTLE_MS)]);
       }
-      await queues.close().catch(() => undefined);
+      await Promise.race([queues.close().catch(() => undefined), sleep(REDIS_GONE_MS)]);
       redis.disconnect();
       return { forced };
     },
