@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 const COMMANDS: Record<string, string> = {
   worker: 'run the job workers',
   web: 'run the HTTP API, Bull Board and metrics',
-  all: 'run web and worker in one process (and the simulator when proxmox.url is "sim")',
+  all: 'run web and worker in one process (and the simulator when proxmox.url is "sim"): all [--private-redis]',
   sim: 'run the Proxmox VE simulator alone: sim [--port N] [--vms N] [--tls-cert F --tls-key F]',
   seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--no-guest-agent] [--joliet] --out FILE',
   enqueue: 'enqueue a job: enqueue create|delete|check --name NAME [job fields] [--wait]',
@@ -24,11 +24,13 @@ export interface CommandModule {
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, text]) => `  ${name.padEnd(10)} ${text}`);
-  return `usage: pve-provisioner <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+  return `usage: pve-provisioner <command> [options]\n\ncommands:\n${lines.join('\n')}\n\n"pve-provisioner <command> --help" (or "help <command>") prints a command's usage.\n`;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
+  const [first, ...rest] = argv;
+  // `help worker` is `worker --help`.
+  const [command, ...args] = first === 'help' && rest[0] !== undefined ? [rest[0], '--help'] : [first, ...rest];
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(usage());
     return command === undefined ? 2 : 0;

@@ -112,6 +112,11 @@ export const schema: Schema<Config> = {
     boardUsersFile: { doc: 'File with Bull Board users, "user:password" per line. Created with a random password when missing.', format: String, default: 'var/board-users' },
     authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: Boolean, default: false },
     metricsAuth: { doc: 'Require a bearer token for /metrics.', format: Boolean, default: false },
+    boardWritable: {
+      doc: 'Let Bull Board users retry, promote, clean, remove, pause and resume jobs and queues and edit schedulers; false (the default) makes the board read-only, its changing routes answering 405. Adding or editing job data stays refused, and with http.authDisabled the board stays read-only.',
+      format: Boolean,
+      default: false,
+    },
   },
   log: {
     level: { doc: 'pino level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },

@@ -70,6 +70,7 @@ export interface Config {
     boardUsersFile: string;
     authDisabled: boolean;
     metricsAuth: boolean;
+    boardWritable: boolean;
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };
   sim: {

@@ -12,7 +12,10 @@ import { startWorkerService, type WorkerService } from '../queue/worker-service.
 import { startSimulator, type RunningSimulator } from '../sim/index.js';
 import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';
-import { loadConfigOrExplain, refusedArguments, waitForSignal } from './common.js';
+import { parseArgs } from 'node:util';
+import { loadConfigOrExplain, waitForSignal } from './common.js';
+import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { redisUrlSetByUser, startPrivateRedisIfNeeded } from './private-redis.js';
 import { processLogger, startWebOrExplain } from './web.js';
 import type { WebServer } from '../web/server.js';
 
@@ -99,16 +102,53 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
   };
 }
 
+/** After a clean close, anything still open (sockets, retry timers) gets this long. */
+const EXIT_SETTLE_MS = 2_000;
+
+const USAGE = `usage: pve-provisioner all [--private-redis]
+  Runs web and worker in one process, and the simulator first when proxmox.url is "sim".
+  --private-redis  when redis.url is not set (REDIS_URL, PVE_PROVISIONER_CONFIG) and nothing
+                   answers on it, start a private redis-server there (AOF on, data in var/redis),
+                   stopped with the service; exit 2 when redis-server is not installed. npm start
+                   passes it.
+  Configured by environment variables and PVE_PROVISIONER_CONFIG (see README.md, "Configuration").
+`;
+
 export async function run(args: string[]): Promise<number> {
-  if (refusedArguments('all', args)) return 2;
+  if (wantsHelp(args)) return answerUsage('all', USAGE, undefined);
+  let privateRedis: boolean;
+  try {
+    const { values } = parseArgs({ args, options: { 'private-redis': { type: 'boolean' } }, strict: true, allowPositionals: false });
+    privateRedis = values['private-redis'] === true;
+  } catch (err) {
+    return answerUsage('all', USAGE, describeParseError(err));
+  }
   const loaded = loadConfigOrExplain('all');
   if (loaded === undefined) return 2;
   const config = withSimStateFile(loaded, process.env);
   const logger = processLogger(config);
-  const running = await startAll(config, logger);
-  if (running === undefined) return 2;
+  const redis = privateRedis ? await startPrivateRedisIfNeeded({ url: config.redis.url, setByUser: redisUrlSetByUser(process.env), logger }) : { kind: 'configured' as const };
+  if (redis.kind === 'missing') {
+    process.stderr.write(`pve-provisioner all: ${redis.message}\n`);
+    return 2;
+  }
+  const stopRedis = async (): Promise<void> => {
+    if (redis.kind === 'private') await redis.close();
+  };
+  const running = await startAll(config, logger).catch(async (err: unknown) => {
+    await stopRedis();
+    throw err;
+  });
+  if (running === undefined) {
+    await stopRedis();
+    return 2;
+  }
   const signal = await waitForSignal();
   logger.info({ signal }, 'shutting down: web server, then workers (running jobs get jobs.shutdownGraceSeconds)');
   await running.close();
+  await stopRedis();
+  // BullMQ's blocking connections keep trying a Redis that is down after
+  // close; once everything is closed, nothing is left to wait for.
+  setTimeout(() => process.exit(0), EXIT_SETTLE_MS).unref();
   return 0;
 }

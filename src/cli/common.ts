@@ -1,13 +1,25 @@
-// What every long-running subcommand does the same way: refuse stray
-// arguments, load the config or say why (exit 2), wait for a stop signal.
+// What every long-running subcommand does the same way: answer --help and
+// refuse stray arguments, load the config or say why (exit 2), wait for a
+// stop signal.
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import type { Config } from '../config.js';
+import { answerUsage, describeParseError, PLAIN_USAGE, wantsHelp } from './help.js';
 
-/** True after writing why to stderr when a command that takes none got arguments. */
-export function refusedArguments(command: string, args: string[]): boolean {
-  if (args.length === 0) return false;
-  process.stderr.write(`pve-provisioner ${command}: takes no arguments (got ${args.join(' ')}); configure it with environment variables or PVE_PROVISIONER_CONFIG\n`);
-  return true;
+/**
+ * For a command that takes no flags: undefined when there are no
+ * arguments; else the exit status after printing the usage (--help, 0)
+ * or what is wrong and the usage (2).
+ */
+export function plainArguments(command: keyof typeof PLAIN_USAGE, args: string[]): number | undefined {
+  if (args.length === 0) return undefined;
+  if (wantsHelp(args)) return answerUsage(command, PLAIN_USAGE[command], undefined);
+  try {
+    parseArgs({ args, options: {}, strict: true, allowPositionals: false });
+  } catch (err) {
+    return answerUsage(command, PLAIN_USAGE[command], describeParseError(err));
+  }
+  return answerUsage(command, PLAIN_USAGE[command], `takes no arguments (got ${args.join(' ')})`);
 }
 
 /** Config, or undefined after writing why to stderr. */

@@ -13,6 +13,7 @@ import { deleteInputFields } from '../../jobs/delete.schema.js';
 import type { FieldSpec, FlagSpec, JobFields } from '../../jobs/fields.js';
 import { ConfigError, loadConfig } from '../config.js';
 import type { Config } from '../config.js';
+import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
 const JOBS = ['create', 'delete', 'check'] as const;
 type EnqueueJob = (typeof JOBS)[number];
@@ -125,7 +126,7 @@ function parse(args: string[]): { job: EnqueueJob; values: Values; timeoutSecond
   try {
     parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new BadInput(err instanceof Error ? err.message : String(err));
+    throw new BadInput(describeParseError(err));
   }
   const [job, ...extra] = parsed.positionals;
   if (job === undefined || !(JOBS as readonly string[]).includes(job)) throw new BadInput(`the job must be one of ${JOBS.join(', ')}`);
@@ -141,6 +142,7 @@ function parse(args: string[]): { job: EnqueueJob; values: Values; timeoutSecond
 export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
+  if (wantsHelp(args)) return answerUsage('enqueue', USAGE, undefined, { stdout });
   const fail = (message: string): number => {
     stderr.write(`pve-provisioner enqueue: ${message}\n`);
     return 2;

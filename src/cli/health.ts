@@ -4,10 +4,11 @@
 // input or config.
 import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';
 import { readLastHealth } from '../queue/health-store.js';
-import { loadConfigOrExplain, refusedArguments } from './common.js';
+import { loadConfigOrExplain, plainArguments } from './common.js';
 
 export async function run(args: string[]): Promise<number> {
-  if (refusedArguments('health', args)) return 2;
+  const refused = plainArguments('health', args);
+  if (refused !== undefined) return refused;
   const config = loadConfigOrExplain('health');
   if (config === undefined) return 2;
   const redis = createProducerConnection(config.redis.url);

@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from '../config.js';
 import type { Config } from '../config.js';
 import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';
 import { createQueues } from '../queue/queues.js';
+import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
 const USAGE = 'usage: pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]\n';
 const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -39,7 +40,7 @@ function parse(args: string[]): Options | string {
       options: { 'dry-run': { type: 'boolean' }, wait: { type: 'boolean' }, timeout: { type: 'string' } },
     }));
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return describeParseError(err);
   }
   const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isInteger(timeout) || timeout < 1) return `--timeout "${values.timeout ?? ''}": a whole number of seconds, at least 1`;
@@ -50,6 +51,7 @@ function parse(args: string[]): Options | string {
 export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
+  if (wantsHelp(args)) return answerUsage('reconcile', USAGE, undefined, { stdout });
   const options = parse(args);
   if (typeof options === 'string') {
     stderr.write(`pve-provisioner reconcile: ${options}\n${USAGE}`);

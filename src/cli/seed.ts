@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { DNS_LABEL, TEXT_MAX_BYTES } from '../../jobs/fields.js';
 import { buildSeed, type SeedInput } from '../nocloud/seed.js';
+import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
 const USAGE =
   'usage: pve-provisioner seed --name NAME [--user-data FILE] [--network-config FILE] [--no-guest-agent] [--joliet] --out FILE\n';
@@ -52,7 +53,7 @@ async function parse(args: string[]): Promise<SeedCommand> {
       },
     }));
   } catch (err) {
-    throw new BadInput(err instanceof Error ? err.message : String(err));
+    throw new BadInput(describeParseError(err));
   }
   const { name, out } = values;
   if (name === undefined) throw new BadInput('--name is required');
@@ -84,10 +85,7 @@ async function writeImage(command: SeedCommand): Promise<number> {
 }
 
 export async function run(args: string[]): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  if (wantsHelp(args)) return answerUsage('seed', USAGE, undefined);
   try {
     const command = await parse(args);
     const size = await writeImage(command);

@@ -8,6 +8,7 @@ import { startSimulator } from '../sim/index.js';
 import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { waitForSignal } from './common.js';
+import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
 const USAGE = 'usage: pve-provisioner sim [--port N] [--vms N] [--tls-cert FILE --tls-key FILE]\n';
 
@@ -36,7 +37,7 @@ export function parseSimFlags(args: string[]): SimFlags {
       options: { port: { type: 'string' }, vms: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
     }));
   } catch (err) {
-    throw new BadInput(err instanceof Error ? err.message : String(err));
+    throw new BadInput(describeParseError(err));
   }
   const cert = values['tls-cert'];
   const key = values['tls-key'];
@@ -50,13 +51,13 @@ export function parseSimFlags(args: string[]): SimFlags {
 }
 
 export async function run(args: string[]): Promise<number> {
+  if (wantsHelp(args)) return answerUsage('sim', USAGE, undefined);
   let flags: SimFlags;
   try {
     flags = parseSimFlags(args);
   } catch (err) {
     if (!(err instanceof BadInput)) throw err;
-    process.stderr.write(`pve-provisioner sim: ${err.message}\n${USAGE}`);
-    return 2;
+    return answerUsage('sim', USAGE, err.message);
   }
   const config = loadConfig();
   const { token, created } = await ensureSimToken(config.proxmox.tokenFile);

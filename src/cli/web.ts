@@ -4,12 +4,17 @@
 import type { Config } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { metrics } from '../metrics.js';
+import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { CredentialsError } from '../web/auth/credentials.js';
 import { startWebServer, type WebServer } from '../web/server.js';
-import { loadConfigOrExplain, refusedArguments, waitForSignal } from './common.js';
+import { loadConfigOrExplain, plainArguments, waitForSignal } from './common.js';
+import { watchSimulator } from './sim-check.js';
 
+/** The process's logger, which also says when Redis is down (SPEC 24). */
 export function processLogger(config: Config): Logger {
-  return createLogger({ level: config.log.level, pretty: config.log.pretty });
+  const logger = createLogger({ level: config.log.level, pretty: config.log.pretty });
+  logRedisOutagesTo(logger);
+  return logger;
 }
 
 /** The web server, or undefined after writing why to stderr (bad credentials files). */
@@ -30,13 +35,16 @@ export async function startWebOrExplain(command: string, config: Config, logger:
 }
 
 export async function run(args: string[]): Promise<number> {
-  if (refusedArguments('web', args)) return 2;
+  const refused = plainArguments('web', args);
+  if (refused !== undefined) return refused;
   const config = loadConfigOrExplain('web');
   if (config === undefined) return 2;
   const logger = processLogger(config);
   const server = await startWebOrExplain('web', config, logger);
   if (server === undefined) return 2;
+  const simulator = watchSimulator(config, logger, 'web');
   const signal = await waitForSignal();
+  simulator?.stop();
   logger.info({ signal }, 'shutting down the web server');
   await server.close();
   return 0;

@@ -7,26 +7,31 @@ import { metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
 import { proxmoxApiFromConfig } from './proxmox-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
+import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { handleShutdownSignals } from '../queue/shutdown.js';
 import { startWorkerService } from '../queue/worker-service.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { serveMetrics } from '../web/metrics-server.js';
-import { loadConfigOrExplain, refusedArguments } from './common.js';
+import { loadConfigOrExplain, plainArguments } from './common.js';
+import { watchSimulator } from './sim-check.js';
 
 /** After exit is decided, anything still open (sockets, timers) gets this long. */
 const EXIT_SETTLE_MS = 2_000;
 
 export async function run(args: string[]): Promise<number> {
-  if (refusedArguments('worker', args)) return 2;
+  const refused = plainArguments('worker', args);
+  if (refused !== undefined) return refused;
   const config = loadConfigOrExplain('worker');
   if (config === undefined) return 2;
   const logger = createLogger({ level: config.log.level, pretty: config.log.pretty, name: 'pve-provisioner-worker' });
+  logRedisOutagesTo(logger);
   const sim = config.proxmox.url === 'sim';
   const baseUrl = sim ? `http://${config.sim.host}:${config.sim.port}` : config.proxmox.url;
   if (sim) {
     await ensureSimToken(config.proxmox.tokenFile);
     logger.warn({ proxmox: baseUrl }, `proxmox.url is "sim": jobs run against the built-in simulator at ${baseUrl}, not a real host`);
   }
+  const simulator = watchSimulator(config, logger, 'worker');
   const api = proxmoxApiFromConfig(config, baseUrl, logger);
   const provider = createProvider({ api: observeApi(api, logger, metrics), config, logger });
   const service = await startWorkerService({ config, provider, logger, metrics });
@@ -35,6 +40,7 @@ export async function run(args: string[]): Promise<number> {
   const code = await new Promise<number>((exit) => {
     handleShutdownSignals(service, logger, { graceMs: config.jobs.shutdownGraceSeconds * 1000, exit });
   });
+  simulator?.stop();
   await metricsServer?.close();
   setTimeout(() => process.exit(code), EXIT_SETTLE_MS).unref();
   return code;

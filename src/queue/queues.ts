@@ -4,6 +4,7 @@ import { Queue } from 'bullmq';
 import type { ConnectionOptions, JobsOptions, KeepJobs } from 'bullmq';
 import type { Config } from '../config-types.js';
 import type { JobName } from '../../jobs/schema.js';
+import { reportRedisError } from './connection.js';
 
 export const VM_QUEUE = 'vm';
 export const SYSTEM_QUEUE = 'system';
@@ -40,6 +41,8 @@ export function createQueues(connection: ConnectionOptions, prefix: string, jobs
   const options = { connection, prefix, ...(jobs ? { defaultJobOptions: defaultJobOptions(jobs) } : {}) };
   const vm = new Queue(VM_QUEUE, options);
   const system = new Queue(SYSTEM_QUEUE, options);
+  // Without a listener BullMQ prints every connection error with its stack (SPEC 24).
+  for (const queue of [vm, system]) queue.on('error', (err) => reportRedisError(connection, err, `queue ${queue.name}`));
   return {
     vm,
     system,

@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
-import { createWorkerConnection } from './connection.js';
+import { createWorkerConnection, reportRedisError } from './connection.js';
 import type { Redis } from './connection.js';
 import { writeLastHealth } from './health-store.js';
 import { startHeartbeat } from './heartbeat.js';
@@ -43,6 +43,9 @@ export interface WorkerService {
   /** Stops taking jobs, lets running ones finish within graceMs, then closes (SPEC 1). */
   close(graceMs?: number): Promise<CloseOutcome>;
 }
+
+/** How long a close waits on a Redis call that cannot be answered while Redis is down. */
+const REDIS_GONE_MS = 2_000;
 
 /** After the grace period, cancelled jobs get this long to see their signal. */
 const CANCEL_SETTLE_MS = 1_000;
@@ -109,7 +112,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     worker.on('lockRenewalFailed', (jobIds) => {
       for (const jobId of jobIds) processor.cancel(jobId, 'lost the job lock');
     });
-    worker.on('error', (err) => logger.error({ err, queue: worker.name }, 'worker error'));
+    // A Redis outage is reported once per retry interval, not once per failed call (SPEC 24).
+    worker.on('error', (err) => reportRedisError(redis, err, `worker ${worker.name}`, logger));
     worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }
@@ -120,7 +124,9 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     id,
     async close(graceMs = config.jobs.shutdownGraceSeconds * 1000) {
       const closing = Promise.all(workers.map((w) => w.close()));
-      await heartbeat.stop();
+      // With Redis down the heartbeat's DEL and the queues' close would wait
+      // for it for ever (SPEC 24): bounded, so a stop signal still stops.
+      await Promise.race([heartbeat.stop(), sleep(REDIS_GONE_MS)]);
       let forced = false;
       if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
         forced = true;
@@ -128,7 +134,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
         for (const { processor } of served) processor.cancelAll('worker shutting down');
         await Promise.race([closing, sleep(CANCEL_SETTLE_MS)]);
       }
-      await queues.close().catch(() => undefined);
+      await Promise.race([queues.close().catch(() => undefined), sleep(REDIS_GONE_MS)]);
       redis.disconnect();
       return { forced };
     },

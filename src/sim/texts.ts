@@ -29,6 +29,8 @@ export const texts = {
   destroyRunning: (vmid: number) => `VM ${vmid} is running - destroy failed`,
   alreadyRunning: (vmid: number) => `VM ${vmid} already running`,
   noSuchTask: 'no such task',
+  /** PVE::Tools::dump_logfile on a task log file this node does not have. */
+  logUnopenable: 'unable to open file - No such file or directory',
   notImplemented: (method: string, path: string) => `Method '${method} ${path}' not implemented`,
   noTicket: 'No ticket',
   authFailed: 'Authentication failed!',

@@ -6,12 +6,13 @@ import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { bearerAuth } from './auth/bearer.js';
 import { mountBoard } from './board.js';
 import type { WebDeps } from './deps.js';
-import { handleError, notFound } from './errors.js';
+import { errorHandler, notFound } from './errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { jobRoutes } from './routes/jobs.js';
 import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
 import { vmRoutes } from './routes/vms.js';
+import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
 
 /** Bodies larger than two 64 KiB payloads plus the other fields are refused before parsing. */
 const BODY_LIMIT_BYTES = 256 * 1024;
@@ -23,28 +24,34 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT_BYTES,
     // fastify's default (100) answers a long :name with a bare 414; the
     // validator should name the field instead, like for any bad name.
-    maxParamLength: 8192,
+    routerOptions: { maxParamLength: 8192 },
   });
-  app.setErrorHandler(handleError);
+  const redisDown = deps.redisDown ?? redisNeverDown;
+  app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
   const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens);
   const openApi = buildOpenApiDocument(deps.config);
 
-  probeRoutes(app, deps.readiness);
-  metricsRoute(app, deps.metrics, deps.queues, deps.config.http.metricsAuth ? tokenGuard : undefined);
+  probeRoutes(app, deps.readiness, redisDown);
+  metricsRoute(app, deps.metrics, deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
 
   await app.register(
     (v1, _options, done) => {
       if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
       v1.get('/openapi.json', () => openApi);
-      vmRoutes(v1, deps.service);
-      jobRoutes(v1, deps.service);
+      // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
+      void v1.register((needsRedis, _scopeOptions, scopeDone) => {
+        needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
+        vmRoutes(needsRedis, deps.service);
+        jobRoutes(needsRedis, deps.service);
+        scopeDone();
+      });
       done();
     },
     { prefix: '/v1' },
   );
 
-  await mountBoard(app, deps.queues, deps.credentials?.boardUsers);
+  await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown });
   return app;
 }

@@ -2,6 +2,8 @@
 // auth unless config turns auth off. Job data is shown with userData and
 // networkConfig replaced by their size: cloud-init user-data often holds
 // keys and passwords, and the board is for operators, not for payloads.
+// Read-only unless http.boardWritable (SPEC 24): board-guard.ts refuses
+// the changing routes whatever the UI shows.
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { FastifyAdapter } from '@bull-board/fastify';
@@ -9,6 +11,8 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { guardWithBasicAuth } from './auth/basic.js';
 import type { BoardUser } from './auth/credentials.js';
+import { boardGuard } from './board-guard.js';
+import type { RedisDownProbe } from './redis-down.js';
 
 export const BOARD_PATH = '/admin/queues';
 
@@ -25,11 +29,20 @@ export function boardJobData(data: unknown): unknown {
   return shown;
 }
 
-export async function mountBoard(app: FastifyInstance, queues: readonly Queue[], users: readonly BoardUser[] | undefined): Promise<void> {
+export interface BoardOptions {
+  /** Board users; undefined when http.authDisabled. */
+  users: readonly BoardUser[] | undefined;
+  /** http.boardWritable; honoured only with users, so an open board is never writable. */
+  writable: boolean;
+  redisDown: RedisDownProbe;
+}
+
+export async function mountBoard(app: FastifyInstance, queues: readonly Queue[], options: BoardOptions): Promise<void> {
+  const writable = options.writable && options.users !== undefined;
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(BOARD_PATH);
   const adapters = queues.map((queue) => {
-    const adapter = new BullMQAdapter(queue, { displayName: queue.name });
+    const adapter = new BullMQAdapter(queue, { displayName: queue.name, readOnlyMode: !writable });
     adapter.setFormatter('data', boardJobData);
     return adapter;
   });
@@ -39,7 +52,8 @@ export async function mountBoard(app: FastifyInstance, queues: readonly Queue[],
     options: { uiConfig: { boardTitle: 'pve-provisioner' } },
   });
   await app.register(async (scope) => {
-    if (users !== undefined) await guardWithBasicAuth(scope, users);
+    if (options.users !== undefined) await guardWithBasicAuth(scope, options.users);
+    scope.addHook('onRequest', boardGuard({ basePath: BOARD_PATH, writable, redisDown: options.redisDown }));
     await scope.register(serverAdapter.registerPlugin(), { prefix: BOARD_PATH });
   });
 }

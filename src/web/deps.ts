@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Credentials } from './auth/credentials.js';
 import type { ReadinessSources } from './readiness.js';
+import type { RedisDownProbe } from './redis-down.js';
 
 /** The producer-side operations the /v1 routes forward to. */
 export type VmService = Pick<ProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
@@ -22,4 +23,6 @@ export interface WebDeps {
   metrics: Metrics;
   /** undefined when http.authDisabled. */
   credentials: Credentials | undefined;
+  /** Says when the web process's Redis connection is down (SPEC 24); never, when absent. */
+  redisDown?: RedisDownProbe;
 }

@@ -5,7 +5,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError, ValidationError } from '../client.js';
 import type { FieldError } from '../../jobs/schema.js';
+import { RedisUnavailableError } from '../queue/connection.js';
+import { unreachableReason } from '../queue/redis-failure.js';
 import { redactSecrets } from '../secrets.js';
+import { sendRedisDown, type RedisDownProbe } from './redis-down.js';
 
 export interface ErrorBody {
   error: string;
@@ -32,6 +35,19 @@ const CLIENT_ERROR_NAMES: Record<number, string> = {
 
 function isFastifyError(err: unknown): err is FastifyError {
   return err instanceof Error && typeof (err as Partial<FastifyError>).code === 'string';
+}
+
+/** The error handler, answering 503 when a call failed because Redis went away (SPEC 24). */
+export function errorHandler(redisDown: RedisDownProbe) {
+  return (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const reason = unreachableReason(err);
+    if (reason !== undefined) {
+      // The process's outage reporter has logged the outage; the answer says it again.
+      const fallback = err instanceof RedisUnavailableError ? err.message : `Redis is not reachable (${reason})`;
+      return sendRedisDown(reply, redisDown() ?? { message: redactSecrets(fallback), retryAfterSeconds: 1 });
+    }
+    return handleError(err, request, reply);
+  };
 }
 
 export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {

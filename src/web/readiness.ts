@@ -17,6 +17,8 @@ export interface ReadinessSources {
 
 export interface ReadinessReport {
   ready: boolean;
+  /** Why it is not ready, in words: the first failing check. */
+  reason?: string;
   checks: {
     redis: { ok: boolean; error?: string };
     workers: { ok: boolean; live: number; workers?: { id: string; host: string }[]; error?: string };
@@ -54,8 +56,15 @@ export async function checkReadiness(sources: ReadinessSources): Promise<Readine
           : { ok: false, live: 0, error: 'no worker has sent a heartbeat recently; start `pve-provisioner worker`' },
     health: healthCheck(health),
   };
+  if (!checks.redis.ok) {
+    // Their reads failed for the same reason; ioredis's words would only hide it.
+    const notChecked = 'not checked: Redis is not reachable';
+    checks.workers = { ok: false, live: 0, error: notChecked };
+    checks.health = { ok: false, error: notChecked };
+  }
   const ready = checks.redis.ok && checks.workers.ok && checks.health.ok;
-  return { ready, checks };
+  const reason = [checks.redis, checks.workers, checks.health].find((check) => !check.ok)?.error;
+  return reason === undefined ? { ready, checks } : { ready, reason, checks };
 }
 
 function healthCheck(result: PromiseSettledResult<LastHealth | undefined>): ReadinessReport['checks']['health'] {

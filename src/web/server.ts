@@ -2,17 +2,18 @@
 // producer client, the queues for Bull Board and metrics, the credentials;
 // then listens on http.host:http.port. `web` and `all` both start it here.
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import { createProvisionerClient } from '../client.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { createWebConnection, type Redis } from '../queue/connection.js';
 import { createQueues } from '../queue/queues.js';
 import { buildWebApp } from './app.js';
 import { loadCredentials } from './auth/credentials.js';
 import { BOARD_PATH } from './board.js';
 import { redisReadinessSources } from './readiness-redis.js';
+import { redisDownProbe } from './redis-down.js';
 
 export interface WebServer {
   app: FastifyInstance;
@@ -27,6 +28,27 @@ export interface WebServerOptions {
   port?: number;
 }
 
+/** How long the start waits for Redis's first answer before saying it is not reachable yet. */
+const REDIS_FIRST_CONTACT_MS = 2_500;
+
+/** True once the connection is ready; false when it failed first or did not answer within timeoutMs. */
+function firstContact(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ready: boolean): void => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+      resolve(ready);
+    };
+    const onReady = (): void => done(true);
+    const onError = (): void => done(false);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.once('ready', onReady);
+    redis.once('error', onError);
+  });
+}
+
 function publicHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
@@ -35,7 +57,8 @@ function publicHost(host: string): string {
 export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
   const credentials = await loadCredentials(config, logger);
   // Fails fast when Redis is down, so a request answers instead of hanging.
-  const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  const redis = createWebConnection(config.redis.url);
+  const redisDown = redisDownProbe(redis, config.redis.url);
   const queues = createQueues(redis, config.redis.prefix);
   const client = createProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
   const closeConnections = async (): Promise<void> => {
@@ -49,9 +72,10 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       logger,
       service: client,
       queues: [queues.vm, queues.system],
-      readiness: redisReadinessSources(redis, config.redis.prefix),
+      readiness: redisReadinessSources(redis, config.redis.prefix, redisDown),
       metrics: options.metrics,
       credentials,
+      redisDown,
     });
     await app.listen({ host: config.http.host, port: options.port ?? config.http.port });
   } catch (err) {
@@ -60,16 +84,21 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   }
   const { port } = app.server.address() as AddressInfo;
   const url = `http://${publicHost(config.http.host)}:${port}`;
-  logger.info(
+  if (config.http.boardWritable && credentials === undefined) {
+    logger.warn('http.boardWritable is ignored while http.authDisabled: Bull Board stays read-only, as a writable board needs its users');
+  }
+  const down = (await firstContact(redis, REDIS_FIRST_CONTACT_MS)) ? undefined : redisDown();
+  const redisNote = down === undefined ? '' : `; not ready yet: ${down.message}; /v1 answers 503 until Redis answers`;
+  logger[down === undefined ? 'info' : 'warn'](
     {
       api: `${url}/v1`,
       board: `${url}${BOARD_PATH}`,
       apiTokensFile: credentials ? config.http.apiTokensFile : undefined,
       boardUsersFile: credentials ? config.http.boardUsersFile : undefined,
     },
-    credentials
+    (credentials
       ? `API at ${url}/v1, its tokens in ${config.http.apiTokensFile}; Bull Board at ${url}${BOARD_PATH}, its user:password in ${config.http.boardUsersFile}`
-      : `API at ${url}/v1 and Bull Board at ${url}${BOARD_PATH}, without auth (http.authDisabled)`,
+      : `API at ${url}/v1 and Bull Board at ${url}${BOARD_PATH}, without auth (http.authDisabled)`) + redisNote,
   );
   return {
     app,

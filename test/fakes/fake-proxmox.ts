@@ -36,8 +36,9 @@
 //     (with WARN lines in their log) or failed (F16); a clone task made to
 //     fail (setNextTaskOutcome) removes its half-made VM, as clone_vm's
 //     `unlink $conffile` does; their UPID names
-//     the node that ran them, and asking another node is `400 upid: no
-//     such task` as the simulator answers; an imgdel UPID's id is the
+//     the node that ran them, and asking another node for its status is
+//     `400 upid: no such task`, for its log one line `unable to open file
+//     - No such file or directory` (dump_logfile), as the simulator answers; an imgdel UPID's id is the
 //     storage id;
 //   - uploads overwrite (F12), run on `apiNode` when set, and refuse a
 //     name without `.iso`; deleting a missing volume ends OK (F13);
@@ -660,9 +661,12 @@ export class FakeProxmox implements ProxmoxApi {
 
   async taskLog(node: string, upid: Upid, opts?: CallOptions): Promise<TaskLogLine[]> {
     await this.enter('taskLog', [node, upid], opts);
-    const task = this.taskOn(node, upid);
+    const task = this.tasks.get(upid);
+    // read_task_log checks no file: dump_logfile answers one line for a log this node lacks, and for an empty one.
+    if (!task || task.node !== node) return [{ n: 1, t: 'unable to open file - No such file or directory' }];
     const lines = [...(task.done?.log ?? [])];
     if (task.done) lines.push(task.done.exitstatus === 'OK' ? 'TASK OK' : task.done.exitstatus.startsWith('WARNINGS') ? `TASK ${task.done.exitstatus}` : `TASK ERROR: ${task.done.exitstatus}`);
+    if (lines.length === 0) return [{ n: 1, t: 'no content' }];
     return lines.map((t, i) => ({ n: i + 1, t }));
   }
 

@@ -44,7 +44,7 @@ describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
     const out = sink();
     const err = sink();
     expect(await run(['--dryrun'], { config: w.config, stdout: out, stderr: err })).to.equal(2);
-    expect(err.text).to.match(/Unknown option '--dryrun'/);
+    expect(err.text).to.match(/^pve-provisioner reconcile: unknown flag --dryrun\n/);
     expect(await w.queues.system.getJobCountByTypes('waiting')).to.equal(0);
   });
 
@@ -52,7 +52,7 @@ describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
     const err = sink();
     const config = { ...w.config, redis: { ...w.config.redis, url: 'redis://127.0.0.1:1' } };
     expect(await run([], { config, stdout: sink(), stderr: err })).to.equal(1);
-    expect(err.text).to.match(/Redis at 127\.0\.0\.1:1 is unavailable/);
+    expect(err.text).to.match(/Redis at 127\.0\.0\.1:1 is not reachable/);
   });
 
   it('adds a reconcile job with dryRun and prints its id', async () => {

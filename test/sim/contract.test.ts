@@ -289,9 +289,9 @@ const TWO_NODES: Record<string, Scenario> = {
     const upid = await world.api.deleteVolume('pv1-1', 'proxy-seeds', 'proxy-seeds:iso/none.iso');
     return String(upid).split(':')[6];
   },
-  'asking the wrong node about a task is 400 no such task, as pveproxy answers': async (world) => {
+  'asking the wrong node about a task: its status is 400 no such task, its log one line dump_logfile gives for a missing file': async (world) => {
     const upid = await world.api.upload('pv1-1', 'proxy-seeds', 'a.iso', iso(10));
-    return attempt(() => world.api.taskStatus('pv1-2', upid));
+    return [await attempt(() => world.api.taskStatus('pv1-2', upid)), await attempt(() => world.api.taskLog('pv1-2', upid))];
   },
 };
 

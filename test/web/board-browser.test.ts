@@ -3,7 +3,7 @@
 // create job run to its address, then Bull Board driven in Debian's
 // Chromium through playwright-core. Saves screenshots under test-output/web/.
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -15,7 +15,10 @@ import { createMetrics } from '../../src/metrics.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from './helpers.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM = '/usr/bin/chromium';
 const OUTPUT = join('test-output', 'web');
+// Duplicate (files), retry (refresh-cw), clean (trash), the queue's menu of pause, empty, obliterate and add (ellipsis).
+const CHANGING_BUTTON = /lucide-(files|refresh-cw|trash|ellipsis|rotate|pencil|square-pen|pause|play|plus|eraser)|Retry|Clean|Duplicate|Promote|Pause|Empty|Obliterate|Add job/;
 const USER_DATA_SENTINEL = 'sentinel-user-data-7f3a';
 
 describe('Bull Board in a browser (SPEC 6)', function () {
@@ -52,7 +55,9 @@ describe('Bull Board in a browser (SPEC 6)', function () {
     expect(job.state, 'the create job finished').to.equal('completed');
     address = job.result?.address ?? '';
     expect(address).to.match(/^\d+\.\d+\.\d+\.\d+$/);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    // Never a silent skip: a machine without the browser fails here and says what to install.
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install the Debian package chromium (npm run test:setup does, as root)`);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   });
 
   after(async () => {
@@ -115,5 +120,46 @@ describe('Bull Board in a browser (SPEC 6)', function () {
     }
     await page.getByText(address, { exact: false }).first().waitFor();
     await page.screenshot({ path: join(OUTPUT, 'bull-board-create-job-logs.png'), fullPage: true });
+  });
+
+  // The test's tsconfig has no DOM types: the little of a button element this reads.
+  interface ButtonLike {
+    textContent: string | null;
+    querySelector(selector: string): { getAttribute(name: string): string | null } | null;
+  }
+
+  /** The board's buttons that change something, by their icon (lucide) or their words: none in read-only mode. */
+  async function changingButtons(page: Page): Promise<string[]> {
+    const buttons = await page.locator('button').evaluateAll((els: ButtonLike[]) => els.map((e) => `${e.textContent ?? ''} ${e.querySelector('svg')?.getAttribute('class') ?? ''}`));
+    return buttons.filter((text) => CHANGING_BUTTON.test(text));
+  }
+
+  it('is read-only by default (SPEC 24): no changing buttons, and the changing calls are refused', async () => {
+    const page = await pageAs(boardLogin());
+    await page.goto(`${running.web.url}/admin/queues/queue/vm?status=completed`);
+    await page.getByText(jobId, { exact: true }).first().waitFor();
+    expect(await changingButtons(page), 'the queue page').to.deep.equal([]);
+    await page.goto(`${running.web.url}/admin/queues/queue/vm/${encodeURIComponent(jobId)}`);
+    await page.getByText('board-vm').first().waitFor();
+    await page.screenshot({ path: join(OUTPUT, 'bull-board-read-only-job.png') });
+    expect(await changingButtons(page), 'the job page').to.deep.equal([]);
+    // The page's own session, as the UI would send it: refused whatever the UI shows.
+    const answers = await page.evaluate(async (id) => {
+      const calls: [string, string][] = [
+        ['PUT', `api/queues/vm/${encodeURIComponent(id)}/clean`],
+        ['POST', 'api/queues/vm/add'],
+        ['PUT', 'api/queues/pause'],
+        ['PUT', 'api/queues/vm/obliterate'],
+      ];
+      return Promise.all(
+        calls.map(async ([method, path]) => {
+          const res = await fetch(`/admin/queues/${path}`, { method, headers: { 'content-type': 'application/json' }, body: '{}' });
+          return `${res.status} ${((await res.json()) as { message?: string }).message ?? ''}`;
+        }),
+      );
+    }, jobId);
+    for (const answer of answers) expect(answer).to.match(/^405 Bull Board is read-only/);
+    const still = (await (await page.request.get(`${running.web.url}/admin/queues/api/queues/vm/${encodeURIComponent(jobId)}`)).json()) as { job?: { id?: string } };
+    expect(still.job?.id).to.equal(jobId);
   });
 });

@@ -15,6 +15,7 @@ import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+import type { RedisDownProbe } from '../../src/web/redis-down.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -45,7 +46,7 @@ export async function deletePrefix(redis: Redis, prefix: string): Promise<void> 
   } while (cursor !== '0');
 }
 
-export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}): Promise<TestWeb> {
+export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: { redisDown?: RedisDownProbe } = {}): Promise<TestWeb> {
   const prefix = uniquePrefix('web');
   const dir = mkdtempSync(join(tmpdir(), 'pvep-web-'));
   const token = `test-token-${randomBytes(12).toString('hex')}`;
@@ -70,9 +71,10 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}):
     logger,
     service: client,
     queues: [queues.vm, queues.system],
-    readiness: redisReadinessSources(redis, prefix),
+    readiness: redisReadinessSources(redis, prefix, options.redisDown),
     metrics,
     credentials: await loadCredentials(config, logger),
+    ...(options.redisDown ? { redisDown: options.redisDown } : {}),
   });
   return {
     app,

@@ -6,26 +6,34 @@ import { taskLogOf, taskStatusOf, type SimTask } from '../tasks.js';
 import { texts } from '../texts.js';
 import { param, type Handler, type HandlerContext } from './context.js';
 
-function findTask(ctx: HandlerContext): SimTask {
+/** The task whose log file this node holds, undefined when it has none; a UPID that does not parse is a 400. */
+function localTask(ctx: HandlerContext): SimTask | undefined {
   const upid = param(ctx, 'upid');
   // PVE::UPID::decode: pstart has 8 or 9 hex digits.
   if (!/^UPID:[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:[^:\s/]+:[^:\s/]*:[^:\s/]+:$/i.test(upid)) {
     throw paramError({ upid: 'unable to parse worker upid' });
   }
   const task = ctx.sim.tasks.get(upid);
-  if (task === undefined || task.node !== param(ctx, 'node')) throw paramError({ upid: texts.noSuchTask });
-  return task;
+  return task === undefined || task.node !== param(ctx, 'node') ? undefined : task;
 }
 
-export const taskStatus: Handler = (ctx) => taskStatusOf(findTask(ctx));
+/** read_task_status: no log file on this node is `no such task`. */
+export const taskStatus: Handler = (ctx) => {
+  const task = localTask(ctx);
+  if (task === undefined) throw paramError({ upid: texts.noSuchTask });
+  return taskStatusOf(task);
+};
 
 /**
- * dump_logfile: lines numbered from start+1, `limit=0` reads to the end,
+ * read_task_log and dump_logfile: lines numbered from start+1, `limit=0` reads to the end,
  * an empty log is one `no content` line, and `total` (the lines counted)
  * goes beside the data.
  */
 export const taskLog: Handler = (ctx) => {
-  const lines = taskLogOf(findTask(ctx));
+  const task = localTask(ctx);
+  // read_task_log does not check the file: dump_logfile answers a file it cannot open with one line.
+  if (task === undefined) return new WithAttributes([{ n: 1, t: texts.logUnopenable }], { total: 1 });
+  const lines = taskLogOf(task);
   const start = Number(ctx.params.start ?? 0);
   const limit = Number(ctx.params.limit ?? 50);
   if (lines.length === 0) return new WithAttributes([{ n: 1, t: 'no content' }], { total: 1 });

@@ -1,0 +1,59 @@
+// What a Redis failure is, in words (SPEC 24): which errors mean "Redis is
+// not reachable" rather than a bug, the address to name (never the
+// password in the URL), and the reason an operator can act on.
+
+/** `host:port`, the host in brackets when it is an IPv6 address. */
+export function formatAddress(host: string, port: number | string): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** `host:port` of a redis:// or rediss:// URL, without credentials. */
+export function redisAddressOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return formatAddress(parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', parsed.port || '6379');
+  } catch {
+    return 'the address in redis.url';
+  }
+}
+
+const UNREACHABLE_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ETIMEDOUT: 'connection timed out',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection broken',
+};
+
+// ioredis and BullMQ texts for a connection that is down or going down.
+const UNREACHABLE_TEXTS: [RegExp, string][] = [
+  [/^Connection is closed\.?$/, 'connection closed'],
+  [/^Stream isn't writeable and enableOfflineQueue options is false$/, 'not connected'],
+  [/^Reached the max retries per request limit/, 'not connected'],
+  [/^connect ETIMEDOUT$/, 'connection timed out'],
+  [/ECONNREFUSED/, 'connection refused'],
+  [/^LOADING\b/, 'Redis is still loading its data'],
+  [/^(NOAUTH|WRONGPASS)\b/, 'authentication refused: check the password in redis.url'],
+];
+
+/** The reason in words when err means Redis is not reachable; undefined for any other error. */
+export function unreachableReason(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== undefined && UNREACHABLE_CODES[code] !== undefined) return UNREACHABLE_CODES[code];
+  if (err.name === 'MaxRetriesPerRequestError' || err.name === 'RedisUnavailableError') return 'not connected';
+  for (const [pattern, reason] of UNREACHABLE_TEXTS) if (pattern.test(err.message)) return reason;
+  return undefined;
+}
+
+export function isRedisUnreachable(err: unknown): boolean {
+  return unreachableReason(err) !== undefined;
+}
+
+/** The one line that says Redis is down, where, and what to check. */
+export function unreachableLine(address: string, reason: string): string {
+  return `Redis at ${address} is not reachable (${reason}): check that redis-server runs there and that redis.url (REDIS_URL) names it`;
+}

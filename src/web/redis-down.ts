@@ -1,0 +1,49 @@
+// The web process while Redis is down (SPEC 24): every route that needs
+// Redis answers 503 with Retry-After and the reason in words, at once,
+// instead of a 500 with ioredis's text or a request hanging on a retry.
+// A request refused so was not accepted: nothing of it reached Redis.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { redisAddressOf, unreachableLine } from '../queue/redis-failure.js';
+import { redisOutageReporter } from '../queue/redis-outage.js';
+
+export interface RedisDown {
+  /** The one line: where Redis is, why it is not reachable, what to check. */
+  message: string;
+  retryAfterSeconds: number;
+}
+
+/** undefined while Redis answers. */
+export type RedisDownProbe = () => RedisDown | undefined;
+
+export const redisNeverDown: RedisDownProbe = () => undefined;
+
+/** Down while the web process's own connection is not ready; the reason is the process's outage reporter's. */
+export function redisDownProbe(redis: Redis, url: string): RedisDownProbe {
+  const address = redisAddressOf(url);
+  const reporter = redisOutageReporter(address);
+  return () => {
+    if (redis.status === 'ready') return undefined;
+    const reason = reporter.current()?.reason ?? (redis.status === 'connecting' || redis.status === 'wait' ? 'not connected yet' : 'not connected');
+    return { message: unreachableLine(address, reason), retryAfterSeconds: reporter.retryAfterSeconds() };
+  };
+}
+
+export function sendRedisDown(reply: FastifyReply, down: RedisDown): FastifyReply {
+  return reply
+    .code(503)
+    .header('Retry-After', String(down.retryAfterSeconds))
+    .send({
+      error: 'RedisUnavailable',
+      message: `${down.message}. Nothing was accepted; try again in ${down.retryAfterSeconds} s.`,
+      retryAfterSeconds: down.retryAfterSeconds,
+    });
+}
+
+/** An onRequest hook for a scope whose routes all need Redis. */
+export function refuseWhileRedisDown(probe: RedisDownProbe) {
+  return async (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const down = probe();
+    return down === undefined ? undefined : sendRedisDown(reply, down);
+  };
+}
