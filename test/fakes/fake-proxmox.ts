@@ -540,8 +540,14 @@ export class FakeProxmox implements ProxmoxApi {
         if (!vm || vm.node !== node || vm.kind !== 'qemu') return { exitstatus: fakeTaskExits.configMissing(node, vmid) };
         const log = waited ? ['trying to acquire lock...', ' OK'] : [];
         if (vm.config.template === 1) return { exitstatus: fakeTaskExits.startTemplate, log };
-        if (vm.config.lock) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)), log };
+        // vm_start skips check_lock for a `suspended` lock: it resumes the hibernated VM and drops the lock.
+        const resume = vm.config.lock === 'suspended';
+        if (vm.config.lock && !resume) return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)), log };
         if (vm.status === 'running') return { exitstatus: fakeTaskExits.alreadyRunning(vmid), log };
+        if (resume) {
+          for (const key of ['lock', 'vmstate', 'runningmachine', 'runningcpu', 'running-nets-host-mtu']) delete vm.config[key];
+          log.push('Resuming suspended VM');
+        }
         vm.status = 'running';
         vm.qmpstatus = 'running';
         vm.agentCallsSinceStart = 0;

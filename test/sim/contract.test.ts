@@ -247,6 +247,16 @@ const CLONE_CHECKS: Record<string, Scenario> = {
       await finish(world, await api.stop('pv1-1', 199998)),
     ];
   },
+
+  'a start resumes a hibernated VM: its suspended lock is no obstacle and is gone after (QemuServer vm_start)': async (world) => {
+    const { api } = world;
+    await world.plant('pv1-1', 199998, { name: 'hibernated', lock: 'suspended', vmstate: 'local-lvm:vm-199998-state-suspend-2026-09-19' });
+    const upid = await api.start('pv1-1', 199998);
+    const exit = await finish(world, upid);
+    const config = await api.getConfig('pv1-1', 199998);
+    const status = await api.statusCurrent('pv1-1', 199998);
+    return { exit, log: (await api.taskLog('pv1-1', upid)).map((l) => l.t), lock: config.lock, vmstate: config.vmstate, status: status.status };
+  },
 };
 
 const STATD_LAG: Record<string, Scenario> = {

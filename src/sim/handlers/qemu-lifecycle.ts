@@ -213,7 +213,11 @@ function lockedAtRun(vm: SimVm): void {
 
 const START_ROOT_ONLY = ['skiplock', 'stateuri', 'migratedfrom', 'migration_type', 'migration_network', 'targetstorage', 'force-cpu', 'nets-host-mtu'];
 
-/** vm_start: nothing is loaded before the fork; the missing VM, template, lock and running checks fail the task. */
+/**
+ * vm_start: nothing is loaded before the fork; the missing VM, template,
+ * lock (`suspended` excepted: the start resumes) and running checks fail
+ * the task.
+ */
 export const start: Handler = (ctx) => {
   const { sim } = ctx;
   const node = param(ctx, 'node');
@@ -233,13 +237,16 @@ export const start: Handler = (ctx) => {
       if (wait.timesOut) throw new Error(texts.lockTimeout(vmid));
       const vm = sim.state.vm(node, vmid);
       if (vm.config.template === 1) throw dieError(texts.startTemplate);
-      lockedAtRun(vm);
+      // A `suspended` lock is no obstacle: the start resumes the hibernated VM and drops the lock.
+      const resume = vm.config.lock === 'suspended';
+      if (!resume) lockedAtRun(vm);
       if (vm.status === 'running') throw dieError(texts.alreadyRunning(vmid));
+      if (resume) for (const key of ['lock', 'vmstate', 'runningmachine', 'runningcpu', 'running-nets-host-mtu']) delete vm.config[key];
       vm.status = 'running';
       vm.paused = false;
       vm.startedAt = endAt;
       touched(vm, endAt);
-      return waits ? ['trying to acquire lock... OK'] : [];
+      return [...(waits ? ['trying to acquire lock... OK'] : []), ...(resume ? ['Resuming suspended VM'] : [])];
     },
   }).upid;
 };
