@@ -49,6 +49,8 @@ export const fakeErrors = {
   cloneTargetLocal: (target: string) => apiError(500, `can't clone VM to node '${target}' (VM uses local storage)`),
   /** clone_vm: `target` with a `storage` that is not shared. */
   cloneTargetStorageNotShared: (storage: string) => apiError(500, `can't clone to non-shared storage '${storage}'`),
+  /** PVE::Cluster::check_node_exists: clone's `target` names no cluster node (a plain die). */
+  noSuchClusterNode: (node: string) => apiError(500, `no such cluster node '${node}'`),
   /** raise_perm_exc, e.g. clone's Datastore.AllocateSpace check before the fork. */
   forbidden: (path: string, privilege: string) => apiError(403, `Permission check failed (${path}, ${privilege})`),
   /** A task asked of a node that does not run it: no fixture; the simulator's answer (src/sim/handlers/tasks.ts). */
@@ -109,6 +111,7 @@ export const SIMULATOR_SAMPLES: (() => ProxmoxApiError)[] = [
   () => fakeErrors.linkedCloneStorage(),
   () => fakeErrors.cloneTargetLocal('pv1-2'),
   () => fakeErrors.cloneTargetStorageNotShared('local-lvm'),
+  () => fakeErrors.noSuchClusterNode('pv9-9'),
   () => fakeErrors.forbidden('/storage/local-lvm', 'Datastore.AllocateSpace'),
   () => fakeErrors.mediaCdromRequired('ide2'),
   () => fakeErrors.volumeMissing('proxy-seeds:iso/none.iso'),

@@ -444,7 +444,7 @@ export class FakeProxmox implements ProxmoxApi {
     await this.enter('clone', [node, templateVmid, copy(params)], opts);
     // clone_vm's $load_and_check, in its order.
     const target = params.target !== undefined && params.target !== node ? params.target : undefined;
-    if (target !== undefined) this.node(target);
+    if (target !== undefined && !this.nodeList.some((n) => n.name === target)) throw fakeErrors.noSuchClusterNode(target);
     if (params.storage !== undefined) {
       const storage = this.storageAnywhere(params.storage);
       if (!storage.content.split(',').includes('images')) throw fakeErrors.storageNoImages(params.storage);

@@ -182,9 +182,10 @@ const ONE_NODE: Record<string, Scenario> = {
 };
 
 const CLONE_CHECKS: Record<string, Scenario> = {
-  "clone_vm's checks before its fork: a missing storage, linked+storage, target from local storage (audit 2, SPEC 23)": async ({ api }) => {
+  "clone_vm's checks before its fork: an unknown target node, a missing storage, linked+storage, target from local storage (audit 2, SPEC 23)": async ({ api }) => {
     const base = { newid: 199999, name: 'x', description: 'd', full: true };
     return [
+      await attempt(() => api.clone('pv1-1', 9001, { ...base, target: 'pv9-9' })),
       await attempt(() => api.clone('pv1-1', 9001, { ...base, storage: 'nope' })),
       await attempt(() => api.clone('pv1-1', 9001, { ...base, full: false, storage: 'local-lvm' })),
       await attempt(() => api.clone('pv1-1', 9001, { ...base, target: 'pv1-2' })),
