@@ -5,8 +5,7 @@
 import { createLogger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
-import { proxmoxApiFromConfig } from './proxmox-api.js';
-import { observeApi } from '../proxmox/observed-api.js';
+import { workerProxmoxApi } from './proxmox-api.js';
 import { handleShutdownSignals } from '../queue/shutdown.js';
 import { startWorkerService } from '../queue/worker-service.js';
 import { ensureSimToken } from '../sim/token-file.js';
@@ -27,8 +26,8 @@ export async function run(args: string[]): Promise<number> {
     await ensureSimToken(config.proxmox.tokenFile);
     logger.warn({ proxmox: baseUrl }, `proxmox.url is "sim": jobs run against the built-in simulator at ${baseUrl}, not a real host`);
   }
-  const api = proxmoxApiFromConfig(config, baseUrl, logger);
-  const provider = createProvider({ api: observeApi(api, logger, metrics), config, logger });
+  const proxmox = workerProxmoxApi(config, baseUrl, logger, metrics);
+  const provider = createProvider({ api: proxmox.api, config, logger });
   const service = await startWorkerService({ config, provider, logger, metrics });
   const metricsServer = config.worker.metricsPort === 0 ? undefined : await serveMetrics(metrics.registry, config.http.host, config.worker.metricsPort);
   if (metricsServer) logger.info({ metrics: metricsServer.url }, `worker metrics at ${metricsServer.url}`);
@@ -36,6 +35,7 @@ export async function run(args: string[]): Promise<number> {
     handleShutdownSignals(service, logger, { graceMs: config.jobs.shutdownGraceSeconds * 1000, exit });
   });
   await metricsServer?.close();
+  await proxmox.close();
   setTimeout(() => process.exit(code), EXIT_SETTLE_MS).unref();
   return code;
 }
