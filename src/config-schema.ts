@@ -66,6 +66,16 @@ export const schema: Schema<Config> = {
       maxMemoryMiB: { doc: 'Largest memoryMiB a job may ask for.', format: 'positive-int', default: 131072 },
       maxDiskGiB: { doc: 'Largest diskGiB a job may ask for.', format: 'positive-int', default: 2048 },
     },
+    maxRequestsPerSecond: {
+      doc: 'Most Proxmox API requests all worker processes on this redis.prefix send together in any one second (SPEC 26), kept in Redis; 0 sends without limit. 20 leaves most of one pveproxy (3 workers by default) to the GUI and other clients.',
+      format: 'nat',
+      default: 20,
+    },
+    requestBurst: {
+      doc: 'Requests that may go back to back above the even pace of maxRequestsPerSecond (0: one every 1/maxRequestsPerSecond s). The one-second ceiling holds whatever the burst.',
+      format: 'nat',
+      default: 0,
+    },
   },
   budgets: {
     pollMs: { doc: 'Interval between task and state polls (ms).', format: 'positive-int', default: 1000 },

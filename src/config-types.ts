@@ -37,6 +37,9 @@ export interface Config {
     nodes: NodeConfig[];
     defaults: { cores: number; memoryMiB: number; diskGiB: number };
     limits: { maxCores: number; maxMemoryMiB: number; maxDiskGiB: number };
+    /** 0: no limit. */
+    maxRequestsPerSecond: number;
+    requestBurst: number;
   };
   budgets: {
     pollMs: number;

@@ -1,6 +1,6 @@
 // Prometheus metrics of SPEC 9: jobs by name and outcome, job duration,
-// Proxmox calls by method and status with latency, lock waits and
-// reconciler findings. Each Metrics owns its own prom-client Registry
+// Proxmox calls by method and status with latency, lock waits,
+// reconciler findings, and the shared request budget's waits (SPEC 26). Each Metrics owns its own prom-client Registry
 // (never the global default one), so tests build fresh ones and the
 // worker sees only the narrow JobMetrics / ProxmoxCallMetrics interfaces.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -20,7 +20,15 @@ export interface ProxmoxCallMetrics {
   proxmoxCall(method: string, status: string, seconds: number): void;
 }
 
-export interface Metrics extends JobMetrics, ProxmoxCallMetrics {
+/** What the shared Proxmox request budget reports (SPEC 26). */
+export interface RequestBudgetMetrics {
+  /** A call was let through after `seconds` in the budget; `held` when it had to wait for a slot. */
+  budgetTaken(seconds: number, held: boolean): void;
+  /** Redis could not be asked, so the call went by this process's own pace. */
+  budgetUnavailable(): void;
+}
+
+export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics {
   readonly registry: Registry;
   readonly jobsTotal: Counter<'job' | 'outcome'>;
   readonly jobDuration: Histogram<'job'>;
@@ -28,6 +36,9 @@ export interface Metrics extends JobMetrics, ProxmoxCallMetrics {
   readonly proxmoxLatency: Histogram<'method'>;
   readonly lockWaits: Counter<'job'>;
   readonly reconcilerFindingsTotal: Counter<'kind'>;
+  readonly budgetWait: Histogram;
+  readonly budgetWaits: Counter;
+  readonly budgetUnavailableTotal: Counter;
 }
 
 export interface MetricsOptions {
@@ -78,6 +89,23 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     registers: [registry],
   });
 
+  const budgetWait = new Histogram({
+    name: 'pvep_proxmox_budget_wait_seconds',
+    help: 'Time a Proxmox call waited for the shared request budget (proxmox.maxRequestsPerSecond) before it was sent; 0 when it went at once.',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const budgetWaits = new Counter({
+    name: 'pvep_proxmox_budget_waits_total',
+    help: 'Proxmox calls the shared request budget held back (SPEC 26).',
+    registers: [registry],
+  });
+  const budgetUnavailableTotal = new Counter({
+    name: 'pvep_proxmox_budget_unavailable_total',
+    help: 'Proxmox calls paced by the worker alone because Redis did not answer the request budget.',
+    registers: [registry],
+  });
+
   return {
     registry,
     jobsTotal,
@@ -86,6 +114,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     proxmoxLatency,
     lockWaits,
     reconcilerFindingsTotal,
+    budgetWait,
+    budgetWaits,
+    budgetUnavailableTotal,
     jobFinished(job, outcome, seconds) {
       jobsTotal.inc({ job, outcome });
       jobDuration.observe({ job }, seconds);
@@ -99,6 +130,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     proxmoxCall(method, status, seconds) {
       proxmoxCalls.inc({ method, status });
       proxmoxLatency.observe({ method }, seconds);
+    },
+    budgetTaken(seconds, held) {
+      budgetWait.observe(seconds);
+      if (held) budgetWaits.inc();
+    },
+    budgetUnavailable() {
+      budgetUnavailableTotal.inc();
     },
   };
 }

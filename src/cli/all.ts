@@ -6,8 +6,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { metrics, type Metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
-import { proxmoxApiFromConfig } from './proxmox-api.js';
-import { observeApi } from '../proxmox/observed-api.js';
+import { workerProxmoxApi } from './proxmox-api.js';
 import { startWorkerService, type WorkerService } from '../queue/worker-service.js';
 import { startSimulator, type RunningSimulator } from '../sim/index.js';
 import { keepStateIn } from '../sim/state-file.js';
@@ -80,13 +79,14 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
     await stopSim();
     return undefined;
   }
-  const api = proxmoxApiFromConfig(config, sim?.url ?? config.proxmox.url, logger);
-  const provider = createProvider({ api: observeApi(api, logger, processMetrics), config, logger });
+  const proxmox = workerProxmoxApi(config, sim?.url ?? config.proxmox.url, logger, processMetrics);
+  const provider = createProvider({ api: proxmox.api, config, logger });
   let worker: WorkerService;
   try {
     worker = await startWorkerService({ config, provider, logger, metrics: processMetrics });
   } catch (err) {
     await web.close();
+    await proxmox.close();
     await stopSim();
     throw err;
   }
@@ -97,6 +97,7 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
     async close() {
       await web.close();
       await worker.close();
+      await proxmox.close();
       await stopSim();
     },
   };

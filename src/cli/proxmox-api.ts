@@ -1,8 +1,16 @@
-// The Proxmox API client a worker process uses, built from the config.
+// The Proxmox API client a worker process uses, built from the config:
+// got (SPEC 18), the debug line and metrics of each call (SPEC 9), and
+// the request budget shared by every worker (SPEC 26), outermost so the
+// call's own latency leaves its wait out.
+import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
+import { budgetApi } from '../proxmox/budgeted-api.js';
 import { createHttpApi } from '../proxmox/http-api.js';
+import { observeApi } from '../proxmox/observed-api.js';
+import { createRequestBudget } from '../proxmox/request-budget.js';
 
 export function proxmoxApiFromConfig(config: Config, baseUrl: string, logger?: Logger): ProxmoxApi {
   return createHttpApi({
@@ -12,4 +20,26 @@ export function proxmoxApiFromConfig(config: Config, baseUrl: string, logger?: L
     ...(logger === undefined ? {} : { logger }),
     timeouts: { connectMs: config.budgets.connectMs, responseMs: config.budgets.responseMs },
   });
+}
+
+export interface WorkerProxmoxApi {
+  api: ProxmoxApi;
+  /** Closes the budget's Redis connection. */
+  close(): Promise<void>;
+}
+
+/** A budget call that Redis does not answer within this fails open (request-budget.ts). */
+const BUDGET_COMMAND_TIMEOUT_MS = 1_000;
+
+export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger, metrics: Metrics): WorkerProxmoxApi {
+  const api = observeApi(proxmoxApiFromConfig(config, baseUrl, logger), logger, metrics);
+  const { maxRequestsPerSecond, requestBurst } = config.proxmox;
+  if (maxRequestsPerSecond === 0) return { api, close: () => Promise.resolve() };
+  // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
+  const redis = new Redis(config.redis.url, { commandTimeout: BUDGET_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  // The longest a call can be on its way: DNS, TCP and TLS, then the answer's headers.
+  const inFlightMs = 3 * config.budgets.connectMs + config.budgets.responseMs;
+  const budget = createRequestBudget({ redis, prefix: config.redis.prefix, maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics });
+  return { api: budgetApi(api, budget), close: () => budget.close() };
 }

@@ -5,8 +5,7 @@
 import { createLogger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
-import { proxmoxApiFromConfig } from './proxmox-api.js';
-import { observeApi } from '../proxmox/observed-api.js';
+import { workerProxmoxApi } from './proxmox-api.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { handleShutdownSignals } from '../queue/shutdown.js';
 import { startWorkerService } from '../queue/worker-service.js';
@@ -32,8 +31,8 @@ export async function run(args: string[]): Promise<number> {
     logger.warn({ proxmox: baseUrl }, `proxmox.url is "sim": jobs run against the built-in simulator at ${baseUrl}, not a real host`);
   }
   const simulator = watchSimulator(config, logger, 'worker');
-  const api = proxmoxApiFromConfig(config, baseUrl, logger);
-  const provider = createProvider({ api: observeApi(api, logger, metrics), config, logger });
+  const proxmox = workerProxmoxApi(config, baseUrl, logger, metrics);
+  const provider = createProvider({ api: proxmox.api, config, logger });
   const service = await startWorkerService({ config, provider, logger, metrics });
   const metricsServer = config.worker.metricsPort === 0 ? undefined : await serveMetrics(metrics.registry, config.http.host, config.worker.metricsPort);
   if (metricsServer) logger.info({ metrics: metricsServer.url }, `worker metrics at ${metricsServer.url}`);
@@ -42,6 +41,7 @@ export async function run(args: string[]): Promise<number> {
   });
   simulator?.stop();
   await metricsServer?.close();
+  await proxmox.close();
   setTimeout(() => process.exit(code), EXIT_SETTLE_MS).unref();
   return code;
 }

@@ -27,6 +27,8 @@ export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 900
       nodes,
       defaults: { cores: 2, memoryMiB: 2048, diskGiB: 10 },
       limits: { maxCores: 16, maxMemoryMiB: 65536, maxDiskGiB: 500 },
+      maxRequestsPerSecond: 0,
+      requestBurst: 0,
     },
     budgets: { pollMs: 1000, cloneSeconds: 120, taskSeconds: 120, runningSeconds: 60, addressSeconds: 300, lockTtlMs: 30000, connectMs: 10000, responseMs: 60000 },
   };

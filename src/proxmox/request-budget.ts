@@ -1,0 +1,215 @@
+// The shared Proxmox request budget (SPEC 26) as one worker process uses
+// it: a call asks take() and sends its request once the budget in Redis
+// (budget-script.ts) has given it a slot, and says when its answer is
+// back. The process's calls stand in one line, so only the first asks
+// Redis and sleeps until its slot comes; the others follow without
+// polling. A job's signal takes its call out of the line at once. When
+// Redis does not answer, the process paces its own calls at the same rate
+// (fail open, but bounded; docs/decisions.md).
+import type { Redis } from 'ioredis';
+import type { Logger } from '../log.js';
+import type { RequestBudgetMetrics } from '../metrics.js';
+import { budgetKeys, finishBudgetSlot, takeBudgetSlot } from './budget-script.js';
+import type { BudgetShape } from './budget-script.js';
+
+/** Call it once the request's answer (or its failure) is in. */
+export type FinishRequest = () => void;
+
+export interface RequestBudget {
+  /** Resolves when the call named `call` may send its request; rejects with the signal's reason as soon as it aborts. */
+  take(call: string, signal?: AbortSignal): Promise<FinishRequest>;
+  /** Closes the budget's Redis connection; calls after it go by the local pace. */
+  close(): Promise<void>;
+}
+
+export interface RequestBudgetOptions {
+  /**
+   * The budget's own connection, closed with it. Its commands must end
+   * within a bound when Redis is down (commandTimeout), never queue for
+   * ever as the worker's BullMQ connection does.
+   */
+  redis: Redis;
+  prefix: string;
+  /** At least 1. */
+  maxRequestsPerSecond: number;
+  burst: number;
+  /** Longest a request may be on its way; its slot is held that long at most (a worker that dies mid-request). */
+  inFlightMs: number;
+  logger: Logger;
+  metrics?: RequestBudgetMetrics;
+  /** After Redis failed, calls go by the local pace this long before Redis is asked again (default 5 s). */
+  redisRetryMs?: number;
+  /** At most one warn line this often while Redis fails (default 60 s). */
+  warnEveryMs?: number;
+  /** A call that waited longer than this gets one debug line (default 5 s). */
+  slowWaitMs?: number;
+}
+
+/** Added to the ceiling's second: Proxmox (and the simulator) stamp a request to the millisecond. */
+export const CEILING_GUARD_MS = 5;
+
+/** How soon the first in line asks again when every slot is held by a request in flight (an answer here wakes it sooner). */
+const IN_FLIGHT_POLL_MS = 20;
+
+interface Waiter {
+  call: string;
+  started: number;
+  /** The budget held it back (it was in line when a slot was refused). */
+  held: boolean;
+  resolve(finish: FinishRequest): void;
+  reject(reason: unknown): void;
+  detach(): void;
+}
+
+/** One process's own pace, used while Redis does not answer: one call every interval. */
+function localPace(intervalMs: number): (now: number) => number {
+  let next = 0;
+  return (now) => {
+    if (now < next) return next - now;
+    next = now + intervalMs;
+    return 0;
+  };
+}
+
+const noFinish: FinishRequest = () => undefined;
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
+  const { redis, logger, metrics, maxRequestsPerSecond } = options;
+  if (!Number.isInteger(maxRequestsPerSecond) || maxRequestsPerSecond < 1) {
+    throw new RangeError(`maxRequestsPerSecond: must be a whole number of at least 1 (got ${maxRequestsPerSecond})`);
+  }
+  const keys = budgetKeys(options.prefix);
+  const shape: BudgetShape = {
+    limit: maxRequestsPerSecond,
+    burst: options.burst,
+    windowUs: (1000 + CEILING_GUARD_MS) * 1000,
+    inFlightUs: options.inFlightMs * 1000,
+    pollUs: IN_FLIGHT_POLL_MS * 1000,
+  };
+  const paceLocally = localPace(Math.ceil(1000 / maxRequestsPerSecond));
+  const redisRetryMs = options.redisRetryMs ?? 5_000;
+  const warnEveryMs = options.warnEveryMs ?? 60_000;
+  const slowWaitMs = options.slowWaitMs ?? 5_000;
+  const line: Waiter[] = [];
+  let serving = false;
+  let sleeping = false;
+  let closed = false;
+  let askRedisAt = 0;
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  let wake: (() => void) | undefined;
+
+  /** Sleeps ms, or less when an answer of this process frees a slot. */
+  function nap(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wake = done;
+    });
+  }
+
+  function finisher(slot: string): FinishRequest {
+    let finished = false;
+    return () => {
+      if (finished) return;
+      finished = true;
+      // Unanswered, the slot comes free after inFlightMs.
+      finishBudgetSlot(redis, keys, slot, shape).then(
+        () => wake?.(),
+        () => undefined,
+      );
+    };
+  }
+
+  function redisFailed(err: unknown): void {
+    askRedisAt = Date.now() + redisRetryMs;
+    if (Date.now() - warnedAt < warnEveryMs) return;
+    warnedAt = Date.now();
+    logger.warn(
+      { err: messageOf(err), maxRequestsPerSecond },
+      'Proxmox request budget: Redis did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does',
+    );
+  }
+
+  /** Milliseconds until a slot, or the slot's finish (the first in line may go); local when the process's own pace decided. */
+  async function nextSlot(): Promise<{ waitMs: number; finish?: FinishRequest; local: boolean }> {
+    if (!closed && Date.now() >= askRedisAt) {
+      try {
+        const answer = await takeBudgetSlot(redis, keys, shape);
+        return 'slot' in answer ? { waitMs: 0, finish: finisher(answer.slot), local: false } : { waitMs: Math.ceil(answer.waitUs / 1000), local: false };
+      } catch (err) {
+        redisFailed(err);
+      }
+    }
+    const waitMs = paceLocally(Date.now());
+    return waitMs > 0 ? { waitMs, local: true } : { waitMs, finish: noFinish, local: true };
+  }
+
+  function finish(waiter: Waiter): void {
+    waiter.detach();
+    const ms = performance.now() - waiter.started;
+    metrics?.budgetTaken(ms / 1000, waiter.held);
+    if (ms > slowWaitMs) logger.debug({ call: waiter.call, waitedMs: Math.round(ms) }, 'proxmox call waited for the request budget');
+  }
+
+  async function serve(): Promise<void> {
+    if (serving) return;
+    serving = true;
+    try {
+      while (line.length > 0) {
+        const { waitMs, finish: finishRequest, local } = await nextSlot();
+        if (finishRequest === undefined) {
+          for (const waiter of line) waiter.held = true;
+          sleeping = true;
+          await nap(waitMs);
+          sleeping = false;
+          continue;
+        }
+        const first = line.shift();
+        if (first === undefined) {
+          // Every caller aborted during the ask: the slot goes unused.
+          finishRequest();
+          continue;
+        }
+        if (local) metrics?.budgetUnavailable();
+        finish(first);
+        first.resolve(finishRequest);
+      }
+    } finally {
+      serving = false;
+    }
+  }
+
+  return {
+    take(call, signal) {
+      if (signal?.aborted) return Promise.reject(signal.reason as Error);
+      return new Promise<FinishRequest>((resolve, reject) => {
+        const waiter: Waiter = { call, started: performance.now(), held: sleeping, resolve, reject, detach: () => undefined };
+        if (signal !== undefined) {
+          const onAbort = (): void => {
+            const at = line.indexOf(waiter);
+            if (at >= 0) line.splice(at, 1);
+            finish(waiter);
+            reject(signal.reason as Error);
+          };
+          signal.addEventListener('abort', onAbort, { once: true });
+          waiter.detach = () => signal.removeEventListener('abort', onAbort);
+        }
+        line.push(waiter);
+        void serve();
+      });
+    },
+    close() {
+      closed = true;
+      redis.disconnect();
+      return Promise.resolve();
+    },
+  };
+}

@@ -1,0 +1,121 @@
+// The budget decorator of the seam (SPEC 26): every Proxmox call takes
+// one slot, named for its route and with its job's signal, before its
+// request goes; a refused slot (a cancelled job) sends nothing.
+import { expect } from 'chai';
+import type { CallOptions, ProxmoxApi } from '../../src/proxmox/api.js';
+import { budgetApi } from '../../src/proxmox/budgeted-api.js';
+import type { FinishRequest, RequestBudget } from '../../src/proxmox/request-budget.js';
+import { ROUTES } from '../../src/proxmox/routes.js';
+import type { RouteName } from '../../src/proxmox/routes.js';
+
+/** Each call's arguments before its CallOptions; a Record, so a new seam method without a row does not compile. */
+const ARGS: Record<RouteName, unknown[]> = {
+  version: [],
+  nodes: [],
+  nodeStatus: ['pve1'],
+  clusterResources: ['vm'],
+  getConfig: ['pve1', 100],
+  putConfig: ['pve1', 100, { cores: 2 }],
+  statusCurrent: ['pve1', 100],
+  clone: ['pve1', 9001, { newid: 100, name: 'a', description: 'd', full: true }],
+  resize: ['pve1', 100, 'scsi0', '10G'],
+  start: ['pve1', 100],
+  stop: ['pve1', 100],
+  destroy: ['pve1', 100, { purge: true, destroyUnreferencedDisks: true }],
+  agentInterfaces: ['pve1', 100],
+  storages: ['pve1'],
+  upload: ['pve1', 'proxy-seeds', 'a.iso', { size: 0, open: () => undefined }],
+  storageContent: ['pve1', 'proxy-seeds', 'iso'],
+  deleteVolume: ['pve1', 'proxy-seeds', 'proxy-seeds:iso/a.iso'],
+  taskStatus: ['pve1', 'UPID:pve1:1:2:3:qmstart:100:root@pam:'],
+  taskLog: ['pve1', 'UPID:pve1:1:2:3:qmstart:100:root@pam:'],
+};
+
+const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
+
+type AnyCall = (...args: unknown[]) => Promise<unknown>;
+
+/** An inner API that notes each call it gets and answers with its route's name. */
+function recordingApi(received: { route: string; args: unknown[] }[]): ProxmoxApi {
+  const api: Partial<Record<RouteName, AnyCall>> = {};
+  for (const route of ROUTE_NAMES) {
+    api[route] = (...args: unknown[]) => {
+      received.push({ route, args });
+      return Promise.resolve(`answer of ${route}`);
+    };
+  }
+  return api as unknown as ProxmoxApi;
+}
+
+/** A budget whose slots the test hands out one by one. */
+function heldBudget(): { budget: RequestBudget; asked: { call: string; signal?: AbortSignal }[]; finished: string[]; release(err?: Error): void } {
+  const asked: { call: string; signal?: AbortSignal }[] = [];
+  const finished: string[] = [];
+  const pending: { resolve(finish: FinishRequest): void; reject(err: Error): void; call: string }[] = [];
+  return {
+    asked,
+    finished,
+    budget: {
+      take: (call, signal) =>
+        new Promise<FinishRequest>((resolve, reject) => {
+          asked.push({ call, ...(signal ? { signal } : {}) });
+          pending.push({ resolve, reject, call });
+        }),
+      close: () => Promise.resolve(),
+    },
+    release(err) {
+      const next = pending.shift();
+      if (err) next?.reject(err);
+      else next?.resolve(() => finished.push(next.call));
+    },
+  };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('budgetApi, the request budget around the seam (SPEC 26)', () => {
+  for (const route of ROUTE_NAMES) {
+    it(`${route}: waits for its slot, named ${route} with the job's signal, calls through with the same arguments, then hands the slot back`, async () => {
+      const received: { route: string; args: unknown[] }[] = [];
+      const held = heldBudget();
+      const api = budgetApi(recordingApi(received), held.budget);
+      const opts: CallOptions = { signal: new AbortController().signal };
+      const answer = (api[route] as AnyCall)(...ARGS[route], opts);
+      await turn();
+      expect(held.asked).to.deep.equal([{ call: route, signal: opts.signal }]);
+      expect(received, 'sent before its slot').to.deep.equal([]);
+      held.release();
+      expect(await answer).to.equal(`answer of ${route}`);
+      expect(received).to.deep.equal([{ route, args: [...ARGS[route], opts] }]);
+      expect(held.finished).to.deep.equal([route]);
+    });
+  }
+
+  it('hands the slot back when the call fails too', async () => {
+    const held = heldBudget();
+    const failing = { ...recordingApi([]), version: () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    const answer = budgetApi(failing, held.budget).version().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await turn();
+    held.release();
+    expect(await answer).to.have.property('message', 'connect ECONNREFUSED');
+    expect(held.finished).to.deep.equal(['version']);
+  });
+
+  it('sends nothing when the slot is refused, and rejects with the refusal', async () => {
+    const received: { route: string; args: unknown[] }[] = [];
+    const held = heldBudget();
+    const api = budgetApi(recordingApi(received), held.budget);
+    const answer = api.clone('pve1', 9001, { newid: 100, name: 'a', description: 'd', full: true }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await turn();
+    const reason = new Error('job cancelled');
+    held.release(reason);
+    expect(await answer).to.equal(reason);
+    expect(received).to.deep.equal([]);
+  });
+});
