@@ -164,6 +164,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       RECONCILER_EVERY_SECONDS: '3600',
       RECONCILER_GRACE_SECONDS: '0',
       HEALTH_EVERY_SECONDS: '3600',
+      // The shared request budget stays on (SPEC 26), high enough not to stretch the drive.
+      PROXMOX_MAX_REQUESTS_PER_SECOND: '200',
     });
     const startWorker = (i: number): void => {
       workers[i] = startCli(['worker'], env);
