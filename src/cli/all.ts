@@ -128,7 +128,7 @@ export async function run(args: string[]): Promise<number> {
   if (loaded === undefined) return 2;
   const config = withSimStateFile(loaded, process.env);
   const logger = processLogger(config);
-  const redis = privateRedis ? await startPrivateRedisIfNeeded({ url: config.redis.url, setByUser: redisUrlSetByUser(process.env), logger }) : { kind: 'configured' as const };
+  const redis = privateRedis ? await startPrivateRedisIfNeeded({ url: config.redis.url, setByUser: redisUrlSetByUser(process.env, config.redis.url), logger }) : { kind: 'configured' as const };
   if (redis.kind === 'missing') {
     process.stderr.write(`pve-provisioner all: ${redis.message}\n`);
     return 2;

@@ -30,8 +30,16 @@ export interface PrivateRedisOptions {
   logger: Logger;
 }
 
-/** True when REDIS_URL or the file named by PVE_PROVISIONER_CONFIG sets redis.url. */
-export function redisUrlSetByUser(env: NodeJS.ProcessEnv): boolean {
+/** redis.url of the default config (config/default.json and the schema). */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/**
+ * True when REDIS_URL or the file named by PVE_PROVISIONER_CONFIG sets
+ * redis.url, or the loaded redis.url (configuredUrl) is not the default
+ * one (config/default.json edited): only the default is ever replaced.
+ */
+export function redisUrlSetByUser(env: NodeJS.ProcessEnv, configuredUrl?: string): boolean {
+  if (configuredUrl !== undefined && configuredUrl !== DEFAULT_REDIS_URL) return true;
   if ((env.REDIS_URL ?? '') !== '') return true;
   const file = env.PVE_PROVISIONER_CONFIG;
   if (file === undefined || file === '' || !existsSync(file)) return false;

@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { redisUrlSetByUser, startPrivateRedisIfNeeded } from '../../src/cli/private-redis.js';
+import { DEFAULT_REDIS_URL, redisUrlSetByUser, startPrivateRedisIfNeeded } from '../../src/cli/private-redis.js';
+import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { freePort, redisAnswers } from '../e2e/redis-server.js';
 import { REDIS_URL } from '../web/helpers.js';
@@ -78,5 +79,13 @@ describe('a private Redis for npm start (SPEC 24)', function () {
     expect(redisUrlSetByUser({ REDIS_URL: 'redis://127.0.0.1:6379' })).to.equal(true);
     expect(redisUrlSetByUser({ PVE_PROVISIONER_CONFIG: withUrl })).to.equal(true);
     expect(redisUrlSetByUser({ PVE_PROVISIONER_CONFIG: without })).to.equal(false);
+  });
+
+  it('counts a redis.url other than the default as set by the user, wherever it came from (an edited config/default.json)', () => {
+    const env = { PATH: process.env.PATH };
+    expect(loadConfig({ env }).redis.url).to.equal(DEFAULT_REDIS_URL);
+    expect(redisUrlSetByUser(env, loadConfig({ env }).redis.url)).to.equal(false);
+    expect(redisUrlSetByUser(env, 'redis://127.0.0.1:6380')).to.equal(true);
+    expect(redisUrlSetByUser(env, 'redis://:secret@127.0.0.1:6379')).to.equal(true);
   });
 });
