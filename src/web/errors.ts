@@ -44,7 +44,10 @@ export function errorHandler(redisDown: RedisDownProbe) {
     if (reason !== undefined) {
       // The process's outage reporter has logged the outage; the answer says it again.
       const fallback = err instanceof RedisUnavailableError ? err.message : `Redis is not reachable (${reason})`;
-      return sendRedisDown(reply, redisDown() ?? { message: redactSecrets(fallback), retryAfterSeconds: 1 });
+      // RedisUnavailableError comes before any command is sent; any other
+      // failure of a write may come after its intent was recorded (SPEC 2).
+      const mayBeRecorded = !(err instanceof RedisUnavailableError) && request.method !== 'GET' && request.method !== 'HEAD';
+      return sendRedisDown(reply, redisDown() ?? { message: redactSecrets(fallback), retryAfterSeconds: 1 }, { mayBeRecorded });
     }
     return handleError(err, request, reply);
   };

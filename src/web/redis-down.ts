@@ -29,14 +29,28 @@ export function redisDownProbe(redis: Redis, url: string): RedisDownProbe {
   };
 }
 
-export function sendRedisDown(reply: FastifyReply, down: RedisDown): FastifyReply {
+export interface RedisDownAnswer {
+  /**
+   * A write that failed after it started talking to Redis: its intent may
+   * have been recorded before Redis went away, and a recorded intent is
+   * carried out (SPEC 2, 5). Repeating the same request tells which.
+   */
+  mayBeRecorded?: boolean;
+}
+
+export function sendRedisDown(reply: FastifyReply, down: RedisDown, answer: RedisDownAnswer = {}): FastifyReply {
+  const outcome =
+    answer.mayBeRecorded === true
+      ? 'The request may have been recorded before Redis went away, and then it is carried out: repeat the same request once Redis answers to learn which'
+      : 'Nothing was accepted';
   return reply
     .code(503)
     .header('Retry-After', String(down.retryAfterSeconds))
     .send({
       error: 'RedisUnavailable',
-      message: `${down.message}. Nothing was accepted; try again in ${down.retryAfterSeconds} s.`,
+      message: `${down.message}. ${outcome}; try again in ${down.retryAfterSeconds} s.`,
       retryAfterSeconds: down.retryAfterSeconds,
+      ...(answer.mayBeRecorded === true ? { mayBeRecorded: true } : {}),
     });
 }
 

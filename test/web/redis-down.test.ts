@@ -52,6 +52,29 @@ describe('web app while Redis is down (SPEC 24)', () => {
     expect((await web.app.inject({ method: 'GET', url: '/v1/vms/never-recorded', headers: bearer() })).statusCode).to.equal(404);
   });
 
+  it('a write that Redis left half-way says it may have been recorded, not that nothing was accepted', async () => {
+    down = undefined;
+    const createVm = web.client.createVm.bind(web.client);
+    // Redis went away after the desired state was written, before the job was added.
+    web.client.createVm = async (input) => {
+      await createVm(input);
+      down = DOWN;
+      throw new Error('Connection is closed.');
+    };
+    try {
+      const res = await web.app.inject({ method: 'POST', url: '/v1/vms', headers: bearer(), payload: { name: 'half-way' } });
+      expect(res.statusCode).to.equal(503);
+      const body = res.json<{ message: string; mayBeRecorded?: boolean }>();
+      expect(body.mayBeRecorded).to.equal(true);
+      expect(body.message).to.not.contain('Nothing was accepted');
+      expect(body.message).to.contain('may have been recorded');
+      down = undefined;
+      expect(await web.client.getVm('half-way'), 'the premise: the intent was recorded').to.not.equal(undefined);
+    } finally {
+      web.client.createVm = createVm;
+    }
+  });
+
   it('still asks for the token first: no token is 401, not 503', async () => {
     expect((await web.app.inject({ method: 'GET', url: '/v1/vms' })).statusCode).to.equal(401);
   });
