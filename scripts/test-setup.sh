@@ -23,6 +23,9 @@ declare -A PACKAGE_OF=(
   [/usr/bin/chromium]=chromium
 )
 
+# blkid lives in /usr/sbin, which a Debian user's PATH leaves out; the
+# tests look there too (test/nocloud/tools.ts).
+PATH="$PATH:/usr/sbin:/sbin"
 declare -A needed=()
 for command in "${!PACKAGE_OF[@]}"; do
   command -v "$command" >/dev/null 2>&1 || needed[${PACKAGE_OF[$command]}]=1

@@ -27,9 +27,14 @@ export interface ToolResult {
   stderr: string;
 }
 
+/** blkid is in /usr/sbin, which a Debian user's PATH leaves out (scripts/test-setup.sh looks there too). */
+function withSbin(path: string | undefined): string {
+  return [path ?? '', '/usr/sbin', '/sbin'].filter((dir) => dir !== '').join(':');
+}
+
 /** Runs a tool; a missing one is an error naming its Debian package. */
 export function runTool(command: string, args: readonly string[], input?: string): ToolResult {
-  const result = spawnSync(command, args, { input, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, LC_ALL: 'C' } });
+  const result = spawnSync(command, args, { input, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PATH: withSbin(process.env.PATH), LC_ALL: 'C' } });
   if (result.error) {
     const code = (result.error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
