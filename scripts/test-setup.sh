@@ -5,7 +5,7 @@
 # As root it installs what is missing with apt-get; otherwise it prints
 # the one apt-get line to run and stops. Quiet when all is there.
 set -euo pipefail
-cd "${BASH_SOURCE[0]%/*}/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # command the tests run -> the Debian package that has it
 declare -A PACKAGE_OF=(
