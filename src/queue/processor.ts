@@ -47,6 +47,8 @@ export interface JobProcessor {
   cancel(jobId: string, reason: string): boolean;
   /** Aborts the signal of every job running here (shutdown past its grace period, SPEC 1). */
   cancelAll(reason: string): void;
+  /** How many jobs run here now. */
+  runningCount(): number;
 }
 
 /**
@@ -186,6 +188,9 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     },
     cancelAll(reason: string): void {
       for (const aborter of running.values()) aborter.abort(new Error(reason));
+    },
+    runningCount(): number {
+      return running.size;
     },
   });
 }

@@ -47,6 +47,9 @@ export interface WorkerService {
 /** How long a close waits on a Redis call that cannot be answered while Redis is down. */
 const REDIS_GONE_MS = 2_000;
 
+/** How often a close looks whether jobs still run here. */
+const IDLE_POLL_MS = 200;
+
 /** After the grace period, cancelled jobs get this long to see their signal. */
 const CANCEL_SETTLE_MS = 1_000;
 
@@ -127,8 +130,22 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
       // With Redis down the heartbeat's DEL and the queues' close would wait
       // for it for ever (SPEC 24): bounded, so a stop signal still stops.
       await Promise.race([heartbeat.stop(), sleep(REDIS_GONE_MS)]);
+      // Once no job runs here the close waits only for Redis: while it is
+      // down that never comes, and the grace is for running jobs (SPEC 1).
+      let closed = false;
+      const running = (): boolean => served.some(({ processor }) => processor.runningCount() > 0);
+      const idle = async (): Promise<'idle'> => {
+        for (;;) {
+          while (!closed && running()) await sleep(IDLE_POLL_MS);
+          // A job BullMQ had fetched as the close began may start meanwhile.
+          await sleep(REDIS_GONE_MS);
+          if (closed || !running()) return 'idle';
+        }
+      };
       let forced = false;
-      if ((await Promise.race([closing, sleep(graceMs)])) === 'timeout') {
+      const outcome = await Promise.race([closing, sleep(graceMs), idle()]);
+      closed = true;
+      if (outcome === 'timeout') {
         forced = true;
         logger.warn({ graceMs }, 'running jobs did not finish within the grace period; cancelling them');
         for (const { processor } of served) processor.cancelAll('worker shutting down');
