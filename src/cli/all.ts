@@ -146,8 +146,12 @@ export async function run(args: string[]): Promise<number> {
   }
   const signal = await waitForSignal();
   logger.info({ signal }, 'shutting down: web server, then workers (running jobs get jobs.shutdownGraceSeconds)');
-  await running.close();
-  await stopRedis();
+  try {
+    await running.close();
+  } finally {
+    // Whatever the close met, the private redis-server is not left behind.
+    await stopRedis();
+  }
   // BullMQ's blocking connections keep trying a Redis that is down after
   // close; once everything is closed, nothing is left to wait for.
   setTimeout(() => process.exit(0), EXIT_SETTLE_MS).unref();
