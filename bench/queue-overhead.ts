@@ -7,7 +7,8 @@
 // (bench/_queue-overhead-worker.ts on dist/, rebuilt when stale); this
 // process only enqueues and checks. Bar: jobs/s ratio 0.8 or better.
 // Options: --jobs N, --concurrency N, --rounds N, --quick, --profile DIR
-// (a CPU profile of each of our worker processes, node --cpu-prof).
+// (a CPU profile of each worker process, node --cpu-prof,
+// read with bench/_cpuprofile-top.ts).
 import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
@@ -38,9 +39,10 @@ interface Round {
 }
 
 /** Runs the compiled worker child on the prefix's jobs until they are drained. */
-async function runWorkerChild(mode: 'bare' | 'ours', prefix: string): Promise<number> {
-  const profile = mode === 'ours' && PROFILE_DIR !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const { stdout } = await promisify(execFile)(process.execPath, [...profile, WORKER_JS ?? '', mode, prefix, String(CONCURRENCY), REDIS_URL], { encoding: 'utf8' });
+async function runWorkerChild(mode: 'bare' | 'ours', prefix: string, round: number): Promise<number> {
+  const profile = PROFILE_DIR !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${mode}-${round}.cpuprofile`] : [];
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [...profile, WORKER_JS ?? '', mode, prefix, String(CONCURRENCY), REDIS_URL], { encoding: 'utf8' });
+  process.stderr.write(stderr);
   const { seconds, failed } = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { seconds: number; failed: number };
   if (failed > 0) throw new Error(`${mode} worker: ${failed} jobs failed`);
   return seconds;
@@ -54,7 +56,7 @@ async function bareRound(redis: Redis, round: number): Promise<Round> {
       const batch = Array.from({ length: Math.min(1000, JOBS - i) }, (_, k) => ({ name: 'create', data: { name: `bench-${i + k}` } }));
       await queue.addBulk(batch);
     }
-    const seconds = await runWorkerChild('bare', prefix);
+    const seconds = await runWorkerChild('bare', prefix, round);
     return { worker: 'bare BullMQ', round, jobs: JOBS, seconds, jobsPerSecond: JOBS / seconds };
   } finally {
     await queue.close();
@@ -73,7 +75,7 @@ async function ourRound(redis: Redis, round: number): Promise<Round> {
     // Through the producer, as a backend would: each name gets its desired state and generation.
     const names = Array.from({ length: JOBS }, (_, i) => `bench-${i}`);
     for (let i = 0; i < names.length; i += 200) await Promise.all(names.slice(i, i + 200).map((name) => client.createVm({ name, uid: `uid-${name}` })));
-    const seconds = await runWorkerChild('ours', prefix);
+    const seconds = await runWorkerChild('ours', prefix, round);
     const sample = await client.getVm(names[names.length - 1] ?? '');
     if (sample?.lastKnown?.state !== 'Running') throw new Error('our worker: the last job did not record its VM as Running');
     return { worker: 'pve-provisioner', round, jobs: JOBS, seconds, jobsPerSecond: JOBS / seconds };
