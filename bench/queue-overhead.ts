@@ -2,23 +2,33 @@
 // against the registry, the per-name lock taken, renewed and released,
 // the last-known write) running create jobs with a provider that does
 // nothing, against a bare BullMQ worker with the same concurrency on the
-// same Redis running a processor that does nothing. Bar: jobs/s ratio 0.5
-// or better. Options: --jobs N, --concurrency N, --rounds N, --quick.
-import { performance } from 'node:perf_hooks';
-import { Queue, Worker } from 'bullmq';
+// same Redis running a processor that does nothing. Both workers run as
+// compiled JavaScript, each in a process of its own
+// (bench/_queue-overhead-worker.ts on dist/, rebuilt when stale); this
+// process only enqueues and checks. Bar: jobs/s ratio 0.8 or better.
+// Options: --jobs N, --concurrency N, --rounds N, --quick, --profile DIR
+// (a CPU profile of each worker process, node --cpu-prof,
+// read with bench/_cpuprofile-top.ts).
+import { execFile } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { promisify } from 'node:util';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createProvisionerClient } from '../src/client.js';
 import { loadConfig } from '../src/config.js';
-import { silentLogger } from '../src/log.js';
-import { keepJobs, VM_QUEUE } from '../src/queue/queues.js';
-import { startWorkerService } from '../src/queue/worker-service.js';
-import { NullProvider, REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable, sleep } from './_common.js';
+import { VM_QUEUE } from '../src/queue/queues.js';
+import { ensureBuilt, transpileBenchFiles } from './_compiled.js';
+import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable } from './_common.js';
 
-const flags = benchFlags('queue-overhead', { jobs: { type: 'string' }, concurrency: { type: 'string' }, rounds: { type: 'string' } });
+const flags = benchFlags('queue-overhead', { jobs: { type: 'string' }, concurrency: { type: 'string' }, rounds: { type: 'string' }, profile: { type: 'string' } });
 const JOBS = intFlag(flags, 'jobs', 10_000, 2_000);
 const CONCURRENCY = intFlag(flags, 'concurrency', 16, 16);
 const ROUNDS = intFlag(flags, 'rounds', 3, 1);
-const BAR = 0.5;
+const PROFILE_DIR = typeof flags.values.profile === 'string' ? flags.values.profile : undefined;
+const BAR = 0.8;
+
+const build = ensureBuilt();
+const [WORKER_JS] = transpileBenchFiles(['_queue-overhead-worker.ts', '_common.ts']);
 
 interface Round {
   worker: 'bare BullMQ' | 'pve-provisioner';
@@ -28,13 +38,14 @@ interface Round {
   jobsPerSecond: number;
 }
 
-/** Waits until nothing is waiting, active or delayed; returns failed jobs. */
-async function drained(queue: Queue): Promise<number> {
-  for (;;) {
-    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
-    if ((counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0) === 0) return counts.failed ?? 0;
-    await sleep(20);
-  }
+/** Runs the compiled worker child on the prefix's jobs until they are drained. */
+async function runWorkerChild(mode: 'bare' | 'ours', prefix: string, round: number): Promise<number> {
+  const profile = PROFILE_DIR !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${mode}-${round}.cpuprofile`] : [];
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [...profile, WORKER_JS ?? '', mode, prefix, String(CONCURRENCY), REDIS_URL], { encoding: 'utf8' });
+  process.stderr.write(stderr);
+  const { seconds, failed } = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { seconds: number; failed: number };
+  if (failed > 0) throw new Error(`${mode} worker: ${failed} jobs failed`);
+  return seconds;
 }
 
 async function bareRound(redis: Redis, round: number): Promise<Round> {
@@ -45,20 +56,7 @@ async function bareRound(redis: Redis, round: number): Promise<Round> {
       const batch = Array.from({ length: Math.min(1000, JOBS - i) }, (_, k) => ({ name: 'create', data: { name: `bench-${i + k}` } }));
       await queue.addBulk(batch);
     }
-    const start = performance.now();
-    const connection = newRedis();
-    const worker = new Worker('bare', () => Promise.resolve(undefined), {
-      connection,
-      prefix,
-      concurrency: CONCURRENCY,
-      removeOnComplete: keepJobs(1000, 86400),
-      removeOnFail: keepJobs(5000, 604800),
-    });
-    const failed = await drained(queue);
-    const seconds = (performance.now() - start) / 1000;
-    await worker.close();
-    connection.disconnect();
-    if (failed > 0) throw new Error(`bare worker: ${failed} jobs failed`);
+    const seconds = await runWorkerChild('bare', prefix, round);
     return { worker: 'bare BullMQ', round, jobs: JOBS, seconds, jobsPerSecond: JOBS / seconds };
   } finally {
     await queue.close();
@@ -77,12 +75,7 @@ async function ourRound(redis: Redis, round: number): Promise<Round> {
     // Through the producer, as a backend would: each name gets its desired state and generation.
     const names = Array.from({ length: JOBS }, (_, i) => `bench-${i}`);
     for (let i = 0; i < names.length; i += 200) await Promise.all(names.slice(i, i + 200).map((name) => client.createVm({ name, uid: `uid-${name}` })));
-    const start = performance.now();
-    const service = await startWorkerService({ config, provider: new NullProvider(), logger: silentLogger(), schedule: false });
-    const failed = await drained(queue);
-    const seconds = (performance.now() - start) / 1000;
-    await service.close(1000);
-    if (failed > 0) throw new Error(`our worker: ${failed} jobs failed`);
+    const seconds = await runWorkerChild('ours', prefix, round);
     const sample = await client.getVm(names[names.length - 1] ?? '');
     if (sample?.lastKnown?.state !== 'Running') throw new Error('our worker: the last job did not record its VM as Running');
     return { worker: 'pve-provisioner', round, jobs: JOBS, seconds, jobsPerSecond: JOBS / seconds };
@@ -99,6 +92,7 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+const loadBefore = loadavg().map((l) => Number(l.toFixed(2)));
 const redis = newRedis();
 const rounds: Round[] = [];
 try {
@@ -113,6 +107,7 @@ try {
 const bare = median(rounds.filter((r) => r.worker === 'bare BullMQ').map((r) => r.jobsPerSecond));
 const ours = median(rounds.filter((r) => r.worker === 'pve-provisioner').map((r) => r.jobsPerSecond));
 const ratio = ours / bare;
-printTable(`queue overhead: ${JOBS} jobs per round, concurrency ${CONCURRENCY}, same Redis (${REDIS_URL})`, rounds.map((r) => ({ ...r, seconds: Number(r.seconds.toFixed(3)), jobsPerSecond: Math.round(r.jobsPerSecond) })));
+const loadAfter = loadavg().map((l) => Number(l.toFixed(2)));
+printTable(`queue overhead: ${JOBS} jobs per round, concurrency ${CONCURRENCY}, same Redis (${REDIS_URL}), both compiled (dist/ at ${build.commit}), load ${loadBefore.join(' ')} -> ${loadAfter.join(' ')}`, rounds.map((r) => ({ ...r, seconds: Number(r.seconds.toFixed(3)), jobsPerSecond: Math.round(r.jobsPerSecond) })));
 printTable('summary (medians)', [{ bareJobsPerSecond: Math.round(bare), oursJobsPerSecond: Math.round(ours), ratio: Number(ratio.toFixed(3)), bar: BAR, meets: ratio >= BAR ? 'yes' : 'NO' }]);
-printJson('queue-overhead', { jobs: JOBS, concurrency: CONCURRENCY, rounds, bareJobsPerSecond: bare, oursJobsPerSecond: ours, ratio, bar: BAR, meetsBar: ratio >= BAR });
+printJson('queue-overhead', { build: { compiled: true, commit: build.commit, rebuilt: build.rebuilt, dist: build.dist }, loadAverage: { before: loadBefore, after: loadAfter }, jobs: JOBS, concurrency: CONCURRENCY, rounds, bareJobsPerSecond: bare, oursJobsPerSecond: ours, ratio, bar: BAR, meetsBar: ratio >= BAR });

@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
 import { headFrom, lastKnownArgs } from './registry.js';
 import type { DesiredHead, LastKnownWrite } from './registry.js';
+import type { Aborter } from './lazy-abort.js';
 import { JOB_LOCK_OPS, LuaScript, ScriptBatch } from './registry-scripts.js';
 
 const RENEW = new LuaScript(`
@@ -107,7 +108,7 @@ export interface HeldLock {
  * passes the controller its handler's signal comes from, so that one
  * signal also tells of a lost lock (one signal per job, not three).
  */
-export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: number, controller = new AbortController()): HeldLock {
+export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: number, controller: Aborter = new AbortController()): HeldLock {
   let lastRenewed = Date.now();
   let stopped = false;
   let lostWith: Error | undefined;

@@ -8,6 +8,7 @@ import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js'
 import type { JobMetrics } from '../metrics.js';
 import type { CreateStep } from '../provider/types.js';
 import { redactSecrets } from '../secrets.js';
+import { LazyAbortController } from './lazy-abort.js';
 import { holdLock } from './name-lock.js';
 import type { HeldLock, NameLocks } from './name-lock.js';
 import type { DesiredHead, DesiredStateRegistry, LastKnownWrite } from './registry.js';
@@ -68,20 +69,23 @@ function generationOf(data: unknown): number {
   return typeof generation === 'number' ? generation : 0;
 }
 
-function jobContext(job: Job, signal: AbortSignal, held: HeldLock | undefined, lastKnown: Map<string, LastKnownWrite>): JobContext {
+function jobContext(job: Job, aborter: LazyAbortController, held: HeldLock | undefined, lastKnown: Map<string, LastKnownWrite>): JobContext {
   const log = async (line: string): Promise<void> => {
     await job.log(redactSecrets(line));
   };
   return {
     jobId: job.id ?? '',
-    signal,
+    // Made when the handler first asks (lazy-abort.ts).
+    get signal() {
+      return aborter.signal;
+    },
     log,
     progress: async (step: CreateStep) => {
       await job.updateProgress({ step });
       await log(`step: ${step}`);
     },
     beforeWrite: () => {
-      signal.throwIfAborted();
+      aborter.throwIfAborted();
       held?.check();
     },
     setLastKnown: (name, seen, ifState) => {
@@ -93,9 +97,9 @@ function jobContext(job: Job, signal: AbortSignal, held: HeldLock | undefined, l
 export function createProcessor(options: ProcessorOptions): JobProcessor {
   const { definitions, deps, limits, registry, locks, lockTtlMs, metrics } = options;
 
-  const running = new Map<string, AbortController>();
+  const running = new Map<string, LazyAbortController>();
 
-  const run = async (job: Job, token: string | undefined, aborter: AbortController): Promise<unknown> => {
+  const run = async (job: Job, token: string | undefined, aborter: LazyAbortController): Promise<unknown> => {
     const started = Date.now();
     const definition = definitions.get(job.name as JobName);
     if (definition === undefined) throw new BadJobDataError(`no handler for job "${job.name}"`);
@@ -149,7 +153,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
         finish('superseded');
         return late;
       }
-      const ctx = jobContext(job, aborter.signal, held, lastKnown);
+      const ctx = jobContext(job, aborter, held, lastKnown);
       const result = redactResult(await definition.handler(data, deps, ctx));
       await settle(); // a failed last-known write fails the attempt, as it did inside the handler
       finish('completed');
@@ -171,7 +175,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
 
   // The job's one signal: aborted by cancel/cancelAll, or when its name's lock is lost.
   const processJob = async (job: Job, token?: string): Promise<unknown> => {
-    const aborter = new AbortController();
+    const aborter = new LazyAbortController();
     const id = job.id ?? '';
     running.set(id, aborter);
     try {

@@ -1,0 +1,71 @@
+// The worker side of bench/queue-overhead.ts, run as compiled JavaScript
+// in its own process (SPEC 21): `bare` is a BullMQ worker whose processor
+// does nothing; `ours` is the worker service with a provider that does
+// nothing. It drains the jobs the parent enqueued under the prefix and
+// prints one JSON line: the seconds from the worker's start to the queue
+// drained, and how many jobs failed.
+//   node dist/bench/_queue-overhead-worker.js bare|ours <prefix> <concurrency> <redisUrl>
+import { performance } from 'node:perf_hooks';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { loadConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import { keepJobs, VM_QUEUE } from '../src/queue/queues.js';
+import { startWorkerService } from '../src/queue/worker-service.js';
+import { NullProvider } from './_common.js';
+
+const BARE_QUEUE = 'bare'; // bench/queue-overhead.ts enqueues on this name
+
+const [mode, prefix, concurrencyText, redisUrl] = process.argv.slice(2);
+if ((mode !== 'bare' && mode !== 'ours') || prefix === undefined || redisUrl === undefined) {
+  process.stderr.write('usage: _queue-overhead-worker bare|ours <prefix> <concurrency> <redisUrl>\n');
+  process.exit(2);
+}
+const concurrency = Number(concurrencyText);
+
+/** Waits until nothing is waiting, active or delayed; returns failed jobs. */
+async function drained(queue: Queue): Promise<number> {
+  for (;;) {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
+    if ((counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0) === 0) return counts.failed ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function runBare(): Promise<{ seconds: number; failed: number }> {
+  const observer = new Redis(redisUrl ?? '', { maxRetriesPerRequest: null });
+  const queue = new Queue(BARE_QUEUE, { connection: observer, prefix });
+  const start = performance.now();
+  const connection = new Redis(redisUrl ?? '', { maxRetriesPerRequest: null });
+  const worker = new Worker(BARE_QUEUE, () => Promise.resolve(undefined), {
+    connection,
+    prefix,
+    concurrency,
+    removeOnComplete: keepJobs(1000, 86400),
+    removeOnFail: keepJobs(5000, 604800),
+  });
+  const failed = await drained(queue);
+  const seconds = (performance.now() - start) / 1000;
+  await worker.close();
+  await queue.close();
+  connection.disconnect();
+  observer.disconnect();
+  return { seconds, failed };
+}
+
+async function runOurs(): Promise<{ seconds: number; failed: number }> {
+  const observer = new Redis(redisUrl ?? '', { maxRetriesPerRequest: null });
+  const queue = new Queue(VM_QUEUE, { connection: observer, prefix });
+  const config = loadConfig({ env: {}, overrides: { redis: { url: redisUrl ?? '', prefix: prefix ?? '' }, jobs: { concurrency } } });
+  const start = performance.now();
+  const service = await startWorkerService({ config, provider: new NullProvider(), logger: silentLogger(), schedule: false });
+  const failed = await drained(queue);
+  const seconds = (performance.now() - start) / 1000;
+  await service.close(1000);
+  await queue.close();
+  observer.disconnect();
+  return { seconds, failed };
+}
+
+const result = mode === 'bare' ? await runBare() : await runOurs();
+process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
