@@ -4,20 +4,18 @@
 import { createSpecFields } from '../../jobs/create.schema.js';
 import { limitsFromConfig, validateFields } from '../../jobs/fields.js';
 import type { NodeConfig } from '../config-types.js';
-import { TransientError } from '../errors.js';
 import { buildSeed } from '../nocloud/seed.js';
-import type { CreateResult, CreateSpec, CreateStep, OperationContext, VmObservation } from './types.js';
+import type { CreateResult, CreateSpec, CreateStep, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
+import { waitAddress } from './address-wait.js';
 import { call } from './call.js';
 import { cloneOrAdopt } from './clone.js';
 import { configParams } from './configure.js';
-import { getVm } from './get.js';
 import { providerId } from './identity.js';
 import { parseMark } from './mark.js';
 import { findOurs, type FoundVm } from './ownership.js';
 import { chooseNode, configuredNode, requireConfiguredNode } from './placement.js';
-import { pollUntil } from './poll.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
 import { waitRunning, waitTask } from './tasks.js';
@@ -89,10 +87,14 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
     createdAt,
   };
   if (!spec.waitForAddress) return result;
-  const seen = await waitAddress(deps, ctx, spec);
+  const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot: !running });
   await logLine(ctx, `VM ${vm.vmid} reports address ${seen.address ?? ''}`);
   await reached(ctx, 'address');
   return { ...result, state: seen.state, ...(seen.address !== undefined ? { address: seen.address } : {}) };
+}
+
+function netOf(config: FoundVm['config']): string | undefined {
+  return typeof config.net0 === 'string' ? config.net0 : undefined;
 }
 
 /** 4. The seed, over any file of that name (F12); its task runs on the node of its UPID. */
@@ -142,19 +144,4 @@ async function start(deps: ProviderDeps, ctx: OperationContext, vm: FoundVm): Pr
   const upid = await call(ctx, () => deps.api.start(vm.node, vm.vmid, callOpts(ctx)));
   await waitTask(deps, ctx, upid, { what: `start of VM ${vm.vmid}`, budgetSeconds: deps.config.budgets.taskSeconds });
   await logLine(ctx, `started VM ${vm.vmid}`);
-}
-
-/** Polls Get until the guest agent reports an address (SPEC 1, SPEC 10). */
-async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec): Promise<VmObservation> {
-  const budgetSeconds = deps.config.budgets.addressSeconds;
-  return pollUntil(deps, ctx, { what: `an address from the guest agent of ${spec.name}`, budgetSeconds }, async () => {
-    try {
-      const seen = await getVm(deps, { name: spec.name, uid: spec.uid }, ctx);
-      if (seen.state === 'NotFound') throw permanent(`VM of ${spec.name} disappeared while waiting for its address`);
-      return seen.state === 'Running' ? seen : undefined;
-    } catch (err) {
-      if (err instanceof TransientError && !ctx.signal.aborted) return undefined;
-      throw err;
-    }
-  });
 }

@@ -1,10 +1,12 @@
 // What every provider operation is built from: the seam, the config it
 // reads, a logger, and the clock and sleep it polls with (tests inject
-// both so polling never really waits).
+// both so polling never really waits), and the waits one provider
+// instance shares (SPEC 26).
 import type { Logger } from '../log.js';
 import type { Config } from '../config-types.js';
 import type { CallOptions, ProxmoxApi } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
+import type { Waits } from './waits.js';
 
 export type ProviderConfig = Pick<Config, 'proxmox' | 'budgets'>;
 
@@ -16,6 +18,8 @@ export interface ProviderDeps {
   logger: Logger;
   now: () => Date;
   sleep: Sleep;
+  /** The process's shared waits (SPEC 26); without them each task and VM is polled on its own. */
+  waits?: Waits;
 }
 
 /** The per-call options of the seam: every call honours the job's signal. */

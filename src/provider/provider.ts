@@ -11,6 +11,7 @@ import { deleteSeed, listSeeds } from './seeds.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
 import { health } from './health.js';
+import { createWaits } from './waits.js';
 
 export interface ProviderOptions {
   api: ProxmoxApi;
@@ -23,12 +24,16 @@ export interface ProviderOptions {
 }
 
 export function createProvider(options: ProviderOptions): Provider {
+  const now = options.now ?? ((): Date => new Date());
+  const sleep = options.sleep ?? realSleep;
   const deps: ProviderDeps = {
     api: options.api,
     config: options.config,
     logger: options.logger,
-    now: options.now ?? (() => new Date()),
-    sleep: options.sleep ?? realSleep,
+    now,
+    sleep,
+    // Shared by every operation of this provider: one worker process, one board (SPEC 26).
+    waits: createWaits({ api: options.api, logger: options.logger, now, sleep, pollMs: options.config.budgets.pollMs }),
   };
   return {
     get: (ref, ctx) => getVm(deps, ref, ctx),

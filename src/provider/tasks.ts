@@ -1,12 +1,14 @@
 // Proxmox tasks (SPEC 16): the UPID names the node that runs the task,
 // `OK` and `WARNINGS: <n>` are success, anything else is a failed task.
-// waitUnlocked and waitRunning share the same polling loop.
+// With the process's waits (SPEC 26) a task is answered by the task
+// board and a VM to run by the running board; without them, and for
+// waitUnlocked, each polls on its own.
 import { PermanentError } from '../errors.js';
 import { classifyTaskExit } from '../proxmox/classify.js';
 import type { Upid, VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
 import { callOpts, logLine, type ProviderDeps } from './deps.js';
-import { classifyCall } from './errors.js';
+import { classifyCall, throwIfAborted } from './errors.js';
 import { pollUntil } from './poll.js';
 
 export interface UpidParts {
@@ -59,15 +61,10 @@ export async function waitTask(
   options: WaitTaskOptions,
 ): Promise<void> {
   const { node } = parseUpid(upid);
-  const status = await pollUntil(deps, ctx, { what: `${options.what} (task ${upid})`, budgetSeconds: options.budgetSeconds }, async () => {
-    try {
-      const s = await deps.api.taskStatus(node, upid, callOpts(ctx));
-      return s.status === 'stopped' ? s : undefined;
-    } catch (err) {
-      throw classifyCall(err, ctx.signal);
-    }
-  });
-  const exitstatus = status.exitstatus ?? '';
+  const what = `${options.what} (task ${upid})`;
+  const exitstatus = deps.waits
+    ? await deps.waits.tasks.wait(ctx, node, upid, { what, budgetSeconds: options.budgetSeconds })
+    : await pollTaskStatus(deps, ctx, node, upid, what, options.budgetSeconds);
   if (exitstatus === 'OK') return;
   if (WARNINGS.test(exitstatus)) {
     await logTaskWarnings(deps, ctx, node, upid, exitstatus, options.what);
@@ -75,6 +72,19 @@ export async function waitTask(
   }
   deps.logger.warn({ upid, exitstatus, node }, 'proxmox task failed');
   throw classifyTaskExit(exitstatus, `${options.what} failed on node ${node}`, new TaskFailure(upid, node, exitstatus));
+}
+
+/** Without the board: the task's own status, every pollMs. */
+async function pollTaskStatus(deps: ProviderDeps, ctx: OperationContext, node: string, upid: Upid, what: string, budgetSeconds: number): Promise<string> {
+  const status = await pollUntil(deps, ctx, { what, budgetSeconds }, async () => {
+    try {
+      const s = await deps.api.taskStatus(node, upid, callOpts(ctx));
+      return s.status === 'stopped' ? s : undefined;
+    } catch (err) {
+      throw classifyCall(err, ctx.signal);
+    }
+  });
+  return status.exitstatus ?? '';
 }
 
 /** A task that ended with warnings: its warning lines go to the job log (SPEC 16). */
@@ -117,15 +127,27 @@ export async function waitUnlocked(
   });
 }
 
-/** Waits until `status` and `qmpstatus` are both `running` (SPEC 13 step 7). */
+/**
+ * Waits until `status` and `qmpstatus` are both `running` (SPEC 13 step
+ * 7). One status/current first: after a start that ended OK the VM
+ * normally runs. Only a VM that does not yet run joins the running
+ * board (one /cluster/resources per poll for every such VM, SPEC 26).
+ */
 export async function waitRunning(deps: ProviderDeps, ctx: OperationContext, node: string, vmid: number): Promise<void> {
   const budgetSeconds = deps.config.budgets.runningSeconds;
-  await pollUntil(deps, ctx, { what: `VM ${vmid} on ${node} to run`, budgetSeconds }, async () => {
+  const runs = async (): Promise<true | undefined> => {
     try {
       const s = await deps.api.statusCurrent(node, vmid, callOpts(ctx));
       return s.status === 'running' && (s.qmpstatus ?? 'running') === 'running' ? true : undefined;
     } catch (err) {
       throw classifyCall(err, ctx.signal);
     }
-  });
+  };
+  if (!deps.waits) {
+    await pollUntil(deps, ctx, { what: `VM ${vmid} on ${node} to run`, budgetSeconds }, runs);
+    return;
+  }
+  throwIfAborted(ctx.signal);
+  if (await runs()) return;
+  await deps.waits.running.wait(ctx, node, vmid, budgetSeconds);
 }

@@ -131,6 +131,39 @@ export interface TaskStatus {
   starttime?: number;
 }
 
+/** The query of `GET /nodes/{node}/tasks` (pve-manager Tasks.pm `node_tasks`). */
+export interface NodeTasksQuery {
+  /** `archive` (Proxmox's default), `active` or `all`. */
+  source?: 'archive' | 'active' | 'all';
+  /** Only tasks whose starttime is at or after this epoch second. */
+  since?: number;
+  /** At most this many entries (Proxmox's default is 50; 0 returns none). */
+  limit?: number;
+  start?: number;
+  /** Matched case-insensitively anywhere in the entry's `user` (an archived token task's `user` has no `!token`). */
+  userfilter?: string;
+  typefilter?: string;
+}
+
+/**
+ * One entry of a node's task listing: active tasks first (`status:
+ * RUNNING`), then archived ones with `endtime` and `status` = the exit
+ * status text (`OK`, `WARNINGS: n`, or the error), newest first.
+ */
+export interface TaskListEntry {
+  upid: Upid;
+  node: string;
+  pid?: number;
+  pstart?: number;
+  starttime: number;
+  type: string;
+  id?: string;
+  user: string;
+  tokenid?: string;
+  endtime?: number;
+  status?: string;
+}
+
 export interface TaskLogLine {
   n: number;
   t: string;
@@ -167,4 +200,6 @@ export interface ProxmoxApi {
   deleteVolume(node: string, storage: string, volid: string, opts?: CallOptions): Promise<Upid>;
   taskStatus(node: string, upid: Upid, opts?: CallOptions): Promise<TaskStatus>;
   taskLog(node: string, upid: Upid, opts?: CallOptions): Promise<TaskLogLine[]>;
+  /** The node's task listing: one call answers every task a process waits on there (SPEC 26). */
+  nodeTasks(node: string, query: NodeTasksQuery, opts?: CallOptions): Promise<TaskListEntry[]>;
 }

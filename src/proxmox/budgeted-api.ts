@@ -39,5 +39,6 @@ export function budgetApi(api: ProxmoxApi, budget: RequestBudget): ProxmoxApi {
       paced('deleteVolume', opts?.signal, () => api.deleteVolume(node, storage, volid, opts)),
     taskStatus: (node, upid, opts) => paced('taskStatus', opts?.signal, () => api.taskStatus(node, upid, opts)),
     taskLog: (node, upid, opts) => paced('taskLog', opts?.signal, () => api.taskLog(node, upid, opts)),
+    nodeTasks: (node, query, opts) => paced('nodeTasks', opts?.signal, () => api.nodeTasks(node, query, opts)),
   };
 }

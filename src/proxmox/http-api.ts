@@ -17,6 +17,7 @@ import type {
   ProxmoxApi,
   StorageEntry,
   StorageVolume,
+  TaskListEntry,
   TaskLogLine,
   TaskStatus,
   Upid,
@@ -183,5 +184,7 @@ export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
     taskStatus: async (node, upid, opts) => (await call('taskStatus', { node, upid }, {}, opts)) as TaskStatus,
     taskLog: async (node, upid, opts) =>
       (await call('taskLog', { node, upid }, { query: { start: 0, limit: TASK_LOG_LIMIT } }, opts)) as TaskLogLine[],
+    nodeTasks: async (node, query, opts) =>
+      (await call('nodeTasks', { node }, { query: withoutUndefined({ ...query }) }, opts)) as TaskListEntry[],
   };
 }

@@ -88,5 +88,6 @@ export function observeApi(api: ProxmoxApi, logger: Logger, metrics?: ProxmoxCal
       observe('deleteVolume', { node, storage, volid }, () => api.deleteVolume(node, storage, volid, opts)),
     taskStatus: (node, upid, opts) => observe('taskStatus', { node, upid }, () => api.taskStatus(node, upid, opts)),
     taskLog: (node, upid, opts) => observe('taskLog', { node, upid }, () => api.taskLog(node, upid, opts)),
+    nodeTasks: (node, query, opts) => observe('nodeTasks', { node }, () => api.nodeTasks(node, query, opts)),
   };
 }

@@ -33,6 +33,7 @@ export const ROUTES: Record<RouteName, Route> = {
   deleteVolume: { method: 'DELETE', template: '/nodes/{node}/storage/{storage}/content/{volume}' },
   taskStatus: { method: 'GET', template: '/nodes/{node}/tasks/{upid}/status' },
   taskLog: { method: 'GET', template: '/nodes/{node}/tasks/{upid}/log' },
+  nodeTasks: { method: 'GET', template: '/nodes/{node}/tasks' },
 };
 
 export type PathValues = Partial<Record<'node' | 'vmid' | 'storage' | 'volume' | 'upid', string | number>>;

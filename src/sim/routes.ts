@@ -7,6 +7,7 @@ import { clone, destroy, resize, start, stop } from './handlers/qemu-lifecycle.j
 import { agentInterfaces, statusCurrent } from './handlers/qemu-status.js';
 import { deleteVolume, storageContent, storages, upload } from './handlers/storage.js';
 import { taskLog, taskStatus } from './handlers/tasks.js';
+import { nodeTasks } from './handlers/task-list.js';
 
 const QEMU = '/nodes/{node}/qemu/{vmid}';
 
@@ -30,6 +31,7 @@ export const ROUTES: Record<string, Handler> = {
   'DELETE /nodes/{node}/storage/{storage}/content/{volume}': deleteVolume,
   'GET /nodes/{node}/tasks/{upid}/status': taskStatus,
   'GET /nodes/{node}/tasks/{upid}/log': taskLog,
+  'GET /nodes/{node}/tasks': nodeTasks,
 };
 
 /** The route whose upload body is multipart and streamed (F12). */

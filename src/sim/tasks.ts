@@ -101,6 +101,11 @@ export class TaskBook {
     return this.tasks.get(upid);
   }
 
+  /** Every task kept, in creation order (GET /nodes/{node}/tasks). */
+  all(): IterableIterator<SimTask> {
+    return this.tasks.values();
+  }
+
   /** Applies, in end order, every task whose end is at or before now. */
   settle(now: number): void {
     for (;;) {

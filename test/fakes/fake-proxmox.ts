@@ -40,6 +40,14 @@
 //     `400 upid: no such task`, for its log one line `unable to open file
 //     - No such file or directory` (dump_logfile), as the simulator answers; an imgdel UPID's id is the
 //     storage id;
+//   - the node's task listing (`nodeTasks`, Tasks.pm node_tasks) answers
+//     as the simulator does: running tasks first (`status: RUNNING`,
+//     `user` as in the UPID), then finished ones (`status` = the exit
+//     status, `endtime`, `user` and `tokenid` apart), newest first,
+//     filtered by userfilter (substring of `user`), typefilter, since,
+//     start and limit; one listing counts as one status poll of every
+//     running task on that node; a UPID in `unlisted` is left out of
+//     every listing (as a task the index does not show yet);
 //   - uploads overwrite (F12), run on `apiNode` when set, and refuse a
 //     name without `.iso`; deleting a missing volume ends OK (F13);
 //   - the agent's three messages (F5), a guest agent that answers after
@@ -58,7 +66,8 @@
 //   pve.statdEvery = 3; pve.statdCycle();        // pvestatd lag in /cluster/resources
 //   pve.addVm({ vmid: 150, node: 'pv1-1', config: { name: 'x' }, status: 'running' });
 //   pve.on('clone', (args) => { ... });         // runs before each clone; throw to fail it
-//   pve.count('taskStatus'); pve.callsTo('putConfig');
+//   pve.count('taskStatus'); pve.callsTo('putConfig'); pve.count('nodeTasks');
+//   pve.unlisted.add(upid);                      // the listing leaves this task out
 //   pve.vm(150)?.config; pve.volumes('pv1-1', 'proxy-seeds');
 //   pve.setNextTaskOutcome('qmstart', { exitstatus: 'WARNINGS: 2', log: ['WARN: ...'] });
 // Tasks advance only when their status is polled, so pair the fake with
@@ -71,9 +80,11 @@ import type {
   DestroyParams,
   NodeEntry,
   NodeStatus,
+  NodeTasksQuery,
   ProxmoxApi,
   StorageEntry,
   StorageVolume,
+  TaskListEntry,
   TaskLogLine,
   TaskStatus,
   UploadSource,
@@ -220,6 +231,8 @@ export class FakeProxmox implements ProxmoxApi {
   readonly denyAllocateSpace = new Set<string>();
   /** See FakeProxmoxOptions.statdEvery. */
   statdEvery: number;
+  /** Tasks every node listing leaves out. */
+  readonly unlisted = new Set<Upid>();
   private statdCalls = 0;
   private readonly statd = new Map<number, StatdEntry>();
   private readonly hooks = new Map<FakeMethod, FakeHook[]>();
@@ -653,14 +666,7 @@ export class FakeProxmox implements ProxmoxApi {
   async taskStatus(node: string, upid: Upid, opts?: CallOptions): Promise<TaskStatus> {
     await this.enter('taskStatus', [node, upid], opts);
     const task = this.taskOn(node, upid);
-    if (!task.done) {
-      if (task.pollsLeft > 0) task.pollsLeft -= 1;
-      else if (task.canEnd()) {
-        const forced = this.override(task.type);
-        if (forced !== undefined && forced.exitstatus !== 'OK' && !/^WARNINGS: \d+$/.test(forced.exitstatus)) task.onFail?.();
-        task.done = forced ?? task.end();
-      }
-    }
+    this.advance(task);
     const base = { upid, node: task.node, type: task.type, id: task.id, starttime: 1760600515 };
     return task.done ? { ...base, status: 'stopped', exitstatus: task.done.exitstatus } : { ...base, status: 'running' };
   }
@@ -676,7 +682,46 @@ export class FakeProxmox implements ProxmoxApi {
     return lines.map((t, i) => ({ n: i + 1, t }));
   }
 
+  async nodeTasks(node: string, query: NodeTasksQuery, opts?: CallOptions): Promise<TaskListEntry[]> {
+    await this.enter('nodeTasks', [node, copy(query)], opts);
+    this.node(node);
+    const onNode = [...this.tasks.values()].filter((t) => t.node === node && !this.unlisted.has(t.upid));
+    for (const task of onNode) this.advance(task);
+    const entries = onNode.map((t) => ({ task: t, entry: listEntry(t) })).sort((a, b) => b.entry.starttime - a.entry.starttime || (b.entry.pid ?? 0) - (a.entry.pid ?? 0));
+    const source = query.source ?? 'archive';
+    let limit = query.limit ?? 50;
+    let count = 0;
+    const leftOut = (e: TaskListEntry): boolean => {
+      if (query.userfilter && !e.user.toLowerCase().includes(query.userfilter.toLowerCase())) return true;
+      if (query.typefilter && e.type !== query.typefilter) return true;
+      if (query.since !== undefined && e.starttime < query.since) return true;
+      if (count++ < (query.start ?? 0)) return true;
+      return limit <= 0;
+    };
+    const out: TaskListEntry[] = [];
+    const active = entries.filter((x) => !x.task.done).map((x) => x.entry);
+    const archived = entries.filter((x) => x.task.done).map((x) => x.entry);
+    for (const e of [...(source === 'archive' ? [] : active), ...(source === 'active' ? [] : archived)]) {
+      if (leftOut(e)) continue;
+      out.push(e);
+      limit -= 1;
+    }
+    return out;
+  }
+
   // ---- internals ----
+
+  /** One poll of a task: it runs for taskPolls of them, then ends once it may. */
+  private advance(task: FakeTask): void {
+    if (task.done) return;
+    if (task.pollsLeft > 0) task.pollsLeft -= 1;
+    else if (task.canEnd()) {
+      const forced = this.override(task.type);
+      // A task made to fail undoes what its call made (clone_vm's `unlink $conffile`).
+      if (forced !== undefined && forced.exitstatus !== 'OK' && !/^WARNINGS: \d+$/.test(forced.exitstatus)) task.onFail?.();
+      task.done = forced ?? task.end();
+    }
+  }
 
   private nodeEntry(n: FakeNodeInit): NodeEntry {
     return { node: n.name, status: n.status ?? 'online', maxmem: n.maxmem ?? 0, mem: n.mem ?? 0, maxcpu: 16, cpu: 0.04, uptime: 1209700 };
@@ -779,6 +824,15 @@ export class FakeProxmox implements ProxmoxApi {
 }
 
 const DISK_KEY = /^(ide|sata|scsi|virtio)\d+$|^(efidisk0|tpmstate0)$/;
+
+/** A task as the node's listing shows it: from the active file while it runs, from the index once done. */
+function listEntry(task: FakeTask): TaskListEntry {
+  const [, , pid = '0', pstart = '0', starttime = '0', , , user = ''] = task.upid.split(':');
+  const base = { upid: task.upid, node: task.node, pid: parseInt(pid, 16), pstart: parseInt(pstart, 16), starttime: parseInt(starttime, 16), type: task.type, id: task.id };
+  if (!task.done) return { ...base, user, status: 'RUNNING' };
+  const [owner = user, tokenid] = user.split('!');
+  return { ...base, user: owner, ...(tokenid !== undefined ? { tokenid } : {}), endtime: parseInt(starttime, 16) + 1, status: task.done.exitstatus };
+}
 
 /** The volids of a config's disks, CD-ROMs left out. */
 function diskVolids(config: VmConfig): string[] {

@@ -62,6 +62,17 @@ describe('Create (SPEC 13)', () => {
     expect(h.lines.length).to.be.at.least(6);
   });
 
+  it('waits through the process board: task listings, one status/current, the agent alone for the address (SPEC 26)', async () => {
+    const h = harness();
+    await h.provider.create(spec(), h.ctx);
+    const reads = h.pve.methods().filter((m) => !['clone', 'upload', 'putConfig', 'resize', 'start'].includes(m));
+    // Placement and name look-up, the template, the clone's config; then waits only.
+    expect(reads.filter((m) => m !== 'nodeTasks')).to.deep.equal(['clusterResources', 'clusterResources', 'getConfig', 'getConfig', 'statusCurrent', 'agentInterfaces']);
+    expect(h.pve.count('taskStatus')).to.equal(0);
+    // Four tasks (clone, upload, resize, start), each ended by its second listing (taskPolls 1).
+    expect(h.pve.count('nodeTasks')).to.equal(8);
+  });
+
   it('sends full=1, the name, the mark and the configured storage in the clone call', async () => {
     const h = harness({ config: testConfig([{ name: 'pv1-1', template: 9001, isoStorage: 'proxy-seeds', storage: 'local-lvm' }]) });
     await h.provider.create(spec(), h.ctx);

@@ -41,6 +41,7 @@ const SUCCESS_CALLS: Record<string, (api: ProxmoxApi) => Promise<unknown>> = {
   task_status_vmid_held_elsewhere: (api) => api.taskStatus(NODE, UPID),
   task_log_volume_missing: (api) => api.taskLog(NODE, UPID),
   task_log_warnings: (api) => api.taskLog(NODE, UPID),
+  node_tasks: (api) => api.nodeTasks(NODE, { source: 'all', limit: 500 }),
   agent_interfaces: (api) => api.agentInterfaces(NODE, VMID),
   agent_interfaces_docker: (api) => api.agentInterfaces(NODE, VMID),
   storages: (api) => api.storages(NODE),

@@ -29,6 +29,7 @@ const ARGS: Record<RouteName, unknown[]> = {
   deleteVolume: ['pve1', 'proxy-seeds', 'proxy-seeds:iso/a.iso'],
   taskStatus: ['pve1', 'UPID:pve1:1:2:3:qmstart:100:root@pam:'],
   taskLog: ['pve1', 'UPID:pve1:1:2:3:qmstart:100:root@pam:'],
+  nodeTasks: ['pve1', { source: 'all' }],
 };
 
 const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];

@@ -95,6 +95,28 @@ describe('the HTTP client on the wire (SPEC 18)', () => {
     expect(only(server).rawPath).to.not.contain(':');
   });
 
+  it('lists a node\'s tasks with the query it is given and answers the entries as Proxmox sends them (SPEC 26)', async () => {
+    answer = 'node_tasks';
+    const entries = await ws.client(server.url).nodeTasks('pv1-1', { source: 'all', since: 1760600498, limit: 1000, userfilter: 'root@pam' });
+    const request = only(server);
+    expect(request.method).to.equal('GET');
+    expect(request.rawPath).to.equal('/api2/json/nodes/pv1-1/tasks');
+    expect(Object.fromEntries(request.query)).to.deep.equal({ source: 'all', since: '1760600498', limit: '1000', userfilter: 'root@pam' });
+    expect(entries.map((e) => [e.type, e.status, e.user])).to.deep.equal([
+      ['qmstart', 'RUNNING', 'root@pam!provisioner'],
+      ['resize', 'OK', 'root@pam'],
+      ['imgcopy', 'WARNINGS: 1', 'root@pam'],
+      ['qmclone', "close (rename) atomic file '/etc/pve/nodes/pv1-1/qemu-server/199999.conf' failed: File exists", 'root@pam'],
+    ]);
+    expect(entries[1]).to.include({ upid: 'UPID:pv1-1:000A1B3A:0012D69A:68F0A1B9:resize:199999:root@pam!provisioner:', starttime: 0x68f0a1b9, endtime: 0x68f0a1ba, tokenid: 'provisioner' });
+  });
+
+  it('sends no parameter the caller left undefined in a task listing', async () => {
+    answer = 'node_tasks';
+    await ws.client(server.url).nodeTasks('pv1-1', { source: 'all', since: undefined });
+    expect(Object.fromEntries(only(server).query)).to.deep.equal({ source: 'all' });
+  });
+
   it('writes config as a form body, nothing in the query', async () => {
     await ws.client(server.url).putConfig('pv1-1', 199999, { cores: 4, memory: 4096, tags: 'debian;pve_provisioner', ide2: 'proxy-seeds:iso/x-seed.iso,media=cdrom' });
     const request = only(server);

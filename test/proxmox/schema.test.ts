@@ -102,6 +102,7 @@ const DRIVE: Record<RouteName, (api: ProxmoxApi) => Promise<unknown>> = {
   deleteVolume: (api) => api.deleteVolume('pv1-1', 'proxy-seeds', 'proxy-seeds:iso/x-seed.iso'),
   taskStatus: (api) => api.taskStatus('pv1-1', UPID),
   taskLog: (api) => api.taskLog('pv1-1', UPID),
+  nodeTasks: (api) => api.nodeTasks('pv1-1', { source: 'all', since: 1760600498, limit: 1000, userfilter: 'root@pam', typefilter: 'qmclone', start: 0 }),
 };
 
 describe('every request the client can send is in the Proxmox API schema', () => {

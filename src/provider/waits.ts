@@ -1,0 +1,30 @@
+// What one provider instance (one worker process) shares between all its
+// operations' waits (SPEC 26): the learned durations, the task board and
+// the running board. Deps built without them (tests of a helper alone)
+// poll each task and VM on its own, as before.
+import type { Logger } from '../log.js';
+import type { ProxmoxApi } from '../proxmox/api.js';
+import type { Sleep } from './deps.js';
+import { Expectations } from './expectations.js';
+import { RunningBoard } from './running-board.js';
+import { TaskBoard } from './task-board.js';
+
+export interface Waits {
+  expectations: Expectations;
+  tasks: TaskBoard;
+  running: RunningBoard;
+}
+
+export interface WaitsDeps {
+  api: ProxmoxApi;
+  logger: Logger;
+  now: () => Date;
+  sleep: Sleep;
+  pollMs: number;
+}
+
+export function createWaits(deps: WaitsDeps): Waits {
+  const expectations = new Expectations();
+  const boardDeps = { ...deps, expectations };
+  return { expectations, tasks: new TaskBoard(boardDeps), running: new RunningBoard(boardDeps) };
+}

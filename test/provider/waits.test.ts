@@ -1,0 +1,183 @@
+// SPEC 26, SPEC 13 step 7, SPEC 1 and 10: the running wait asks
+// status/current once and joins the running board (one
+// /cluster/resources per poll for every VM waited on) only when the VM
+// does not run yet; the address wait asks only the guest agent while it
+// is not up; poll schedules follow the learned durations.
+import { expect } from 'chai';
+import { PermanentError, TransientError } from '../../src/errors.js';
+import { waitAddress } from '../../src/provider/address-wait.js';
+import type { ProviderDeps } from '../../src/provider/deps.js';
+import { Expectations, PollSchedule, type ScheduleShape } from '../../src/provider/expectations.js';
+import { waitRunning } from '../../src/provider/tasks.js';
+import { createWaits } from '../../src/provider/waits.js';
+import { FakeProxmox } from '../fakes/fake-proxmox.js';
+import { fakeErrors } from '../fakes/fake-errors.js';
+import { addOurVm, failure, harness, type Harness } from './harness.js';
+
+function boarded(pve = new FakeProxmox()): Harness & { deps: ProviderDeps } {
+  const h = harness({ pve });
+  const waits = createWaits({ api: h.pve, logger: h.deps.logger, now: h.clock.now, sleep: h.clock.sleep, pollMs: h.config.budgets.pollMs });
+  return { ...h, deps: { ...h.deps, waits } };
+}
+
+const TASK_SHAPE: ScheduleShape = { pollMs: 1000, shortMs: 125, unknownCapMs: 1000, firstMayExceedPoll: false };
+
+function delays(schedule: PollSchedule, n: number): number[] {
+  return Array.from({ length: n }, () => schedule.next());
+}
+
+describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
+  it('a VM that runs after its start costs one status/current and no resources listing', async () => {
+    const h = boarded();
+    h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'running' });
+    await waitRunning(h.deps, h.ctx, 'pv1-1', 150);
+    expect(h.pve.methods()).to.deep.equal(['statusCurrent']);
+  });
+
+  it('VMs that do not run yet share one /cluster/resources per poll, each confirmed by its own status/current', async () => {
+    const h = boarded();
+    for (const vmid of [150, 151, 152]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'prelaunch' });
+    // The VMs go on after the third listing; resources shows them running all along (F14).
+    h.pve.on('clusterResources', () => {
+      if (h.pve.count('clusterResources') < 3) return;
+      for (const vmid of [150, 151, 152]) {
+        const vm = h.pve.vm(vmid);
+        if (vm) vm.qmpstatus = 'running';
+      }
+    });
+    await Promise.all([150, 151, 152].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
+    expect(h.pve.count('clusterResources')).to.equal(3);
+    // One first look each, one failed confirmation each after listings 1 and 2, one that holds.
+    expect(h.pve.count('statusCurrent')).to.equal(3 * 4);
+  });
+
+  it('a VM whose entry is not running is not asked again until the entry says so', async () => {
+    const h = boarded();
+    h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'stopped' });
+    h.pve.on('clusterResources', () => {
+      if (h.pve.count('clusterResources') < 4) return;
+      const vm = h.pve.vm(150);
+      if (vm) [vm.status, vm.qmpstatus] = ['running', 'running'];
+    });
+    await waitRunning(h.deps, h.ctx, 'pv1-1', 150);
+    expect(h.pve.count('clusterResources')).to.equal(4);
+    expect(h.pve.count('statusCurrent')).to.equal(2);
+  });
+
+  it('gives up after budgets.runningSeconds', async () => {
+    const h = boarded();
+    h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'stopped' });
+    const err = await failure(waitRunning(h.deps, h.ctx, 'pv1-1', 150));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.equal(`gave up waiting for VM 150 on pv1-1 to run after ${h.config.budgets.runningSeconds} s`);
+  });
+
+  it('a Permanent resources failure fails the running waits at once', async () => {
+    const h = boarded();
+    h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'stopped' });
+    h.pve.failNext('clusterResources', fakeErrors.authFailed());
+    const err = await failure(waitRunning(h.deps, h.ctx, 'pv1-1', 150));
+    expect(err).to.be.instanceOf(PermanentError);
+    expect(err.message).to.contain('could not list the cluster resources while waiting for VM 150 on pv1-1 to run');
+    expect(h.pve.count('clusterResources')).to.equal(1);
+  });
+});
+
+describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
+  const target = (h: Harness, vmid: number): { node: string; vmid: number; net0: string | undefined; freshBoot: boolean } => ({
+    node: 'pv1-1',
+    vmid,
+    net0: String(h.pve.vm(vmid)?.config.net0 ?? ''),
+    freshBoot: true,
+  });
+
+  it('asks only the guest agent while it is not up, then answers its address by net0 MAC', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 6 } });
+    const seen = await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid));
+    expect(seen.state).to.equal('Running');
+    expect(seen.address).to.match(/^192\.168\./);
+    expect(new Set(h.pve.methods())).to.deep.equal(new Set(['agentInterfaces']));
+    expect(h.pve.count('agentInterfaces')).to.equal(7);
+  });
+
+  it('an answer with no address yet is "not yet" too, still only the agent', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { interfaces: [{ name: 'lo', 'ip-addresses': [{ 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4' }] }] } });
+    h.pve.on('agentInterfaces', () => {
+      if (h.pve.count('agentInterfaces') === 3) delete h.pve.vm(vm.vmid)?.agent.interfaces;
+    });
+    const seen = await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid));
+    expect(seen.state).to.equal('Running');
+    expect(h.pve.methods()).to.deep.equal(['agentInterfaces', 'agentInterfaces', 'agentInterfaces']);
+  });
+
+  it('any other agent answer reads the VM whole: one that is gone is Permanent', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
+    h.pve.vms.delete(vm.vmid);
+    const err = await failure(waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid)));
+    expect(err).to.be.instanceOf(PermanentError);
+    expect(err.message).to.contain('disappeared while waiting for its address');
+    expect(h.pve.methods()).to.deep.equal(['agentInterfaces', 'clusterResources']);
+  });
+
+  it('a VM stopped under the wait is read whole and waited on, within the budget', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'stopped' });
+    const err = await failure(waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid)));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.equal(`gave up waiting for an address from the guest agent of web after ${h.config.budgets.addressSeconds} s`);
+    expect(h.pve.count('clusterResources')).to.equal(h.pve.count('agentInterfaces'));
+  });
+
+  it('after one boot the next first look comes at the learned boot time', async () => {
+    const h = boarded();
+    const first = addOurVm(h.pve, 'one', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 9 } });
+    await waitAddress(h.deps, h.ctx, { name: 'one', uid: 'u-1' }, target(h, first.vmid));
+    const learned = h.deps.waits?.expectations.expected('address');
+    expect(learned).to.be.a('number');
+    const second = addOurVm(h.pve, 'two', 'u-2', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 0 } });
+    const before = h.clock.now().getTime();
+    h.pve.on('agentInterfaces', () => {
+      expect(h.clock.now().getTime() - before).to.equal(learned);
+    });
+    await waitAddress(h.deps, h.ctx, { name: 'two', uid: 'u-2' }, target(h, second.vmid));
+    expect(h.pve.count('agentInterfaces')).to.equal(10 + 1);
+  });
+});
+
+describe('poll schedules (SPEC 26)', () => {
+  it('with nothing known: short polls from the small fraction, doubling up to pollMs', () => {
+    expect(delays(new PollSchedule(undefined, TASK_SHAPE), 6)).to.deep.equal([125, 250, 500, 1000, 1000, 1000]);
+  });
+
+  it('a task expected sooner than pollMs: the first poll at the expected time, then short polls', () => {
+    expect(delays(new PollSchedule(400, TASK_SHAPE), 5)).to.deep.equal([400, 125, 250, 500, 1000]);
+  });
+
+  it('a task expected later than pollMs: no gap above pollMs, one poll landing on the expected time', () => {
+    const gaps = delays(new PollSchedule(2500, TASK_SHAPE), 4);
+    expect(gaps).to.deep.equal([500, 1000, 1000, 125]);
+    expect(Math.max(...gaps)).to.be.at.most(1000);
+  });
+
+  it('the address wait: the first look at the expected time even past pollMs', () => {
+    const shape: ScheduleShape = { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true };
+    expect(delays(new PollSchedule(47_000, shape), 4)).to.deep.equal([47_000, 500, 1000, 1000]);
+    expect(delays(new PollSchedule(undefined, shape), 7)).to.deep.equal([500, 1000, 2000, 4000, 8000, 8000, 8000]);
+  });
+
+  it('learns per kind: a wait over at its planned poll counts a little shorter, one over later counts as that poll', () => {
+    const e = new Expectations();
+    const unknown = e.schedule('qmclone', TASK_SHAPE);
+    delays(unknown, 4);
+    e.observe('qmclone', 1875, unknown);
+    expect(e.expected('qmclone')).to.equal(1875);
+    expect(e.expected('qmstart')).to.equal(undefined);
+    const onTime = e.schedule('qmclone', TASK_SHAPE);
+    delays(onTime, 2);
+    e.observe('qmclone', 1875, onTime);
+    expect(e.expected('qmclone')).to.be.below(1875).and.above(1800);
+  });
+});
