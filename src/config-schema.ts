@@ -142,6 +142,13 @@ export const schema: Schema<Config> = {
     cloneSeconds: { doc: 'Duration of a clone task before timeScale (F16).', format: 'non-negative-number', default: 2 },
     taskSeconds: { doc: 'Duration of other tasks before timeScale.', format: 'non-negative-number', default: 1 },
     agentSeconds: { doc: 'Time from start until the guest agent reports an address, before timeScale (F21).', format: 'non-negative-number', default: 47 },
+    apiWorkers: {
+      doc: "Requests the simulated API serves at a time, as pveproxy's worker processes do (3 on a real host); the rest wait in arrival order (SPEC 26). 0 (the default) turns this capacity model off: any number at once.",
+      format: 'nat',
+      default: 0,
+    },
+    requestCostMs: { doc: 'With sim.apiWorkers, the time one request holds a worker, before timeScale (ms).', format: 'non-negative-number', default: 20 },
+    requestCostPerKibMs: { doc: 'With sim.apiWorkers, the time added per KiB of answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
     statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle (0: always current).", format: 'non-negative-number', default: 10 },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
     tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },

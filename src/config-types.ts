@@ -86,6 +86,9 @@ export interface Config {
     cloneSeconds: number;
     taskSeconds: number;
     agentSeconds: number;
+    apiWorkers: number;
+    requestCostMs: number;
+    requestCostPerKibMs: number;
     statdSeconds: number;
     tlsCert: string;
     tlsKey: string;

@@ -3,7 +3,7 @@
 // candidate whose config read fails is reported as unknown, never
 // dropped; only the resources call or a cancelled job fails the whole.
 import type { ClusterResource } from '../proxmox/api.js';
-import type { ListedVm, OperationContext } from './types.js';
+import type { KnownVm, ListedVm, OperationContext } from './types.js';
 import { callOpts, type ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
 import { mapLimit } from './concurrency.js';
@@ -80,16 +80,53 @@ export async function findByNames(deps: ProviderDeps, names: string[], ctx: Oper
 }
 
 /**
+ * The known VM a listing entry is, when the entry carries our tag and the
+ * known VM's name, VMID and node (SPEC 26); undefined otherwise. The
+ * argument that this is enough is in docs/decisions.md ("A steady sweep
+ * reads no config"); a nameless entry, an untagged one (a clone before its
+ * tag, SPEC 11) or one moved to another node never matches.
+ */
+export function knownEntry(entry: { vmid: number; node: string; name?: string; tags?: string }, tag: string, known: ReadonlyMap<number, KnownVm>): KnownVm | undefined {
+  const vm = known.get(entry.vmid);
+  if (vm === undefined || entry.name !== vm.name || entry.node !== vm.node || !hasTag(entry.tags, tag)) return undefined;
+  return vm;
+}
+
+/** A known VM as the listing shows it, ours with the registry's uid, its config unread. */
+function confirmed(entry: Entry, vm: KnownVm): ListedVm {
+  return {
+    vmid: entry.vmid,
+    node: entry.node,
+    name: vm.name,
+    uid: vm.uid,
+    ...(entry.status !== undefined ? { status: entry.status } : {}),
+    ours: true,
+    tagged: true,
+    fromListing: true,
+  };
+}
+
+/**
  * The sweep's listing (SPEC 5 step 1, SPEC 14): every VM carrying our tag
  * and every VM carrying one of the names (a clone not yet tagged, SPEC 11),
- * from one resources call, each candidate's config read once. Listing by
- * tag and looking the names up apart would fetch the whole cluster twice.
+ * from one resources call. Listing by tag and looking the names up apart
+ * would fetch the whole cluster twice. Each candidate's config is read
+ * once, except a `known` VM's (SPEC 26): a steady sweep reads none.
  */
-export async function listTaggedOrNamed(deps: ProviderDeps, names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+export async function listTaggedOrNamed(deps: ProviderDeps, names: string[], ctx: OperationContext, known: readonly KnownVm[] = []): Promise<ListedVm[]> {
   const tag = deps.config.proxmox.tag;
   const wanted = new Set(names);
   const range = deps.config.proxmox.vmidRange;
+  const knownByVmid = new Map(known.map((vm) => [vm.vmid, vm]));
   const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag) || maybeNamed(r, wanted, range));
-  const listed = await mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+  const listed = await mapLimit(
+    candidates,
+    LIST_CONCURRENCY,
+    async (c) => {
+      const vm = knownEntry(c, tag, knownByVmid);
+      return vm === undefined ? describe(deps, ctx, c) : confirmed(c, vm);
+    },
+    ctx.signal,
+  );
   return named(listed, wanted, (vm) => vm.tagged);
 }

@@ -40,7 +40,7 @@ export function createProvider(options: ProviderOptions): Provider {
     findByName: (name, ctx) => findByName(deps, name, ctx),
     findByNames: (names, ctx) => findByNames(deps, names, ctx),
     listByTag: (ctx) => listByTag(deps, ctx),
-    listTaggedOrNamed: (names, ctx) => listTaggedOrNamed(deps, names, ctx),
+    listTaggedOrNamed: (names, ctx, known) => listTaggedOrNamed(deps, names, ctx, known),
     listSeeds: (ctx) => listSeeds(deps, ctx),
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
     create: (spec, ctx) => createVm(deps, spec, ctx),

@@ -71,6 +71,23 @@ export interface ListedVm {
   status?: string;
   ours: boolean | 'unknown';
   tagged: boolean;
+  /**
+   * Its ownership came from the listing and a KnownVm, not from its
+   * config (SPEC 26): `uid` is the registry's, and `createdAt` is absent.
+   */
+  fromListing?: true;
+}
+
+/**
+ * A VM the registry knows (SPEC 26): a present name's uid and the VMID and
+ * node its last job saw it at. A tagged listing entry with this name, VMID
+ * and node is taken as that VM without reading its config.
+ */
+export interface KnownVm {
+  name: string;
+  uid: string;
+  vmid: number;
+  node: string;
 }
 
 export interface SeedIso {
@@ -111,8 +128,11 @@ export interface Provider {
   /** findByName for many names with one resources call (the sweep, SPEC 5, SPEC 21). */
   findByNames(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
   listByTag(ctx: OperationContext): Promise<ListedVm[]>;
-  /** listByTag and findByNames in one resources call, each config read once (the sweep, SPEC 5, SPEC 21). */
-  listTaggedOrNamed(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
+  /**
+   * listByTag and findByNames in one resources call, each config read
+   * once, none for an entry a KnownVm confirms (the sweep, SPEC 5, 21, 26).
+   */
+  listTaggedOrNamed(names: string[], ctx: OperationContext, known?: readonly KnownVm[]): Promise<ListedVm[]>;
   listSeeds(ctx: OperationContext): Promise<SeedIso[]>;
   deleteSeed(seed: SeedIso, ctx: OperationContext): Promise<void>;
   create(spec: CreateSpec, ctx: OperationContext): Promise<CreateResult>;

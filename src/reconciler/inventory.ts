@@ -5,6 +5,7 @@
 // a VM with our name and mark that the tag listing cannot see.
 import type { ListedVm, OperationContext, SeedIso } from '../provider/types.js';
 import type { DesiredEntry, SweepProvider } from './ports.js';
+import { knownVms } from './known.js';
 
 export interface Inventory {
   /** Distinct VMs by VMID, from the tag listing and the look-ups. */
@@ -30,10 +31,11 @@ export async function takeInventory(
   // read as "nothing is there" (that would re-create every VM).
   const byName = new Map(entries.map((e) => [e.name, e]));
   if (provider.listTaggedOrNamed) {
-    // Tagged VMs and every known or seed name's VMs in one cluster listing.
+    // Tagged VMs and every known or seed name's VMs in one cluster listing;
+    // the VMs the registry knows where they are need no config read (SPEC 26).
     const seeds = await provider.listSeeds(ctx);
     const names = new Set([...byName.keys(), ...seeds.map((seed) => seed.name)]);
-    const vms = await provider.listTaggedOrNamed([...names], ctx);
+    const vms = await provider.listTaggedOrNamed([...names], ctx, knownVms(entries));
     return { vms: mergeByVmid(vms), seeds, entries: byName, generations, unresolved: new Map() };
   }
   const [tagged, seeds] = await Promise.all([provider.listByTag(ctx), provider.listSeeds(ctx)]);

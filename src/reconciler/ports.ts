@@ -2,7 +2,7 @@
 // interfaces. The registry, the name locks and the queues of the job layer
 // (src/queue/) satisfy them through small adapters in this folder; tests
 // use in-memory doubles. Nothing here knows BullMQ or Redis.
-import type { ListedVm, OperationContext, Provider } from '../provider/types.js';
+import type { KnownVm, ListedVm, OperationContext, Provider } from '../provider/types.js';
 
 /** One name the registry knows (SPEC 2): present, or a tombstone. */
 export interface DesiredEntry {
@@ -18,6 +18,11 @@ export interface DesiredEntry {
    * not re-created until a new create arrives.
    */
   failed?: { reason: string; jobId: string; at: string };
+  /**
+   * Where the name's last job (a create, a check) saw its VM, and when
+   * (RFC 3339): the pair a steady sweep confirms from the listing (SPEC 26).
+   */
+  lastKnown?: { vmid?: number; node?: string; at: string };
 }
 
 export interface DesiredStateReader {
@@ -86,7 +91,7 @@ export interface Enqueuer {
  */
 export type SweepProvider = Pick<Provider, 'listByTag' | 'findByName' | 'listSeeds' | 'deleteSeed'> & {
   findByNames?(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
-  listTaggedOrNamed?(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
+  listTaggedOrNamed?(names: string[], ctx: OperationContext, known?: readonly KnownVm[]): Promise<ListedVm[]>;
 };
 
 export interface Clock {

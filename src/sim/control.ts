@@ -98,6 +98,11 @@ export async function handleControl(sim: Simulator, req: IncomingMessage, res: S
     case 'DELETE /_sim/requests':
       sim.requests.length = 0;
       return sendJson(res, 200, { cleared: true });
+    case 'GET /_sim/capacity':
+      return sendJson(res, 200, sim.capacity.counters());
+    case 'DELETE /_sim/capacity':
+      sim.capacity.resetCounters();
+      return sendJson(res, 200, sim.capacity.counters());
     case 'GET /_sim/faults':
       return sendJson(res, 200, sim.faults.current());
     case 'POST /_sim/faults': {

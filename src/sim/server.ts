@@ -2,6 +2,8 @@
 // given a certificate and key. Each API request goes: faults, latency,
 // token (F22), route (501 when unknown), parameters against the official
 // schema (400), handler; every request is recorded without its secrets.
+// From the token on, a request holds one of pveproxy's workers when the
+// capacity model is on (capacity.ts, SPEC 26); /_sim/ never waits.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -42,7 +44,19 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-export const SIM_DEFAULTS = { nodes: ['pve1', 'pve2'], vms: 3, timeScale: 0.1, latencyMs: 0, cloneSeconds: 2, taskSeconds: 1, agentSeconds: 47, statdSeconds: 10 };
+export const SIM_DEFAULTS = {
+  nodes: ['pve1', 'pve2'],
+  vms: 3,
+  timeScale: 0.1,
+  latencyMs: 0,
+  cloneSeconds: 2,
+  taskSeconds: 1,
+  agentSeconds: 47,
+  statdSeconds: 10,
+  apiWorkers: 0,
+  requestCostMs: 20,
+  requestCostPerKibMs: 0.05,
+};
 
 let sharedSchema: ApiSchema | undefined;
 
@@ -109,9 +123,11 @@ class SimServer {
       if (drop !== undefined && drop.afterEffect !== true) return this.drop(req, record);
       const delay = (this.sim.options.latencyMs ?? 0) + this.sim.faults.latencyMs;
       if (delay > 0) await sleep(delay);
-      const fault = this.sim.faults.errorFor(method, path);
-      if (fault !== undefined) throw errorFaultAnswer(fault);
-      const data = await this.answer(req, method, path, url.searchParams, record.params);
+      const data = await this.sim.capacity.serve(async () => {
+        const fault = this.sim.faults.errorFor(method, path);
+        if (fault !== undefined) throw errorFaultAnswer(fault);
+        return this.answer(req, method, path, url.searchParams, record.params);
+      });
       if (drop !== undefined) return this.drop(req, record);
       record.status = 200;
       sendData(res, data);

@@ -1,6 +1,7 @@
 // The simulated cluster as one object: state, tasks, faults, the request
 // log and the clock. The HTTP layer (server.ts) and the handlers work on it.
 import { taskExitOf } from './answer-error.js';
+import { ApiCapacity } from './capacity.js';
 import { Faults } from './faults.js';
 import { populate } from './population.js';
 import { SimState } from './state.js';
@@ -24,6 +25,12 @@ export interface SimulatorOptions {
   entryNode?: string;
   /** The clock, in ms; Date.now by default. */
   now?: () => number;
+  /** pveproxy's capacity (capacity.ts, SPEC 26): requests served at a time; 0 or absent, no model. */
+  apiWorkers?: number;
+  /** The cost of one request before timeScale (ms). */
+  requestCostMs?: number;
+  /** Added cost per KiB of answer before timeScale (ms). */
+  requestCostPerKibMs?: number;
 }
 
 export interface RecordedRequest {
@@ -57,6 +64,7 @@ export class Simulator {
   readonly state: SimState;
   readonly tasks = new TaskBook();
   readonly faults = new Faults();
+  readonly capacity: ApiCapacity;
   readonly requests: RecordedRequest[] = [];
   readonly entryNode: string;
   /** Called after each recorded request (sim.stateFile saves on it, state-file.ts). */
@@ -68,6 +76,12 @@ export class Simulator {
     this.entryNode = options.entryNode ?? (options.nodes[0] as string);
     this.clock = options.now ?? Date.now;
     this.state = this.freshState();
+    this.capacity = new ApiCapacity({
+      workers: options.apiWorkers ?? 0,
+      costMs: options.requestCostMs ?? 0,
+      costPerKibMs: options.requestCostPerKibMs ?? 0,
+      timeScale: options.timeScale,
+    });
   }
 
   now(): number {

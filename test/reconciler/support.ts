@@ -2,7 +2,8 @@
 // in-memory provider that keeps VMs and seeds the way Proxmox would show
 // them, and in-memory registry, locks, job lookup and enqueuer that record
 // what the sweep asked for. The sweep itself is never replaced.
-import type { ListedVm, OperationContext, SeedIso } from '../../src/provider/types.js';
+import { knownEntry } from '../../src/provider/list.js';
+import type { KnownVm, ListedVm, OperationContext, SeedIso } from '../../src/provider/types.js';
 import type {
   CreateAgain,
   DesiredEntry,
@@ -86,7 +87,7 @@ export class ProviderDouble implements SweepProvider {
     return Promise.resolve();
   }
 
-  private view(vm: DoubleVm): ListedVm {
+  protected view(vm: DoubleVm): ListedVm {
     const listed: ListedVm = { vmid: vm.vmid, node: vm.node, ours: false, tagged: vm.tags.includes(OUR_TAG) };
     if (vm.name !== undefined) listed.name = vm.name;
     if (vm.configUnreadable) return { ...listed, ours: 'unknown' };
@@ -118,6 +119,14 @@ export class RegistryDouble implements DesiredStateReader {
   present(name: string, uid: string, updatedAt: Date = OLD, generation = 1): this {
     this.entries.set(name, { name, state: 'present', uid, generation, updatedAt: updatedAt.toISOString() });
     this.generations.set(name, generation);
+    return this;
+  }
+
+  /** What the name's last job saw, as a create or check writes it (after the entry, by default). */
+  seen(name: string, vmid: number, node: string, at: Date = new Date(OLD.getTime() + 60_000)): this {
+    const entry = this.entries.get(name);
+    if (entry === undefined) throw new Error(`no entry for ${name}`);
+    entry.lastKnown = { vmid, node, at: at.toISOString() };
     return this;
   }
 
@@ -219,14 +228,30 @@ export function makeWorld(provider: SweepProvider, settings: Partial<SweepDeps['
   return { provider, registry, locks, jobs, enqueuer, findings, lines, deps };
 }
 
-/** A provider that lists tagged VMs and looks names up in one call (SweepProvider.listTaggedOrNamed). */
+/**
+ * A provider that lists tagged VMs and looks names up in one call
+ * (SweepProvider.listTaggedOrNamed), taking a listing entry as a known VM
+ * by the provider's own rule (knownEntry) and reading every other
+ * candidate's config, counted in `configReads`.
+ */
 export class ListingProviderDouble extends ProviderDouble {
-  async listTaggedOrNamed(names: string[], ctx: OperationContext): Promise<ListedVm[]> {
+  configReads: number[] = [];
+
+  listTaggedOrNamed(names: string[], _ctx: OperationContext, known: readonly KnownVm[] = []): Promise<ListedVm[]> {
     this.calls.listTaggedOrNamed++;
-    const found = [...(await this.listByTag(ctx)), ...(await Promise.all(names.map((name) => this.findByName(name, ctx)))).flat()];
-    this.calls.listByTag--;
-    this.calls.findByName -= names.length;
-    return [...new Map(found.map((vm) => [vm.vmid, vm])).values()];
+    const failed = names.find((name) => this.failLookupOf.has(name));
+    if (failed !== undefined) return Promise.reject(new Error(`lookup of ${failed} failed`));
+    const wanted = new Set(names);
+    const byVmid = new Map(known.map((vm) => [vm.vmid, vm]));
+    const candidates = [...this.vms.values()].filter((vm) => vm.tags.includes(OUR_TAG) || (vm.name !== undefined && wanted.has(vm.name)));
+    return Promise.resolve(
+      candidates.map((vm): ListedVm => {
+        const entry = { vmid: vm.vmid, node: vm.node, tags: vm.tags.join(';'), ...(vm.name === undefined ? {} : { name: vm.name }) };
+        const knownVm = knownEntry(entry, OUR_TAG, byVmid);
+        if (knownVm !== undefined) return { vmid: vm.vmid, node: vm.node, name: knownVm.name, uid: knownVm.uid, ours: true, tagged: true, fromListing: true };
+        this.configReads.push(vm.vmid);
+        return this.view(vm);
+      }),
+    );
   }
 }
-
