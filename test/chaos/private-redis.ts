@@ -1,12 +1,8 @@
 // A private redis-server for the Redis-restart variant of the chaos suite
-// (SPEC 22): its own port and directory, AOF on, so a restart mid-run
-// keeps what was written. Never the shared Redis.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
+// (SPEC 22): the test's own redis-server (test/e2e/redis-server.ts: its own
+// port and directory, AOF on with Redis's default everysec fsync), so a
+// restart mid-run keeps what was written. Never the shared Redis.
+import { startOwnRedis } from '../e2e/redis-server.js';
 
 export interface PrivateRedis {
   url: string;
@@ -18,65 +14,19 @@ export interface PrivateRedis {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function answers(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-    try {
-      await probe.connect();
-      // Loading the AOF answers LOADING until done.
-      if ((await probe.ping()) === 'PONG') return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`redis at ${url} did not answer within ${timeoutMs} ms`);
-    } finally {
-      probe.disconnect();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'pvep-chaos-redis-'));
-  const url = `redis://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
-  const launch = async (): Promise<void> => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', '', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
-    await answers(url, 10_000);
-  };
-  const stop = async (): Promise<void> => {
-    const running = child;
-    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGTERM');
-    await exited;
-  };
-  await launch();
+  const own = await startOwnRedis();
   const handle: PrivateRedis = {
-    url,
-    port,
+    url: own.url,
+    port: own.port,
     restarts: 0,
     async restart(downMs = 500) {
-      await stop();
+      await own.stop();
       await new Promise((resolve) => setTimeout(resolve, downMs));
-      await launch();
+      await own.start();
       handle.restarts += 1;
     },
-    async close() {
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => own.close(),
   };
   return handle;
 }
