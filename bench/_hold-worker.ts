@@ -1,7 +1,7 @@
 // A worker process for bench/memory.ts: the real worker service on the
 // config from the environment (SPEC 7), with a provider whose creates hold
 // until cancelled, so running jobs stay running while RSS is read.
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/log.js';
 import type { CreateResult, CreateSpec, OperationContext } from '../src/provider/types.js';
 import { startWorkerService } from '../src/queue/worker-service.js';

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { silentLogger } from '../src/log.js';
 import { keepJobs, VM_QUEUE } from '../src/queue/queues.js';
 import { startWorkerService } from '../src/queue/worker-service.js';

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { createProvisionerClient } from '../src/client.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { VM_QUEUE } from '../src/queue/queues.js';
 import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable, rssMiB, sleep } from './_common.js';
 import { ROOT } from './_processes.js';

@@ -19,7 +19,7 @@
 // phase 2), --at-once N (phase 3), --quick.
 import { performance } from 'node:perf_hooks';
 import { createProvisionerClient, type ProvisionerClient } from '../src/client.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { listLiveWorkers } from '../src/queue/heartbeat.js';
 import type { Redis } from 'ioredis';
 import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable, sleep } from './_common.js';

@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createProvisionerClient } from '../src/client.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { VM_QUEUE } from '../src/queue/queues.js';
 import { ensureBuilt, transpileBenchFiles } from './_compiled.js';
 import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable } from './_common.js';

@@ -7,7 +7,7 @@
 // seed listings (two per node: content and storage). The simulator runs
 // as its own process. Options: --total N, --ours N, --rounds N, --quick.
 import { performance } from 'node:perf_hooks';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/index.js';
 import { silentLogger } from '../src/log.js';
 import { formatMark } from '../src/provider/mark.js';
 import { createProvider } from '../src/provider/provider.js';

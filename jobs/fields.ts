@@ -2,7 +2,7 @@
 // job (jobs/<name>.schema.ts) gives both the validator that decides
 // (producer, HTTP API and worker: SPEC 1) and the JSON Schema that
 // documents it, so the two never disagree. No worker code here.
-import type { Config } from '../src/config-types.js';
+import type { Config } from '../src/config/types.js';
 
 export interface FieldError {
   field: string;

@@ -1,6 +1,6 @@
 // Regenerates the configuration reference table in README.md from the schema.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { describeKeys } from '../src/config.js';
+import { describeKeys } from '../src/config/index.js';
 
 const rows = describeKeys().map((k) => `| \`${k.path}\` | \`${k.env}\` | \`${JSON.stringify(k.default)}\` | ${k.doc.replace(/\|/g, '\\|')} |`);
 const table = ['| key | variable | default | meaning |', '|---|---|---|---|', ...rows].join('\n');

@@ -6,11 +6,11 @@ import { randomUUID } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import { limitsFromConfig, validateJobData } from '../jobs/schema.js';
 import type { JobLimits } from '../jobs/schema.js';
-import type { Config } from './config-types.js';
-import { loadConfig } from './config.js';
+import type { Config } from './config/types.js';
+import { loadConfig } from './config/index.js';
 import { connected, createProducerConnection } from './queue/connection.js';
 import { SPEC_FIELDS } from '../jobs/create.schema.js';
-import { ConflictError, SpecConflictError, ValidationError } from './queue/errors.js';
+import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
 import type { JobView } from './queue/job-view.js';
 import { createQueues } from './queue/queues.js';
@@ -19,7 +19,7 @@ import { DesiredStateRegistry } from './queue/registry.js';
 import type { DesiredRecord, LastKnown, RecordedFailure } from './queue/registry.js';
 import { withTextsSummarized } from './queue/text-summary.js';
 
-export { ConflictError, SpecConflictError, ValidationError } from './queue/errors.js';
+export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { FieldError } from '../jobs/schema.js';
 export type { JobView, JobState } from './queue/job-view.js';
 

@@ -2,7 +2,7 @@
 // the simulator when proxmox.url is "sim" (the default, SPEC 7, 8), so
 // `npm start` gives a working service with no set-up. Exit 2 on bad
 // config or credentials files, 0 after a clean shutdown.
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { metrics, type Metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';

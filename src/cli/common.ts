@@ -2,8 +2,8 @@
 // refuse stray arguments, load the config or say why (exit 2), wait for a
 // stop signal.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
-import type { Config } from '../config.js';
+import { ConfigError, loadConfig } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { answerUsage, describeParseError, PLAIN_USAGE, wantsHelp } from './help.js';
 
 /**

@@ -11,8 +11,8 @@ import { checkFields } from '../../jobs/check.schema.js';
 import { createInputFields } from '../../jobs/create.schema.js';
 import { deleteInputFields } from '../../jobs/delete.schema.js';
 import type { FieldSpec, FlagSpec, JobFields } from '../../jobs/fields.js';
-import { ConfigError, loadConfig } from '../config.js';
-import type { Config } from '../config.js';
+import { ConfigError, loadConfig } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
 const JOBS = ['create', 'delete', 'check'] as const;

@@ -4,7 +4,7 @@
 // call's own latency leaves its wait out.
 import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Metrics } from '../metrics.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import { budgetApi } from '../proxmox/budgeted-api.js';

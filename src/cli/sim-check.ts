@@ -4,7 +4,7 @@
 // every job fail "Proxmox unreachable" with no hint (SPEC 7, 8); then
 // say once when it answers.
 import { connect } from 'node:net';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 
 const RECHECK_MS = 5_000;

@@ -3,7 +3,7 @@
 // It accepts the token in proxmox.tokenFile (created when missing) and
 // prints the URL it listens on, never the token. Exit 2 on bad flags.
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import { startSimulator } from '../sim/index.js';
 import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';

@@ -1,7 +1,7 @@
 // `pve-provisioner web`: the HTTP API, Bull Board and metrics (SPEC 6).
 // Exit 2 when config or the credentials files are wrong (reason on
 // stderr), 0 after a clean shutdown on SIGINT or SIGTERM.
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';

@@ -3,13 +3,13 @@
 // once on the template's node (F4), or inside the task when a VM on
 // another node holds it (SPEC 23, correction 2). A template on another
 // node is cloned across with `target`.
-import type { NodeConfig } from '../config-types.js';
+import type { NodeConfig } from '../config/types.js';
 import { CLONE_LOCAL_STORAGE, CONFIG_EXISTS, STORAGE_MISSING, VMID_HELD_ELSEWHERE, messageMatches } from '../proxmox/messages.js';
 import type { CreateSpec, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
 import { classifyCall, permanent, transient } from './errors.js';
 import { call } from './call.js';
-import { probeSequence } from './identity.js';
+import { probeSequence } from './vmid.js';
 import { formatMark } from './mark.js';
 import { holderOfVmid, type FoundVm } from './ownership.js';
 import { taskExitOf, waitTask } from './tasks.js';

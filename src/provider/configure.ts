@@ -1,7 +1,7 @@
 // SPEC 13 step 5: the one synchronous config write: cores, memory, the
 // agent, the tags (the template's plus ours), the seed on ide2, and net0
 // with bridge and VLAN tag when configured, keeping its MAC.
-import type { NodeConfig } from '../config-types.js';
+import type { NodeConfig } from '../config/types.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { CreateSpec } from './types.js';
 import { mergeTags } from './tags.js';

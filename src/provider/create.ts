@@ -3,7 +3,7 @@
 // VMID, mid-clone) and goes on from there: never a second clone.
 import { createSpecFields } from '../../jobs/create.schema.js';
 import { limitsFromConfig, validateFields } from '../../jobs/fields.js';
-import type { NodeConfig } from '../config-types.js';
+import type { NodeConfig } from '../config/types.js';
 import { buildSeed } from '../nocloud/seed.js';
 import type { CreateResult, CreateSpec, CreateStep, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
@@ -12,7 +12,7 @@ import { waitAddress } from './address-wait.js';
 import { call } from './call.js';
 import { cloneOrAdopt } from './clone.js';
 import { configParams } from './configure.js';
-import { providerId } from './identity.js';
+import { providerId } from './vmid.js';
 import { parseMark } from './mark.js';
 import { findOurs, type FoundVm } from './ownership.js';
 import { chooseNode, configuredNode, requireConfiguredNode } from './placement.js';

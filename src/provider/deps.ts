@@ -3,7 +3,7 @@
 // both so polling never really waits), and the waits one provider
 // instance shares (SPEC 26).
 import type { Logger } from '../log.js';
-import type { Config } from '../config-types.js';
+import type { Config } from '../config/types.js';
 import type { CallOptions, ProxmoxApi } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
 import type { Waits } from './waits.js';

@@ -6,7 +6,7 @@ import { messageMatches, AGENT_NOT_CONFIGURED, AGENT_NOT_RUNNING, VM_NOT_RUNNING
 import type { OperationContext, VmObservation, VmRef } from './types.js';
 import { callOpts, type ProviderDeps } from './deps.js';
 import { classifyCall } from './errors.js';
-import { providerId } from './identity.js';
+import { providerId } from './vmid.js';
 import { parseMark } from './mark.js';
 import { pickAddress } from './address.js';
 import { walkChain } from './resolve.js';

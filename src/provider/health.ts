@@ -3,7 +3,7 @@
 // template present and a template, and a template on another node on
 // shared storage (SPEC 23). Each failure is a reason an operator
 // can act on.
-import type { NodeConfig } from '../config-types.js';
+import type { NodeConfig } from '../config/types.js';
 import { NotFoundError } from '../errors.js';
 import { kindOf } from '../proxmox/classify.js';
 import type { HealthReason, NodeHealth, OperationContext } from './types.js';

@@ -1,7 +1,7 @@
 // Where a new VM goes (SPEC 13): the node the job names, which must be a
 // configured one, else the online configured node with the most free
 // memory (one `/cluster/resources?type=node` call).
-import type { NodeConfig } from '../config-types.js';
+import type { NodeConfig } from '../config/types.js';
 import type { OperationContext } from './types.js';
 import { callOpts, type ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';

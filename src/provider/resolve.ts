@@ -3,7 +3,7 @@
 // names, and stop at the first gap. A locked or nameless entry is a
 // clone in progress, never an absence.
 import type { ClusterResource } from '../proxmox/api.js';
-import { probeSequence, type VmidRange } from './identity.js';
+import { probeSequence, type VmidRange } from './vmid.js';
 
 export type ChainAnswer =
   | { kind: 'absent' }

@@ -1,7 +1,7 @@
 // Where a node's template lives (SPEC 23): on the node itself, or on
 // another node of the cluster, cloned across with `target` (Proxmox allows
 // that only when the template's disks are on shared storage).
-import type { NodeConfig } from '../config-types.js';
+import type { NodeConfig } from '../config/types.js';
 import type { ProviderDeps } from './deps.js';
 
 export interface TemplateSource {

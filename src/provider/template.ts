@@ -1,7 +1,7 @@
 // The template check of SPEC 13 step 2 (F19): before any clone exists, a
 // template that cannot give a working VM is refused as Permanent, with
 // what is wrong in words.
-import type { NodeConfig } from '../config-types.js';
+import type { NodeConfig } from '../config/types.js';
 import { NotFoundError } from '../errors.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';

@@ -2,7 +2,7 @@
 // matched by status and whole message; transport failures by their code.
 // The reason says what an operator can do about it.
 import { ClassifiedError, NotFoundError } from '../errors.js';
-import { SecretFileError, redactSecrets } from '../secrets.js';
+import { SecretFileError, redactSecrets } from '../secrets/index.js';
 import { isApiError } from './api-error.js';
 import type { ProxmoxApiError } from './api-error.js';
 import { ProxmoxPermanentError, ProxmoxTransientError } from './failure.js';

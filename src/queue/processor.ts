@@ -7,7 +7,7 @@ import type { JobLimits, JobName } from '../../jobs/schema.js';
 import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js';
 import type { JobMetrics } from '../metrics.js';
 import type { CreateStep } from '../provider/types.js';
-import { redactSecrets } from '../secrets.js';
+import { redactSecrets } from '../secrets/index.js';
 import { LazyAbortController } from './lazy-abort.js';
 import { holdLock } from './name-lock.js';
 import type { HeldLock, NameLocks } from './name-lock.js';

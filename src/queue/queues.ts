@@ -2,7 +2,7 @@
 // health) on another that runs one job at a time across all workers.
 import { Queue } from 'bullmq';
 import type { ConnectionOptions, JobsOptions, KeepJobs } from 'bullmq';
-import type { Config } from '../config-types.js';
+import type { Config } from '../config/types.js';
 import type { JobName } from '../../jobs/schema.js';
 import { reportRedisError } from './connection.js';
 

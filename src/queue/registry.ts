@@ -3,7 +3,7 @@
 // with one generation counter per name. Producers record here first,
 // then add the job carrying the generation; workers compare.
 import type { Redis } from 'ioredis';
-import { redactSecrets } from '../secrets.js';
+import { redactSecrets } from '../secrets/index.js';
 import { keys } from './keys.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 

@@ -6,7 +6,7 @@ import type { BackoffStrategy } from 'bullmq';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
 import { limitsFromConfig } from '../../jobs/schema.js';
 import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
-import type { Config } from '../config-types.js';
+import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';

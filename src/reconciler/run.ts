@@ -6,7 +6,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { limitsFromConfig } from '../../jobs/schema.js';
-import type { Config } from '../config-types.js';
+import type { Config } from '../config/types.js';
 import type { OperationContext } from '../provider/types.js';
 import type { NameLocks } from '../queue/name-lock.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';

@@ -2,8 +2,8 @@
 // (proxmox.tokenFile), created on first run with a random secret, mode 0600,
 // so the default run needs no set-up (SPEC 7). The value is never printed.
 import { randomUUID } from 'node:crypto';
-import { createSecretFileIfMissing } from '../secret-files.js';
-import { readSecretFile } from '../secrets.js';
+import { createSecretFileIfMissing } from '../secrets/create-missing.js';
+import { readSecretFile } from '../secrets/index.js';
 
 /** Reads the token file, creating it with `root@pam!provisioner=<uuid>` when missing. Resolves the token and whether it was created. */
 export async function ensureSimToken(path: string): Promise<{ token: string; created: boolean }> {

@@ -6,7 +6,7 @@ import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { bearerAuth } from './auth/bearer.js';
 import { mountBoard } from './board.js';
 import type { WebDeps } from './deps.js';
-import { errorHandler, notFound } from './errors.js';
+import { errorHandler, notFound } from './error-handler.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { jobRoutes } from './routes/jobs.js';
 import { metricsRoute } from './routes/metrics.js';

@@ -3,7 +3,7 @@
 // one set of connections between web and worker.
 import type { Queue } from 'bullmq';
 import type { ProvisionerClient } from '../client.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Credentials } from './auth/credentials.js';

@@ -2,7 +2,7 @@
 // bodies come from the job schemas (jobJsonSchema), the same rules the
 // validator applies, so the document cannot drift from what is enforced.
 import { jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { MAX_WAIT_SECONDS } from './routes/jobs.js';
 
 type Schema = Record<string, unknown>;

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { createProvisionerClient } from '../client.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createWebConnection, type Redis } from '../queue/connection.js';

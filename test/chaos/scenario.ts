@@ -8,10 +8,10 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
-import { vmidForUid } from '../../src/provider/identity.js';
+import { vmidForUid } from '../../src/provider/vmid.js';
 import { foreignViolations, stateViolations, tallyJobs, type Desired, type ForeignVm, type JobTally, type SimStateView } from './invariants.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { DEFAULT_REDIS_URL, redisUrlSetByUser, startPrivateRedisIfNeeded } from '../../src/cli/private-redis.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { freePort, redisAnswers } from '../e2e/redis-server.js';
 import { REDIS_URL } from '../web/helpers.js';

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { proxmoxApiFromConfig } from '../../src/cli/proxmox-api.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { TransientError } from '../../src/errors.js';
 import { classifyError } from '../../src/proxmox/classify.js';
-import { startRawServer } from '../helpers/replay-server.js';
+import { startRawServer } from '../support/replay-server.js';
 
 describe('the worker Proxmox client from config (budgets.responseMs)', function () {
   // With the 60 s default the call below would outlast this.

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:net';
 import { Writable } from 'node:stream';
 import { watchSimulator } from '../../src/cli/sim-check.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
 import { freePort } from '../e2e/redis-server.js';
 

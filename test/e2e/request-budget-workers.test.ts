@@ -10,7 +10,7 @@ import { serviceEnv, startCli, startSimChild } from '../../bench/_processes.js';
 import type { Child, SimChild } from '../../bench/_processes.js';
 import { createProvisionerClient } from '../../src/client.js';
 import type { ProvisionerClient } from '../../src/client.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { budgetKeys } from '../../src/proxmox/budget-script.js';
 import { listLiveWorkers } from '../../src/queue/heartbeat.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
-import { apiErrorFromFixture, fixtureData } from '../helpers/fixtures.js';
+import { apiErrorFromFixture, fixtureData } from '../support/fixtures.js';
 import type { CloneParams, TaskStatus } from '../../src/proxmox/api.js';
 import type { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { FAKE_ONLY_SAMPLES, FIXTURE_SAMPLES, SIMULATOR_SAMPLES, fakeErrors, fakeTaskExits } from './fake-errors.js';

@@ -93,7 +93,7 @@ import type {
   VmConfig,
   VmStatus,
 } from '../../src/proxmox/api.js';
-import { fixtureData } from '../helpers/fixtures.js';
+import { fixtureData } from '../support/fixtures.js';
 import { fakeErrors, fakeTaskExits } from './fake-errors.js';
 
 export type FakeMethod = keyof ProxmoxApi;

@@ -1,7 +1,7 @@
 // SPEC 10: the address from the guest agent (F21).
 import { expect } from 'chai';
 import { pickAddress } from '../../src/provider/address.js';
-import { fixtureData } from '../helpers/fixtures.js';
+import { fixtureData } from '../support/fixtures.js';
 import type { AgentInterface } from '../../src/proxmox/api.js';
 
 const plain = fixtureData<{ result: AgentInterface[] }>('agent_interfaces').result;

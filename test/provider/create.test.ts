@@ -2,7 +2,7 @@
 // boundary, the ownership check of correction 2, the template check.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { vmidForUid } from '../../src/provider/identity.js';
+import { vmidForUid } from '../../src/provider/vmid.js';
 import { formatMark, parseMark } from '../../src/provider/mark.js';
 import type { CreateSpec, CreateStep, OperationContext } from '../../src/provider/types.js';
 import type { VmConfig } from '../../src/proxmox/api.js';

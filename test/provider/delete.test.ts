@@ -1,7 +1,7 @@
 // SPEC 15: Delete.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { vmidForUid } from '../../src/provider/identity.js';
+import { vmidForUid } from '../../src/provider/vmid.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { addOurVm, failure, harness, RANGE, testConfig } from './harness.js';
 

@@ -1,10 +1,10 @@
 // SPEC 12 (Get, in order), SPEC 10 (states and address), corrections 1, 6, 9.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { vmidForUid } from '../../src/provider/identity.js';
+import { vmidForUid } from '../../src/provider/vmid.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
 import { addOurVm, harness, RANGE } from './harness.js';
-import { fixtureData } from '../helpers/fixtures.js';
+import { fixtureData } from '../support/fixtures.js';
 import type { AgentInterface } from '../../src/proxmox/api.js';
 
 const NAME = 'proxy-a';

@@ -1,14 +1,14 @@
 // Builds a provider on a FakeProxmox with a fake clock, and VMs of ours.
 import type { ProviderConfig, ProviderDeps } from '../../src/provider/deps.js';
 import type { OperationContext, Provider } from '../../src/provider/types.js';
-import type { NodeConfig } from '../../src/config-types.js';
+import type { NodeConfig } from '../../src/config/types.js';
 import { createProvider } from '../../src/provider/provider.js';
 import { formatMark } from '../../src/provider/mark.js';
-import { vmidForUid } from '../../src/provider/identity.js';
+import { vmidForUid } from '../../src/provider/vmid.js';
 import { createLogger, silentLogger, type Logger } from '../../src/log.js';
 import { FakeProxmox, type FakeVm, type FakeVmInit } from '../fakes/fake-proxmox.js';
 import { FakeClock } from '../fakes/clock.js';
-import { fixtureData } from '../helpers/fixtures.js';
+import { fixtureData } from '../support/fixtures.js';
 import type { VmConfig } from '../../src/proxmox/api.js';
 
 export const RANGE = { min: 100000, max: 199999 };

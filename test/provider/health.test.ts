@@ -1,10 +1,10 @@
 // SPEC 19: health, one entry per configured node, checked concurrently.
 import { expect } from 'chai';
 import { readToken } from '../../src/proxmox/token.js';
-import type { NodeConfig } from '../../src/config-types.js';
+import type { NodeConfig } from '../../src/config/types.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
-import { apiErrorFromFixture } from '../helpers/fixtures.js';
+import { apiErrorFromFixture } from '../support/fixtures.js';
 import { harness, testConfig } from './harness.js';
 
 const NODES: NodeConfig[] = ['a', 'b', 'c'].map((name, i) => ({ name, template: 9001 + i, isoStorage: 'proxy-seeds' }));

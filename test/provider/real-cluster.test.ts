@@ -5,9 +5,9 @@
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { kindOf } from '../../src/proxmox/classify.js';
-import { vmidForUid } from '../../src/provider/identity.js';
+import { vmidForUid } from '../../src/provider/vmid.js';
 import type { CreateSpec } from '../../src/provider/types.js';
-import type { NodeConfig } from '../../src/config-types.js';
+import type { NodeConfig } from '../../src/config/types.js';
 import { FakeProxmox, type FakeStorageInit } from '../fakes/fake-proxmox.js';
 import { failure, harness, RANGE, testConfig } from './harness.js';
 

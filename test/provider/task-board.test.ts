@@ -13,7 +13,7 @@ import { createWaits } from '../../src/provider/waits.js';
 import type { TaskLogLine, Upid } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
-import { fixtureData } from '../helpers/fixtures.js';
+import { fixtureData } from '../support/fixtures.js';
 import { failure, harness, type Harness } from './harness.js';
 
 const opts = { what: 'a test task', budgetSeconds: 60 };

@@ -6,7 +6,7 @@ import { parseUpid, TaskFailure, waitRunning, waitTask, waitUnlocked } from '../
 import { realSleep } from '../../src/provider/poll.js';
 import type { TaskLogLine } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
-import { fixtureData } from '../helpers/fixtures.js';
+import { fixtureData } from '../support/fixtures.js';
 import { captureLogger, failure, harness } from './harness.js';
 
 const opts = { what: 'a test task', budgetSeconds: 60 };

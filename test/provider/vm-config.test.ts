@@ -6,7 +6,7 @@ import { bootDisk, cloudInitDrive, diskSizeBytes, GIB, parseNet0, rewriteNet0 } 
 import { templateProblem } from '../../src/provider/template.js';
 import { configParams } from '../../src/provider/configure.js';
 import type { VmConfig } from '../../src/proxmox/api.js';
-import { fixtureData } from '../helpers/fixtures.js';
+import { fixtureData } from '../support/fixtures.js';
 
 const template = fixtureData<VmConfig>('config_template_9001');
 const configured = fixtureData<VmConfig>('config_clone_configured');

@@ -7,9 +7,9 @@ import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
-import { fixtureData, fixtureNames, isErrorFixture, loadFixture } from '../helpers/fixtures.js';
-import { startReplayServer } from '../helpers/replay-server.js';
-import type { ReplayServer } from '../helpers/replay-server.js';
+import { fixtureData, fixtureNames, isErrorFixture, loadFixture } from '../support/fixtures.js';
+import { startReplayServer } from '../support/replay-server.js';
+import type { ReplayServer } from '../support/replay-server.js';
 import { rejection, workspace } from './support.js';
 import type { Workspace } from './support.js';
 

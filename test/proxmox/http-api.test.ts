@@ -8,9 +8,9 @@ import { inspect } from 'node:util';
 import { classOf } from '../../src/errors.js';
 import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { classifyError, kindOf } from '../../src/proxmox/classify.js';
-import type { Fixture } from '../helpers/fixtures.js';
-import { startRawServer, startReplayServer } from '../helpers/replay-server.js';
-import type { RecordedRequest, ReplayServer } from '../helpers/replay-server.js';
+import type { Fixture } from '../support/fixtures.js';
+import { startRawServer, startReplayServer } from '../support/replay-server.js';
+import type { RecordedRequest, ReplayServer } from '../support/replay-server.js';
 import { TOKEN, TOKEN_ID, TOKEN_SECRET, rejection, workspace } from './support.js';
 import type { Workspace } from './support.js';
 

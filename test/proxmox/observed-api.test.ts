@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
 import { observeApi } from '../../src/proxmox/observed-api.js';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';
-import { startRawServer, startReplayServer } from '../helpers/replay-server.js';
-import type { ReplayServer } from '../helpers/replay-server.js';
+import { startRawServer, startReplayServer } from '../support/replay-server.js';
+import type { ReplayServer } from '../support/replay-server.js';
 import { TOKEN_SECRET, rejection, workspace } from './support.js';
 import type { Workspace } from './support.js';
 

@@ -8,8 +8,8 @@ import { Readable } from 'node:stream';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { ROUTES } from '../../src/proxmox/routes.js';
 import type { RouteName } from '../../src/proxmox/routes.js';
-import { startReplayServer } from '../helpers/replay-server.js';
-import type { RecordedRequest, ReplayServer } from '../helpers/replay-server.js';
+import { startReplayServer } from '../support/replay-server.js';
+import type { RecordedRequest, ReplayServer } from '../support/replay-server.js';
 import { workspace } from './support.js';
 import type { Workspace } from './support.js';
 

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { kindOf, classifyTaskExit } from '../../src/proxmox/classify.js';
 import { VMID_HELD_ELSEWHERE } from '../../src/proxmox/messages.js';
-import { fixtureData, fixtureNames, isErrorFixture, loadFixture } from '../helpers/fixtures.js';
+import { fixtureData, fixtureNames, isErrorFixture, loadFixture } from '../support/fixtures.js';
 
 interface TaskStatusData {
   status?: string;

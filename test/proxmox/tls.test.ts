@@ -6,9 +6,9 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classOf } from '../../src/errors.js';
 import { classifyError, kindOf } from '../../src/proxmox/classify.js';
-import { startReplayServer } from '../helpers/replay-server.js';
-import type { ReplayServer } from '../helpers/replay-server.js';
-import { makeCertificate } from '../helpers/tls.js';
+import { startReplayServer } from '../support/replay-server.js';
+import type { ReplayServer } from '../support/replay-server.js';
+import { makeCertificate } from '../support/tls.js';
 import { rejection, workspace } from './support.js';
 import type { Workspace } from './support.js';
 

@@ -6,9 +6,9 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { classOf } from '../../src/errors.js';
 import type { UploadSource } from '../../src/proxmox/api.js';
-import { loadFixture } from '../helpers/fixtures.js';
-import { sendFixture, startRawServer } from '../helpers/replay-server.js';
-import type { RawServer } from '../helpers/replay-server.js';
+import { loadFixture } from '../support/fixtures.js';
+import { sendFixture, startRawServer } from '../support/replay-server.js';
+import type { RawServer } from '../support/replay-server.js';
 import { rejection, workspace } from './support.js';
 import type { Workspace } from './support.js';
 

@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createHttpApi } from '../../src/proxmox/http-api.js';
-import { vmidForUid } from '../../src/provider/identity.js';
+import { vmidForUid } from '../../src/provider/vmid.js';
 import { createProvider } from '../../src/provider/provider.js';
-import type { NodeConfig } from '../../src/config-types.js';
+import type { NodeConfig } from '../../src/config/types.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.js';
 import { createHarness, type Harness } from '../support/harness.js';
 

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Job } from 'bullmq';
-import { loadConfig } from '../../src/config.js';
-import type { Config } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
+import type { Config } from '../../src/config/index.js';
 import { validateJobData, limitsFromConfig } from '../../jobs/schema.js';
 import { createQueues } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';

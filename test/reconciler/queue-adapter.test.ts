@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
 import { deleteJob } from '../../jobs/delete.js';
 import { createQueues, VM_QUEUE } from '../../src/queue/queues.js';

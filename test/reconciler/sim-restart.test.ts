@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startAll, type RunningAll } from '../../src/cli/all.js';
 import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';

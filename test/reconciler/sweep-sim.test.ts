@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { TransientError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';

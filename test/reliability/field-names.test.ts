@@ -3,7 +3,7 @@
 // (constructor, toString, __proto__...) was taken for a known field and
 // silently dropped, so the request was accepted.
 import { expect } from 'chai';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { limitsFromConfig, validateJobData, type JobName } from '../../jobs/schema.js';
 
 const limits = limitsFromConfig(loadConfig({ env: {} }));

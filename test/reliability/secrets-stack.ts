@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { createProvider } from '../../src/provider/provider.js';

@@ -3,7 +3,7 @@
 import { ApiSchema } from '../../src/sim/schema.js';
 import { startSimulator, type RunningSimulator, type StartOptions } from '../../src/sim/index.js';
 import type { FaultSet } from '../../src/sim/index.js';
-import { loadFixture } from '../helpers/fixtures.js';
+import { loadFixture } from '../support/fixtures.js';
 
 export const TOKEN = 'root@pam!provisioner=5f0c8a1e-sim-test-secret';
 export const AUTH = { Authorization: `PVEAPIToken=${TOKEN}` };

@@ -4,7 +4,7 @@
 import type { Redis } from 'ioredis';
 import { createProvisionerClient } from '../../src/client.js';
 import type { ProvisionerClient } from '../../src/client.js';
-import type { Config } from '../../src/config.js';
+import type { Config } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createQueues } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';

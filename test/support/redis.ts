@@ -2,8 +2,8 @@
 // is removed afterwards (STYLE: a fresh queue per test, removed after).
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../../src/config.js';
-import type { Config } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
+import type { Config } from '../../src/config/index.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

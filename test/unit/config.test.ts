@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, describeKeys, envNameOf, loadConfig } from '../../src/config.js';
+import { ConfigError, describeKeys, envNameOf, loadConfig } from '../../src/config/index.js';
 
 function loadError(env: Record<string, string>): string {
   try {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REDACTED, SecretFileError, readSecretFile, readSecretFileSync, redactSecrets } from '../../src/secrets.js';
+import { REDACTED, SecretFileError, readSecretFile, readSecretFileSync, redactSecrets } from '../../src/secrets/index.js';
 
 describe('secret files and redaction', () => {
   let dir: string;

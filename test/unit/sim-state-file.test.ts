@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withSimStateFile } from '../../src/cli/all.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { StateFileError, keepStateIn } from '../../src/sim/state-file.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startAll, type RunningAll } from '../../src/cli/all.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from './helpers.js';

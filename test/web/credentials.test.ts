@@ -6,9 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
-import { redactSecrets } from '../../src/secrets.js';
+import { redactSecrets } from '../../src/secrets/index.js';
 import { SecretSet } from '../../src/web/auth/compare.js';
 import { CredentialsError, loadCredentials, parseApiTokens, parseBoardUsers } from '../../src/web/auth/credentials.js';
 

@@ -3,10 +3,10 @@
 // is created with a random value on the simulator defaults (the path is
 // logged, never the value); anywhere else it stops the start with a
 // message saying what to put where.
-import type { Config } from '../../config.js';
+import type { Config } from '../../config/index.js';
 import type { Logger } from '../../log.js';
-import { readSecretFile, registerSecret, SecretFileError } from '../../secrets.js';
-import { createSecretFileIfMissing, newApiTokensFile, newBoardUsersFile } from '../../secret-files.js';
+import { readSecretFile, registerSecret, SecretFileError } from '../../secrets/index.js';
+import { createSecretFileIfMissing, newApiTokensFile, newBoardUsersFile } from '../../secrets/create-missing.js';
 
 export interface BoardUser {
   user: string;

@@ -2,7 +2,7 @@
 // MAX_WAIT_SECONDS so a client cannot hold a connection open forever.
 import type { FastifyInstance } from 'fastify';
 import type { VmService } from '../deps.js';
-import { validationBody } from '../errors.js';
+import { validationBody } from '../error-handler.js';
 
 export const MAX_WAIT_SECONDS = 60;
 

@@ -1,5 +1,5 @@
-// The shape of the loaded configuration (SPEC 7). src/config-schema.ts
-// documents each key; src/config.ts loads and validates it.
+// The shape of the loaded configuration (SPEC 7). src/config/schema.ts
+// documents each key; src/config/index.ts loads and validates it.
 
 /** A template that lives on another node of the cluster. */
 export interface TemplateRef {

@@ -1,7 +1,7 @@
 // Custom convict formats. Each throws a message that says what is wrong
 // and the allowed form; convict prefixes the key and the value.
 import convict from 'convict';
-import type { NodeConfig } from './config-types.js';
+import type { NodeConfig } from './types.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 const TAG_RE = /^[a-z0-9_][a-z0-9_+.-]*$/;

@@ -2,7 +2,7 @@
 // environment variable (its path in upper snake case, filled in by
 // withEnvNames below so no key can be forgotten).
 import type { Schema } from 'convict';
-import type { Config } from './config-types.js';
+import type { Config } from './types.js';
 
 export const schema: Schema<Config> = {
   proxmox: {

@@ -6,11 +6,11 @@ import type { SchemaObj } from 'convict';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { registerFormats } from './config-formats.js';
-import { schema } from './config-schema.js';
-import type { Config } from './config-types.js';
+import { registerFormats } from './formats.js';
+import { schema } from './schema.js';
+import type { Config } from './types.js';
 
-export type { Config, NodeConfig } from './config-types.js';
+export type { Config, NodeConfig } from './types.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -58,9 +58,9 @@ export function describeKeys(): { path: string; doc: string; default: unknown; e
   return out;
 }
 
-// src/config.ts runs from src/ under tsx and from dist/src/ once built.
+// This file runs from src/config/ under tsx and from dist/src/config/ once built.
 const here = dirname(fileURLToPath(import.meta.url));
-const packageRoot = [join(here, '..'), join(here, '..', '..')].find((dir) => existsSync(join(dir, 'config', 'default.json'))) ?? process.cwd();
+const packageRoot = [join(here, '..', '..'), join(here, '..', '..', '..')].find((dir) => existsSync(join(dir, 'config', 'default.json'))) ?? process.cwd();
 
 export interface LoadOptions {
   /** Environment to read; process.env by default. */

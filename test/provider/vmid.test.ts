@@ -1,9 +1,9 @@
 // SPEC 11: provider id, the uid-derived VMID, the mark, the tag rules (F9).
 import { expect } from 'chai';
-import { parseProviderId, probeSequence, providerId, vmidForUid } from '../../src/provider/identity.js';
+import { parseProviderId, probeSequence, providerId, vmidForUid } from '../../src/provider/vmid.js';
 import { formatMark, isOurs, parseMark, MARK_FIRST_LINE } from '../../src/provider/mark.js';
 import { hasTag, isValidTag, mergeTags, parseTags } from '../../src/provider/tags.js';
-import { fixtureData } from '../helpers/fixtures.js';
+import { fixtureData } from '../support/fixtures.js';
 import type { VmConfig } from '../../src/proxmox/api.js';
 
 describe('identity (SPEC 11)', () => {
