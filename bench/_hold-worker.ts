@@ -4,7 +4,7 @@
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/log.js';
 import type { CreateResult, CreateSpec, OperationContext } from '../src/provider/types.js';
-import { startWorkerService } from '../src/queue/worker-service.js';
+import { startWorkerService } from '../src/worker/service.js';
 import { NullProvider } from './_common.js';
 
 class HoldingProvider extends NullProvider {

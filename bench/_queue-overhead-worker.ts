@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../src/config/index.js';
 import { silentLogger } from '../src/log.js';
 import { keepJobs, VM_QUEUE } from '../src/queue/queues.js';
-import { startWorkerService } from '../src/queue/worker-service.js';
+import { startWorkerService } from '../src/worker/service.js';
 import { NullProvider } from './_common.js';
 
 const BARE_QUEUE = 'bare'; // bench/queue-overhead.ts enqueues on this name

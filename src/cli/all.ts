@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { metrics, type Metrics } from '../metrics.js';
 import { createProvider } from '../provider/provider.js';
 import { workerProxmoxApi } from './proxmox-api.js';
-import { startWorkerService, type WorkerService } from '../queue/worker-service.js';
+import { startWorkerService, type WorkerService } from '../worker/service.js';
 import { startSimulator, type RunningSimulator } from '../sim/index.js';
 import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';

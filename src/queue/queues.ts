@@ -10,7 +10,7 @@ export const VM_QUEUE = 'vm';
 export const SYSTEM_QUEUE = 'system';
 export type QueueName = typeof VM_QUEUE | typeof SYSTEM_QUEUE;
 
-/** The name of this service's custom backoff (src/queue/retry.ts). */
+/** The name of this service's custom backoff (src/worker/retry.ts). */
 export const BACKOFF_TYPE = 'jittered-exponential';
 
 export function queueOf(job: JobName): QueueName {

@@ -22,7 +22,7 @@ describe('src/client.ts (SPEC 6)', () => {
   it('pulls in no provider, handler or worker code', () => {
     const files = [...reachable(join(root, 'src', 'client.ts'))].map((f) => relative(root, f));
     expect(files).to.include('jobs/schema.ts');
-    const workerSide = files.filter((f) => /^src\/(provider|proxmox|sim|reconciler)\/|^src\/queue\/(worker-service|processor|name-lock)\.ts$|^jobs\/(index|types|create|delete|check|health)\.ts$/.test(f));
+    const workerSide = files.filter((f) => /^src\/(provider|proxmox|sim|reconciler|worker)\/|^src\/queue\/name-lock\.ts$|^jobs\/(index|types|create|delete|check|health)\.ts$/.test(f));
     expect(workerSide).to.deep.equal([]);
   });
 });

@@ -4,7 +4,7 @@ import { UnrecoverableError } from 'bullmq';
 import { expect } from 'chai';
 import { NotFoundError, PermanentError, TransientError } from '../../src/errors.js';
 import { registerSecret } from '../../src/secrets/index.js';
-import { lockWaitDelayMs, retryDelayMs, toJobError } from '../../src/queue/retry.js';
+import { lockWaitDelayMs, retryDelayMs, toJobError } from '../../src/worker/retry.js';
 
 describe('retry delays (SPEC 4)', () => {
   it('doubles each attempt, with a jitter that keeps every delay longer than the one before', () => {

@@ -6,7 +6,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { run } from '../../src/cli/reconcile.js';
 import { silentLogger } from '../../src/log.js';
-import { startWorkerService } from '../../src/queue/worker-service.js';
+import { startWorkerService } from '../../src/worker/service.js';
 import { SYSTEM_QUEUE } from '../../src/queue/queues.js';
 import type { SweepReport } from '../../src/reconciler/report.js';
 import { proxmoxWorld } from './proxmox-world.js';

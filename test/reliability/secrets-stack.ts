@@ -18,7 +18,7 @@ import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { createHttpApi } from '../../src/proxmox/http-api.js';
 import { observeApi } from '../../src/proxmox/observed-api.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
-import { startWorkerService, type WorkerService } from '../../src/queue/worker-service.js';
+import { startWorkerService, type WorkerService } from '../../src/worker/service.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';

@@ -3,8 +3,8 @@
 // what it did survives a SIGKILL. Configured by the CHILD_WORKER variable
 // (JSON: prefix, stepMs, config overrides); prints "ready" once started.
 import { silentLogger } from '../../src/log.js';
-import { handleShutdownSignals } from '../../src/queue/shutdown.js';
-import { startWorkerService } from '../../src/queue/worker-service.js';
+import { handleShutdownSignals } from '../../src/worker/shutdown.js';
+import { startWorkerService } from '../../src/worker/service.js';
 import { RecordingProvider } from './recording-provider.js';
 import { newRedis, testConfig } from './redis.js';
 

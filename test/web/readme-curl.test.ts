@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../../src/log.js';
-import { startWorkerService, type WorkerService } from '../../src/queue/worker-service.js';
+import { startWorkerService, type WorkerService } from '../../src/worker/service.js';
 import { RecordingProvider } from '../support/recording-provider.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 

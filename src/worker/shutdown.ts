@@ -3,7 +3,7 @@
 // at the end of the grace period is recovered as stalled by another
 // worker and resumes. A second signal exits at once.
 import type { Logger } from '../log.js';
-import type { WorkerService } from './worker-service.js';
+import type { WorkerService } from './service.js';
 
 export interface ShutdownOptions {
   graceMs: number;

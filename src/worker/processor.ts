@@ -8,10 +8,10 @@ import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js'
 import type { JobMetrics } from '../metrics.js';
 import type { CreateStep } from '../provider/types.js';
 import { redactSecrets } from '../secrets/index.js';
-import { LazyAbortController } from './lazy-abort.js';
-import { holdLock } from './name-lock.js';
-import type { HeldLock, NameLocks } from './name-lock.js';
-import type { DesiredHead, DesiredStateRegistry, LastKnownWrite } from './registry.js';
+import { LazyAbortController } from '../queue/lazy-abort.js';
+import { holdLock } from '../queue/name-lock.js';
+import type { HeldLock, NameLocks } from '../queue/name-lock.js';
+import type { DesiredHead, DesiredStateRegistry, LastKnownWrite } from '../queue/registry.js';
 import { BadJobDataError, lockWaitDelayMs, toJobError } from './retry.js';
 
 export interface ProcessorOptions {

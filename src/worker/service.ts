@@ -11,14 +11,14 @@ import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
-import { createWorkerConnection, reportRedisError } from './connection.js';
-import type { Redis } from './connection.js';
-import { writeLastHealth } from './health-store.js';
-import { startHeartbeat } from './heartbeat.js';
-import { NameLocks } from './name-lock.js';
+import { createWorkerConnection, reportRedisError } from '../queue/connection.js';
+import type { Redis } from '../queue/connection.js';
+import { writeLastHealth } from '../queue/health-store.js';
+import { startHeartbeat } from '../queue/heartbeat.js';
+import { NameLocks } from '../queue/name-lock.js';
 import { createProcessor } from './processor.js';
-import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, createQueues, keepJobs } from './queues.js';
-import { DesiredStateRegistry } from './registry.js';
+import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, createQueues, keepJobs } from '../queue/queues.js';
+import { DesiredStateRegistry } from '../queue/registry.js';
 import { retryDelayMs } from './retry.js';
 
 export interface WorkerServiceOptions {
