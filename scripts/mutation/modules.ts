@@ -32,7 +32,7 @@ export const MUTATED_MODULES: readonly MutatedModule[] = [
     breakAt: 85,
   },
   { name: 'address', file: 'src/provider/address.ts', tests: ['test/provider/address.test.ts', 'test/provider/address-rules.test.ts'], breakAt: 85 },
-  { name: 'get', file: 'src/provider/get.ts', tests: ['test/provider/get.test.ts'], breakAt: 85 },
+  { name: 'get', file: 'src/provider/get.ts', tests: ['test/provider/get.test.ts', 'test/provider/get-failures.test.ts'], breakAt: 85 },
   { name: 'ownership', file: 'src/provider/ownership.ts', tests: ['test/provider/create.test.ts'], breakAt: 85 },
   {
     name: 'decide',
