@@ -37,7 +37,7 @@ export const MUTATED_MODULES: readonly MutatedModule[] = [
   {
     name: 'decide',
     file: 'src/reconciler/decide.ts',
-    tests: ['test/reconciler/sweep.test.ts', 'test/reconciler/sweep-known.test.ts', 'test/reconciler/sweep-left-behind.test.ts'],
+    tests: ['test/reconciler/decide.test.ts', 'test/reconciler/sweep.test.ts', 'test/reconciler/sweep-known.test.ts', 'test/reconciler/sweep-left-behind.test.ts'],
     breakAt: 85,
   },
   { name: 'name-lock', file: 'src/queue/name-lock.ts', tests: ['test/queue/name-lock.test.ts'], breakAt: 85 },
