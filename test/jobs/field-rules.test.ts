@@ -5,7 +5,7 @@
 // the JSON Schema the same table documents (issue 19).
 import { expect } from 'chai';
 import { createInputFields } from '../../jobs/create.schema.js';
-import { BRIDGE, DNS_LABEL, fieldsJsonSchema, limitsFromConfig, requiredField, UID, validateFields } from '../../jobs/fields.js';
+import { BRIDGE, DNS_LABEL, fieldsJsonSchema, generationField, limitsFromConfig, nameField, requiredField, UID, uidField, validateFields } from '../../jobs/fields.js';
 import type { FieldError, JobFields, JobLimits } from '../../jobs/fields.js';
 import type { Config } from '../../src/config/types.js';
 
@@ -155,6 +155,19 @@ describe('field rules (SPEC 1, SPEC 24)', () => {
 });
 
 describe('shared patterns (SPEC 1)', () => {
+  it('the shared name, uid and generation fields say in words what they take, in errors, the schema and the CLI', () => {
+    expect(errorsOf({ name: 'Bad_Name', uid: 'a b', generation: 0 }, { name: nameField, uid: uidField, generation: generationField })).to.deep.equal([
+      { field: 'name', message: 'must be a DNS label: 1 to 63 of a-z, 0-9 and "-", not starting or ending with "-"' },
+      { field: 'uid', message: 'must be 1 to 64 of A-Z, a-z, 0-9, "_", "." and "-"' },
+      { field: 'generation', message: `must be from 1 to ${Number.MAX_SAFE_INTEGER}, got 0` },
+    ]);
+    const { properties } = fieldsJsonSchema({ name: nameField, uid: uidField, generation: generationField }, LIMITS) as { properties: Record<string, { description: string }> };
+    expect(properties.name?.description).to.equal('VM name, a DNS label');
+    expect(properties.uid?.description).to.equal('Owner id of the VM (1 to 64 of A-Z a-z 0-9 _ . -)');
+    expect(properties.generation?.description).to.equal('Desired-state generation of the name');
+    expect([nameField.flag, uidField.flag]).to.deep.equal([{ name: 'name' }, { name: 'uid' }]);
+  });
+
   it('DNS_LABEL: 1 to 63 of a-z 0-9 -, not starting or ending with -', () => {
     for (const name of ['a', '0', 'a-b', 'web-01', 'a'.repeat(63), `a${'-'.repeat(61)}b`]) expect(DNS_LABEL.test(name), name).to.equal(true);
     for (const name of ['', '-a', 'a-', '-', 'A', 'a_b', 'a.b', 'a'.repeat(64), 'ab\n', ' ab', 'é']) expect(DNS_LABEL.test(name), JSON.stringify(name)).to.equal(false);
