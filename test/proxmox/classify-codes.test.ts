@@ -89,6 +89,8 @@ describe('classifier: status codes (SPEC 17)', () => {
     // The privilege pattern is anchored: a text that only contains it is quoted, not parsed.
     const wrapped = classifyError(answer(403, 'error: Permission check failed (/vms/100, VM.Audit)'));
     expect(wrapped.reason).to.equal('permission denied: error: Permission check failed (/vms/100, VM.Audit) (GET /nodes/pve1/qemu/100/config)');
+    const trailing = classifyError(answer(403, 'Permission check failed (/vms/100, VM.Audit) and more'));
+    expect(trailing.reason).to.equal('permission denied: Permission check failed (/vms/100, VM.Audit) and more (GET /nodes/pve1/qemu/100/config)');
     const parsed = classifyError(answer(403, 'Permission check failed (/vms/100, VM.Audit)'));
     expect(parsed.reason).to.equal('permission denied: the API token lacks VM.Audit on /vms/100 (GET /nodes/pve1/qemu/100/config)');
   });
@@ -149,6 +151,7 @@ describe('classifier: transport codes (SPEC 17)', () => {
       expect(err.reason).to.equal(`TLS verification failed (${code}): check proxmox.caFile and that proxmox.url names the host in the certificate`);
       expect(err.cause).to.be.instanceOf(TransportError);
       expect((err.cause as TransportError).code).to.equal(code);
+      expect((err.cause as TransportError).name).to.equal('TransportError');
     });
   }
 
