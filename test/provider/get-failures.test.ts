@@ -120,10 +120,12 @@ describe('Get when a read fails (SPEC 12, SPEC 17)', () => {
   it('an agent that reports the VM stopped mid-read is Transient and says so', async () => {
     const h = harness();
     addOurVm(h.pve, NAME, UID, { status: 'running' });
-    h.pve.failNext('agentInterfaces', fakeErrors.vmNotRunning(VMID));
+    const stopped = fakeErrors.vmNotRunning(VMID);
+    h.pve.failNext('agentInterfaces', stopped);
     const err = await failure(h.provider.get(ref, h.ctx));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.equal(`${NAME}: VM ${VMID} stopped while it was being read`);
+    expect(err.cause).to.equal(stopped);
   });
 
   it('any other agent failure is Transient, keeping the reason, and a Transient one is passed on as it is', async () => {
