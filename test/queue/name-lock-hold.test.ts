@@ -5,6 +5,7 @@
 // no last-known state when it has none (issue 19).
 import { expect } from 'chai';
 import sinon from 'sinon';
+import { keys } from '../../src/queue/keys.js';
 import { holdLock, NameLocks } from '../../src/queue/name-lock.js';
 import type { HeldLock } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -177,6 +178,7 @@ describe('release writes nothing without a last-known state (SPEC 3)', function 
     const token = (await locks.tryAcquire('r1', 5000)) ?? '';
     expect(await locks.release('r1', token)).to.equal(true);
     expect((await registry.get('r1'))?.lastKnown).to.equal(undefined);
+    expect(await h.redis.hget(keys.desired(h.prefix, 'r1'), 'lastKnown')).to.equal(null, 'no field written at all');
     expect(await locks.isHeld('r1')).to.equal(false);
   });
 });
