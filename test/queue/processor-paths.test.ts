@@ -28,6 +28,8 @@ interface World {
   locks: NameLocks;
   registry: DesiredStateRegistry;
   finished: [string, string][];
+  /** The duration each finished job was counted with, in seconds. */
+  seconds: number[];
   waited: string[];
 }
 
@@ -65,10 +67,17 @@ describe('processor: the other paths (SPEC 1, 2, 3, 4)', function () {
       logger: silentLogger(),
     };
     const finished: [string, string][] = [];
+    const seconds: number[] = [];
     const waited: string[] = [];
-    const metrics = { jobFinished: (job: string, outcome: string) => void finished.push([job, outcome]), lockWaited: (job: string) => void waited.push(job) } as unknown as JobMetrics;
+    const metrics = {
+      jobFinished: (job: string, outcome: string, took: number) => {
+        finished.push([job, outcome]);
+        seconds.push(took);
+      },
+      lockWaited: (job: string) => void waited.push(job),
+    } as unknown as JobMetrics;
     const processor = createProcessor({ definitions: buildJobRegistry(definitions), deps, limits: limitsFromConfig(h.config), registry, locks, lockTtlMs: 5000, metrics });
-    return { processor, locks, registry, finished, waited };
+    return { processor, locks, registry, finished, seconds, waited };
   }
 
   async function queued(jobId: string): Promise<Job> {
@@ -163,6 +172,52 @@ describe('processor: the other paths (SPEC 1, 2, 3, 4)', function () {
     job.attemptsMade = (job.opts.attempts ?? 1) - 1;
     await rejection(w.processor(job, 'token'));
     expect(w.finished).to.deep.equal([['create', 'failed']]);
+  });
+
+  it("a job's duration is counted in seconds", async () => {
+    h = createHarness('paths-duration');
+    const w = world(withCreate(() => new Promise((resolve) => setTimeout(() => resolve({}), 120))));
+    await w.processor(await queued((await h.client.createVm({ name: 'timed', uid: 'u1' })).jobId), 'token');
+    expect(w.seconds).to.have.length(1);
+    expect(w.seconds[0]).to.be.within(0.1, 10);
+  });
+
+  it('a job that finds its name held is delayed into the future by the lock wait, not the past', async () => {
+    h = createHarness('paths-delay');
+    const w = world();
+    const made = await h.client.createVm({ name: 'later', uid: 'u1' });
+    await w.locks.tryAcquire('later', 60_000);
+    const job = await queued(made.jobId);
+    const moved = sinon.stub(job, 'moveToDelayed').resolves();
+    const before = Date.now();
+    await rejection(w.processor(job, 'token'));
+    const [until, token] = moved.firstCall.args;
+    expect(until).to.be.above(before);
+    expect(until).to.be.at.most(Date.now() + 5000);
+    expect(token).to.equal('token');
+  });
+
+  it('a record read with the lock that makes the job moot ends it superseded, releasing the lock, without the handler', async () => {
+    h = createHarness('paths-late');
+    let ran = false;
+    const w = world(
+      withCreate(() => {
+        ran = true;
+        return Promise.resolve({});
+      }),
+    );
+    const made = await h.client.createVm({ name: 'late', uid: 'u1' });
+    const take = w.locks.tryAcquireReading.bind(w.locks);
+    // The lock is really taken, and the record shows a newer intent (one that came in a race the script cannot see).
+    sinon.stub(w.locks, 'tryAcquireReading').callsFake(async (name: string, ttlMs: number) => {
+      const claim = await take(name, ttlMs);
+      return { ...claim, record: { name, state: 'absent' as const, generation: 9 } };
+    });
+    const result = await w.processor(await queued(made.jobId), 'token');
+    expect(result).to.deep.equal({ superseded: true, generation: 1, currentGeneration: 9 });
+    expect(ran).to.equal(false);
+    expect(await w.locks.isHeld('late')).to.equal(false, 'the lock taken is released');
+    expect(w.finished).to.deep.equal([['create', 'superseded']]);
   });
 
   it('a superseded job is counted superseded; a held name counts a lock wait', async () => {
