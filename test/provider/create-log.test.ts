@@ -123,4 +123,40 @@ describe('Create: the job log and the answers (SPEC 1, SPEC 13)', () => {
       expect((err as PermanentError).reason, type).to.equal(`${what} failed on node pv1-1: it broke`);
     }
   });
+
+  it("the job's user-data and network-config reach the seed; without them the seed has the default user-data", async () => {
+    const userData = '#cloud-config\nhostname: from-the-job\n';
+    const networkConfig = 'version: 2\nethernets: {ens18: {dhcp4: true, dhcp-identifier: from-the-job}}\n';
+    const h = harness();
+    await h.provider.create(spec({ waitForAddress: false, userData, networkConfig }), h.ctx);
+    const seed = h.pve.volumes('pv1-1', 'proxy-seeds')[0]?.bytes.toString('latin1') ?? '';
+    expect(seed).to.contain(userData);
+    expect(seed).to.contain(networkConfig);
+    const plain = harness();
+    await plain.provider.create(spec({ waitForAddress: false }), plain.ctx);
+    const bare = plain.pve.volumes('pv1-1', 'proxy-seeds')[0]?.bytes.toString('latin1') ?? '';
+    expect(bare).to.contain('#cloud-config\n{}\n');
+    expect(bare).to.not.contain('from-the-job');
+  });
+
+  it("the address comes from the interface with net0's MAC, not the first one the agent lists", async () => {
+    const h = harness();
+    addOurVm(h.pve, NAME, UID, {
+      status: 'running',
+      agent: {
+        interfaces: [
+          { name: 'eth9', 'hardware-address': 'bc:24:11:00:00:01', 'ip-addresses': [{ 'ip-address': '10.99.0.1', 'ip-address-type': 'ipv4' }] },
+          { name: 'ens18', 'hardware-address': 'bc:24:11:ee:48:83', 'ip-addresses': [{ 'ip-address': '192.0.2.50', 'ip-address-type': 'ipv4' }] },
+        ],
+      },
+    });
+    expect((await h.provider.create(spec(), h.ctx)).address).to.equal('192.0.2.50');
+  });
+
+  it('a create that adopts a running VM asks the agent at once, without waiting for a boot', async () => {
+    const h = harness();
+    addOurVm(h.pve, NAME, UID, { status: 'running' });
+    expect((await h.provider.create(spec(), h.ctx)).state).to.equal('Running');
+    expect(h.clock.sleeps).to.equal(0);
+  });
 });
