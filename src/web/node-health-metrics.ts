@@ -14,7 +14,8 @@ export interface NodeHealthGauges {
 
 export function registerNodeHealthGauges(registry: Registry, lastHealth: () => Promise<LastHealth | undefined>, redisDown: RedisDownProbe): NodeHealthGauges {
   let read: Promise<LastHealth | undefined> | undefined;
-  // The three gauges are collected one after the other in one scrape: they share one read.
+  // prom-client starts the three collects of a scrape together (Registry.metrics'
+  // Promise.all): they share one read, dropped after it settles so the next scrape reads afresh.
   const current = (): Promise<LastHealth | undefined> => {
     read ??= (redisDown() === undefined ? lastHealth() : Promise.resolve(undefined))
       .catch(() => undefined)
