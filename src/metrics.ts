@@ -17,6 +17,7 @@ export interface JobMetrics {
 
 /** What the Proxmox client reports about each call. */
 export interface ProxmoxCallMetrics {
+  /** `method` is the operation (the seam method: clone, upload), not the HTTP verb. */
   proxmoxCall(method: string, status: string, seconds: number): void;
 }
 
@@ -65,13 +66,13 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   });
   const proxmoxCalls = new Counter({
     name: 'pvep_proxmox_calls_total',
-    help: 'Proxmox API calls, by HTTP method and status (or error code).',
+    help: 'Proxmox API calls, by operation (the client method: clone, upload, ...) and HTTP status (error when no answer came).',
     labelNames: ['method', 'status'] as const,
     registers: [registry],
   });
   const proxmoxLatency = new Histogram({
     name: 'pvep_proxmox_call_duration_seconds',
-    help: 'Proxmox API call latency, by HTTP method.',
+    help: 'Proxmox API call latency, by operation (the client method: clone, upload, ...).',
     labelNames: ['method'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],

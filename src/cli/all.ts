@@ -71,7 +71,8 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
   // The web server starts first: a bad credentials file or a taken port
   // stops the start before any worker has taken a job.
   const webConfig: Config = options.webPort === undefined ? config : { ...config, http: { ...config.http, port: options.webPort } };
-  const web = await startWebOrExplain('all', webConfig, logger).catch(async (err: unknown) => {
+  // The web /metrics serves the counters the worker below increments.
+  const web = await startWebOrExplain('all', webConfig, logger, processMetrics).catch(async (err: unknown) => {
     await stopSim();
     throw err;
   });

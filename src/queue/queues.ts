@@ -17,6 +17,16 @@ export function queueOf(job: JobName): QueueName {
   return job === 'health' || job === 'reconcile' ? SYSTEM_QUEUE : VM_QUEUE;
 }
 
+/**
+ * The workers' BullMQ `metrics` option. Without it BullMQ counts nothing
+ * and /metrics' bullmq_job_completed_total and bullmq_job_failed_total
+ * read 0 for ever; with it each finished job adds one to a counter in
+ * Redis (one per queue, shared by every worker), plus one data point a
+ * minute of which this many are kept: an hour, since we export only the
+ * totals (SPEC 9, 27).
+ */
+export const WORKER_METRICS = { maxDataPoints: 60 } as const;
+
 /** Retention of finished jobs (SPEC 1): a count of 0 keeps none, 0 seconds sets no age bound. */
 export function keepJobs(count: number, seconds: number): KeepJobs {
   return seconds === 0 ? { count } : { count, age: seconds };

@@ -17,7 +17,7 @@ import { writeLastHealth } from '../queue/health-store.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
 import { NameLocks } from '../queue/name-lock.js';
 import { createProcessor } from './processor.js';
-import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, createQueues, keepJobs } from '../queue/queues.js';
+import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, WORKER_METRICS, createQueues, keepJobs } from '../queue/queues.js';
 import { DesiredStateRegistry } from '../queue/registry.js';
 import { retryDelayMs } from './retry.js';
 
@@ -92,6 +92,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     settings: { backoffStrategy },
     removeOnComplete: keepJobs(config.jobs.keepCompletedCount, config.jobs.keepCompletedSeconds),
     removeOnFail: keepJobs(config.jobs.keepFailedCount, config.jobs.keepFailedSeconds),
+    // BullMQ's completed/failed totals that /metrics exports count only with this.
+    metrics: WORKER_METRICS,
   };
 
   await queues.system.setGlobalConcurrency(1);
