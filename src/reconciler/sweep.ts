@@ -28,7 +28,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   report.ours = plan.ours;
   report.seeds.listed = inventory.seeds.length;
 
-  await act(plan, deps, report, ctx);
+  await act(plan, deps, report, ctx, options.dryRun);
   report.counts = countsOf(report);
   report.finishedAt = deps.clock.now().toISOString();
   return report;
