@@ -3,7 +3,7 @@
 // and records the desired state before adding a job (SPEC 2). No worker
 // code, provider or handler is imported from here.
 import { randomUUID } from 'node:crypto';
-import { limitsFromConfig, validateJobData } from '../jobs/schema.js';
+import { NAME_JOBS, limitsFromConfig, validateJobData } from '../jobs/schema.js';
 import type { JobLimits, NameJob } from '../jobs/schema.js';
 import type { Config } from './config/types.js';
 import { loadConfig } from './config/index.js';
@@ -102,6 +102,8 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
   const open = async (): Promise<JobDoor> => (door ??= jobDoor(await ready(), limits));
 
   const enqueueJob = async (job: NameJob, input: unknown): Promise<EnqueueResult> => {
+    // Typed callers cannot name a create or delete here; untyped ones are told (they record desired state).
+    if (!(NAME_JOBS as readonly string[]).includes(job)) throw new ValidationError([{ field: 'job', message: `must be one of ${NAME_JOBS.join(', ')}` }]);
     const value = orThrow(validateJobData(job, input, limits));
     const added = await (await open()).add(job, value);
     return { jobId: added.id ?? '', name: value.name, existing: false };
