@@ -29,9 +29,9 @@ export type QueueName = 'vm' | 'system';
  * (SPEC 2); `per-name`, each request for a name is a job of its own; `system`,
  * a job of no name, on a schedule or added by hand.
  */
-export type JobIdentity = 'intent' | 'per-name' | 'system';
+type JobIdentity = 'intent' | 'per-name' | 'system';
 
-export interface JobEntry {
+interface JobEntry {
   queue: QueueName;
   /** What a caller sends (the producer, the HTTP API, the CLI's flags). */
   input: JobFields;
@@ -64,7 +64,6 @@ type JobsWhose<K extends keyof JobEntry, V> = { [N in JobName]: (typeof JOB_TABL
 export type IntentJob = JobsWhose<'ids', 'intent'>;
 /** The jobs a caller enqueues for one name, each its own (check): the client, the API and the CLI take each alike. */
 export type NameJob = JobsWhose<'ids', 'per-name'>;
-export type SystemJob = JobsWhose<'ids', 'system'>;
 
 /** The jobs a caller enqueues for a name (the producer library, the HTTP API, `pve-provisioner enqueue`). */
 export type CallerJob = IntentJob | NameJob;

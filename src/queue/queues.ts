@@ -7,7 +7,6 @@ import type { Config } from '../config/types.js';
 import type { QueueName } from '../../jobs/schema.js';
 import { reportRedisError } from './connection.js';
 
-export type { QueueName } from '../../jobs/schema.js';
 export const VM_QUEUE = 'vm' satisfies QueueName;
 export const SYSTEM_QUEUE = 'system' satisfies QueueName;
 
