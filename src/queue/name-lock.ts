@@ -125,7 +125,7 @@ export interface HeldLock {
  * signal also tells of a lost lock (one signal per job, not three).
  */
 export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: number, controller: Aborter = new AbortController()): HeldLock {
-  const renewal = keepRenewed(() => locks.renew(name, token, ttlMs), `the lock of ${name}`, ttlMs, controller);
+  const renewal = keepRenewed(() => locks.renew(name, token, ttlMs), `the lock of ${name}`, ttlMs, controller, ttlMs);
   return {
     get lost() {
       return renewal.lost;
@@ -147,12 +147,17 @@ export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: n
  * token, renewed as holdLock renews, released by compare-and-delete, so a
  * holder whose lock expired never frees another's. ran: false when it is
  * held. The name locks' tryHold and the sweep lock (SPEC 5) are this.
+ * Unlike holdLock, `lost` aborts at the first renewal that fails in Redis:
+ * fn has no check() before its steps, only the signal, and a signal that
+ * waited a whole TTL would abort only after the key may have expired and a
+ * second holder (a second sweep) started; stopping early costs a sweep
+ * nothing, the next scheduled one comes.
  */
 export async function tryHoldKey<T>(redis: Redis, key: string, ttlMs: number, what: string, fn: (lost: AbortSignal) => Promise<T>): Promise<HoldOutcome<T>> {
   const token = randomUUID();
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return { ran: false };
   const renew = async (): Promise<boolean> => (await RENEW.run(redis, [key], [token, ttlMs])) === 1;
-  const renewal = keepRenewed(renew, what, ttlMs, new AbortController());
+  const renewal = keepRenewed(renew, what, ttlMs, new AbortController(), 0);
   try {
     return { ran: true, value: await fn(renewal.lost) };
   } finally {
@@ -167,8 +172,12 @@ interface Renewal {
   stop(): void;
 }
 
-/** The renewal loop of a held lock: `renew` every third of the TTL, `lost` aborted as holdLock says. */
-function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number, controller: Aborter): Renewal {
+/**
+ * The renewal loop of a held lock: `renew` every third of the TTL. `lost`
+ * aborts when a renewal is refused, or when one fails in Redis and none
+ * succeeded for `patienceMs` (holdLock: the TTL; tryHoldKey: 0, at once).
+ */
+function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number, controller: Aborter, patienceMs: number): Renewal {
   let lastRenewed = Date.now();
   let stopped = false;
   let lostWith: Error | undefined;
@@ -184,7 +193,8 @@ function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number,
       if (ok) lastRenewed = Date.now();
       else lose('it expired and was not ours any more');
     } catch {
-      if (Date.now() - lastRenewed >= ttlMs) lose('it could not be renewed within its TTL');
+      if (stopped) return;
+      if (Date.now() - lastRenewed >= patienceMs) lose(patienceMs === 0 ? 'a renewal failed in Redis' : 'it could not be renewed within its TTL');
     }
   };
   const timer = setInterval(() => void tick(), Math.max(10, Math.floor(ttlMs / 3)));
