@@ -271,4 +271,18 @@ describe('reconcile sweep (SPEC 5)', () => {
     expect(world.enqueuer.creates).to.deep.equal([]);
     expect(provider.deletedSeeds).to.deep.equal([]);
   });
+
+  it('fails as a whole, acting on nothing, when the seed listing fails (its names are part of the VM listing)', async () => {
+    const provider = new ProviderDouble().addVm({ vmid: 901, node: 'pve1', name: 'orphan', tags: [OUR_TAG], description: mark('uid-o') });
+    provider.listSeeds = () => Promise.reject(new Error('storage content: 596'));
+    const world = makeWorld(provider);
+    world.registry.present('db', 'uid-db').tombstone('orphan');
+
+    let failure: unknown;
+    await sweep(world.deps, { dryRun: false }).catch((err: unknown) => (failure = err));
+
+    expect(failure).to.be.instanceOf(Error);
+    expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(world.enqueuer.deletes).to.deep.equal([]);
+  });
 });
