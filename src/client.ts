@@ -3,9 +3,8 @@
 // and records the desired state before adding a job (SPEC 2). No worker
 // code, provider or handler is imported from here.
 import { randomUUID } from 'node:crypto';
-import type { Job, Queue } from 'bullmq';
-import { limitsFromConfig, validateJobData } from '../jobs/schema.js';
-import type { JobLimits } from '../jobs/schema.js';
+import { NAME_JOBS, limitsFromConfig, validateJobData } from '../jobs/schema.js';
+import type { JobLimits, NameJob } from '../jobs/schema.js';
 import type { Config } from './config/types.js';
 import { loadConfig } from './config/index.js';
 import { connected, createProducerConnection } from './queue/connection.js';
@@ -13,6 +12,8 @@ import { SPEC_FIELDS } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
 import type { JobView } from './queue/job-view.js';
+import { jobDoor } from './queue/enqueue.js';
+import type { JobDoor } from './queue/enqueue.js';
 import { createQueues } from './queue/queues.js';
 import type { Queues } from './queue/queues.js';
 import { DesiredStateRegistry } from './queue/registry.js';
@@ -63,6 +64,8 @@ export interface ProvisionerClient {
   createVm(input: unknown): Promise<EnqueueResult>;
   deleteVm(input: unknown): Promise<EnqueueResult>;
   checkVm(input: unknown): Promise<EnqueueResult>;
+  /** A job for one name that records no desired state: a check, or any `per-name` job of the job table (jobs/schema.ts). */
+  enqueueJob(job: NameJob, input: unknown): Promise<EnqueueResult>;
   getJob(id: string): Promise<JobView | undefined>;
   /** Resolves when the job completed or failed, or with its current view on timeout. */
   waitForJob(id: string, options?: { timeoutMs?: number }): Promise<JobView>;
@@ -72,14 +75,6 @@ export interface ProvisionerClient {
 }
 
 const WAIT_POLL_MS = 100;
-
-/**
- * BullMQ numbers jobs per queue, so "1" may name a job in each queue;
- * ids of our own make getJob(id) unambiguous.
- */
-function uniqueJobId(job: 'check' | 'delete', name: string): string {
-  return `${job}-${name}-${randomUUID()}`;
-}
 
 function toDesiredView(record: DesiredRecord): DesiredView {
   const { spec, ...view } = record;
@@ -91,31 +86,27 @@ function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: Valida
   return result.value;
 }
 
-/**
- * The job of an intent already recorded: there it stays; gone (retention,
- * or a crash between record and add) it is added again; failed it is
- * retried, since the caller asks again for the same thing.
- */
-async function ensureJob(queue: Queue, jobId: string, name: string, data: object): Promise<void> {
-  const job = (await queue.getJob(jobId)) as Job | undefined;
-  if (job === undefined) {
-    await queue.add(name, data, { jobId });
-    return;
-  }
-  if (await job.isFailed()) await job.retry('failed');
-}
-
 export function createProvisionerClient(options: ProvisionerClientOptions): ProvisionerClient {
   const config = options.config ?? loadConfig();
   const limits: JobLimits = limitsFromConfig(config);
   const redis = createProducerConnection(options.redisUrl);
   const registry = new DesiredStateRegistry(redis, options.prefix, config.registry.tombstoneSeconds);
   let queues: Queues | undefined;
+  let door: JobDoor | undefined;
 
   const ready = async (): Promise<Queues> => {
     await connected(redis);
     queues ??= createQueues(redis, options.prefix, config.jobs);
     return queues;
+  };
+  const open = async (): Promise<JobDoor> => (door ??= jobDoor(await ready(), limits));
+
+  const enqueueJob = async (job: NameJob, input: unknown): Promise<EnqueueResult> => {
+    // Typed callers cannot name a create or delete here; untyped ones are told (they record desired state).
+    if (!(NAME_JOBS as readonly string[]).includes(job)) throw new ValidationError([{ field: 'job', message: `must be one of ${NAME_JOBS.join(', ')}` }]);
+    const value = orThrow(validateJobData(job, input, limits));
+    const added = await (await open()).add(job, value);
+    return { jobId: added.id ?? '', name: value.name, existing: false };
   };
 
   const getJob = async (id: string): Promise<JobView | undefined> => {
@@ -130,40 +121,35 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
   return {
     async createVm(input) {
       const value = orThrow(validateJobData('create', input, limits));
-      const { vm } = await ready();
+      const jobs = await open();
       const spec = { ...value, uid: value.uid ?? randomUUID() };
       const outcome = await registry.recordPresent(spec.name, spec.uid, spec, { uidGiven: value.uid !== undefined, compare: SPEC_FIELDS });
       if (outcome.kind === 'conflict') {
         if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
         throw new ConflictError(spec.name, outcome.existingUid);
       }
-      if (outcome.kind === 'recorded') await vm.add('create', { ...spec, generation: outcome.generation }, { jobId: outcome.jobId });
-      else await ensureJob(vm, outcome.jobId, 'create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation });
+      if (outcome.kind === 'recorded') await jobs.add('create', { ...spec, generation: outcome.generation }, { recorded: outcome.jobId });
+      else await jobs.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
       return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
     },
 
     async deleteVm(input) {
       const value = orThrow(validateJobData('delete', input, limits));
-      const { vm } = await ready();
+      const jobs = await open();
       const outcome = await registry.recordAbsent(value.name, value.uid);
       const data = { ...value, generation: outcome.generation };
       if (outcome.kind === 'foreign') {
-        const jobId = uniqueJobId('delete', value.name);
-        await vm.add('delete', data, { jobId });
-        return { jobId, name: value.name, generation: outcome.generation, existing: false };
+        // A delete of another uid than the present one records no intent: a job of its own.
+        const added = await jobs.add('delete', data);
+        return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };
       }
-      if (outcome.kind === 'recorded') await vm.add('delete', data, { jobId: outcome.jobId });
-      else await ensureJob(vm, outcome.jobId, 'delete', data);
+      if (outcome.kind === 'recorded') await jobs.add('delete', data, { recorded: outcome.jobId });
+      else await jobs.ensure('delete', data, outcome.jobId);
       return { jobId: outcome.jobId, name: value.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
     },
 
-    async checkVm(input) {
-      const value = orThrow(validateJobData('check', input, limits));
-      const { vm } = await ready();
-      const jobId = uniqueJobId('check', value.name);
-      await vm.add('check', value, { jobId });
-      return { jobId, name: value.name, existing: false };
-    },
+    checkVm: (input) => enqueueJob('check', input),
+    enqueueJob,
 
     getJob,
 

@@ -1,4 +1,4 @@
-// `pve-provisioner enqueue create|delete|check --name NAME [job fields]
+// `pve-provisioner enqueue create|delete|check|... --name NAME [job fields]
 // [--wait [--timeout SECONDS]]` (SPEC 6): enqueues through the producer
 // library, prints the job id, and with --wait the job's outcome as JSON.
 // Exit 0 done, 1 the job failed or did not finish in time, 2 bad input
@@ -7,19 +7,16 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../client.js';
 import type { EnqueueResult, ProvisionerClient } from '../client.js';
-import { checkFields } from '../../jobs/check.schema.js';
-import { createInputFields } from '../../jobs/create.schema.js';
-import { deleteInputFields } from '../../jobs/delete.schema.js';
-import type { FieldSpec, FlagSpec, JobFields } from '../../jobs/fields.js';
+import type { FieldSpec, FlagSpec } from '../../jobs/fields.js';
+import { CALLER_JOBS, JOB_TABLE } from '../../jobs/schema.js';
+import type { CallerJob } from '../../jobs/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
-const JOBS = ['create', 'delete', 'check'] as const;
-type EnqueueJob = (typeof JOBS)[number];
-
-/** Each job's field table (SPEC 24): the flags, their parsing and the errors' flag names come from it. */
-const FIELDS_OF: Record<EnqueueJob, JobFields> = { create: createInputFields, delete: deleteInputFields, check: checkFields };
+/** The jobs a caller enqueues, from the job table (jobs/schema.ts). */
+const JOBS = CALLER_JOBS;
+type EnqueueJob = CallerJob;
 
 interface Flag {
   field: string;
@@ -28,7 +25,7 @@ interface Flag {
 }
 
 function flagsOf(job: EnqueueJob): Flag[] {
-  return Object.entries(FIELDS_OF[job]).flatMap(([field, spec]) => (spec.flag ? [{ field, spec, flag: spec.flag }] : []));
+  return Object.entries(JOB_TABLE[job].input).flatMap(([field, spec]) => (spec.flag ? [{ field, spec, flag: spec.flag }] : []));
 }
 
 function usageOf(flag: Flag): string {
@@ -38,7 +35,7 @@ function usageOf(flag: Flag): string {
 }
 
 const USAGE = [
-  'usage: pve-provisioner enqueue create|delete|check --name NAME',
+  `usage: pve-provisioner enqueue ${JOBS.join('|')} --name NAME`,
   ...JOBS.map((job) => `  ${`${job}:`.padEnd(7)} ${flagsOf(job).filter((f) => f.field !== 'name').map(usageOf).join(' ') || '(no other flags)'}`),
   '  all:    [--wait [--timeout SECONDS]]',
   '',
@@ -111,14 +108,10 @@ async function jobInput(job: EnqueueJob, values: Values): Promise<Record<string,
 }
 
 function enqueue(client: ProvisionerClient, job: EnqueueJob, input: Record<string, unknown>): Promise<EnqueueResult> {
-  switch (job) {
-    case 'create':
-      return client.createVm(input);
-    case 'delete':
-      return client.deleteVm(input);
-    case 'check':
-      return client.checkVm(input);
-  }
+  if (job === 'create') return client.createVm(input);
+  if (job === 'delete') return client.deleteVm(input);
+  // Every other job of a name (check, ...) the same way, from the job table.
+  return client.enqueueJob(job, input);
 }
 
 function parse(args: string[]): { job: EnqueueJob; values: Values; timeoutSeconds: number } {

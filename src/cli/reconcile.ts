@@ -3,13 +3,13 @@
 // runs the sweep; prints the job id, and with --wait the sweep's report as
 // JSON. Exit 0 done, 1 Redis unreachable or the job failed or did not
 // finish in time, 2 bad input (the reason on stderr).
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Job, Queue } from 'bullmq';
-import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
+import { JOB_TABLE, limitsFromConfig, validateJobData } from '../../jobs/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';
+import { jobDoor } from '../queue/enqueue.js';
 import { createQueues } from '../queue/queues.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
@@ -65,7 +65,8 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
     stderr.write(`pve-provisioner reconcile: ${err.message}\n`);
     return 2;
   }
-  const data = validateJobData('reconcile', { dryRun: options.dryRun }, limitsFromConfig(config));
+  const limits = limitsFromConfig(config);
+  const data = validateJobData('reconcile', { dryRun: options.dryRun }, limits);
   if (!data.ok) throw new Error(`reconcile job data refused: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
 
   const redis = createProducerConnection(config.redis.url);
@@ -79,10 +80,10 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
   }
   const queues = createQueues(redis, config.redis.prefix, config.jobs);
   try {
-    const job = await queues.system.add('reconcile', data.value, { jobId: `reconcile-${randomUUID()}` });
+    const job = await jobDoor(queues, limits).add('reconcile', data.value);
     stdout.write(`${job.id ?? ''}\n`);
     if (!options.wait) return 0;
-    return await waitAndPrint(queues.system, job, options.timeoutSeconds, stdout, stderr);
+    return await waitAndPrint(queues[JOB_TABLE.reconcile.queue], job, options.timeoutSeconds, stdout, stderr);
   } finally {
     await queues.close().catch(() => undefined);
     redis.disconnect();

@@ -1,21 +1,17 @@
 // The two queues (SPEC 1, 5): VM jobs on one, the system jobs (reconcile,
-// health) on another that runs one job at a time across all workers.
+// health) on another that runs one job at a time across all workers. Which
+// job goes on which is the job table's (jobs/schema.ts JOB_TABLE).
 import { Queue } from 'bullmq';
 import type { ConnectionOptions, JobsOptions, KeepJobs } from 'bullmq';
 import type { Config } from '../config/types.js';
-import type { JobName } from '../../jobs/schema.js';
+import type { QueueName } from '../../jobs/schema.js';
 import { reportRedisError } from './connection.js';
 
-export const VM_QUEUE = 'vm';
-export const SYSTEM_QUEUE = 'system';
-export type QueueName = typeof VM_QUEUE | typeof SYSTEM_QUEUE;
+export const VM_QUEUE = 'vm' satisfies QueueName;
+export const SYSTEM_QUEUE = 'system' satisfies QueueName;
 
 /** The name of this service's custom backoff (src/worker/retry.ts). */
 export const BACKOFF_TYPE = 'jittered-exponential';
-
-export function queueOf(job: JobName): QueueName {
-  return job === 'health' || job === 'reconcile' ? SYSTEM_QUEUE : VM_QUEUE;
-}
 
 /**
  * The workers' BullMQ `metrics` option. Without it BullMQ counts nothing
@@ -41,9 +37,7 @@ export function defaultJobOptions(jobs: Config['jobs']): JobsOptions {
   };
 }
 
-export interface Queues {
-  vm: Queue;
-  system: Queue;
+export interface Queues extends Record<QueueName, Queue> {
   close(): Promise<void>;
 }
 

@@ -81,8 +81,9 @@ export class ScriptBatch {
 /**
  * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now, '1'
  * when the caller gave the uid (else '0': a present name's uid is taken),
- * then the names of the spec fields that must match a present spec
- * (SPEC 2). Returns {'recorded', generation, jobId, uid} | {'existing',
+ * the job id's prefix (jobs/job-ids.ts intentJobIdPrefix, to which the
+ * generation is appended), then the names of the spec fields that must
+ * match a present spec (SPEC 2). Returns {'recorded', generation, jobId, uid} | {'existing',
  * generation, jobId, uid} | {'conflict', uid, '1' when the uid differs
  * else '0', differing field...}. Both a new generation and a repeat clear
  * a recorded Permanent failure: the caller asked again.
@@ -93,10 +94,10 @@ if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
   local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
   local answer = {'conflict', uid, uidDiffers and '1' or '0'}
-  if #ARGV > 5 then
+  if #ARGV > 6 then
     local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
     local want = cjson.decode(ARGV[3])
-    for i = 6, #ARGV do
+    for i = 7, #ARGV do
       if have[ARGV[i]] ~= want[ARGV[i]] then table.insert(answer, ARGV[i]) end
     end
   end
@@ -115,7 +116,7 @@ if state == 'absent' and old and old ~= ARGV[2] then
   redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
 end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-local jobId = 'create-' .. ARGV[1] .. '-' .. gen
+local jobId = ARGV[6] .. gen
 redis.call('HSET', KEYS[1], 'state', 'present', 'uid', ARGV[2], 'generation', gen, 'spec', ARGV[3], 'updatedAt', ARGV[4], 'jobId', jobId)
 redis.call('HDEL', KEYS[1], 'failed')
 redis.call('PERSIST', KEYS[1])
@@ -136,7 +137,8 @@ return 1
 `);
 
 /**
- * KEYS: record, generations, index. ARGV: name, uid or '', now, tombstone seconds.
+ * KEYS: record, generations, index. ARGV: name, uid or '', now, tombstone
+ * seconds, the job id's prefix (intentJobIdPrefix; the generation is appended).
  * A delete naming a uid the name is not desired with changes no desired
  * state: it only removes that uid's VM (the reconciler's orphans).
  * Returns {'recorded'|'existing', generation, jobId} | {'foreign', generation}.
@@ -151,7 +153,7 @@ if state == 'absent' then
   return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId')}
 end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-local jobId = 'delete-' .. ARGV[1] .. '-' .. gen
+local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
 redis.call('HDEL', KEYS[1], 'spec', 'failed')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))

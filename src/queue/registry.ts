@@ -4,6 +4,7 @@
 // then add the job carrying the generation; workers compare.
 import type { Redis } from 'ioredis';
 import { redactSecrets } from '../secrets/index.js';
+import { intentJobIdPrefix } from '../../jobs/job-ids.js';
 import { keys } from './keys.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 
@@ -107,7 +108,7 @@ export class DesiredStateRegistry {
   }
 
   async recordPresent(name: string, uid: string, spec: Record<string, unknown>, options: RecordPresentOptions = {}): Promise<PresentOutcome> {
-    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', ...(options.compare ?? [])];
+    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), ...(options.compare ?? [])];
     const reply = (await RECORD_PRESENT.run(this.redis, this.scriptKeys(name), args)) as string[];
     const [kind, a = '', b = '', c = '', ...rest] = reply;
     if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };
@@ -120,7 +121,7 @@ export class DesiredStateRegistry {
   }
 
   async recordAbsent(name: string, uid: string | undefined): Promise<AbsentOutcome> {
-    const reply = (await RECORD_ABSENT.run(this.redis, this.scriptKeys(name), [name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds])) as string[];
+    const reply = (await RECORD_ABSENT.run(this.redis, this.scriptKeys(name), [name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name)])) as string[];
     const [kind, a = '', b = ''] = reply;
     if (kind === 'foreign') return { kind, generation: Number(a) };
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };

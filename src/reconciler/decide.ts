@@ -8,7 +8,6 @@
 // - and only under a name this registry once recorded: with the registry's
 //   data lost, or another installation sharing the tag, nothing is an orphan;
 // - a present entry claims the VM of its name whose mark carries its uid;
-// - a name whose look-up failed is decided on no further;
 // - a seed is kept while any VM of its name is seen, and while its name is
 //   present (the create will upload it again); except a seed on a node's
 //   own (not shared) storage when its node has no VM of its name and the
@@ -62,11 +61,6 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
       plan.unknownVms.push(unknownRef(vm, 'its mark has no uid or it has no name'));
       continue;
     }
-    const lookupError = inventory.unresolved.get(vm.name);
-    if (lookupError !== undefined) {
-      plan.unknownVms.push(unknownRef(vm, `the look-up of its name failed: ${lookupError}`));
-      continue;
-    }
     const entry = inventory.entries.get(vm.name);
     const reason = orphanReason(entry, vm.uid);
     if (reason === undefined) continue;
@@ -93,7 +87,6 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
     else vmsByName.set(vm.name, [vm]);
   }
   for (const seed of inventory.seeds) {
-    if (inventory.unresolved.has(seed.name)) continue;
     const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
     const entry = inventory.entries.get(seed.name);
     const named = vmsByName.get(seed.name);
@@ -111,7 +104,7 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
   }
 
   for (const entry of inventory.entries.values()) {
-    if (entry.state !== 'present' || inventory.unresolved.has(entry.name)) continue;
+    if (entry.state !== 'present') continue;
     if ((vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry))) continue;
     const ref: MissingRef = { name: entry.name, generation: entry.generation };
     if (entry.uid !== undefined) ref.uid = entry.uid;

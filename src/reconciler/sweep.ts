@@ -23,13 +23,12 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   // younger than the grace period, so it cannot be mistaken for an orphan.
   const [entries, generations] = await Promise.all([deps.registry.listAll(), deps.registry.knownGenerations()]);
   const inventory = await takeInventory(deps.provider, entries, generations, ctx);
-  for (const [name, message] of inventory.unresolved) report.errors.push({ action: 'lookup', name, message });
   const plan = decide(inventory, deps.clock.now(), deps.settings.graceSeconds);
   report.listed = plan.listed;
   report.ours = plan.ours;
   report.seeds.listed = inventory.seeds.length;
 
-  await act(plan, deps, report, ctx);
+  await act(plan, deps, report, ctx, options.dryRun);
   report.counts = countsOf(report);
   report.finishedAt = deps.clock.now().toISOString();
   return report;

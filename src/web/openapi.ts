@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document of /v1, served at /v1/openapi.json. Request
 // bodies come from the job schemas (jobJsonSchema), the same rules the
 // validator applies, so the document cannot drift from what is enforced.
-import { jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
+import { JOB_NAMES, JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
 import type { Config } from '../config/index.js';
 import { MAX_WAIT_SECONDS } from './routes/jobs.js';
 
@@ -59,7 +59,7 @@ const componentSchemas: Record<string, Schema> = {
     required: ['id', 'job', 'state', 'attemptsMade', 'logs', 'createdAt'],
     properties: {
       id: { type: 'string' },
-      job: { type: 'string', enum: ['create', 'delete', 'check', 'health', 'reconcile'] },
+      job: { type: 'string', enum: [...JOB_NAMES] },
       data: { type: 'object', description: 'The job data; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
       state: { type: 'string', description: 'waiting, delayed, active, completed, failed, ...' },
       progress: { description: 'The last step a create reached (cloned, seeded, configured, resized, started, running, address).' },
@@ -147,10 +147,9 @@ export function buildOpenApiDocument(config: Config): Schema {
           responses: enqueued('The delete'),
         },
       },
-      '/vms/{name}/check': {
-        parameters: [nameParam],
-        post: { summary: 'Enqueue a check of the VM\'s state', responses: enqueued('The check') },
-      },
+      ...Object.fromEntries(
+        NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
+      ),
       '/jobs/{id}': {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         get: {

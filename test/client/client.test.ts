@@ -134,6 +134,18 @@ describe('producer library (SPEC 6)', function () {
     }
   });
 
+  it('enqueueJob takes a job of one name from the job table, and refuses a create or delete, which record desired state (SPEC 1, 2)', async () => {
+    h = createHarness('enqueue-job');
+    const { jobId, existing } = await h.client.enqueueJob('check', { name: 'app-7' });
+    expect(existing).to.equal(false);
+    expect(await h.client.getJob(jobId)).to.include({ job: 'check', state: 'waiting' });
+    const refused = await h.client.enqueueJob('create' as 'check', { name: 'app-8' }).catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(ValidationError);
+    expect((refused as ValidationError).fields).to.deep.equal([{ field: 'job', message: 'must be one of check' }]);
+    expect(await h.client.getVm('app-8')).to.equal(undefined);
+    expect(await h.queues.vm.count()).to.equal(1);
+  });
+
   it('waitForJob returns the current view when the job does not finish in time', async () => {
     h = createHarness('wait');
     const { jobId } = await h.client.checkVm({ name: 'app-5' });

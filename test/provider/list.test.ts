@@ -176,6 +176,32 @@ describe('findByNames (SPEC 5, SPEC 21 sweep)', () => {
   });
 });
 
+describe('listTaggedOrNamed, the sweep\'s one listing (SPEC 5, 14)', () => {
+  it('a failing config read (a 500, no route to host) reports the candidate as unknown, never drops it, tagged or found by its name', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'stray', 'uid-s', { vmid: 100001 }); // tagged, a name the sweep did not ask for
+    addOurVm(h.pve, 'crashed', 'uid-c', { vmid: 100002, config: { tags: 'debian' } }); // untagged (a clone before its tag, SPEC 11), a name asked for
+    addOurVm(h.pve, 'fine', 'uid-f', { vmid: 100003 });
+    h.pve.on('getConfig', (args) => {
+      if (args[1] === 100001) throw fakeErrors.injected('internal error');
+      if (args[1] === 100002) throw fakeErrors.noRouteToHost();
+    });
+    const found = await h.provider.listTaggedOrNamed(['crashed'], h.ctx);
+    expect(found.map((v) => [v.vmid, v.name, v.ours])).to.have.deep.members([
+      [100001, 'stray', 'unknown'],
+      [100002, 'crashed', 'unknown'],
+      [100003, 'fine', true],
+    ]);
+  });
+
+  it('fails whole when the resources call fails, with its class: never an empty answer', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'a', 'uid-a', { vmid: 100001 });
+    h.pve.failNext('clusterResources', fakeErrors.noRouteToHost());
+    expect(await failure(h.provider.listTaggedOrNamed(['a'], h.ctx))).to.be.instanceOf(TransientError);
+  });
+});
+
 describe('seeds (SPEC 11, F13)', () => {
   it('lists <name>-seed.iso files on every configured node and deletes one with a task', async () => {
     const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }] });

@@ -4,6 +4,7 @@
 // that was already there answers 200 (`existing: true`), a new one 202
 // (SPEC 2).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { NAME_JOBS } from '../../../jobs/schema.js';
 import { SpecConflictError } from '../../client.js';
 import type { EnqueueResult } from '../../client.js';
 import type { VmService } from '../deps.js';
@@ -60,9 +61,12 @@ export function vmRoutes(app: FastifyInstance, service: VmService): void {
     return accepted(reply, await service.deleteVm(input));
   });
 
-  app.post<{ Params: NameParams }>('/vms/:name/check', async (request, reply) => {
-    // A check has no body; one sent anyway must not add fields.
-    const extra = asObject(request.body) ?? {};
-    return accepted(reply, await service.checkVm({ ...extra, name: request.params.name }));
-  });
+  // POST /vms/:name/check, and likewise every job of one name in the job table (jobs/schema.ts).
+  for (const job of NAME_JOBS) {
+    app.post<{ Params: NameParams }>(`/vms/:name/${job}`, async (request, reply) => {
+      // The name is the path's; a body's fields are the job's other fields, checked by its schema.
+      const extra = asObject(request.body) ?? {};
+      return accepted(reply, await service.enqueueJob(job, { ...extra, name: request.params.name }));
+    });
+  }
 }
