@@ -56,9 +56,14 @@ export async function listByTag(deps: ProviderDeps, ctx: OperationContext): Prom
   return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
 }
 
-/** Nameless candidates (a clone pvestatd has not named yet, SPEC 23) are kept only when their config carries a wanted name. */
+/**
+ * Nameless candidates (a clone pvestatd has not named yet, SPEC 23) are kept
+ * when their config carries a wanted name, and when their config could not
+ * be read: such a VM may be any wanted name's, so it is reported as unknown
+ * rather than dropped (SPEC 5: nothing is decided on what was not seen).
+ */
 function named(listed: ListedVm[], wanted: ReadonlySet<string>, keep: (vm: ListedVm) => boolean = () => false): ListedVm[] {
-  return listed.filter((vm) => keep(vm) || (vm.name !== undefined && wanted.has(vm.name)));
+  return listed.filter((vm) => keep(vm) || (vm.name === undefined ? vm.ours === 'unknown' : wanted.has(vm.name)));
 }
 
 /** Every VM carrying the name, tagged or not (a VM cloned just before a crash has no tag yet, SPEC 11). */

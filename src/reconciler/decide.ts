@@ -13,7 +13,10 @@
 //   own (not shared) storage when its node has no VM of its name and the
 //   present entry's VM lives on another node: the create that made that VM
 //   used the seed on that node, so this one was left behind (a delete
-//   stopped between destroy and seed delete, then a create placed elsewhere).
+//   stopped between destroy and seed delete, then a create placed elsewhere);
+// - no seed is deleted while a nameless VM whose config could not be read is
+//   listed: it may be the VM of any seed's name (a clone before pvestatd
+//   named it, SPEC 23).
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
@@ -86,13 +89,14 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
     if (group) group.push(vm);
     else vmsByName.set(vm.name, [vm]);
   }
+  const unseenName = inventory.vms.some((vm) => vm.name === undefined && vm.ours === 'unknown');
   for (const seed of inventory.seeds) {
     const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
     const entry = inventory.entries.get(seed.name);
     const named = vmsByName.get(seed.name);
     if (named !== undefined) {
       const leftBehind = leftBehindBy(seed, entry, named);
-      if (leftBehind) plan.orphanSeeds.push({ ref: { ...seedRef(seed), vmNode: leftBehind.vmNode }, seed, young: isYoung(created), leftBehind });
+      if (leftBehind && !unseenName) plan.orphanSeeds.push({ ref: { ...seedRef(seed), vmNode: leftBehind.vmNode }, seed, young: isYoung(created), leftBehind });
       continue;
     }
     if (entry?.state === 'present') continue;
@@ -100,7 +104,7 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
       plan.strangerSeeds.push(seedRef(seed));
       continue;
     }
-    plan.orphanSeeds.push({ ref: seedRef(seed), seed, young: isYoung(created) });
+    if (!unseenName) plan.orphanSeeds.push({ ref: seedRef(seed), seed, young: isYoung(created) });
   }
 
   for (const entry of inventory.entries.values()) {

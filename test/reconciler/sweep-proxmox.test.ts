@@ -159,6 +159,25 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     expect(report.seeds.deleted).to.deep.equal([]);
   });
 
+  it("deletes no seed while a nameless VM with an unreadable config is listed: it may be that seed's VM (SPEC 5, 23)", async () => {
+    w = proxmoxWorld();
+    await w.tombstone('gone', 'uid-g');
+    w.seed('gone');
+    // A clone pvestatd has not named yet (nameless in /cluster/resources), its config read failing.
+    w.pve.statdEvery = 1000;
+    const clone = w.ourVm('gone', 'uid-g', { tagged: false });
+    w.pve.on('getConfig', (args) => {
+      if (args[1] === clone.vmid) throw fakeErrors.injected('internal error');
+    });
+
+    const report = await w.report();
+
+    expect(w.writes()).to.deep.equal([]);
+    expect(report.seeds.deleted).to.deep.equal([]);
+    expect(report.orphans.unknown.map((u) => u.vmid)).to.deep.equal([clone.vmid]);
+    expect(w.seedsLeft()).to.have.length(1);
+  });
+
   it('fails as a whole when the cluster listing fails, acting on nothing (SPEC 5, 14)', async () => {
     w = proxmoxWorld();
     await w.present('db', 'uid-db');
