@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
 import { headFrom, lastKnownArgs } from './registry.js';
-import type { DesiredHead, LastKnownWrite } from './registry.js';
+import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
 import type { Aborter } from './lazy-abort.js';
 import { JOB_LOCK_OPS, LuaScript, ScriptBatch } from './registry-scripts.js';
 

@@ -11,7 +11,8 @@ import { redactSecrets } from '../secrets/index.js';
 import { LazyAbortController } from '../queue/lazy-abort.js';
 import { holdLock } from '../queue/name-lock.js';
 import type { HeldLock, NameLocks } from '../queue/name-lock.js';
-import type { DesiredHead, DesiredStateRegistry, LastKnownWrite } from '../queue/registry.js';
+import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
+import type { DesiredStateRegistry } from '../queue/registry.js';
 import { BadJobDataError, lockWaitDelayMs, toJobError } from './retry.js';
 
 export interface ProcessorOptions {
