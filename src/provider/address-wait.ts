@@ -7,7 +7,8 @@
 import { TransientError } from '../errors.js';
 import { AGENT_NOT_RUNNING, messageMatches } from '../proxmox/messages.js';
 import type { CreateSpec, OperationContext, VmObservation } from './types.js';
-import { callOpts, type ProviderDeps } from './deps.js';
+import { callOpts } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { permanent, throwIfAborted, transient } from './errors.js';
 import { pickAddress } from './address.js';
 import { Expectations, PollSchedule, type ScheduleShape } from './expectations.js';

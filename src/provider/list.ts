@@ -4,7 +4,8 @@
 // dropped; only the resources call or a cancelled job fails the whole.
 import type { ClusterResource } from '../proxmox/api.js';
 import type { KnownVm, ListedVm, OperationContext } from './types.js';
-import { callOpts, type ProviderDeps } from './deps.js';
+import { callOpts } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
 import { mapLimit } from './concurrency.js';
 import { parseMark } from './mark.js';

@@ -8,7 +8,7 @@
 // paused (F14) fails its confirmation and waits on.
 import type { ClusterResource } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts } from './deps.js';
+import { callOpts } from './context.js';
 import { classifyCall } from './errors.js';
 import { ListingFailures } from './listing-failures.js';
 import type { ScheduleShape } from './expectations.js';

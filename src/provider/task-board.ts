@@ -7,7 +7,7 @@
 import type { Logger } from '../log.js';
 import type { ProxmoxApi, TaskListEntry, Upid } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts } from './deps.js';
+import { callOpts } from './context.js';
 import { classifyCall } from './errors.js';
 import { ListingFailures } from './listing-failures.js';
 import type { Expectations, ScheduleShape } from './expectations.js';

@@ -7,7 +7,8 @@ import { PermanentError } from '../errors.js';
 import { classifyTaskExit } from '../proxmox/classify.js';
 import type { Upid, VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts, logLine, type ProviderDeps } from './deps.js';
+import { callOpts, logLine } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
 import { pollUntil } from './poll.js';
 
