@@ -5,6 +5,7 @@ import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { JobLimits, JobName } from '../../jobs/schema.js';
 import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js';
+import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { CreateStep } from '../provider/types.js';
 import { redactSecrets } from '../secrets/index.js';
@@ -70,12 +71,24 @@ function generationOf(data: unknown): number {
   return typeof generation === 'number' ? generation : 0;
 }
 
-function jobContext(job: Job, aborter: LazyAbortController, held: HeldLock | undefined, lastKnown: Map<string, LastKnownWrite>): JobContext {
+/** The job's own logger: its id, job name and VM name on every line the provider writes for it. */
+function jobLogger(processLogger: Logger, job: Job, name: string | undefined): Logger {
+  return processLogger.child({ jobId: job.id, job: job.name, ...(name === undefined ? {} : { name }) });
+}
+
+function jobContext(
+  job: Job,
+  logger: Logger,
+  aborter: LazyAbortController,
+  held: HeldLock | undefined,
+  lastKnown: Map<string, LastKnownWrite>,
+): JobContext {
   const log = async (line: string): Promise<void> => {
     await job.log(redactSecrets(line));
   };
   return {
     jobId: job.id ?? '',
+    logger,
     // Made when the handler first asks (lazy-abort.ts).
     get signal() {
       return aborter.signal;
@@ -154,7 +167,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
         finish('superseded');
         return late;
       }
-      const ctx = jobContext(job, aborter, held, lastKnown);
+      const ctx = jobContext(job, jobLogger(deps.logger, job, name), aborter, held, lastKnown);
       const result = redactResult(await definition.handler(data, deps, ctx));
       await settle(); // a failed last-known write fails the attempt, as it did inside the handler
       finish('completed');
