@@ -18,7 +18,7 @@ import { processLogger, startWebOrExplain } from './web.js';
 import type { WebServer } from '../web/server.js';
 
 /** sim.stateFile for `all` (npm start) when config leaves it empty. */
-export const ALL_SIM_STATE_FILE = 'var/sim-state.json';
+const ALL_SIM_STATE_FILE = 'var/sim-state.json';
 
 /** SPEC 24: npm start keeps the simulator's VMs across restarts unless config or SIM_STATE_FILE says otherwise. */
 export function withSimStateFile(config: Config, env: NodeJS.ProcessEnv): Config {

@@ -15,7 +15,7 @@ import type { ScheduleShape } from './expectations.js';
 import { PollLoop, type Waiter } from './poll-loop.js';
 import type { BoardDeps } from './task-board.js';
 
-export const RUNNING = 'running';
+const RUNNING = 'running';
 
 interface RunningWaiter extends Waiter<true> {
   node: string;

@@ -18,7 +18,7 @@ import { PollLoop, type LoopClock, type Waiter } from './poll-loop.js';
  * the oldest wait; newest come first, so a cut leaves out the oldest
  * waits, which then ask their own status.
  */
-export const LISTING_LIMIT = 500;
+const LISTING_LIMIT = 500;
 
 export interface TaskWaitOptions {
   what: string;

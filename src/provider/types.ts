@@ -5,7 +5,7 @@
 import type { CreateSpec as CreateJobSpec } from '../../jobs/create.schema.js';
 import type { Logger } from '../log.js';
 
-export type VmState = 'Provisioning' | 'Running' | 'Stopped' | 'NotFound';
+type VmState = 'Provisioning' | 'Running' | 'Stopped' | 'NotFound';
 
 export type CreateStep = 'cloned' | 'seeded' | 'configured' | 'resized' | 'started' | 'running' | 'address';
 

@@ -13,7 +13,7 @@ export { kindOf } from './failure.js';
 export type { FailureKind } from './failure.js';
 
 /** A transport failure stripped of the request it came from (its options hold the token header). */
-export class TransportError extends Error {
+class TransportError extends Error {
   override readonly name = 'TransportError';
   constructor(
     message: string,

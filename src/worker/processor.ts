@@ -31,7 +31,7 @@ export interface ProcessorOptions {
   metrics?: JobMetrics;
 }
 
-export interface SupersededResult {
+interface SupersededResult {
   superseded: true;
   generation: number;
   currentGeneration: number;
