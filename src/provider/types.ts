@@ -14,7 +14,7 @@ export interface OperationContext {
   /** The job's id, when a job runs the operation. */
   jobId?: string;
   /**
-   * The job's own logger: every line carries its jobId, job and VM name
+   * The job's own logger: every line carries its jobId, job and VM name (vm)
    * (the worker's logger.child). Absent outside a job, where the
    * provider's process logger writes the line.
    */

@@ -71,9 +71,13 @@ function generationOf(data: unknown): number {
   return typeof generation === 'number' ? generation : 0;
 }
 
-/** The job's own logger: its id, job name and VM name on every line the provider writes for it. */
-function jobLogger(processLogger: Logger, job: Job, name: string | undefined): Logger {
-  return processLogger.child({ jobId: job.id, job: job.name, ...(name === undefined ? {} : { name }) });
+/**
+ * The job's own logger: its id, job name and VM name on every line the
+ * provider writes for it. The VM name is `vm`: pino writes the logger's
+ * own `name` on every line, and a second `name` key would repeat it.
+ */
+function jobLogger(processLogger: Logger, job: Job, vm: string | undefined): Logger {
+  return processLogger.child({ jobId: job.id, job: job.name, ...(vm === undefined ? {} : { vm }) });
 }
 
 function jobContext(

@@ -36,6 +36,6 @@ describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
     expect(view.state).to.equal('failed');
     const line = records.find((r) => r.msg === 'proxmox task failed');
     expect(line, 'the provider logged the failed task').to.not.equal(undefined);
-    expect(line).to.include({ jobId, job: 'create', name: 'logged-1', exitstatus: 'start failed: QEMU exited with code 1' });
+    expect(line).to.include({ jobId, job: 'create', vm: 'logged-1', exitstatus: 'start failed: QEMU exited with code 1' });
   });
 });
