@@ -5,9 +5,9 @@ import type { Logger } from '../log.js';
 import type { CallOptions } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
 
-/** The per-call options of the seam: every call honours the job's signal. */
+/** The per-call options of the seam: every call honours the job's signal and logs its debug line through the job's logger. */
 export function callOpts(ctx: OperationContext): CallOptions {
-  return { signal: ctx.signal };
+  return ctx.logger === undefined ? { signal: ctx.signal } : { signal: ctx.signal, logger: ctx.logger };
 }
 
 /** Runs the caller's lock check before a Proxmox write (SPEC 3). */

@@ -1,8 +1,10 @@
 // The provider logs through the job's own logger (SPEC 9): a line it
 // writes while a job runs carries that job's id, job name and VM name,
-// so one job's story can be read out of a worker's interleaved logs.
+// so one job's story can be read out of a worker's interleaved logs; so
+// does the debug line of each Proxmox call the job makes.
 import { expect } from 'chai';
 import { createProvider } from '../../src/provider/provider.js';
+import { observeApi } from '../../src/proxmox/observed-api.js';
 import { DEFAULT_NODE, DEFAULT_TEMPLATE, FakeProxmox, SEED_STORAGE } from '../fakes/fake-proxmox.js';
 import { captureLogger } from '../provider/harness.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -19,8 +21,9 @@ describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
     fake = new FakeProxmox();
     const captured = captureLogger();
     records = captured.records;
-    // One logger for the process, as `worker` and `all` build it.
-    const provider = createProvider({ api: fake, config: h.config, logger: captured.logger, sleep: () => Promise.resolve() });
+    // One logger for the process, and the debug line of each call, as `worker` and `all` build them.
+    const api = observeApi(fake, captured.logger);
+    const provider = createProvider({ api, config: h.config, logger: captured.logger, sleep: () => Promise.resolve() });
     await h.startWorker({ provider, logger: captured.logger });
   });
 
@@ -37,5 +40,17 @@ describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
     const line = records.find((r) => r.msg === 'proxmox task failed');
     expect(line, 'the provider logged the failed task').to.not.equal(undefined);
     expect(line).to.include({ jobId, job: 'create', vm: 'logged-1', exitstatus: 'start failed: QEMU exited with code 1' });
+  });
+
+  it("the debug line of each Proxmox call a create makes carries the job's id", async () => {
+    const { jobId } = await h.client.createVm({ name: 'logged-2', uid: 'u2', waitForAddress: false });
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+    const calls = records.filter((r) => r.msg === 'proxmox api call');
+    const clone = calls.find((r) => r.call === 'clone');
+    expect(clone, 'the clone call was logged').to.not.equal(undefined);
+    expect(clone).to.include({ jobId, job: 'create', vm: 'logged-2' });
+    const start = calls.find((r) => r.call === 'start');
+    expect(start).to.include({ jobId });
   });
 });
