@@ -4,7 +4,7 @@
 // then add the job carrying the generation; workers compare.
 import type { Redis } from 'ioredis';
 import type { DesiredHead, DesiredRecord, LastKnown, LastKnownWrite, RecordedFailure } from '../desired-state.js';
-import { redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { keys } from './keys.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 

@@ -7,7 +7,7 @@ import { ConflictError, ValidationError } from '../client.js';
 import type { FieldError } from '../../jobs/schema.js';
 import { RedisUnavailableError } from '../queue/connection.js';
 import { unreachableReason } from '../queue/redis-failure.js';
-import { redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { sendRedisDown, type RedisDownProbe } from './redis-down.js';
 
 export interface ErrorBody {

@@ -8,7 +8,7 @@ import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js'
 import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { CreateStep } from '../provider/types.js';
-import { redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { LazyAbortController } from '../queue/lazy-abort.js';
 import { holdLock } from '../queue/name-lock.js';
 import type { HeldLock, NameLocks } from '../queue/name-lock.js';
