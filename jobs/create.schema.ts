@@ -10,7 +10,7 @@ import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidF
 import type { DataOf, FieldSpec, StringRule } from './fields.js';
 
 /** Proxmox's own floor for `memory` (apidata.json: `current`, minimum 16). */
-export const MIN_MEMORY_MIB = 16;
+const MIN_MEMORY_MIB = 16;
 
 const text = (description: string, flag: string) =>
   ({

@@ -36,14 +36,14 @@ export interface StringRule {
   oneOf?: (limits: JobLimits) => string[];
 }
 
-export interface IntegerRule {
+interface IntegerRule {
   kind: 'integer';
   description: string;
   min: number;
   max: number | ((limits: JobLimits) => number);
 }
 
-export interface BooleanRule {
+interface BooleanRule {
   kind: 'boolean';
   description: string;
 }
@@ -55,7 +55,7 @@ export type FieldRule = StringRule | IntegerRule | BooleanRule;
  * when left out, so the validated data always has it; `optional`: may be
  * absent.
  */
-export type Presence = 'required' | 'defaulted' | 'optional';
+type Presence = 'required' | 'defaulted' | 'optional';
 
 /** How `pve-provisioner enqueue` takes a field (SPEC 6). */
 export interface FlagSpec {
@@ -193,7 +193,7 @@ export function fieldsJsonSchema(fields: JobFields, limits: JobLimits): Record<s
 
 /** Shared rules. */
 export const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
-export const UID = /^[A-Za-z0-9_.-]{1,64}$/;
+const UID = /^[A-Za-z0-9_.-]{1,64}$/;
 export const BRIDGE = /^[A-Za-z][A-Za-z0-9_.-]{0,14}$/;
 export const TEXT_MAX_BYTES = 64 * 1024;
 

@@ -17,7 +17,7 @@ import type { JobDoor } from './queue/enqueue.js';
 import { createQueues } from './queue/queues.js';
 import type { Queues } from './queue/queues.js';
 import { DesiredStateRegistry } from './queue/registry.js';
-import type { DesiredRecord, LastKnown, RecordedFailure } from './queue/registry.js';
+import type { DesiredRecord, LastKnown, RecordedFailure } from './desired-state.js';
 import { withTextsSummarized } from './queue/text-summary.js';
 
 export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';

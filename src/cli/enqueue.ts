@@ -3,7 +3,6 @@
 // library, prints the job id, and with --wait the job's outcome as JSON.
 // Exit 0 done, 1 the job failed or did not finish in time, 2 bad input
 // (every failing field, named by its flag, on stderr).
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../client.js';
 import type { EnqueueResult, ProvisionerClient } from '../client.js';
@@ -12,6 +11,7 @@ import { CALLER_JOBS, JOB_TABLE } from '../../jobs/schema.js';
 import type { CallerJob } from '../../jobs/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
+import { BadInput, readUtf8File } from './flags.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 
 /** The jobs a caller enqueues, from the job table (jobs/schema.ts). */
@@ -51,8 +51,6 @@ export interface EnqueueCommandIo {
 /** Job field -> the flag that sets it, so errors name what the user typed. */
 const FLAG_OF: Record<string, string> = Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f) => [f.field, `--${f.flag.name}`])));
 
-class BadInput extends Error {}
-
 type OptionKind = { type: 'string' } | { type: 'boolean' };
 
 const OPTIONS: Record<string, OptionKind> = {
@@ -68,26 +66,12 @@ function integerOrText(text: string): number | string {
   return /^-?\d+$/.test(text) ? Number(text) : text;
 }
 
-async function readUtf8(flag: string, path: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    throw new BadInput(`${flag} ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new BadInput(`${flag} ${path}: not UTF-8 text`);
-  }
-}
-
 /** The value a flag gives its field, as the producer takes it (the validator then decides). */
 async function fieldValue(flag: Flag, given: string | boolean): Promise<unknown> {
   const { rule } = flag.spec;
   if (rule.kind === 'boolean') return flag.flag.sets ?? true;
   const text = String(given);
-  if (flag.flag.file) return readUtf8(`--${flag.flag.name}`, text);
+  if (flag.flag.file) return readUtf8File(`--${flag.flag.name}`, text);
   return rule.kind === 'integer' ? integerOrText(text) : text;
 }
 

@@ -9,7 +9,7 @@ import { userData } from './user-data.js';
 import { GUEST_AGENT_VENDOR_DATA } from './vendor-data.js';
 
 /** cloud-init finds a NoCloud seed by this label (blkid LABEL). */
-export const SEED_LABEL = 'cidata';
+const SEED_LABEL = 'cidata';
 
 export interface SeedInput {
   name: string;

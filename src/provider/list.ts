@@ -4,7 +4,8 @@
 // dropped; only the resources call or a cancelled job fails the whole.
 import type { ClusterResource } from '../proxmox/api.js';
 import type { KnownVm, ListedVm, OperationContext } from './types.js';
-import { callOpts, type ProviderDeps } from './deps.js';
+import { callOpts, logFor } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
 import { mapLimit } from './concurrency.js';
 import { parseMark } from './mark.js';
@@ -45,7 +46,7 @@ async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry)
     };
   } catch (err) {
     throwIfAborted(ctx.signal);
-    deps.logger.warn({ vmid: entry.vmid, node: entry.node, err: classifyCall(err, ctx.signal).message }, 'config read failed while listing; reported as unknown');
+    logFor(deps, ctx).warn({ vmid: entry.vmid, node: entry.node, err: classifyCall(err, ctx.signal).message }, 'config read failed while listing; reported as unknown');
     return base;
   }
 }

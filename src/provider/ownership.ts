@@ -6,7 +6,8 @@
 import { NotFoundError } from '../errors.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { CreateSpec, OperationContext } from './types.js';
-import { callOpts, type ProviderDeps } from './deps.js';
+import { callOpts } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { parseMark } from './mark.js';
@@ -39,7 +40,7 @@ function foreignMark(name: string, vmid: number, config: VmConfig): Error {
  * Decides who holds a VM whose config we can read, waiting out a lock
  * (not `suspended`) or a nameless clone in progress.
  */
-export async function judge(
+async function judge(
   deps: ProviderDeps,
   ctx: OperationContext,
   spec: Pick<CreateSpec, 'name' | 'uid'>,

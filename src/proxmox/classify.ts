@@ -2,7 +2,8 @@
 // matched by status and whole message; transport failures by their code.
 // The reason says what an operator can do about it.
 import { ClassifiedError, NotFoundError } from '../errors.js';
-import { SecretFileError, redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
+import { SecretFileError } from '../secrets/read.js';
 import { isApiError } from './api-error.js';
 import type { ProxmoxApiError } from './api-error.js';
 import { ProxmoxPermanentError, ProxmoxTransientError } from './failure.js';
@@ -13,7 +14,7 @@ export { kindOf } from './failure.js';
 export type { FailureKind } from './failure.js';
 
 /** A transport failure stripped of the request it came from (its options hold the token header). */
-export class TransportError extends Error {
+class TransportError extends Error {
   override readonly name = 'TransportError';
   constructor(
     message: string,

@@ -9,9 +9,10 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
 import { headFrom, lastKnownArgs } from './registry.js';
-import type { DesiredHead, LastKnownWrite } from './registry.js';
+import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
 import type { Aborter } from './lazy-abort.js';
-import { JOB_LOCK_OPS, LuaScript, ScriptBatch } from './registry-scripts.js';
+import { LuaScript, ScriptBatch } from '../redis-script.js';
+import { JOB_LOCK_OPS } from './registry-scripts.js';
 
 const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end

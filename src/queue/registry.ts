@@ -3,47 +3,11 @@
 // with one generation counter per name. Producers record here first,
 // then add the job carrying the generation; workers compare.
 import type { Redis } from 'ioredis';
-import { redactSecrets } from '../secrets/index.js';
+import type { DesiredHead, DesiredRecord, LastKnown, LastKnownWrite, RecordedFailure } from '../desired-state.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { intentJobIdPrefix } from '../../jobs/job-ids.js';
 import { keys } from './keys.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
-
-export interface LastKnown {
-  state: string;
-  address?: string;
-  vmid?: number;
-  node?: string;
-  at: string;
-}
-
-/** A create of the name's current generation that failed Permanent (SPEC 2). */
-export interface RecordedFailure {
-  reason: string;
-  jobId: string;
-  generation: number;
-  at: string;
-}
-
-export interface DesiredRecord {
-  name: string;
-  state: 'present' | 'absent';
-  uid?: string;
-  generation: number;
-  spec?: Record<string, unknown>;
-  updatedAt: string;
-  jobId?: string;
-  lastKnown?: LastKnown;
-  /** Uids this name had before, deleted and then replaced by a new uid (oldest first). */
-  retiredUids?: string[];
-  /** Set while the present generation's create failed Permanent; a new create clears it. */
-  failed?: RecordedFailure;
-}
-
-/**
- * What the generation check reads of a record (SPEC 2), with the lock in
- * one call: all that a job's superseded() may look at.
- */
-export type DesiredHead = Pick<DesiredRecord, 'name' | 'state' | 'uid' | 'generation'>;
 
 /** The head from its three hash fields (HMGET state uid generation); undefined when there is no record. */
 export function headFrom(name: string, state: unknown, uid: unknown, generation: unknown): DesiredHead | undefined {
@@ -51,13 +15,6 @@ export function headFrom(name: string, state: unknown, uid: unknown, generation:
   const head: DesiredHead = { name, state, generation: Number(generation ?? 0) };
   if (typeof uid === 'string') head.uid = uid;
   return head;
-}
-
-/** A job's last-known state of its name, to be written into the name's record. */
-export interface LastKnownWrite {
-  lastKnown: LastKnown;
-  /** Written only while the name's desired state is this one; whatever it is when absent. */
-  ifState?: DesiredRecord['state'];
 }
 
 /** What a job saw comes from Proxmox, so it is redacted like a job result. */

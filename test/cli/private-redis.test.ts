@@ -12,7 +12,7 @@ import { DEFAULT_REDIS_URL, redisUrlSetByUser, startPrivateRedisIfNeeded } from 
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { freePort, redisAnswers } from '../e2e/redis-server.js';
-import { REDIS_URL } from '../web/helpers.js';
+import { REDIS_URL } from '../support/redis.js';
 
 function answersWithin(url: string, ms: number): Promise<boolean> {
   return redisAnswers(url, ms).then(

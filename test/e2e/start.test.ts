@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { REDIS_URL, basicHeader, deletePrefix, uniquePrefix } from '../web/helpers.js';
+import { basicHeader } from '../web/helpers.js';
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { NameLocks, holdLock } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
-import { LuaScript } from '../../src/queue/registry-scripts.js';
+import { LuaScript } from '../../src/redis-script.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';

@@ -23,7 +23,7 @@ import { startSimulator, type RunningSimulator } from '../../src/sim/index.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
-import { REDIS_URL, deletePrefix, uniquePrefix } from '../web/helpers.js';
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 export interface Sentinels {
   /** The secret part of the Proxmox token `root@pam!pvep=<secret>`. */

@@ -17,8 +17,7 @@ import { createMetrics } from '../../src/metrics.js';
 import { deployQueries, metricNamesIn } from '../support/deploy-queries.js';
 import { parseSamples, queryableNames, valueOf, type Sample } from '../support/prometheus-scrape.js';
 import { promtool } from '../support/promtool.js';
-import { eventually } from '../support/redis.js';
-import { REDIS_URL, deletePrefix, uniquePrefix } from './helpers.js';
+import { REDIS_URL, deletePrefix, eventually, uniquePrefix } from '../support/redis.js';
 
 const COMPLETED = 3;
 
