@@ -53,4 +53,16 @@ describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
     const start = calls.find((r) => r.call === 'start');
     expect(start).to.include({ jobId });
   });
+
+  it("no line of a create carries its userData or networkConfig text: the job's logger binds ids and the VM name only", async () => {
+    const userData = '#cloud-config\npassword: user-data-marker-7f3a\n';
+    const networkConfig = 'version: 2 # network-config-marker-9c1e\n';
+    const { jobId } = await h.client.createVm({ name: 'logged-3', uid: 'u3', waitForAddress: false, userData, networkConfig });
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+    expect(records.some((r) => r.jobId === jobId), 'the job wrote lines').to.equal(true);
+    const written = records.map((r) => JSON.stringify(r)).join('\n');
+    expect(written).to.not.include('user-data-marker-7f3a');
+    expect(written).to.not.include('network-config-marker-9c1e');
+  });
 });
