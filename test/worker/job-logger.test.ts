@@ -54,6 +54,15 @@ describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
     expect(start).to.include({ jobId });
   });
 
+  it("the Proxmox calls of a reconcile job's sweep carry the reconcile job's id", async () => {
+    const job = await h.queues.system.add('reconcile', { dryRun: true }, { jobId: `reconcile-${h.prefix}` });
+    const view = await h.client.waitForJob(job.id ?? '', { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+    const calls = records.filter((r) => r.msg === 'proxmox api call');
+    expect(calls, 'the sweep listed Proxmox').to.not.have.length(0);
+    expect(calls.map((r) => r.jobId)).to.deep.equal(calls.map(() => job.id));
+  });
+
   it("no line of a create carries its userData or networkConfig text: the job's logger binds ids and the VM name only", async () => {
     const userData = '#cloud-config\npassword: user-data-marker-7f3a\n';
     const networkConfig = 'version: 2 # network-config-marker-9c1e\n';
