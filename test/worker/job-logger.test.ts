@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { createProvider } from '../../src/provider/provider.js';
 import { observeApi } from '../../src/proxmox/observed-api.js';
 import { DEFAULT_NODE, DEFAULT_TEMPLATE, FakeProxmox, SEED_STORAGE } from '../fakes/fake-proxmox.js';
-import { captureLogger } from '../provider/harness.js';
+import { captureLogger } from '../support/capture-logger.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
