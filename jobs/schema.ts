@@ -15,10 +15,7 @@ import { healthFields, reconcileFields } from './system.schema.js';
 
 export type { FieldError, JobLimits, Validation } from './fields.js';
 export { limitsFromConfig } from './fields.js';
-export type { CreateJobData, CreateJobInput } from './create.schema.js';
-export type { DeleteJobData, DeleteJobInput } from './delete.schema.js';
-export type { CheckJobData } from './check.schema.js';
-export type { HealthJobData, ReconcileJobData } from './system.schema.js';
+export type { ReconcileJobData } from './system.schema.js';
 
 /** The two queues (SPEC 1, 5): VM jobs, and the system jobs, run one at a time across all workers. */
 export type QueueName = 'vm' | 'system';

@@ -11,7 +11,7 @@ import { ValidationError } from './producer-errors.js';
 import type { Queues } from './queues.js';
 
 /** Which id a job gets. */
-export type JobIdChoice =
+type JobIdChoice =
   /** A recorded intent's job (SPEC 2), under the id the registry recorded for it. */
   | { recorded: string }
   /** A recorded intent's job once more, under a new id (the reconciler's re-create: the first may be kept as completed). */

@@ -28,7 +28,7 @@ export function keepJobs(count: number, seconds: number): KeepJobs {
   return seconds === 0 ? { count } : { count, age: seconds };
 }
 
-export function defaultJobOptions(jobs: Config['jobs']): JobsOptions {
+function defaultJobOptions(jobs: Config['jobs']): JobsOptions {
   return {
     attempts: jobs.attempts,
     backoff: { type: BACKOFF_TYPE, delay: jobs.backoffMs },

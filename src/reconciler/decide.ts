@@ -23,13 +23,13 @@ import type { Inventory } from './inventory.js';
 import type { FailedCreateRef, MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
 
 /** Why a seed whose name has a VM is still a candidate: that VM is elsewhere. */
-export interface LeftBehind {
+interface LeftBehind {
   /** The present entry's uid, whose VM is on `vmNode`. */
   uid: string;
   vmNode: string;
 }
 
-export interface Candidate<T> {
+interface Candidate<T> {
   ref: T;
   /** Younger than the grace period: left alone this sweep. */
   young: boolean;

@@ -90,11 +90,11 @@ export interface Enqueuer {
  */
 export type SweepProvider = Pick<Provider, 'listTaggedOrNamed' | 'findByName' | 'listSeeds' | 'deleteSeed'>;
 
-export interface Clock {
+interface Clock {
   now(): Date;
 }
 
-export interface SweepSettings {
+interface SweepSettings {
   /** VMs, seeds and entries younger than this are left alone. */
   graceSeconds: number;
   /** Enqueue a create for a present name whose VM is gone. */

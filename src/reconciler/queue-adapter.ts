@@ -16,7 +16,7 @@ export class StaleDecisionError extends Error {
 }
 
 /** The jobs the reconciler added, by name (its own hash under the prefix). */
-export function reconcilerJobsKey(prefix: string): string {
+function reconcilerJobsKey(prefix: string): string {
   return `${prefix}:reconciler:jobs`;
 }
 

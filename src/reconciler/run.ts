@@ -54,7 +54,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
       log: (line) => writeLog(ctx, line),
     };
     const outcome = await withSweepLock(redis, sweepLockKey(prefix), ttlMs, (lost) =>
-      sweep(deps, { dryRun: data.dryRun, signal: AbortSignal.any([ctx.signal, lost]) }),
+      sweep(deps, { dryRun: data.dryRun, signal: AbortSignal.any([ctx.signal, lost]), job: { jobId: ctx.jobId, logger: ctx.logger } }),
     );
     if (outcome === 'skipped') {
       writeLog(ctx, 'skipped: another sweep is running');

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { createProvider } from '../../src/provider/provider.js';
 import { observeApi } from '../../src/proxmox/observed-api.js';
 import { DEFAULT_NODE, DEFAULT_TEMPLATE, FakeProxmox, SEED_STORAGE } from '../fakes/fake-proxmox.js';
-import { captureLogger } from '../provider/harness.js';
+import { captureLogger } from '../support/capture-logger.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
@@ -52,5 +52,26 @@ describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
     expect(clone).to.include({ jobId, job: 'create', vm: 'logged-2' });
     const start = calls.find((r) => r.call === 'start');
     expect(start).to.include({ jobId });
+  });
+
+  it("the Proxmox calls of a reconcile job's sweep carry the reconcile job's id", async () => {
+    const job = await h.queues.system.add('reconcile', { dryRun: true }, { jobId: `reconcile-${h.prefix}` });
+    const view = await h.client.waitForJob(job.id ?? '', { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+    const calls = records.filter((r) => r.msg === 'proxmox api call');
+    expect(calls, 'the sweep listed Proxmox').to.not.have.length(0);
+    expect(calls.map((r) => r.jobId)).to.deep.equal(calls.map(() => job.id));
+  });
+
+  it("no line of a create carries its userData or networkConfig text: the job's logger binds ids and the VM name only", async () => {
+    const userData = '#cloud-config\npassword: user-data-marker-7f3a\n';
+    const networkConfig = 'version: 2 # network-config-marker-9c1e\n';
+    const { jobId } = await h.client.createVm({ name: 'logged-3', uid: 'u3', waitForAddress: false, userData, networkConfig });
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+    expect(records.some((r) => r.jobId === jobId), 'the job wrote lines').to.equal(true);
+    const written = records.map((r) => JSON.stringify(r)).join('\n');
+    expect(written).to.not.include('user-data-marker-7f3a');
+    expect(written).to.not.include('network-config-marker-9c1e');
   });
 });
