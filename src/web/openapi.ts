@@ -7,6 +7,11 @@ import { MAX_WAIT_SECONDS } from './routes/jobs.js';
 
 type Schema = Record<string, unknown>;
 
+/** The operationId of POST /vms/{name}/<job>, from the job table's name: check is checkVm, a `cold-boot` job coldBootVm. */
+function nameJobOperationId(job: string): string {
+  return `${job.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Vm`;
+}
+
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Schema): Schema => ({ content: { 'application/json': { schema } } });
 const answer = (description: string, schema: Schema): Schema => ({ description, ...json(schema) });
@@ -123,6 +128,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     paths: {
       '/vms': {
         post: {
+          operationId: 'createVm',
           summary: 'Enqueue a create (SPEC 1, 2); with no uid, a present name\'s is taken',
           requestBody: { required: true, ...json(jobJsonSchema('create', limits)) },
           responses: {
@@ -131,6 +137,7 @@ export function buildOpenApiDocument(config: Config): Schema {
           },
         },
         get: {
+          operationId: 'listVms',
           summary: 'Every name the service manages, with its desired and last known state',
           responses: { '200': answer('The names.', { type: 'object', properties: { vms: { type: 'array', items: ref('Vm') } } }), ...ERROR_ANSWERS },
         },
@@ -138,21 +145,24 @@ export function buildOpenApiDocument(config: Config): Schema {
       '/vms/{name}': {
         parameters: [nameParam],
         get: {
+          operationId: 'getVm',
           summary: 'The desired state, last known state and latest job of one name',
           responses: { '200': answer('The name.', ref('Vm')), '404': answer('The name is not known.', ref('Error')), ...ERROR_ANSWERS },
         },
         delete: {
+          operationId: 'deleteVm',
           summary: 'Enqueue a delete',
           parameters: [{ name: 'uid', in: 'query', required: false, description: 'Only the VM whose mark carries this uid is touched.', schema: { type: 'string' } }],
           responses: enqueued('The delete'),
         },
       },
       ...Object.fromEntries(
-        NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
+        NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
       ),
       '/jobs/{id}': {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         get: {
+          operationId: 'getJob',
           summary: 'A job: state, progress, log lines, result or failure reason',
           parameters: [
             {
