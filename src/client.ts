@@ -19,10 +19,13 @@ import type { Queues } from './queue/queues.js';
 import { DesiredStateRegistry } from './queue/registry.js';
 import type { DesiredRecord, LastKnown, RecordedFailure } from './queue/registry.js';
 import { withTextsSummarized } from './queue/text-summary.js';
+import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
+import type { VmListQuery } from './queue/vm-listing.js';
 
 export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { FieldError } from '../jobs/schema.js';
 export type { JobView, JobState } from './queue/job-view.js';
+export type { VmListQuery } from './queue/vm-listing.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
@@ -55,6 +58,13 @@ export interface DesiredView {
   failed?: RecordedFailure;
 }
 
+/** One page of names in name order (SPEC 27). */
+export interface VmPage {
+  vms: DesiredView[];
+  /** Pass it as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
 export interface ProvisionerClient {
   /**
    * Throws ValidationError (every field), SpecConflictError (the name is
@@ -70,7 +80,12 @@ export interface ProvisionerClient {
   /** Resolves when the job completed or failed, or with its current view on timeout. */
   waitForJob(id: string, options?: { timeoutMs?: number }): Promise<JobView>;
   getVm(name: string): Promise<DesiredView | undefined>;
-  listVms(): Promise<DesiredView[]>;
+  /**
+   * A page of the names, in name order: `limit` (1 to 1000, default 100),
+   * `cursor` (the previous page's nextCursor), `state` and `node` (where
+   * the VM was last seen). Throws ValidationError naming a bad parameter.
+   */
+  listVms(query?: VmListQuery): Promise<VmPage>;
   close(): Promise<void>;
 }
 
@@ -169,9 +184,12 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       return record && toDesiredView(record);
     },
 
-    async listVms() {
+    async listVms(query) {
+      const page = orThrow(parseVmListQuery(query));
       await ready();
-      return (await registry.list()).map(toDesiredView);
+      const { records, more } = await registry.page(page);
+      const last = records.at(-1);
+      return { vms: records.map(toDesiredView), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
 
     async close() {

@@ -7,6 +7,7 @@ import { redactSecrets } from '../secrets/index.js';
 import { intentJobIdPrefix } from '../../jobs/job-ids.js';
 import { keys } from './keys.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
+import type { RegistryPageQuery } from './vm-listing.js';
 
 export interface LastKnown {
   state: string;
@@ -87,6 +88,30 @@ export type AbsentOutcome =
   | { kind: 'recorded' | 'existing'; generation: number; jobId: string }
   | { kind: 'foreign'; generation: number };
 
+/** One page of the registry in name order; `more` when a name after the last one passes the filters too. */
+export interface RegistryPage {
+  records: DesiredRecord[];
+  more: boolean;
+}
+
+/** Records read at a time while a filter skips names. */
+const FILTERED_READ_BATCH = 500;
+
+/** The index of the first name after `after` in sorted names. */
+function firstAfter(names: readonly string[], after: string): number {
+  let [low, high] = [0, names.length];
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((names[mid] ?? '') <= after) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function passes(record: DesiredRecord, query: RegistryPageQuery): boolean {
+  return (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
+}
+
 function parseJson<T>(text: string | undefined): T | undefined {
   if (text === undefined) return undefined;
   try {
@@ -149,6 +174,28 @@ export class DesiredStateRegistry {
     const gone = names.filter((_, i) => records[i] === undefined);
     if (gone.length > 0) await this.redis.srem(keys.desiredIndex(this.prefix), ...gone);
     return records.filter((r): r is DesiredRecord => r !== undefined);
+  }
+
+  /**
+   * The names after `query.after` in name order that pass the filters, at
+   * most `query.limit` (SPEC 27). The index is a set, so each page reads
+   * all its names (SMEMBERS) and sorts them; then only the records it
+   * needs, plus one to know whether there is more.
+   */
+  async page(query: RegistryPageQuery): Promise<RegistryPage> {
+    const index = keys.desiredIndex(this.prefix);
+    const names = (await this.redis.smembers(index)).sort();
+    let next = query.after === undefined ? 0 : firstAfter(names, query.after);
+    const filtered = query.state !== undefined || query.node !== undefined;
+    const found: DesiredRecord[] = [];
+    while (next < names.length && found.length <= query.limit) {
+      const batch = names.slice(next, next + (filtered ? FILTERED_READ_BATCH : query.limit + 1 - found.length));
+      next += batch.length;
+      const records = await Promise.all(batch.map((name) => this.get(name)));
+      // An expired tombstone reads as no record; list() (each sweep) drops it from the index.
+      for (const record of records) if (record !== undefined && passes(record, query)) found.push(record);
+    }
+    return { records: found.slice(0, query.limit), more: found.length > query.limit };
   }
 }
 
