@@ -77,8 +77,12 @@ export interface ProvisionerClient {
   /** A job for one name that records no desired state: a check, or any `per-name` job of the job table (jobs/schema.ts). */
   enqueueJob(job: NameJob, input: unknown): Promise<EnqueueResult>;
   getJob(id: string): Promise<JobView | undefined>;
-  /** Resolves when the job completed or failed, or with its current view on timeout. */
-  waitForJob(id: string, options?: { timeoutMs?: number }): Promise<JobView>;
+  /**
+   * Resolves when the job completed or failed, or with its current view on
+   * timeout. `onView` sees each view read while waiting (about every 100
+   * ms), the last one included: its state, progress and log lines so far.
+   */
+  waitForJob(id: string, options?: { timeoutMs?: number; onView?: (view: JobView) => void }): Promise<JobView>;
   getVm(name: string): Promise<DesiredView | undefined>;
   /**
    * A page of the names, in name order: `limit` (1 to 1000, default 100),
@@ -173,6 +177,7 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       for (;;) {
         const view = await getJob(id);
         if (view === undefined) throw new Error(`job ${id} does not exist`);
+        waitOptions.onView?.(view);
         if (isFinished(view) || Date.now() >= deadline) return view;
         await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
       }
