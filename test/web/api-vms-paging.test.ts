@@ -102,6 +102,19 @@ describe('GET /v1/vms pages and filters (SPEC 27)', function () {
     expect(throughout.filter((name) => !listed.includes(name)), 'skipped').to.deep.equal([]);
   });
 
+  it("a cursor whose name was removed since goes on right after that name, and a name added just after it is seen", async () => {
+    const names = Array.from({ length: 10 }, (_, i) => nameOf(i));
+    await create(names);
+    const first = await page('?limit=3');
+    expect(first.vms.map((vm) => vm.name)).to.deep.equal(names.slice(0, 3));
+    // The cursor's own name goes entirely (record and index), and one sorting right after it comes.
+    await web.redis.del(keys.desired(web.prefix, nameOf(2)));
+    await web.redis.srem(keys.desiredIndex(web.prefix), nameOf(2));
+    await create([`${nameOf(2)}a`]);
+    const second = await page(`?limit=3&cursor=${first.nextCursor ?? ''}`);
+    expect(second.vms.map((vm) => vm.name)).to.deep.equal([`${nameOf(2)}a`, nameOf(3), nameOf(4)]);
+  });
+
   it('state and node filter the names, page after page, and a filter matching nothing is one empty page', async () => {
     const names = Array.from({ length: 30 }, (_, i) => nameOf(i));
     await create(names);
@@ -113,7 +126,10 @@ describe('GET /v1/vms pages and filters (SPEC 27)', function () {
     const absent = (await allPages('state=absent&limit=4')).flatMap((p) => p.vms);
     expect(absent.map((vm) => vm.name)).to.deep.equal(deleted);
     expect(absent.every((vm) => vm.state === 'absent')).to.equal(true);
-    const present = (await allPages('state=present&limit=7')).flatMap((p) => p.vms.map((vm) => vm.name));
+    const presentPages = await allPages('state=present&limit=7');
+    // The filter applies before the limit: every page but the last is full.
+    expect(presentPages.map((p) => p.vms.length)).to.deep.equal([7, 7, 6]);
+    const present = presentPages.flatMap((p) => p.vms.map((vm) => vm.name));
     expect(present).to.deep.equal(names.filter((name) => !deleted.includes(name)));
     const pve2 = (await allPages('node=pve2&limit=3')).flatMap((p) => p.vms);
     expect(pve2.map((vm) => vm.name)).to.deep.equal(onPve2);
@@ -129,6 +145,7 @@ describe('GET /v1/vms pages and filters (SPEC 27)', function () {
       ['?limit=0', 'limit'],
       ['?limit=1001', 'limit'],
       ['?limit=ten', 'limit'],
+      ['?limit=1.5', 'limit'],
       ['?limit=-5', 'limit'],
       ['?limit=2&limit=3', 'limit'],
       ['?cursor=not%20a%20cursor', 'cursor'],
