@@ -38,10 +38,12 @@ function run(args: string[], cwd: string, env: Record<string, string> = {}): Pro
 function callerSource(body: string): string {
   return [
     "import createClient from 'openapi-fetch';",
-    "import type { paths } from './api.js';",
+    "import type { operations, paths } from './api.js';",
     'const client = createClient<paths>({ baseUrl: `${process.env.API_URL ?? ""}/v1`, headers: { authorization: `Bearer ${process.env.API_TOKEN ?? ""}` } });',
     `const { data, error, response } = await client.POST('/vms', { body: ${body} });`,
-    'const jobId: string | undefined = data?.jobId;',
+    // The operation by its operationId, as a generated client names it.
+    "type Enqueued = operations['createVm']['responses'][202]['content']['application/json'];",
+    'const jobId: Enqueued["jobId"] | undefined = data?.jobId;',
     'process.stdout.write(JSON.stringify({ status: response.status, jobId, error }));',
     '',
   ].join('\n');
@@ -55,20 +57,21 @@ describe('OpenAPI operationIds and a generated client (SPEC 27)', function () {
   let document: OpenAPI3;
 
   before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pvep-openapi-client-'));
     web = await buildTestWeb();
     await web.app.listen({ host: '127.0.0.1', port: 0 });
     url = `http://127.0.0.1:${(web.app.server.address() as AddressInfo).port}`;
     const res = await fetch(`${url}/v1/openapi.json`, { headers: { authorization: `Bearer ${web.token}` } });
     expect(res.status).to.equal(200);
     document = (await res.json()) as OpenAPI3;
-    dir = mkdtempSync(join(tmpdir(), 'pvep-openapi-client-'));
     // The generated files resolve openapi-fetch and @types/node from the repository's packages.
     symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   });
   after(async () => {
-    await web.close();
+    // The temporary directory goes first, whatever the web app's close does.
     rmSync(dir, { recursive: true, force: true });
+    await web.close();
   });
 
   it('every operation of the served document has a unique camelCase operationId', () => {
@@ -90,17 +93,16 @@ describe('OpenAPI operationIds and a generated client (SPEC 27)', function () {
     writeFileSync(join(dir, 'good.ts'), callerSource("{ name: 'generated-1', cores: 2, memoryMiB: 1024 }"));
     writeFileSync(join(dir, 'bad.ts'), callerSource("{ name: 'generated-2', cores: 'two' }"));
     const options = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], skipLibCheck: true };
-    for (const file of ['good', 'bad']) writeFileSync(join(dir, `tsconfig.${file}.json`), JSON.stringify({ compilerOptions: options, files: [`${file}.ts`] }));
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['good.ts', 'bad.ts'] }));
 
-    const good = await run([tsc, '-p', 'tsconfig.good.json'], dir);
-    expect(good.code, good.stdout + good.stderr).to.equal(0);
+    // One compilation of both (half the time of two): its one error is the wrong call's, so the right one compiled.
     // --pretty prints the related information that names the property; the colours go.
-    const bad = await run([tsc, '-p', 'tsconfig.bad.json', '--pretty', 'true'], dir);
-    const said = stripVTControlCharacters(bad.stdout);
-    expect(bad.code, 'the wrong call compiled').to.not.equal(0);
+    const compiled = await run([tsc, '-p', 'tsconfig.json', '--pretty', 'true'], dir);
+    const said = stripVTControlCharacters(compiled.stdout);
+    expect(compiled.code, 'the wrong call compiled').to.not.equal(0);
     expect(said, said).to.match(/bad\.ts:4:\d+ - error TS2322: Type 'string' is not assignable to type 'number'/);
     expect(said, said).to.contain("The expected type comes from property 'cores'");
-    expect(said).to.contain('Found 1 error');
+    expect(said, said).to.match(/Found 1 error in bad\.ts:4/);
   });
 
   it('the right call, run, enqueues the create on the running service (202, then 200 for the same request)', async () => {
