@@ -35,12 +35,12 @@ describe('pve-provisioner list, get and --wait progress (SPEC 27)', function () 
   let h: Harness;
   let cwd: string;
 
-  const cli = (args: string[]): Promise<Run> =>
+  const cli = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
     new Promise((resolve) => {
       execFile(
         process.execPath,
         ['--import', tsx, join(repo, 'src', 'cli.ts'), ...args],
-        { cwd, env: { ...process.env, REDIS_URL, REDIS_PREFIX: h.prefix, PVE_PROVISIONER_CONFIG: '', LOG_LEVEL: 'warn' }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+        { cwd, env: { ...process.env, REDIS_URL, REDIS_PREFIX: h.prefix, PVE_PROVISIONER_CONFIG: '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
         (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
       );
     });
@@ -109,6 +109,16 @@ describe('pve-provisioner list, get and --wait progress (SPEC 27)', function () 
     const badName = await cli(['get', 'Bad_Name']);
     expect(badName.code).to.equal(2);
     expect(badName.stderr.split('\n')[0]).to.contain('NAME "Bad_Name" is not a VM name');
+  });
+
+  it('list and get with Redis down exit 1 with one line naming the address, no stack trace, nothing on stdout', async () => {
+    h = createHarness('cli-down');
+    for (const args of [['list', '--json'], ['get', 'any-name']]) {
+      const down = await cli(args, { REDIS_URL: 'redis://127.0.0.1:1' });
+      expect(down.code, args.join(' ')).to.equal(1);
+      expect(down.stdout, args.join(' ')).to.equal('');
+      expect(down.stderr, args.join(' ')).to.match(/^pve-provisioner: Redis at 127\.0\.0\.1:1 is not reachable \(connection refused\): [^\n]*\n$/);
+    }
   });
 
   it('enqueue --wait prints each step, then the address, on stderr as the job reports them; stdout is the job id and the final JSON', async () => {
