@@ -17,6 +17,8 @@ const COMMANDS: Record<string, string> = {
   enqueue: `enqueue a job: enqueue ${CALLER_JOBS.join('|')} --name NAME [job fields] [--wait]`,
   reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait]',
   health: 'print the last health result of every node (exit 1 when a node is not ok)',
+  list: 'list the names the service manages: list [--state present|absent] [--node NODE] [--json]',
+  get: 'show one name, its last known state and job: get NAME [--json]',
 };
 
 export interface CommandModule {

@@ -19,10 +19,13 @@ import type { Queues } from './queue/queues.js';
 import { DesiredStateRegistry } from './queue/registry.js';
 import type { DesiredRecord, LastKnown, RecordedFailure } from './desired-state.js';
 import { withTextsSummarized } from './queue/text-summary.js';
+import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
+import type { VmListQuery } from './queue/vm-listing.js';
 
 export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { FieldError } from '../jobs/schema.js';
 export type { JobView, JobState } from './queue/job-view.js';
+export type { VmListQuery } from './queue/vm-listing.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
@@ -55,6 +58,13 @@ export interface DesiredView {
   failed?: RecordedFailure;
 }
 
+/** One page of names in name order (SPEC 27). */
+export interface VmPage {
+  vms: DesiredView[];
+  /** Pass it as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
 export interface ProvisionerClient {
   /**
    * Throws ValidationError (every field), SpecConflictError (the name is
@@ -67,10 +77,19 @@ export interface ProvisionerClient {
   /** A job for one name that records no desired state: a check, or any `per-name` job of the job table (jobs/schema.ts). */
   enqueueJob(job: NameJob, input: unknown): Promise<EnqueueResult>;
   getJob(id: string): Promise<JobView | undefined>;
-  /** Resolves when the job completed or failed, or with its current view on timeout. */
-  waitForJob(id: string, options?: { timeoutMs?: number }): Promise<JobView>;
+  /**
+   * Resolves when the job completed or failed, or with its current view on
+   * timeout. `onView` sees each view read while waiting (about every 100
+   * ms), the last one included: its state, progress and log lines so far.
+   */
+  waitForJob(id: string, options?: { timeoutMs?: number; onView?: (view: JobView) => void }): Promise<JobView>;
   getVm(name: string): Promise<DesiredView | undefined>;
-  listVms(): Promise<DesiredView[]>;
+  /**
+   * A page of the names, in name order: `limit` (1 to 1000, default 100),
+   * `cursor` (the previous page's nextCursor), `state` and `node` (where
+   * the VM was last seen). Throws ValidationError naming a bad parameter.
+   */
+  listVms(query?: VmListQuery): Promise<VmPage>;
   close(): Promise<void>;
 }
 
@@ -158,6 +177,7 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       for (;;) {
         const view = await getJob(id);
         if (view === undefined) throw new Error(`job ${id} does not exist`);
+        waitOptions.onView?.(view);
         if (isFinished(view) || Date.now() >= deadline) return view;
         await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
       }
@@ -169,9 +189,12 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       return record && toDesiredView(record);
     },
 
-    async listVms() {
+    async listVms(query) {
+      const page = orThrow(parseVmListQuery(query));
       await ready();
-      return (await registry.list()).map(toDesiredView);
+      const { records, more } = await registry.page(page);
+      const last = records.at(-1);
+      return { vms: records.map(toDesiredView), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
 
     async close() {

@@ -1,6 +1,7 @@
 // `pve-provisioner enqueue create|delete|check|... --name NAME [job fields]
 // [--wait [--timeout SECONDS]]` (SPEC 6): enqueues through the producer
-// library, prints the job id, and with --wait the job's outcome as JSON.
+// library, prints the job id, and with --wait the job's outcome as JSON
+// on stdout while its progress goes to stderr (src/cli/job-progress.ts).
 // Exit 0 done, 1 the job failed or did not finish in time, 2 bad input
 // (every failing field, named by its flag, on stderr).
 import { parseArgs } from 'node:util';
@@ -13,6 +14,7 @@ import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import { BadInput, readUtf8File } from './flags.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { progressPrinter } from './job-progress.js';
 
 /** The jobs a caller enqueues, from the job table (jobs/schema.ts). */
 const JOBS = CALLER_JOBS;
@@ -38,6 +40,7 @@ const USAGE = [
   `usage: pve-provisioner enqueue ${JOBS.join('|')} --name NAME`,
   ...JOBS.map((job) => `  ${`${job}:`.padEnd(7)} ${flagsOf(job).filter((f) => f.field !== 'name').map(usageOf).join(' ') || '(no other flags)'}`),
   '  all:    [--wait [--timeout SECONDS]]',
+  '  Prints the job id; with --wait, the job\'s state, log lines (each step) and address on stderr as they come, then its outcome as JSON on stdout.',
   '',
 ].join('\n');
 const DEFAULT_TIMEOUT_SECONDS = 900;
@@ -150,7 +153,9 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
     }
     stdout.write(`${result.jobId}\n`);
     if (!request.values.wait) return 0;
-    const view = await client.waitForJob(result.jobId, { timeoutMs: request.timeoutSeconds * 1000 });
+    const progress = progressPrinter(stderr);
+    const view = await client.waitForJob(result.jobId, { timeoutMs: request.timeoutSeconds * 1000, onView: (seen) => progress.see(seen) });
+    progress.finish(view);
     stdout.write(`${JSON.stringify({ id: view.id, state: view.state, result: view.result, failedReason: view.failedReason }, null, 2)}\n`);
     if (view.state === 'completed') return 0;
     stderr.write(

@@ -94,7 +94,7 @@ describe('producer library (SPEC 6)', function () {
     expect(fields).to.deep.equal(['color', 'cores', 'memoryMiB', 'name', 'userData', 'vlanTag']);
     expect((err as Error).message).to.include('vlanTag must be from 1 to 4094, got 5000');
     expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed', 'active', 'completed', 'failed')).to.equal(0);
-    expect(await h.client.listVms()).to.deep.equal([]);
+    expect((await h.client.listVms()).vms).to.deep.equal([]);
   });
 
   it('re-adds the job of an intent recorded but never added (a crash between the two, SPEC 2)', async () => {

@@ -6,8 +6,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NAME_JOBS } from '../../../jobs/schema.js';
 import { SpecConflictError } from '../../client.js';
-import type { EnqueueResult } from '../../client.js';
+import type { EnqueueResult, VmListQuery } from '../../client.js';
+import { parseVmListQuery } from '../../queue/vm-listing.js';
 import type { VmService } from '../deps.js';
+import { validationBody } from '../error-handler.js';
 
 interface NameParams {
   name: string;
@@ -44,7 +46,14 @@ export function vmRoutes(app: FastifyInstance, service: VmService): void {
     }
   });
 
-  app.get('/vms', async () => ({ vms: await service.listVms() }));
+  // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
+  app.get<{ Querystring: Record<string, unknown> }>('/vms', async (request, reply) => {
+    const { limit, cursor, state, node } = request.query;
+    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node };
+    const checked = parseVmListQuery(query);
+    if (!checked.ok) return reply.code(400).send(validationBody(checked.errors));
+    return service.listVms(query as VmListQuery);
+  });
 
   app.get<{ Params: NameParams }>('/vms/:name', async (request, reply) => {
     const desired = await service.getVm(request.params.name);
