@@ -94,6 +94,11 @@ describe("seed sshKeys as cloud-init's ssh module applies them (SPEC 27)", funct
     expect(await credentials({ name: 'no-keys' })).to.deep.equal({ user: 'debian', keys: [] });
   });
 
+  it('has no default user to give them to when the user-data lists users without default (documented)', async function () {
+    const got = await credentials({ name: 'keys-no-default', sshKeys: [keyA], userData: '#cloud-config\nusers:\n  - name: ops\n' });
+    expect(got).to.deep.equal({ user: null, keys: [keyA] });
+  });
+
   it('gives none when the user-data says allow_public_ssh_keys: false (documented)', async function () {
     const got = await credentials({ name: 'keys-refused', sshKeys: [keyA], userData: '#cloud-config\nallow_public_ssh_keys: false\n' });
     expect(got).to.deep.equal({ user: 'debian', keys: [] });
