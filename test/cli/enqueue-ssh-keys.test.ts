@@ -2,7 +2,8 @@
 // repeats, each file gives one key a line, and a bad key is refused (exit
 // 2) naming its file and line and the sshKeys item, with nothing enqueued.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run as enqueue } from '../../src/cli/enqueue.js';
@@ -55,6 +56,21 @@ describe('pve-provisioner enqueue create --ssh-key (SPEC 6, 27)', function () {
     expect(stdout.text()).to.equal('');
     expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed', 'active')).to.equal(0);
     expect(await h.client.getVm('keys-2')).to.equal(undefined);
+  });
+
+  it('refuses a private key file as a whole (exit 2), quoting none of it, and enqueues nothing', async () => {
+    h = createHarness('cli-keys-private');
+    const key = join(dir, 'id_rsa');
+    execFileSync('ssh-keygen', ['-q', '-t', 'rsa', '-b', '2048', '-N', '', '-f', key]);
+    const body = readFileSync(key, 'utf8').split('\n').filter((line) => line !== '' && !line.includes('PRIVATE KEY'));
+    const [stdout, stderr] = [sink(), sink()];
+    const code = await enqueue(['create', '--name', 'keys-3', '--ssh-key', key], { config: h.config, stdout, stderr });
+    expect(code).to.equal(2);
+    expect(stderr.text().split('\n')[0]).to.equal(`pve-provisioner enqueue: --ssh-key ${key}: is a private key; give its public key (the .pub file), and keep the private one to yourself`);
+    expect(stderr.text()).not.to.include('sshKeys');
+    for (const line of body) expect(stderr.text()).not.to.include(line.slice(0, 16));
+    expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed', 'active')).to.equal(0);
+    expect(await h.client.getVm('keys-3')).to.equal(undefined);
   });
 
   it('shows the flag as repeatable in the usage', async () => {
