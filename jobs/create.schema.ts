@@ -54,7 +54,7 @@ export const createInputFields = {
   networkConfig: text(`cloud-init network-config (UTF-8, at most ${TEXT_MAX_BYTES} bytes)`, 'network-config'),
   sshKeys: {
     presence: 'optional',
-    // Each --ssh-key names a file of one or more key lines (src/cli/ssh-key-files.ts).
+    // Each --ssh-key names a file of one or more key lines (src/cli/key-files.ts).
     flag: { name: 'ssh-key', file: true },
     rule: {
       kind: 'strings',
