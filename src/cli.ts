@@ -13,7 +13,7 @@ const COMMANDS: Record<string, string> = {
   web: 'run the HTTP API, Bull Board and metrics',
   all: 'run web and worker in one process (and the simulator when proxmox.url is "sim"): all [--private-redis]',
   sim: 'run the Proxmox VE simulator alone: sim [--port N] [--vms N] [--tls-cert F --tls-key F]',
-  seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--no-guest-agent] [--joliet] --out FILE',
+  seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--ssh-key F]... [--no-guest-agent] [--joliet] --out FILE',
   enqueue: `enqueue a job: enqueue ${CALLER_JOBS.join('|')} --name NAME [job fields] [--wait]`,
   reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait]',
   health: 'print the last health result of every node (exit 1 when a node is not ok)',

@@ -13,6 +13,7 @@ import type { CallerJob } from '../../jobs/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import { BadInput, readUtf8File } from './flags.js';
+import { readListFiles } from './key-files.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 import { progressPrinter } from './job-progress.js';
 
@@ -32,6 +33,7 @@ function flagsOf(job: EnqueueJob): Flag[] {
 
 function usageOf(flag: Flag): string {
   if (flag.spec.rule.kind === 'boolean') return `[--${flag.flag.name}]`;
+  if (flag.spec.rule.kind === 'strings') return `[--${flag.flag.name} FILE]...`;
   const value = flag.flag.file ? 'FILE' : flag.spec.rule.kind === 'integer' ? 'N' : flag.field.toUpperCase();
   return flag.spec.presence === 'required' ? `--${flag.flag.name} ${value}` : `[--${flag.flag.name} ${value}]`;
 }
@@ -54,15 +56,27 @@ export interface EnqueueCommandIo {
 /** Job field -> the flag that sets it, so errors name what the user typed. */
 const FLAG_OF: Record<string, string> = Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f) => [f.field, `--${f.flag.name}`])));
 
-type OptionKind = { type: 'string' } | { type: 'boolean' };
+type OptionKind = { type: 'string'; multiple?: true } | { type: 'boolean' };
+
+function optionOf(spec: FieldSpec): OptionKind {
+  if (spec.rule.kind === 'boolean') return { type: 'boolean' };
+  // A list's flag is repeated, each naming a file of items (src/cli/key-files.ts).
+  return spec.rule.kind === 'strings' ? { type: 'string', multiple: true } : { type: 'string' };
+}
 
 const OPTIONS: Record<string, OptionKind> = {
-  ...Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f): [string, OptionKind] => [f.flag.name, { type: f.spec.rule.kind === 'boolean' ? 'boolean' : 'string' }]))),
+  ...Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f): [string, OptionKind] => [f.flag.name, optionOf(f.spec)]))),
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
 };
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+interface JobInput {
+  input: Record<string, unknown>;
+  /** Where a list item came from, by its field (`sshKeys[2]`), for the error lines. */
+  origins: Record<string, string>;
+}
 
 /** A whole number given as text becomes a number; anything else stays text, for the validator to name. */
 function integerOrText(text: string): number | string {
@@ -70,15 +84,20 @@ function integerOrText(text: string): number | string {
 }
 
 /** The value a flag gives its field, as the producer takes it (the validator then decides). */
-async function fieldValue(flag: Flag, given: string | boolean): Promise<unknown> {
+async function fieldValue(flag: Flag, given: string | boolean | string[], origins: Record<string, string>): Promise<unknown> {
   const { rule } = flag.spec;
   if (rule.kind === 'boolean') return flag.flag.sets ?? true;
+  if (rule.kind === 'strings') {
+    const read = await readListFiles(`--${flag.flag.name}`, Array.isArray(given) ? given : [String(given)], rule.maxItems * rule.itemMaxBytes);
+    read.origins.forEach((origin, i) => (origins[`${flag.field}[${i}]`] = origin));
+    return read.items;
+  }
   const text = String(given);
   if (flag.flag.file) return readUtf8File(`--${flag.flag.name}`, text);
   return rule.kind === 'integer' ? integerOrText(text) : text;
 }
 
-async function jobInput(job: EnqueueJob, values: Values): Promise<Record<string, unknown>> {
+async function jobInput(job: EnqueueJob, values: Values): Promise<JobInput> {
   const own = flagsOf(job);
   const ownNames = new Set(own.map((f) => f.flag.name));
   const misplaced = Object.keys(values).filter((name) => values[name] !== undefined && !ownNames.has(name) && name !== 'wait' && name !== 'timeout');
@@ -87,11 +106,12 @@ async function jobInput(job: EnqueueJob, values: Values): Promise<Record<string,
     throw new BadInput(misplaced.map((name) => `--${name}: only for ${forWhich(name)}`).join('; '));
   }
   const input: Record<string, unknown> = {};
+  const origins: Record<string, string> = {};
   for (const flag of own) {
     const given = values[flag.flag.name];
-    if (given !== undefined && given !== false) input[flag.field] = await fieldValue(flag, given);
+    if (given !== undefined && given !== false) input[flag.field] = await fieldValue(flag, given, origins);
   }
-  return input;
+  return { input, origins };
 }
 
 function enqueue(client: ProvisionerClient, job: EnqueueJob, input: Record<string, unknown>): Promise<EnqueueResult> {
@@ -130,9 +150,10 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
   let config: Config;
   let request: ReturnType<typeof parse>;
   let input: Record<string, unknown>;
+  let origins: Record<string, string>;
   try {
     request = parse(args);
-    input = await jobInput(request.job, request.values);
+    ({ input, origins } = await jobInput(request.job, request.values));
     config = io.config ?? loadConfig();
   } catch (err) {
     if (err instanceof BadInput) return fail(`${err.message}\n${USAGE}`);
@@ -146,7 +167,7 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
     try {
       result = await enqueue(client, request.job, input);
     } catch (err) {
-      if (err instanceof ValidationError) return fail(err.fields.map((f) => `${FLAG_OF[f.field] ?? f.field} (${f.field}) ${f.message}`).join('\n'));
+      if (err instanceof ValidationError) return fail(err.fields.map((f) => `${origins[f.field] ?? FLAG_OF[f.field] ?? f.field} (${f.field}) ${f.message}`).join('\n'));
       if (err instanceof SpecConflictError) return fail([err.message, ...err.fields.map((f) => `${FLAG_OF[f] ?? f} (${f}) differs from the present spec`)].join('\n'));
       if (err instanceof ConflictError) return fail(`${err.message} (${err.existingUid}); delete it first or use that uid`);
       throw err;

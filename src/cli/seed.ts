@@ -5,13 +5,15 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { DNS_LABEL, TEXT_MAX_BYTES } from '../../jobs/fields.js';
+import { createInputFields } from '../../jobs/create.schema.js';
+import { DNS_LABEL, TEXT_MAX_BYTES, listProblems } from '../../jobs/fields.js';
 import { buildSeed, type SeedInput } from '../nocloud/seed.js';
 import { BadInput, parseFlags, readUtf8File } from './flags.js';
+import { readListFiles } from './key-files.js';
 import { answerUsage, wantsHelp } from './help.js';
 
 const USAGE =
-  'usage: pve-provisioner seed --name NAME [--user-data FILE] [--network-config FILE] [--no-guest-agent] [--joliet] --out FILE\n';
+  'usage: pve-provisioner seed --name NAME [--user-data FILE] [--network-config FILE] [--ssh-key FILE]... [--no-guest-agent] [--joliet] --out FILE\n';
 
 interface SeedCommand {
   input: SeedInput;
@@ -23,6 +25,7 @@ async function parse(args: string[]): Promise<SeedCommand> {
     name: { type: 'string' },
     'user-data': { type: 'string' },
     'network-config': { type: 'string' },
+    'ssh-key': { type: 'string', multiple: true },
     'no-guest-agent': { type: 'boolean' },
     joliet: { type: 'boolean' },
     out: { type: 'string' },
@@ -34,7 +37,20 @@ async function parse(args: string[]): Promise<SeedCommand> {
   const input: SeedInput = { name, installGuestAgent: values['no-guest-agent'] !== true, joliet: values.joliet === true };
   if (values['user-data'] !== undefined) input.userData = await readUtf8File('--user-data', values['user-data'], TEXT_MAX_BYTES);
   if (values['network-config'] !== undefined) input.networkConfig = await readUtf8File('--network-config', values['network-config'], TEXT_MAX_BYTES);
+  if (values['ssh-key'] !== undefined) input.sshKeys = await sshKeys(values['ssh-key']);
   return { input, out };
+}
+
+/** The keys of the --ssh-key files, checked as a create's sshKeys are (SPEC 27); an error names the file and line. */
+async function sshKeys(paths: string[]): Promise<string[]> {
+  const { rule } = createInputFields.sshKeys;
+  const { items, origins } = await readListFiles('--ssh-key', paths, rule.maxItems * rule.itemMaxBytes);
+  const problems = listProblems('sshKeys', rule, items);
+  if (problems.length > 0) {
+    const where = (field: string): string => origins[Number(/\[(\d+)\]$/.exec(field)?.[1] ?? -1)] ?? '--ssh-key';
+    throw new BadInput(problems.map((p) => `${where(p.field)} (${p.field}) ${p.message}`).join('\n'));
+  }
+  return items;
 }
 
 /** Writes beside the target, then renames, so a failed write leaves no half image. */

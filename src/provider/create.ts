@@ -104,6 +104,7 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
     name: spec.name,
     ...(spec.userData !== undefined ? { userData: spec.userData } : {}),
     ...(spec.networkConfig !== undefined ? { networkConfig: spec.networkConfig } : {}),
+    ...(spec.sshKeys !== undefined ? { sshKeys: spec.sshKeys } : {}),
     installGuestAgent: deps.config.proxmox.installGuestAgent,
     joliet: deps.config.proxmox.seedJoliet,
   });

@@ -26,8 +26,13 @@ if state == 'present' then
   if #ARGV > 6 then
     local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
     local want = cjson.decode(ARGV[3])
+    -- A list (sshKeys) compares by its items in order; an empty one is the same as none.
+    local function same(a, b)
+      if type(a) == 'table' or type(b) == 'table' then return cjson.encode(a or {}) == cjson.encode(b or {}) end
+      return a == b
+    end
     for i = 7, #ARGV do
-      if have[ARGV[i]] ~= want[ARGV[i]] then table.insert(answer, ARGV[i]) end
+      if not same(have[ARGV[i]], want[ARGV[i]]) then table.insert(answer, ARGV[i]) end
     end
   end
   if uidDiffers or #answer > 3 then return answer end

@@ -102,7 +102,11 @@ const componentSchemas: Record<string, Schema> = {
       state: { type: 'string', enum: ['present', 'absent'], description: 'The desired state.' },
       uid: { type: 'string' },
       generation: { type: 'integer' },
-      spec: { type: 'object', description: 'The create\'s fields; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
+      spec: {
+        type: 'object',
+        description: 'The create\'s fields; userData and networkConfig as a TextSummary, sshKeys as sent (public keys).',
+        properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary'), sshKeys: { type: 'array', items: { type: 'string' } } },
+      },
       updatedAt: { type: 'string', format: 'date-time' },
       failed: {
         type: 'object',

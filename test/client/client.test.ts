@@ -6,6 +6,7 @@ import { ConflictError, SpecConflictError, ValidationError, createProvisionerCli
 import { RedisUnavailableError } from '../../src/queue/connection.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
+import { fixtureKey } from '../support/ssh-keys.js';
 import type { Harness } from '../support/harness.js';
 
 describe('producer library (SPEC 6)', function () {
@@ -50,7 +51,7 @@ describe('producer library (SPEC 6)', function () {
     const notSpec = ['name', 'uid', 'waitForAddress'];
     expect([...SPEC_FIELDS, ...notSpec].sort()).to.deep.equal(Object.keys(createInputFields).sort());
     const [nodeA = '', nodeB = ''] = h.config.proxmox.nodes.map((n) => n.name);
-    const base = { cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', networkConfig: 'version: 2\n', vlanTag: 10, bridge: 'vmbr0', node: nodeA };
+    const base = { cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', networkConfig: 'version: 2\n', sshKeys: [fixtureKey('ed25519.pub')], vlanTag: 10, bridge: 'vmbr0', node: nodeA };
     const changed: Record<(typeof SPEC_FIELDS)[number], unknown> = {
       node: nodeB,
       cores: 3,
@@ -58,6 +59,7 @@ describe('producer library (SPEC 6)', function () {
       diskGiB: 20,
       userData: '#cloud-config\npackages: [htop]\n',
       networkConfig: 'version: 2\nethernets: {}\n',
+      sshKeys: [fixtureKey('ed25519.pub'), fixtureKey('rsa-2048.pub')],
       vlanTag: 11,
       bridge: 'vmbr1',
     };
@@ -81,6 +83,17 @@ describe('producer library (SPEC 6)', function () {
       }
       expect((await h.client.createVm({ name, ...base })).existing, `${field}: the same spec again`).to.equal(true);
     }
+  });
+
+  it('compares sshKeys item by item, in order; an empty list is the same as none (SPEC 2, 27)', async () => {
+    h = createHarness('spec-ssh-keys');
+    const [a, b] = [fixtureKey('ed25519.pub'), fixtureKey('ecdsa-256.pub')];
+    await h.client.createVm({ name: 'keys-1', sshKeys: [a, b] });
+    expect((await h.client.createVm({ name: 'keys-1', sshKeys: [a, b] })).existing).to.equal(true);
+    const swapped = await h.client.createVm({ name: 'keys-1', sshKeys: [b, a] }).catch((e: unknown) => e);
+    expect((swapped as SpecConflictError).fields).to.deep.equal(['sshKeys']);
+    await h.client.createVm({ name: 'keys-2' });
+    expect((await h.client.createVm({ name: 'keys-2', sshKeys: [] })).existing).to.equal(true);
   });
 
   it('refuses bad input with every failing field, enqueuing and recording nothing', async () => {
