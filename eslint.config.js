@@ -3,6 +3,38 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers (docs/architecture.md): a file imports only from its own
+// floor and the floors below it. Each group matches the import as it is
+// written ('../queue/registry.js', '../../src/queue/registry.js').
+const AREA = {
+  iso9660: ['**/iso9660/*'],
+  nocloud: ['**/nocloud/*'],
+  proxmox: ['**/proxmox/*'],
+  provider: ['**/provider/*'],
+  jobs: ['**/jobs/*'],
+  queue: ['**/queue/*'],
+  reconciler: ['**/reconciler/*'],
+  worker: ['**/worker/*'],
+  client: ['**/client.js'],
+  web: ['**/web/*', '**/web/**/*'],
+  cli: ['**/cli/*', '**/cli.js'],
+  sim: ['**/sim/*', '**/sim/**/*'],
+};
+// jobs/'s schema files (the field table, the job names) are data that
+// the producer side and the provider read; its handlers are not.
+const JOB_HANDLERS = ['**/jobs/*', '!**/jobs/*.schema.js', '!**/jobs/schema.js', '!**/jobs/fields.js'];
+
+/** no-restricted-imports for `files`: none of `areas` (names of AREA, or [name, groups]). */
+function layer(files, floor, areas) {
+  const patterns = areas.map((area) => {
+    const [name, group] = Array.isArray(area) ? area : [area, AREA[area]];
+    return { group, message: `${floor} may not import ${name} (the layers: docs/architecture.md).` };
+  });
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}
+
+const ABOVE_GROUND = ['iso9660', 'nocloud', 'proxmox', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim'];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**'] },
   js.configs.recommended,
@@ -22,6 +54,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  layer(['src/config/**/*.ts', 'src/secrets/**/*.ts', 'src/errors.ts', 'src/log.ts', 'src/metrics.ts', 'src/desired-state.ts', 'src/redis-script.ts'], 'the ground floor', ABOVE_GROUND),
+  layer(['src/iso9660/**/*.ts'], 'src/iso9660/', ABOVE_GROUND.filter((a) => a !== 'iso9660')),
+  layer(['src/nocloud/**/*.ts'], 'src/nocloud/', ['provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['src/proxmox/**/*.ts'], 'src/proxmox/', ['nocloud', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['src/provider/**/*.ts'], 'src/provider/', [['jobs/ handlers', JOB_HANDLERS], 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['jobs/**/*.ts'], 'jobs/', ['queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['src/queue/**/*.ts'], 'src/queue/', ['reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['src/reconciler/**/*.ts'], 'src/reconciler/', ['worker', 'client', 'web', 'cli', 'sim']),
+  layer(['src/worker/**/*.ts'], 'src/worker/', ['client', 'web', 'cli', 'sim']),
+  // The producer library: nothing worker-side (test/client/importable.test.ts checks what it reaches).
+  layer(['src/client.ts'], 'src/client.ts', ['proxmox', 'provider', ['jobs/ handlers', JOB_HANDLERS], 'reconciler', 'worker', 'web', 'cli', 'sim']),
+  layer(['src/web/**/*.ts'], 'src/web/', ['proxmox', 'reconciler', 'worker', 'cli', 'sim']),
+  // The simulator stands apart: it is Proxmox seen from outside.
+  layer(['src/sim/**/*.ts'], 'src/sim/', ['iso9660', 'nocloud', 'proxmox', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli']),
   {
     files: ['test/**/*.ts'],
     rules: {

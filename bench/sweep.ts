@@ -103,7 +103,7 @@ async function runScenario(label: string, foreign: number, ours: number): Promis
     }
     const logger = silentLogger();
     const provider = createProvider({ api: createHttpApi({ baseUrl: sim.url, tokenFile: sim.tokenFile, logger }), config, logger });
-    const run = createReconcileRunner({ config, redis, provider, vmQueue: queues.vm, registry, locks: new NameLocks(redis, prefix) });
+    const run = createReconcileRunner({ config, redis, provider, queues, registry, locks: new NameLocks(redis, prefix) });
 
     const times: number[] = [];
     let requests: SimRequest[] = [];

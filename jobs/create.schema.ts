@@ -7,10 +7,15 @@
 // defaults); the stored job always has uid and the generation the
 // producer recorded (SPEC 2).
 import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidField } from './fields.js';
-import type { DataOf, FieldSpec, StringRule } from './fields.js';
+import type { DataOf, FieldSpec, StringRule, StringsRule } from './fields.js';
+import { SSH_KEY_TYPES, sshKeyProblem } from './ssh-key.js';
 
 /** Proxmox's own floor for `memory` (apidata.json: `current`, minimum 16). */
-export const MIN_MEMORY_MIB = 16;
+const MIN_MEMORY_MIB = 16;
+
+/** At most this many sshKeys, each at most SSH_KEY_MAX_BYTES (an RSA key of 16384 bits is about 2.8 KB of base64). */
+export const SSH_KEYS_MAX = 32;
+const SSH_KEY_MAX_BYTES = 8 * 1024;
 
 const text = (description: string, flag: string) =>
   ({
@@ -47,6 +52,19 @@ export const createInputFields = {
   },
   userData: text(`cloud-init user-data (UTF-8, at most ${TEXT_MAX_BYTES} bytes)`, 'user-data'),
   networkConfig: text(`cloud-init network-config (UTF-8, at most ${TEXT_MAX_BYTES} bytes)`, 'network-config'),
+  sshKeys: {
+    presence: 'optional',
+    // Each --ssh-key names a file of one or more key lines (src/cli/key-files.ts).
+    flag: { name: 'ssh-key', file: true },
+    rule: {
+      kind: 'strings',
+      description: `OpenSSH public keys the VM's default user accepts, with or without userData (SPEC 27); at most ${SSH_KEYS_MAX}`,
+      maxItems: SSH_KEYS_MAX,
+      itemMaxBytes: SSH_KEY_MAX_BYTES,
+      itemDescription: `One key line, "<type> <base64> [comment]"; type one of ${SSH_KEY_TYPES.join(', ')}; RSA at least 2048 bits`,
+      itemProblem: sshKeyProblem,
+    },
+  } satisfies FieldSpec<StringsRule>,
   vlanTag: { presence: 'optional', flag: { name: 'vlan-tag' }, rule: { kind: 'integer', description: 'VLAN tag of net0', min: 1, max: 4094 } },
   bridge: {
     presence: 'optional',
@@ -79,4 +97,4 @@ export type CreateJobData = DataOf<typeof createStoredFields>;
  * conflict. Not uid (its own rule) nor waitForAddress (how the job
  * waits, not what it makes).
  */
-export const SPEC_FIELDS = ['node', 'cores', 'memoryMiB', 'diskGiB', 'userData', 'networkConfig', 'vlanTag', 'bridge'] as const satisfies readonly (keyof CreateSpec)[];
+export const SPEC_FIELDS = ['node', 'cores', 'memoryMiB', 'diskGiB', 'userData', 'networkConfig', 'sshKeys', 'vlanTag', 'bridge'] as const satisfies readonly (keyof CreateSpec)[];

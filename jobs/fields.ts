@@ -36,26 +36,39 @@ export interface StringRule {
   oneOf?: (limits: JobLimits) => string[];
 }
 
-export interface IntegerRule {
+interface IntegerRule {
   kind: 'integer';
   description: string;
   min: number;
   max: number | ((limits: JobLimits) => number);
 }
 
-export interface BooleanRule {
+interface BooleanRule {
   kind: 'boolean';
   description: string;
 }
 
-export type FieldRule = StringRule | IntegerRule | BooleanRule;
+/** A list of strings (sshKeys), each checked on its own; an error names the item as `<field>[i]`. */
+export interface StringsRule {
+  kind: 'strings';
+  description: string;
+  maxItems: number;
+  /** Bound on each item's UTF-8 encoded size. */
+  itemMaxBytes: number;
+  /** What one item is, for the JSON Schema. */
+  itemDescription: string;
+  /** What is wrong with one item (said after `<field>[i]`), or undefined. */
+  itemProblem?: (item: string) => string | undefined;
+}
+
+export type FieldRule = StringRule | IntegerRule | BooleanRule | StringsRule;
 
 /**
  * `required`: the caller must send it; `defaulted`: filled from `default`
  * when left out, so the validated data always has it; `optional`: may be
  * absent.
  */
-export type Presence = 'required' | 'defaulted' | 'optional';
+type Presence = 'required' | 'defaulted' | 'optional';
 
 /** How `pve-provisioner enqueue` takes a field (SPEC 6). */
 export interface FlagSpec {
@@ -78,7 +91,15 @@ export interface FieldSpec<R extends FieldRule = FieldRule, P extends Presence =
 
 export type JobFields = Record<string, FieldSpec>;
 
-type ValueOfRule<R> = R extends StringRule ? string : R extends IntegerRule ? number : R extends BooleanRule ? boolean : never;
+type ValueOfRule<R> = R extends StringRule
+  ? string
+  : R extends IntegerRule
+    ? number
+    : R extends BooleanRule
+      ? boolean
+      : R extends StringsRule
+        ? string[]
+        : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /**
@@ -104,7 +125,26 @@ function maxOf(rule: { max: number | ((limits: JobLimits) => number) }, limits: 
   return typeof rule.max === 'function' ? rule.max(limits) : rule.max;
 }
 
-function checkField(rule: FieldRule, value: unknown, limits: JobLimits): string | undefined {
+function textProblem(value: unknown, maxBytes: number | undefined): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  if (LONE_SURROGATE.test(value)) return 'must be valid UTF-8 text';
+  if (maxBytes !== undefined && Buffer.byteLength(value, 'utf8') > maxBytes) {
+    return `must be at most ${maxBytes} bytes (UTF-8), got ${Buffer.byteLength(value, 'utf8')}`;
+  }
+  return undefined;
+}
+
+/** Every failing item of a list field, each named `<field>[i]`; the list as a whole named `<field>`. */
+export function listProblems(field: string, rule: StringsRule, value: unknown): FieldError[] {
+  if (!Array.isArray(value)) return [{ field, message: 'must be a list of strings' }];
+  if (value.length > rule.maxItems) return [{ field, message: `must have at most ${rule.maxItems} items, got ${value.length}` }];
+  return value.flatMap((item: unknown, i) => {
+    const problem = textProblem(item, rule.itemMaxBytes) ?? rule.itemProblem?.(item as string);
+    return problem === undefined ? [] : [{ field: `${field}[${i}]`, message: problem }];
+  });
+}
+
+function checkField(rule: Exclude<FieldRule, StringsRule>, value: unknown, limits: JobLimits): string | undefined {
   switch (rule.kind) {
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'must be true or false';
@@ -115,11 +155,8 @@ function checkField(rule: FieldRule, value: unknown, limits: JobLimits): string 
       return undefined;
     }
     case 'string': {
-      if (typeof value !== 'string') return 'must be a string';
-      if (LONE_SURROGATE.test(value)) return 'must be valid UTF-8 text';
-      if (rule.maxBytes !== undefined && Buffer.byteLength(value, 'utf8') > rule.maxBytes) {
-        return `must be at most ${rule.maxBytes} bytes (UTF-8), got ${Buffer.byteLength(value, 'utf8')}`;
-      }
+      const text = textProblem(value, rule.maxBytes);
+      if (text !== undefined || typeof value !== 'string') return text;
       if (rule.pattern && !rule.pattern.test(value)) return `must be ${rule.patternText ?? `matching ${rule.pattern.source}`}`;
       if (rule.oneOf) {
         const allowed = rule.oneOf(limits);
@@ -152,6 +189,12 @@ export function validateFields<T>(fields: JobFields, data: unknown, limits: JobL
       if (spec.presence === 'required') errors.push({ field, message: 'is required' });
       continue;
     }
+    if (spec.rule.kind === 'strings') {
+      const problems = listProblems(field, spec.rule, given);
+      if (problems.length === 0) value[field] = given;
+      else errors.push(...problems);
+      continue;
+    }
     // A default from config is checked like a given value: the worker would refuse it.
     const problem = checkField(spec.rule, given, limits);
     if (problem === undefined) value[field] = given;
@@ -175,6 +218,13 @@ function ruleJsonSchema(rule: FieldRule, limits: JobLimits): Record<string, unkn
       if (rule.oneOf) out.enum = rule.oneOf(limits);
       return out;
     }
+    case 'strings':
+      return {
+        type: 'array',
+        description: rule.description,
+        maxItems: rule.maxItems,
+        items: { type: 'string', description: rule.itemDescription, 'x-maxBytes': rule.itemMaxBytes },
+      };
   }
 }
 

@@ -9,8 +9,6 @@ import { JOB_NAMES } from './schema.js';
 import type { JobName } from './schema.js';
 import type { AnyJobDefinition } from './types.js';
 
-export const SERVED_JOBS: readonly JobName[] = JOB_NAMES;
-
 export const jobDefinitions: readonly AnyJobDefinition[] = [createJob, deleteJob, checkJob, healthJob, reconcileJob];
 
 export class JobRegistryError extends Error {
@@ -20,7 +18,7 @@ export class JobRegistryError extends Error {
 /** One handler per expected job name, or an error naming what is wrong. */
 export function buildJobRegistry(
   definitions: readonly AnyJobDefinition[] = jobDefinitions,
-  expected: readonly JobName[] = SERVED_JOBS,
+  expected: readonly JobName[] = JOB_NAMES,
 ): ReadonlyMap<JobName, AnyJobDefinition> {
   const byName = new Map<JobName, AnyJobDefinition>();
   for (const definition of definitions) {

@@ -1,6 +1,7 @@
-// The one place that says which data each job takes (SPEC 1), for the
-// producer library, the HTTP API and the worker alike (contract with the
-// web process). The validator decides; jobJsonSchema documents.
+// The one place that says which jobs there are (SPEC 1), their queue, the
+// data each takes and the shape of its id, for the producer library, the
+// HTTP API, the CLI and the worker alike. The validator decides;
+// jobJsonSchema documents. Producer-safe: no handler is imported here.
 import type { CheckJobData } from './check.schema.js';
 import { checkFields } from './check.schema.js';
 import type { CreateJobData, CreateJobInput } from './create.schema.js';
@@ -14,13 +15,58 @@ import { healthFields, reconcileFields } from './system.schema.js';
 
 export type { FieldError, JobLimits, Validation } from './fields.js';
 export { limitsFromConfig } from './fields.js';
-export type { CreateJobData, CreateJobInput } from './create.schema.js';
-export type { DeleteJobData, DeleteJobInput } from './delete.schema.js';
-export type { CheckJobData } from './check.schema.js';
-export type { HealthJobData, ReconcileJobData } from './system.schema.js';
+export type { ReconcileJobData } from './system.schema.js';
 
-export const JOB_NAMES = ['create', 'delete', 'check', 'health', 'reconcile'] as const;
-export type JobName = (typeof JOB_NAMES)[number];
+/** The two queues (SPEC 1, 5): VM jobs, and the system jobs, run one at a time across all workers. */
+export type QueueName = 'vm' | 'system';
+
+/**
+ * Where a job's id comes from (jobs/job-ids.ts): `intent`, the registry
+ * records the request as the name's desired state and names its job
+ * (SPEC 2); `per-name`, each request for a name is a job of its own; `system`,
+ * a job of no name, on a schedule or added by hand.
+ */
+type JobIdentity = 'intent' | 'per-name' | 'system';
+
+interface JobEntry {
+  queue: QueueName;
+  /** What a caller sends (the producer, the HTTP API, the CLI's flags). */
+  input: JobFields;
+  /** What the stored job carries, checked again in the worker. */
+  stored: JobFields;
+  ids: JobIdentity;
+  /** What the job does, for the OpenAPI document and the CLI's usage: `a check of the VM's state`. */
+  summary: string;
+}
+
+/**
+ * The job table (SPEC 1): each job's queue, data and id shape. The
+ * producer's door (src/queue/enqueue.ts), the HTTP API and its OpenAPI
+ * document, the CLI and the worker follow from it. Handlers are
+ * registered apart (jobs/index.ts), so the producer never imports them.
+ */
+export const JOB_TABLE = {
+  create: { queue: 'vm', input: createInputFields, stored: createStoredFields, ids: 'intent', summary: 'a create of a VM' },
+  delete: { queue: 'vm', input: deleteInputFields, stored: deleteStoredFields, ids: 'intent', summary: 'a delete of a VM' },
+  check: { queue: 'vm', input: checkFields, stored: checkFields, ids: 'per-name', summary: "a check of the VM's state" },
+  health: { queue: 'system', input: healthFields, stored: healthFields, ids: 'system', summary: 'a health check of every configured node' },
+  reconcile: { queue: 'system', input: reconcileFields, stored: reconcileFields, ids: 'system', summary: 'a reconcile sweep' },
+} as const satisfies Record<string, JobEntry>;
+
+export type JobName = keyof typeof JOB_TABLE;
+export const JOB_NAMES = Object.keys(JOB_TABLE) as readonly JobName[];
+
+type JobsWhose<K extends keyof JobEntry, V> = { [N in JobName]: (typeof JOB_TABLE)[N][K] extends V ? N : never }[JobName];
+/** The jobs the registry records as intents (SPEC 2): create, delete. */
+export type IntentJob = JobsWhose<'ids', 'intent'>;
+/** The jobs a caller enqueues for one name, each its own (check): the client, the API and the CLI take each alike. */
+export type NameJob = JobsWhose<'ids', 'per-name'>;
+
+/** The jobs a caller enqueues for a name (the producer library, the HTTP API, `pve-provisioner enqueue`). */
+export type CallerJob = IntentJob | NameJob;
+
+export const NAME_JOBS = JOB_NAMES.filter((job): job is NameJob => JOB_TABLE[job].ids === 'per-name');
+export const CALLER_JOBS = JOB_NAMES.filter((job): job is CallerJob => JOB_TABLE[job].ids !== 'system');
 
 /** What a caller sends (no generation; create's uid optional). */
 export interface JobInputs {
@@ -40,35 +86,21 @@ export interface JobDataOf {
   reconcile: ReconcileJobData;
 }
 
-const INPUT_FIELDS: Record<JobName, JobFields> = {
-  create: createInputFields,
-  delete: deleteInputFields,
-  check: checkFields,
-  health: healthFields,
-  reconcile: reconcileFields,
-};
-
-const STORED_FIELDS: Record<JobName, JobFields> = {
-  ...INPUT_FIELDS,
-  create: createStoredFields,
-  delete: deleteStoredFields,
-};
-
 export function isJobName(value: string): value is JobName {
   return (JOB_NAMES as readonly string[]).includes(value);
 }
 
 /** Checks a caller's data, listing every failing field; fills defaults. */
 export function validateJobData<N extends JobName>(jobName: N, data: unknown, limits: JobLimits): Validation<JobInputs[N]> {
-  return validateFields<JobInputs[N]>(INPUT_FIELDS[jobName], data, limits);
+  return validateFields<JobInputs[N]>(JOB_TABLE[jobName].input, data, limits);
 }
 
 /** Checks a stored job's data in the worker (old jobs may carry old shapes). */
 export function validateStoredJobData<N extends JobName>(jobName: N, data: unknown, limits: JobLimits): Validation<JobDataOf[N]> {
-  return validateFields<JobDataOf[N]>(STORED_FIELDS[jobName], data, limits);
+  return validateFields<JobDataOf[N]>(JOB_TABLE[jobName].stored, data, limits);
 }
 
 /** The caller's data of a job as a JSON Schema object (OpenAPI, route docs). */
 export function jobJsonSchema(jobName: JobName, limits: JobLimits): Record<string, unknown> {
-  return fieldsJsonSchema(INPUT_FIELDS[jobName], limits);
+  return fieldsJsonSchema(JOB_TABLE[jobName].input, limits);
 }

@@ -3,7 +3,7 @@
 // imported as singletons). jobs/index.ts registers them.
 import type { Logger } from '../src/log.js';
 import type { NodeHealth, OperationContext, Provider } from '../src/provider/types.js';
-import type { DesiredHead, DesiredRecord, LastKnown } from '../src/queue/registry.js';
+import type { DesiredHead, DesiredRecord, LastKnown } from '../src/desired-state.js';
 import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from './schema.js';
 
 export interface JobDeps {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What `npm test` needs besides Node (SPEC 24), run as its pretest: the
 # Debian tools the tests run (the ISO readers, openssl, Chromium for the
-# Bull Board test, Redis) and a Redis answering on 127.0.0.1:6379.
+# Bull Board test, Redis, promtool for deploy/'s rules and the /metrics
+# lint) and a Redis answering on 127.0.0.1:6379.
 # As root it installs what is missing with apt-get; otherwise it prints
 # the one apt-get line to run and stops. Quiet when all is there.
 set -euo pipefail
@@ -20,7 +21,12 @@ declare -A PACKAGE_OF=(
   [bsdtar]=libarchive-tools
   [cloud-init]=cloud-init
   [cloud-localds]=cloud-image-utils
+  # The README's walk-through makes a demo SSH key (test/web/readme-curl.test.ts runs it).
+  [ssh-keygen]=openssh-client
   [/usr/bin/chromium]=chromium
+  # Debian ships promtool only inside the server package (which, on a host
+  # with systemd, also enables a prometheus service).
+  [promtool]=prometheus
 )
 
 # blkid lives in /usr/sbin, which a Debian user's PATH leaves out; the
@@ -33,7 +39,7 @@ done
 # The tests run Debian's python, whatever python3 comes first on PATH.
 /usr/bin/python3 -c 'import pycdlib' >/dev/null 2>&1 || needed[python3-pycdlib]=1
 missing=()
-for package in redis-server openssl util-linux mount xorriso genisoimage p7zip-full libarchive-tools python3-pycdlib cloud-init cloud-image-utils chromium; do
+for package in redis-server openssl util-linux mount xorriso genisoimage p7zip-full libarchive-tools python3-pycdlib cloud-init cloud-image-utils openssh-client chromium prometheus; do
   [ -n "${needed[$package]:-}" ] && missing+=("$package")
 done
 

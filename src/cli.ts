@@ -6,16 +6,19 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { CALLER_JOBS } from '../jobs/schema.js';
 
 const COMMANDS: Record<string, string> = {
   worker: 'run the job workers',
   web: 'run the HTTP API, Bull Board and metrics',
   all: 'run web and worker in one process (and the simulator when proxmox.url is "sim"): all [--private-redis]',
   sim: 'run the Proxmox VE simulator alone: sim [--port N] [--vms N] [--tls-cert F --tls-key F]',
-  seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--no-guest-agent] [--joliet] --out FILE',
-  enqueue: 'enqueue a job: enqueue create|delete|check --name NAME [job fields] [--wait]',
+  seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--ssh-key F]... [--no-guest-agent] [--joliet] --out FILE',
+  enqueue: `enqueue a job: enqueue ${CALLER_JOBS.join('|')} --name NAME [job fields] [--wait]`,
   reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait]',
   health: 'print the last health result of every node (exit 1 when a node is not ok)',
+  list: 'list the names the service manages: list [--state present|absent] [--node NODE] [--json]',
+  get: 'show one name, its last known state and job: get NAME [--json]',
 };
 
 export interface CommandModule {

@@ -3,9 +3,8 @@
 // and records the desired state before adding a job (SPEC 2). No worker
 // code, provider or handler is imported from here.
 import { randomUUID } from 'node:crypto';
-import type { Job, Queue } from 'bullmq';
-import { limitsFromConfig, validateJobData } from '../jobs/schema.js';
-import type { JobLimits } from '../jobs/schema.js';
+import { NAME_JOBS, limitsFromConfig, validateJobData } from '../jobs/schema.js';
+import type { JobLimits, NameJob } from '../jobs/schema.js';
 import type { Config } from './config/types.js';
 import { loadConfig } from './config/index.js';
 import { connected, createProducerConnection } from './queue/connection.js';
@@ -13,15 +12,20 @@ import { SPEC_FIELDS } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
 import type { JobView } from './queue/job-view.js';
+import { jobDoor } from './queue/enqueue.js';
+import type { JobDoor } from './queue/enqueue.js';
 import { createQueues } from './queue/queues.js';
 import type { Queues } from './queue/queues.js';
 import { DesiredStateRegistry } from './queue/registry.js';
-import type { DesiredRecord, LastKnown, RecordedFailure } from './queue/registry.js';
+import type { DesiredRecord, LastKnown, RecordedFailure } from './desired-state.js';
 import { withTextsSummarized } from './queue/text-summary.js';
+import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
+import type { VmListQuery } from './queue/vm-listing.js';
 
 export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { FieldError } from '../jobs/schema.js';
 export type { JobView, JobState } from './queue/job-view.js';
+export type { VmListQuery } from './queue/vm-listing.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
@@ -54,6 +58,13 @@ export interface DesiredView {
   failed?: RecordedFailure;
 }
 
+/** One page of names in name order (SPEC 27). */
+export interface VmPage {
+  vms: DesiredView[];
+  /** Pass it as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
 export interface ProvisionerClient {
   /**
    * Throws ValidationError (every field), SpecConflictError (the name is
@@ -63,23 +74,26 @@ export interface ProvisionerClient {
   createVm(input: unknown): Promise<EnqueueResult>;
   deleteVm(input: unknown): Promise<EnqueueResult>;
   checkVm(input: unknown): Promise<EnqueueResult>;
+  /** A job for one name that records no desired state: a check, or any `per-name` job of the job table (jobs/schema.ts). */
+  enqueueJob(job: NameJob, input: unknown): Promise<EnqueueResult>;
   getJob(id: string): Promise<JobView | undefined>;
-  /** Resolves when the job completed or failed, or with its current view on timeout. */
-  waitForJob(id: string, options?: { timeoutMs?: number }): Promise<JobView>;
+  /**
+   * Resolves when the job completed or failed, or with its current view on
+   * timeout. `onView` sees each view read while waiting (about every 100
+   * ms), the last one included: its state, progress and log lines so far.
+   */
+  waitForJob(id: string, options?: { timeoutMs?: number; onView?: (view: JobView) => void }): Promise<JobView>;
   getVm(name: string): Promise<DesiredView | undefined>;
-  listVms(): Promise<DesiredView[]>;
+  /**
+   * A page of the names, in name order: `limit` (1 to 1000, default 100),
+   * `cursor` (the previous page's nextCursor), `state` and `node` (where
+   * the VM was last seen). Throws ValidationError naming a bad parameter.
+   */
+  listVms(query?: VmListQuery): Promise<VmPage>;
   close(): Promise<void>;
 }
 
 const WAIT_POLL_MS = 100;
-
-/**
- * BullMQ numbers jobs per queue, so "1" may name a job in each queue;
- * ids of our own make getJob(id) unambiguous.
- */
-function uniqueJobId(job: 'check' | 'delete', name: string): string {
-  return `${job}-${name}-${randomUUID()}`;
-}
 
 function toDesiredView(record: DesiredRecord): DesiredView {
   const { spec, ...view } = record;
@@ -91,31 +105,27 @@ function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: Valida
   return result.value;
 }
 
-/**
- * The job of an intent already recorded: there it stays; gone (retention,
- * or a crash between record and add) it is added again; failed it is
- * retried, since the caller asks again for the same thing.
- */
-async function ensureJob(queue: Queue, jobId: string, name: string, data: object): Promise<void> {
-  const job = (await queue.getJob(jobId)) as Job | undefined;
-  if (job === undefined) {
-    await queue.add(name, data, { jobId });
-    return;
-  }
-  if (await job.isFailed()) await job.retry('failed');
-}
-
 export function createProvisionerClient(options: ProvisionerClientOptions): ProvisionerClient {
   const config = options.config ?? loadConfig();
   const limits: JobLimits = limitsFromConfig(config);
   const redis = createProducerConnection(options.redisUrl);
   const registry = new DesiredStateRegistry(redis, options.prefix, config.registry.tombstoneSeconds);
   let queues: Queues | undefined;
+  let door: JobDoor | undefined;
 
   const ready = async (): Promise<Queues> => {
     await connected(redis);
     queues ??= createQueues(redis, options.prefix, config.jobs);
     return queues;
+  };
+  const open = async (): Promise<JobDoor> => (door ??= jobDoor(await ready(), limits));
+
+  const enqueueJob = async (job: NameJob, input: unknown): Promise<EnqueueResult> => {
+    // Typed callers cannot name a create or delete here; untyped ones are told (they record desired state).
+    if (!(NAME_JOBS as readonly string[]).includes(job)) throw new ValidationError([{ field: 'job', message: `must be one of ${NAME_JOBS.join(', ')}` }]);
+    const value = orThrow(validateJobData(job, input, limits));
+    const added = await (await open()).add(job, value);
+    return { jobId: added.id ?? '', name: value.name, existing: false };
   };
 
   const getJob = async (id: string): Promise<JobView | undefined> => {
@@ -130,40 +140,35 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
   return {
     async createVm(input) {
       const value = orThrow(validateJobData('create', input, limits));
-      const { vm } = await ready();
+      const jobs = await open();
       const spec = { ...value, uid: value.uid ?? randomUUID() };
       const outcome = await registry.recordPresent(spec.name, spec.uid, spec, { uidGiven: value.uid !== undefined, compare: SPEC_FIELDS });
       if (outcome.kind === 'conflict') {
         if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
         throw new ConflictError(spec.name, outcome.existingUid);
       }
-      if (outcome.kind === 'recorded') await vm.add('create', { ...spec, generation: outcome.generation }, { jobId: outcome.jobId });
-      else await ensureJob(vm, outcome.jobId, 'create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation });
+      if (outcome.kind === 'recorded') await jobs.add('create', { ...spec, generation: outcome.generation }, { recorded: outcome.jobId });
+      else await jobs.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
       return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
     },
 
     async deleteVm(input) {
       const value = orThrow(validateJobData('delete', input, limits));
-      const { vm } = await ready();
+      const jobs = await open();
       const outcome = await registry.recordAbsent(value.name, value.uid);
       const data = { ...value, generation: outcome.generation };
       if (outcome.kind === 'foreign') {
-        const jobId = uniqueJobId('delete', value.name);
-        await vm.add('delete', data, { jobId });
-        return { jobId, name: value.name, generation: outcome.generation, existing: false };
+        // A delete of another uid than the present one records no intent: a job of its own.
+        const added = await jobs.add('delete', data);
+        return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };
       }
-      if (outcome.kind === 'recorded') await vm.add('delete', data, { jobId: outcome.jobId });
-      else await ensureJob(vm, outcome.jobId, 'delete', data);
+      if (outcome.kind === 'recorded') await jobs.add('delete', data, { recorded: outcome.jobId });
+      else await jobs.ensure('delete', data, outcome.jobId);
       return { jobId: outcome.jobId, name: value.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
     },
 
-    async checkVm(input) {
-      const value = orThrow(validateJobData('check', input, limits));
-      const { vm } = await ready();
-      const jobId = uniqueJobId('check', value.name);
-      await vm.add('check', value, { jobId });
-      return { jobId, name: value.name, existing: false };
-    },
+    checkVm: (input) => enqueueJob('check', input),
+    enqueueJob,
 
     getJob,
 
@@ -172,6 +177,7 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       for (;;) {
         const view = await getJob(id);
         if (view === undefined) throw new Error(`job ${id} does not exist`);
+        waitOptions.onView?.(view);
         if (isFinished(view) || Date.now() >= deadline) return view;
         await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
       }
@@ -183,9 +189,12 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       return record && toDesiredView(record);
     },
 
-    async listVms() {
+    async listVms(query) {
+      const page = orThrow(parseVmListQuery(query));
       await ready();
-      return (await registry.list()).map(toDesiredView);
+      const { records, more } = await registry.page(page);
+      const last = records.at(-1);
+      return { vms: records.map(toDesiredView), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
 
     async close() {

@@ -3,7 +3,7 @@
 // secret that slips into a message, an error or a header never leaves.
 import { pino } from 'pino';
 import type { Logger, DestinationStream } from 'pino';
-import { redactSecrets } from './secrets/index.js';
+import { redactSecrets } from './secrets/redact.js';
 
 export type { Logger } from 'pino';
 

@@ -17,6 +17,7 @@ export interface JobMetrics {
 
 /** What the Proxmox client reports about each call. */
 export interface ProxmoxCallMetrics {
+  /** `method` is the operation (the seam method: clone, upload), not the HTTP verb. */
   proxmoxCall(method: string, status: string, seconds: number): void;
 }
 
@@ -50,61 +51,24 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'pvep_' });
 
-  const jobsTotal = new Counter({
-    name: 'pvep_jobs_total',
-    help: 'Jobs that ended, by job name and outcome.',
-    labelNames: ['job', 'outcome'] as const,
-    registers: [registry],
-  });
-  const jobDuration = new Histogram({
-    name: 'pvep_job_duration_seconds',
-    help: 'Time a job ran, from start to end, by job name.',
-    labelNames: ['job'] as const,
-    buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600],
-    registers: [registry],
-  });
-  const proxmoxCalls = new Counter({
-    name: 'pvep_proxmox_calls_total',
-    help: 'Proxmox API calls, by HTTP method and status (or error code).',
-    labelNames: ['method', 'status'] as const,
-    registers: [registry],
-  });
-  const proxmoxLatency = new Histogram({
-    name: 'pvep_proxmox_call_duration_seconds',
-    help: 'Proxmox API call latency, by HTTP method.',
-    labelNames: ['method'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const lockWaits = new Counter({
-    name: 'pvep_lock_waits_total',
-    help: 'Jobs that found their name locked and were delayed (SPEC 3).',
-    labelNames: ['job'] as const,
-    registers: [registry],
-  });
-  const reconcilerFindingsTotal = new Counter({
-    name: 'pvep_reconciler_findings_total',
-    help: 'Things the reconciler found, by kind (SPEC 5).',
-    labelNames: ['kind'] as const,
-    registers: [registry],
-  });
+  const counter = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const histogram = <L extends string = string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []): Histogram<L> =>
+    new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
 
-  const budgetWait = new Histogram({
-    name: 'pvep_proxmox_budget_wait_seconds',
-    help: 'Time a Proxmox call waited for the shared request budget (proxmox.maxRequestsPerSecond) before it was sent; 0 when it went at once.',
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers: [registry],
-  });
-  const budgetWaits = new Counter({
-    name: 'pvep_proxmox_budget_waits_total',
-    help: 'Proxmox calls the shared request budget held back (SPEC 26).',
-    registers: [registry],
-  });
-  const budgetUnavailableTotal = new Counter({
-    name: 'pvep_proxmox_budget_unavailable_total',
-    help: 'Proxmox calls paced by the worker alone because Redis did not answer the request budget.',
-    registers: [registry],
-  });
+  const jobsTotal = counter('pvep_jobs_total', 'Jobs that ended, by job name and outcome.', ['job', 'outcome']);
+  const jobDuration = histogram('pvep_job_duration_seconds', 'Time a job ran, from start to end, by job name.', [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600], ['job']);
+  const proxmoxCalls = counter('pvep_proxmox_calls_total', 'Proxmox API calls, by operation (the client method: clone, upload, ...) and HTTP status (error when no answer came).', ['method', 'status']);
+  const proxmoxLatency = histogram('pvep_proxmox_call_duration_seconds', 'Proxmox API call latency, by operation (the client method: clone, upload, ...).', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], ['method']);
+  const lockWaits = counter('pvep_lock_waits_total', 'Jobs that found their name locked and were delayed (SPEC 3).', ['job']);
+  const reconcilerFindingsTotal = counter('pvep_reconciler_findings_total', 'Things the reconciler found, by kind (SPEC 5).', ['kind']);
+  const budgetWait = histogram(
+    'pvep_proxmox_budget_wait_seconds',
+    'Time a Proxmox call waited for the shared request budget (proxmox.maxRequestsPerSecond) before it was sent; 0 when it went at once.',
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
+  const budgetWaits = counter('pvep_proxmox_budget_waits_total', 'Proxmox calls the shared request budget held back (SPEC 26).');
+  const budgetUnavailableTotal = counter('pvep_proxmox_budget_unavailable_total', 'Proxmox calls paced by the worker alone because Redis did not answer the request budget.');
 
   return {
     registry,

@@ -5,9 +5,8 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { metrics, type Metrics } from '../metrics.js';
-import { createProvider } from '../provider/provider.js';
-import { workerProxmoxApi } from './proxmox-api.js';
-import { startWorkerService, type WorkerService } from '../worker/service.js';
+import type { WorkerService } from '../worker/service.js';
+import { startWorkerProcess } from '../worker/start.js';
 import { startSimulator, type RunningSimulator } from '../sim/index.js';
 import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';
@@ -19,7 +18,7 @@ import { processLogger, startWebOrExplain } from './web.js';
 import type { WebServer } from '../web/server.js';
 
 /** sim.stateFile for `all` (npm start) when config leaves it empty. */
-export const ALL_SIM_STATE_FILE = 'var/sim-state.json';
+const ALL_SIM_STATE_FILE = 'var/sim-state.json';
 
 /** SPEC 24: npm start keeps the simulator's VMs across restarts unless config or SIM_STATE_FILE says otherwise. */
 export function withSimStateFile(config: Config, env: NodeJS.ProcessEnv): Config {
@@ -71,7 +70,8 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
   // The web server starts first: a bad credentials file or a taken port
   // stops the start before any worker has taken a job.
   const webConfig: Config = options.webPort === undefined ? config : { ...config, http: { ...config.http, port: options.webPort } };
-  const web = await startWebOrExplain('all', webConfig, logger).catch(async (err: unknown) => {
+  // The web /metrics serves the counters the worker below increments.
+  const web = await startWebOrExplain('all', webConfig, logger, processMetrics).catch(async (err: unknown) => {
     await stopSim();
     throw err;
   });
@@ -79,14 +79,11 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
     await stopSim();
     return undefined;
   }
-  const proxmox = workerProxmoxApi(config, sim?.url ?? config.proxmox.url, logger, processMetrics);
-  const provider = createProvider({ api: proxmox.api, config, logger });
   let worker: WorkerService;
   try {
-    worker = await startWorkerService({ config, provider, logger, metrics: processMetrics });
+    worker = await startWorkerProcess({ config, logger, metrics: processMetrics, proxmoxUrl: sim?.url ?? config.proxmox.url });
   } catch (err) {
     await web.close();
-    await proxmox.close();
     await stopSim();
     throw err;
   }
@@ -97,7 +94,6 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
     async close() {
       await web.close();
       await worker.close();
-      await proxmox.close();
       await stopSim();
     },
   };

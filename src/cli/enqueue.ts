@@ -1,25 +1,25 @@
-// `pve-provisioner enqueue create|delete|check --name NAME [job fields]
+// `pve-provisioner enqueue create|delete|check|... --name NAME [job fields]
 // [--wait [--timeout SECONDS]]` (SPEC 6): enqueues through the producer
-// library, prints the job id, and with --wait the job's outcome as JSON.
+// library, prints the job id, and with --wait the job's outcome as JSON
+// on stdout while its progress goes to stderr (src/cli/job-progress.ts).
 // Exit 0 done, 1 the job failed or did not finish in time, 2 bad input
 // (every failing field, named by its flag, on stderr).
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../client.js';
 import type { EnqueueResult, ProvisionerClient } from '../client.js';
-import { checkFields } from '../../jobs/check.schema.js';
-import { createInputFields } from '../../jobs/create.schema.js';
-import { deleteInputFields } from '../../jobs/delete.schema.js';
-import type { FieldSpec, FlagSpec, JobFields } from '../../jobs/fields.js';
+import type { FieldSpec, FlagSpec } from '../../jobs/fields.js';
+import { CALLER_JOBS, JOB_TABLE } from '../../jobs/schema.js';
+import type { CallerJob } from '../../jobs/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
+import { BadInput, readUtf8File } from './flags.js';
+import { readListFiles } from './key-files.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { progressPrinter } from './job-progress.js';
 
-const JOBS = ['create', 'delete', 'check'] as const;
-type EnqueueJob = (typeof JOBS)[number];
-
-/** Each job's field table (SPEC 24): the flags, their parsing and the errors' flag names come from it. */
-const FIELDS_OF: Record<EnqueueJob, JobFields> = { create: createInputFields, delete: deleteInputFields, check: checkFields };
+/** The jobs a caller enqueues, from the job table (jobs/schema.ts). */
+const JOBS = CALLER_JOBS;
+type EnqueueJob = CallerJob;
 
 interface Flag {
   field: string;
@@ -28,19 +28,21 @@ interface Flag {
 }
 
 function flagsOf(job: EnqueueJob): Flag[] {
-  return Object.entries(FIELDS_OF[job]).flatMap(([field, spec]) => (spec.flag ? [{ field, spec, flag: spec.flag }] : []));
+  return Object.entries(JOB_TABLE[job].input).flatMap(([field, spec]) => (spec.flag ? [{ field, spec, flag: spec.flag }] : []));
 }
 
 function usageOf(flag: Flag): string {
   if (flag.spec.rule.kind === 'boolean') return `[--${flag.flag.name}]`;
+  if (flag.spec.rule.kind === 'strings') return `[--${flag.flag.name} FILE]...`;
   const value = flag.flag.file ? 'FILE' : flag.spec.rule.kind === 'integer' ? 'N' : flag.field.toUpperCase();
   return flag.spec.presence === 'required' ? `--${flag.flag.name} ${value}` : `[--${flag.flag.name} ${value}]`;
 }
 
 const USAGE = [
-  'usage: pve-provisioner enqueue create|delete|check --name NAME',
+  `usage: pve-provisioner enqueue ${JOBS.join('|')} --name NAME`,
   ...JOBS.map((job) => `  ${`${job}:`.padEnd(7)} ${flagsOf(job).filter((f) => f.field !== 'name').map(usageOf).join(' ') || '(no other flags)'}`),
   '  all:    [--wait [--timeout SECONDS]]',
+  '  Prints the job id; with --wait, the job\'s state, log lines (each step) and address on stderr as they come, then its outcome as JSON on stdout.',
   '',
 ].join('\n');
 const DEFAULT_TIMEOUT_SECONDS = 900;
@@ -54,47 +56,48 @@ export interface EnqueueCommandIo {
 /** Job field -> the flag that sets it, so errors name what the user typed. */
 const FLAG_OF: Record<string, string> = Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f) => [f.field, `--${f.flag.name}`])));
 
-class BadInput extends Error {}
+type OptionKind = { type: 'string'; multiple?: true } | { type: 'boolean' };
 
-type OptionKind = { type: 'string' } | { type: 'boolean' };
+function optionOf(spec: FieldSpec): OptionKind {
+  if (spec.rule.kind === 'boolean') return { type: 'boolean' };
+  // A list's flag is repeated, each naming a file of items (src/cli/key-files.ts).
+  return spec.rule.kind === 'strings' ? { type: 'string', multiple: true } : { type: 'string' };
+}
 
 const OPTIONS: Record<string, OptionKind> = {
-  ...Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f): [string, OptionKind] => [f.flag.name, { type: f.spec.rule.kind === 'boolean' ? 'boolean' : 'string' }]))),
+  ...Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f): [string, OptionKind] => [f.flag.name, optionOf(f.spec)]))),
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
 };
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+interface JobInput {
+  input: Record<string, unknown>;
+  /** Where a list item came from, by its field (`sshKeys[2]`), for the error lines. */
+  origins: Record<string, string>;
+}
 
 /** A whole number given as text becomes a number; anything else stays text, for the validator to name. */
 function integerOrText(text: string): number | string {
   return /^-?\d+$/.test(text) ? Number(text) : text;
 }
 
-async function readUtf8(flag: string, path: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    throw new BadInput(`${flag} ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new BadInput(`${flag} ${path}: not UTF-8 text`);
-  }
-}
-
 /** The value a flag gives its field, as the producer takes it (the validator then decides). */
-async function fieldValue(flag: Flag, given: string | boolean): Promise<unknown> {
+async function fieldValue(flag: Flag, given: string | boolean | string[], origins: Record<string, string>): Promise<unknown> {
   const { rule } = flag.spec;
   if (rule.kind === 'boolean') return flag.flag.sets ?? true;
+  if (rule.kind === 'strings') {
+    const read = await readListFiles(`--${flag.flag.name}`, Array.isArray(given) ? given : [String(given)], rule.maxItems * rule.itemMaxBytes);
+    read.origins.forEach((origin, i) => (origins[`${flag.field}[${i}]`] = origin));
+    return read.items;
+  }
   const text = String(given);
-  if (flag.flag.file) return readUtf8(`--${flag.flag.name}`, text);
+  if (flag.flag.file) return readUtf8File(`--${flag.flag.name}`, text);
   return rule.kind === 'integer' ? integerOrText(text) : text;
 }
 
-async function jobInput(job: EnqueueJob, values: Values): Promise<Record<string, unknown>> {
+async function jobInput(job: EnqueueJob, values: Values): Promise<JobInput> {
   const own = flagsOf(job);
   const ownNames = new Set(own.map((f) => f.flag.name));
   const misplaced = Object.keys(values).filter((name) => values[name] !== undefined && !ownNames.has(name) && name !== 'wait' && name !== 'timeout');
@@ -103,22 +106,19 @@ async function jobInput(job: EnqueueJob, values: Values): Promise<Record<string,
     throw new BadInput(misplaced.map((name) => `--${name}: only for ${forWhich(name)}`).join('; '));
   }
   const input: Record<string, unknown> = {};
+  const origins: Record<string, string> = {};
   for (const flag of own) {
     const given = values[flag.flag.name];
-    if (given !== undefined && given !== false) input[flag.field] = await fieldValue(flag, given);
+    if (given !== undefined && given !== false) input[flag.field] = await fieldValue(flag, given, origins);
   }
-  return input;
+  return { input, origins };
 }
 
 function enqueue(client: ProvisionerClient, job: EnqueueJob, input: Record<string, unknown>): Promise<EnqueueResult> {
-  switch (job) {
-    case 'create':
-      return client.createVm(input);
-    case 'delete':
-      return client.deleteVm(input);
-    case 'check':
-      return client.checkVm(input);
-  }
+  if (job === 'create') return client.createVm(input);
+  if (job === 'delete') return client.deleteVm(input);
+  // Every other job of a name (check, ...) the same way, from the job table.
+  return client.enqueueJob(job, input);
 }
 
 function parse(args: string[]): { job: EnqueueJob; values: Values; timeoutSeconds: number } {
@@ -150,9 +150,10 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
   let config: Config;
   let request: ReturnType<typeof parse>;
   let input: Record<string, unknown>;
+  let origins: Record<string, string>;
   try {
     request = parse(args);
-    input = await jobInput(request.job, request.values);
+    ({ input, origins } = await jobInput(request.job, request.values));
     config = io.config ?? loadConfig();
   } catch (err) {
     if (err instanceof BadInput) return fail(`${err.message}\n${USAGE}`);
@@ -166,14 +167,16 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
     try {
       result = await enqueue(client, request.job, input);
     } catch (err) {
-      if (err instanceof ValidationError) return fail(err.fields.map((f) => `${FLAG_OF[f.field] ?? f.field} (${f.field}) ${f.message}`).join('\n'));
+      if (err instanceof ValidationError) return fail(err.fields.map((f) => `${origins[f.field] ?? FLAG_OF[f.field] ?? f.field} (${f.field}) ${f.message}`).join('\n'));
       if (err instanceof SpecConflictError) return fail([err.message, ...err.fields.map((f) => `${FLAG_OF[f] ?? f} (${f}) differs from the present spec`)].join('\n'));
       if (err instanceof ConflictError) return fail(`${err.message} (${err.existingUid}); delete it first or use that uid`);
       throw err;
     }
     stdout.write(`${result.jobId}\n`);
     if (!request.values.wait) return 0;
-    const view = await client.waitForJob(result.jobId, { timeoutMs: request.timeoutSeconds * 1000 });
+    const progress = progressPrinter(stderr);
+    const view = await client.waitForJob(result.jobId, { timeoutMs: request.timeoutSeconds * 1000, onView: (seen) => progress.see(seen) });
+    progress.finish(view);
     stdout.write(`${JSON.stringify({ id: view.id, state: view.state, result: view.result, failedReason: view.failedReason }, null, 2)}\n`);
     if (view.state === 'completed') return 0;
     stderr.write(

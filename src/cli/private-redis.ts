@@ -10,7 +10,7 @@ import { delimiter, join } from 'node:path';
 import type { Logger } from '../log.js';
 import { Redis } from 'ioredis';
 
-export const INSTALL_REDIS = 'sudo apt-get install redis-server';
+const INSTALL_REDIS = 'sudo apt-get install redis-server';
 
 export type RedisStart =
   /** Redis as configured: it answers, or the user chose it. */

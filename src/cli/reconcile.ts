@@ -3,15 +3,15 @@
 // runs the sweep; prints the job id, and with --wait the sweep's report as
 // JSON. Exit 0 done, 1 Redis unreachable or the job failed or did not
 // finish in time, 2 bad input (the reason on stderr).
-import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import type { Job, Queue } from 'bullmq';
-import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
+import { JOB_TABLE, limitsFromConfig, validateJobData } from '../../jobs/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';
+import { jobDoor } from '../queue/enqueue.js';
 import { createQueues } from '../queue/queues.js';
-import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { BadInput, parseFlags } from './flags.js';
+import { answerUsage, wantsHelp } from './help.js';
 
 const USAGE = 'usage: pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]\n';
 const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -30,21 +30,11 @@ interface Options {
   timeoutSeconds: number;
 }
 
-function parse(args: string[]): Options | string {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: { 'dry-run': { type: 'boolean' }, wait: { type: 'boolean' }, timeout: { type: 'string' } },
-    }));
-  } catch (err) {
-    return describeParseError(err);
-  }
+function parse(args: string[]): Options {
+  const values = parseFlags(args, { 'dry-run': { type: 'boolean' }, wait: { type: 'boolean' }, timeout: { type: 'string' } });
   const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
-  if (!Number.isInteger(timeout) || timeout < 1) return `--timeout "${values.timeout ?? ''}": a whole number of seconds, at least 1`;
-  if (values.timeout !== undefined && !values.wait) return '--timeout needs --wait';
+  if (!Number.isInteger(timeout) || timeout < 1) throw new BadInput(`--timeout "${values.timeout ?? ''}": a whole number of seconds, at least 1`);
+  if (values.timeout !== undefined && !values.wait) throw new BadInput('--timeout needs --wait');
   return { dryRun: values['dry-run'] ?? false, wait: values.wait ?? false, timeoutSeconds: timeout };
 }
 
@@ -52,9 +42,12 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   if (wantsHelp(args)) return answerUsage('reconcile', USAGE, undefined, { stdout });
-  const options = parse(args);
-  if (typeof options === 'string') {
-    stderr.write(`pve-provisioner reconcile: ${options}\n${USAGE}`);
+  let options: Options;
+  try {
+    options = parse(args);
+  } catch (err) {
+    if (!(err instanceof BadInput)) throw err;
+    stderr.write(`pve-provisioner reconcile: ${err.message}\n${USAGE}`);
     return 2;
   }
   let config: Config;
@@ -65,7 +58,8 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
     stderr.write(`pve-provisioner reconcile: ${err.message}\n`);
     return 2;
   }
-  const data = validateJobData('reconcile', { dryRun: options.dryRun }, limitsFromConfig(config));
+  const limits = limitsFromConfig(config);
+  const data = validateJobData('reconcile', { dryRun: options.dryRun }, limits);
   if (!data.ok) throw new Error(`reconcile job data refused: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
 
   const redis = createProducerConnection(config.redis.url);
@@ -79,10 +73,10 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
   }
   const queues = createQueues(redis, config.redis.prefix, config.jobs);
   try {
-    const job = await queues.system.add('reconcile', data.value, { jobId: `reconcile-${randomUUID()}` });
+    const job = await jobDoor(queues, limits).add('reconcile', data.value);
     stdout.write(`${job.id ?? ''}\n`);
     if (!options.wait) return 0;
-    return await waitAndPrint(queues.system, job, options.timeoutSeconds, stdout, stderr);
+    return await waitAndPrint(queues[JOB_TABLE.reconcile.queue], job, options.timeoutSeconds, stdout, stderr);
   } finally {
     await queues.close().catch(() => undefined);
     redis.disconnect();

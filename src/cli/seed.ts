@@ -2,34 +2,18 @@
 // the same bytes the provider uploads. Reads no config: the flags decide,
 // with the config's defaults (guest agent on, Joliet off).
 // Exit 0 written, 2 bad input (the flag and the reason on stderr), 1 failure.
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
-import { DNS_LABEL, TEXT_MAX_BYTES } from '../../jobs/fields.js';
+import { createInputFields } from '../../jobs/create.schema.js';
+import { DNS_LABEL, TEXT_MAX_BYTES, listProblems } from '../../jobs/fields.js';
 import { buildSeed, type SeedInput } from '../nocloud/seed.js';
-import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { BadInput, parseFlags, readUtf8File } from './flags.js';
+import { readListFiles } from './key-files.js';
+import { answerUsage, wantsHelp } from './help.js';
 
 const USAGE =
-  'usage: pve-provisioner seed --name NAME [--user-data FILE] [--network-config FILE] [--no-guest-agent] [--joliet] --out FILE\n';
-
-class BadInput extends Error {}
-
-/** A cloud-init file given on the command line: readable, UTF-8, at most 64 KiB (SPEC 1). */
-async function readTextFile(flag: string, path: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    throw new BadInput(`${flag} ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-  }
-  if (bytes.length > TEXT_MAX_BYTES) throw new BadInput(`${flag} ${path}: ${bytes.length} bytes, at most ${TEXT_MAX_BYTES} allowed`);
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new BadInput(`${flag} ${path}: not UTF-8 text`);
-  }
-}
+  'usage: pve-provisioner seed --name NAME [--user-data FILE] [--network-config FILE] [--ssh-key FILE]... [--no-guest-agent] [--joliet] --out FILE\n';
 
 interface SeedCommand {
   input: SeedInput;
@@ -37,32 +21,36 @@ interface SeedCommand {
 }
 
 async function parse(args: string[]): Promise<SeedCommand> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        name: { type: 'string' },
-        'user-data': { type: 'string' },
-        'network-config': { type: 'string' },
-        'no-guest-agent': { type: 'boolean' },
-        joliet: { type: 'boolean' },
-        out: { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    throw new BadInput(describeParseError(err));
-  }
+  const values = parseFlags(args, {
+    name: { type: 'string' },
+    'user-data': { type: 'string' },
+    'network-config': { type: 'string' },
+    'ssh-key': { type: 'string', multiple: true },
+    'no-guest-agent': { type: 'boolean' },
+    joliet: { type: 'boolean' },
+    out: { type: 'string' },
+  });
   const { name, out } = values;
   if (name === undefined) throw new BadInput('--name is required');
   if (!DNS_LABEL.test(name)) throw new BadInput(`--name "${name}": must be a DNS label: 1 to 63 of a-z, 0-9 and "-", not starting or ending with "-"`);
   if (out === undefined || out === '') throw new BadInput('--out is required (the file to write the ISO to)');
   const input: SeedInput = { name, installGuestAgent: values['no-guest-agent'] !== true, joliet: values.joliet === true };
-  if (values['user-data'] !== undefined) input.userData = await readTextFile('--user-data', values['user-data']);
-  if (values['network-config'] !== undefined) input.networkConfig = await readTextFile('--network-config', values['network-config']);
+  if (values['user-data'] !== undefined) input.userData = await readUtf8File('--user-data', values['user-data'], TEXT_MAX_BYTES);
+  if (values['network-config'] !== undefined) input.networkConfig = await readUtf8File('--network-config', values['network-config'], TEXT_MAX_BYTES);
+  if (values['ssh-key'] !== undefined) input.sshKeys = await sshKeys(values['ssh-key']);
   return { input, out };
+}
+
+/** The keys of the --ssh-key files, checked as a create's sshKeys are (SPEC 27); an error names the file and line. */
+async function sshKeys(paths: string[]): Promise<string[]> {
+  const { rule } = createInputFields.sshKeys;
+  const { items, origins } = await readListFiles('--ssh-key', paths, rule.maxItems * rule.itemMaxBytes);
+  const problems = listProblems('sshKeys', rule, items);
+  if (problems.length > 0) {
+    const where = (field: string): string => origins[Number(/\[(\d+)\]$/.exec(field)?.[1] ?? -1)] ?? '--ssh-key';
+    throw new BadInput(problems.map((p) => `${where(p.field)} (${p.field}) ${p.message}`).join('\n'));
+  }
+  return items;
 }
 
 /** Writes beside the target, then renames, so a failed write leaves no half image. */

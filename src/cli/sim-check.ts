@@ -17,7 +17,7 @@ export interface SimulatorWatch {
 }
 
 /** True when something accepts a TCP connection at host:port. */
-export function listening(host: string, port: number, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
+function listening(host: string, port: number, timeoutMs = PROBE_TIMEOUT_MS): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     const done = (answer: boolean): void => {

@@ -2,13 +2,13 @@
 // the Proxmox VE simulator alone (SPEC 6, 8), on the `sim` config section.
 // It accepts the token in proxmox.tokenFile (created when missing) and
 // prints the URL it listens on, never the token. Exit 2 on bad flags.
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/index.js';
 import { startSimulator } from '../sim/index.js';
 import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { waitForSignal } from './common.js';
-import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { BadInput, parseFlags } from './flags.js';
+import { answerUsage, wantsHelp } from './help.js';
 
 const USAGE = 'usage: pve-provisioner sim [--port N] [--vms N] [--tls-cert FILE --tls-key FILE]\n';
 
@@ -19,8 +19,6 @@ interface SimFlags {
   tlsKey?: string;
 }
 
-class BadInput extends Error {}
-
 function wholeNumber(flag: string, text: string | undefined, max: number): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text) || Number(text) > max) throw new BadInput(`${flag} "${text}": must be a whole number from 0 to ${max}`);
@@ -28,17 +26,7 @@ function wholeNumber(flag: string, text: string | undefined, max: number): numbe
 }
 
 export function parseSimFlags(args: string[]): SimFlags {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: { port: { type: 'string' }, vms: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } },
-    }));
-  } catch (err) {
-    throw new BadInput(describeParseError(err));
-  }
+  const values = parseFlags(args, { port: { type: 'string' }, vms: { type: 'string' }, 'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' } });
   const cert = values['tls-cert'];
   const key = values['tls-key'];
   if ((cert === undefined) !== (key === undefined)) throw new BadInput('--tls-cert and --tls-key go together: give both or neither');

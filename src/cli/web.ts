@@ -3,7 +3,7 @@
 // stderr), 0 after a clean shutdown on SIGINT or SIGTERM.
 import type { Config } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
-import { metrics } from '../metrics.js';
+import { metrics, type Metrics } from '../metrics.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { CredentialsError } from '../web/auth/credentials.js';
 import { startWebServer, type WebServer } from '../web/server.js';
@@ -18,9 +18,9 @@ export function processLogger(config: Config): Logger {
 }
 
 /** The web server, or undefined after writing why to stderr (bad credentials files). */
-export async function startWebOrExplain(command: string, config: Config, logger: Logger): Promise<WebServer | undefined> {
+export async function startWebOrExplain(command: string, config: Config, logger: Logger, processMetrics: Metrics = metrics): Promise<WebServer | undefined> {
   try {
-    return await startWebServer(config, logger, { metrics });
+    return await startWebServer(config, logger, { metrics: processMetrics });
   } catch (err) {
     if (err instanceof CredentialsError) {
       process.stderr.write(`pve-provisioner ${command}: ${err.message}\n`);

@@ -4,11 +4,9 @@
 // jobs.shutdownGraceSeconds, then exit 0. Exit 2 on bad config.
 import { createLogger } from '../log.js';
 import { metrics } from '../metrics.js';
-import { createProvider } from '../provider/provider.js';
-import { workerProxmoxApi } from './proxmox-api.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { handleShutdownSignals } from '../worker/shutdown.js';
-import { startWorkerService } from '../worker/service.js';
+import { startWorkerProcess } from '../worker/start.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { serveMetrics } from '../web/metrics-server.js';
 import { loadConfigOrExplain, plainArguments } from './common.js';
@@ -31,9 +29,7 @@ export async function run(args: string[]): Promise<number> {
     logger.warn({ proxmox: baseUrl }, `proxmox.url is "sim": jobs run against the built-in simulator at ${baseUrl}, not a real host`);
   }
   const simulator = watchSimulator(config, logger, 'worker');
-  const proxmox = workerProxmoxApi(config, baseUrl, logger, metrics);
-  const provider = createProvider({ api: proxmox.api, config, logger });
-  const service = await startWorkerService({ config, provider, logger, metrics });
+  const service = await startWorkerProcess({ config, logger, metrics, proxmoxUrl: baseUrl });
   const metricsServer = config.worker.metricsPort === 0 ? undefined : await serveMetrics(metrics.registry, config.http.host, config.worker.metricsPort);
   if (metricsServer) logger.info({ metrics: metricsServer.url }, `worker metrics at ${metricsServer.url}`);
   const code = await new Promise<number>((exit) => {
@@ -41,7 +37,6 @@ export async function run(args: string[]): Promise<number> {
   });
   simulator?.stop();
   await metricsServer?.close();
-  await proxmox.close();
   setTimeout(() => process.exit(code), EXIT_SETTLE_MS).unref();
   return code;
 }

@@ -68,6 +68,16 @@ function validateNode(node: unknown, index: number): void {
   }
 }
 
+/** The value as a URL, or the error convict shows, ending in what is allowed. */
+function urlOf(value: unknown, allowed: string): URL {
+  if (typeof value !== 'string') throw new Error(`must be a string; ${allowed}`);
+  try {
+    return new URL(value);
+  } catch {
+    throw new Error(`is not a URL; ${allowed}`);
+  }
+}
+
 export function registerFormats(): void {
   convict.addFormat({
     name: 'proxmox-url',
@@ -75,13 +85,7 @@ export function registerFormats(): void {
     validate(value: unknown) {
       const allowed = 'allowed: "sim", https://HOST[:PORT], or http:// on a loopback address';
       if (value === 'sim') return;
-      if (typeof value !== 'string') throw new Error(`must be a string; ${allowed}`);
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        throw new Error(`is not a URL; ${allowed}`);
-      }
+      const url = urlOf(value, allowed);
       if (url.protocol === 'https:') return;
       if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
       if (url.protocol === 'http:') throw new Error(`plain http:// is only allowed for loopback addresses; ${allowed}`);
@@ -121,13 +125,7 @@ export function registerFormats(): void {
     name: 'redis-url',
     validate(value: unknown) {
       const allowed = 'allowed: redis://[user:password@]HOST[:PORT][/DB] or rediss://...';
-      if (typeof value !== 'string') throw new Error(`must be a string; ${allowed}`);
-      let url: URL;
-      try {
-        url = new URL(value);
-      } catch {
-        throw new Error(`is not a URL; ${allowed}`);
-      }
+      const url = urlOf(value, allowed);
       if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
     },
   });

@@ -10,7 +10,7 @@ import { registerFormats } from './formats.js';
 import { schema } from './schema.js';
 import type { Config } from './types.js';
 
-export type { Config, NodeConfig } from './types.js';
+export type { Config } from './types.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

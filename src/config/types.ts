@@ -2,7 +2,7 @@
 // documents each key; src/config/index.ts loads and validates it.
 
 /** A template that lives on another node of the cluster. */
-export interface TemplateRef {
+interface TemplateRef {
   vmid: number;
   node: string;
 }

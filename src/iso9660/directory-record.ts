@@ -4,7 +4,7 @@ import { bothEndian16, bothEndian32 } from './numbers.js';
 import { recordDate } from './dates.js';
 
 /** 9.1.6 file flags: bit 1 says the record describes a directory. */
-export const FLAG_DIRECTORY = 0b0000_0010;
+const FLAG_DIRECTORY = 0b0000_0010;
 
 /** 9.1.11: the identifier of "." is the single byte 0x00, of ".." 0x01. */
 export const SELF_IDENTIFIER = Buffer.from([0]);
@@ -22,7 +22,7 @@ export interface DirectoryRecordFields {
 }
 
 /** The length of the record these fields give, without building it. */
-export function directoryRecordLength(identifierLength: number, systemUseLength: number): number {
+function directoryRecordLength(identifierLength: number, systemUseLength: number): number {
   // 9.1.12: a padding byte follows an identifier of even length, so the
   // System Use field starts on an even offset; the record itself is kept even.
   const base = 33 + identifierLength + (identifierLength % 2 === 0 ? 1 : 0);

@@ -1,4 +1,4 @@
 // A writer of small, flat ISO 9660 images with Rock Ridge names and
 // optional Joliet names (SPEC 20).
-export { buildIsoImage, DEFAULT_DATE, type IsoImage, type IsoImageOptions } from './image.js';
+export { buildIsoImage, DEFAULT_DATE } from './image.js';
 export { MAX_NAME_BYTES, type IsoFile } from './files.js';

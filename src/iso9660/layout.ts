@@ -16,7 +16,7 @@ export const SYSTEM_AREA_SECTORS = 16;
  * bid reads the system area and 8 descriptor sectors; it also wants more
  * than 20 in the volume space size), so a smaller image is padded with zeros.
  */
-export const MIN_SECTORS = 24;
+const MIN_SECTORS = 24;
 
 export interface TreePlace {
   root: DirectoryPlace;

@@ -23,7 +23,7 @@ export function ceEntry(block: number, offset: number, length: number): Buffer {
 }
 
 /** RRIP 1.09 (RRIP_1991A) as registered in its ER entry (RRIP 4.3). */
-export const RRIP_1991A = {
+const RRIP_1991A = {
   id: 'RRIP_1991A',
   descriptor: 'THE ROCK RIDGE INTERCHANGE PROTOCOL PROVIDES SUPPORT FOR POSIX FILE SYSTEM SEMANTICS',
   source:
@@ -61,7 +61,7 @@ export function pxEntry(attrs: PosixAttributes): Buffer {
 }
 
 /** RRIP 4.1.6 TF flags: modify, access and attributes change times, short (7-byte) form. */
-export const TF_MODIFY_ACCESS_ATTRIBUTES = 0b0000_1110;
+const TF_MODIFY_ACCESS_ATTRIBUTES = 0b0000_1110;
 
 /** RRIP 4.1.6: TF with the modify, access and attribute-change times, all `date`. */
 export function tfEntry(date: Date): Buffer {

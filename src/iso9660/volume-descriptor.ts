@@ -9,7 +9,7 @@ export const SECTOR_SIZE = 2048;
 /** 8.1: the standard identifier of every volume descriptor. */
 const STANDARD_ID = 'CD001';
 /** Joliet: escape sequence of UCS-2 level 3 in the SVD's escape sequences field (8.5.6). */
-export const JOLIET_ESCAPE = Buffer.from('%/E', 'ascii');
+const JOLIET_ESCAPE = Buffer.from('%/E', 'ascii');
 
 export type DescriptorKind = 'primary' | 'joliet';
 

@@ -1,8 +1,21 @@
-// NoCloud meta-data (SPEC 20): instance-id and local-hostname, both the
-// VM name. The values are YAML double-quoted scalars (JSON strings are
-// valid YAML), so a name such as `yes` or `123` stays a string.
+// NoCloud meta-data (SPEC 20, 27): instance-id and local-hostname, both the
+// VM name, and `public-keys` when the job has sshKeys. cloud-init's ssh
+// module gives the datasource's public keys to the default user and adds
+// the user-data's own `ssh_authorized_keys` to them (cc_ssh.py), so the
+// keys hold whatever user-data the job brings (docs/decisions.md).
+// Values are YAML double-quoted scalars with every character outside
+// printable ASCII escaped, so a name such as `yes` or `123` stays a string
+// and no comment of a key can break the YAML that PyYAML reads.
 
-export function metaData(name: string): string {
-  const value = JSON.stringify(name);
-  return `instance-id: ${value}\nlocal-hostname: ${value}\n`;
+function yamlQuoted(text: string): string {
+  return JSON.stringify(text).replace(/[^\x20-\x7e]/gu, (char) => {
+    const code = char.codePointAt(0) ?? 0;
+    return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+export function metaData(name: string, sshKeys: readonly string[] = []): string {
+  const value = yamlQuoted(name);
+  const keys = sshKeys.length === 0 ? '' : `public-keys:\n${sshKeys.map((key) => `  - ${yamlQuoted(key)}\n`).join('')}`;
+  return `instance-id: ${value}\nlocal-hostname: ${value}\n${keys}`;
 }

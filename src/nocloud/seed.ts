@@ -1,5 +1,5 @@
-// The NoCloud seed ISO of SPEC 20: label `cidata`, files meta-data,
-// user-data, vendor-data (when the guest agent is to be installed) and
+// The NoCloud seed ISO of SPEC 20: label `cidata`, files meta-data (with
+// the job's sshKeys, SPEC 27), user-data, vendor-data (when the guest agent is to be installed) and
 // network-config (when given). Built in memory, streamed to the upload.
 import type { UploadSource } from '../proxmox/api.js';
 import { PermanentError, TransientError } from '../errors.js';
@@ -9,12 +9,14 @@ import { userData } from './user-data.js';
 import { GUEST_AGENT_VENDOR_DATA } from './vendor-data.js';
 
 /** cloud-init finds a NoCloud seed by this label (blkid LABEL). */
-export const SEED_LABEL = 'cidata';
+const SEED_LABEL = 'cidata';
 
 export interface SeedInput {
   name: string;
   userData?: string;
   networkConfig?: string;
+  /** OpenSSH public keys for the default user (SPEC 27), validated by jobs/ssh-key.ts. */
+  sshKeys?: readonly string[];
   installGuestAgent: boolean;
   joliet: boolean;
 }
@@ -36,7 +38,7 @@ export function seedFileName(name: string): string {
 /** The files of the seed, by their exact names. */
 export function seedFiles(input: SeedInput): IsoFile[] {
   const text = (name: string, content: string): IsoFile => ({ name, data: Buffer.from(content, 'utf8') });
-  const files = [text('meta-data', metaData(input.name)), text('user-data', userData(input.userData))];
+  const files = [text('meta-data', metaData(input.name, input.sshKeys)), text('user-data', userData(input.userData))];
   if (input.installGuestAgent) files.push(text('vendor-data', GUEST_AGENT_VENDOR_DATA));
   if (input.networkConfig !== undefined) files.push(text('network-config', input.networkConfig));
   return files;

@@ -7,13 +7,14 @@
 import { TransientError } from '../errors.js';
 import { AGENT_NOT_RUNNING, messageMatches } from '../proxmox/messages.js';
 import type { CreateSpec, OperationContext, VmObservation } from './types.js';
-import { callOpts, type ProviderDeps } from './deps.js';
+import { callOpts } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { permanent, throwIfAborted, transient } from './errors.js';
 import { pickAddress } from './address.js';
 import { Expectations, PollSchedule, type ScheduleShape } from './expectations.js';
 import { getVm } from './get.js';
 
-export const ADDRESS = 'address';
+const ADDRESS = 'address';
 
 /**
  * While nothing is known, the agent is asked at gaps doubling from
@@ -23,7 +24,7 @@ export const ADDRESS = 'address';
  * boot time (not bounded by pollMs) and the next ones from pollMs/2
  * doubling to pollMs.
  */
-export const ADDRESS_UNKNOWN_CAP = 8;
+const ADDRESS_UNKNOWN_CAP = 8;
 
 export interface AddressTarget {
   node: string;

@@ -6,7 +6,8 @@
 import type { NodeConfig } from '../config/types.js';
 import { CLONE_LOCAL_STORAGE, CONFIG_EXISTS, STORAGE_MISSING, VMID_HELD_ELSEWHERE, messageMatches } from '../proxmox/messages.js';
 import type { CreateSpec, OperationContext } from './types.js';
-import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
+import { beforeWrite, callOpts, logLine } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { classifyCall, permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { probeSequence } from './vmid.js';

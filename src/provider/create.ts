@@ -6,7 +6,8 @@ import { limitsFromConfig, validateFields } from '../../jobs/fields.js';
 import type { NodeConfig } from '../config/types.js';
 import { buildSeed } from '../nocloud/seed.js';
 import type { CreateResult, CreateSpec, CreateStep, OperationContext } from './types.js';
-import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
+import { beforeWrite, callOpts, logLine } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
 import { waitAddress } from './address-wait.js';
 import { call } from './call.js';
@@ -105,6 +106,7 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
     name: spec.name,
     ...(spec.userData !== undefined ? { userData: spec.userData } : {}),
     ...(spec.networkConfig !== undefined ? { networkConfig: spec.networkConfig } : {}),
+    ...(spec.sshKeys !== undefined ? { sshKeys: spec.sshKeys } : {}),
     installGuestAgent: deps.config.proxmox.installGuestAgent,
     joliet: deps.config.proxmox.seedJoliet,
   });

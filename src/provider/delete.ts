@@ -4,7 +4,8 @@
 // is not ours is never touched; a hibernated VM of ours is Permanent.
 import { NotFoundError } from '../errors.js';
 import type { DeleteRequest, DeleteResult, OperationContext } from './types.js';
-import { beforeWrite, callOpts, logLine, type ProviderDeps } from './deps.js';
+import { beforeWrite, callOpts, logLine } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { parseMark } from './mark.js';

@@ -4,7 +4,8 @@
 // dropped; only the resources call or a cancelled job fails the whole.
 import type { ClusterResource } from '../proxmox/api.js';
 import type { KnownVm, ListedVm, OperationContext } from './types.js';
-import { callOpts, type ProviderDeps } from './deps.js';
+import { callOpts, logFor } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
 import { mapLimit } from './concurrency.js';
 import { parseMark } from './mark.js';
@@ -45,7 +46,7 @@ async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry)
     };
   } catch (err) {
     throwIfAborted(ctx.signal);
-    deps.logger.warn({ vmid: entry.vmid, node: entry.node, err: classifyCall(err, ctx.signal).message }, 'config read failed while listing; reported as unknown');
+    logFor(deps, ctx).warn({ vmid: entry.vmid, node: entry.node, err: classifyCall(err, ctx.signal).message }, 'config read failed while listing; reported as unknown');
     return base;
   }
 }
@@ -56,9 +57,14 @@ export async function listByTag(deps: ProviderDeps, ctx: OperationContext): Prom
   return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
 }
 
-/** Nameless candidates (a clone pvestatd has not named yet, SPEC 23) are kept only when their config carries a wanted name. */
+/**
+ * Nameless candidates (a clone pvestatd has not named yet, SPEC 23) are kept
+ * when their config carries a wanted name, and when their config could not
+ * be read: such a VM may be any wanted name's, so it is reported as unknown
+ * rather than dropped (SPEC 5: nothing is decided on what was not seen).
+ */
 function named(listed: ListedVm[], wanted: ReadonlySet<string>, keep: (vm: ListedVm) => boolean = () => false): ListedVm[] {
-  return listed.filter((vm) => keep(vm) || (vm.name !== undefined && wanted.has(vm.name)));
+  return listed.filter((vm) => keep(vm) || (vm.name === undefined ? vm.ours === 'unknown' : wanted.has(vm.name)));
 }
 
 /** Every VM carrying the name, tagged or not (a VM cloned just before a crash has no tag yet, SPEC 11). */

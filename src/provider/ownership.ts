@@ -6,7 +6,8 @@
 import { NotFoundError } from '../errors.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { CreateSpec, OperationContext } from './types.js';
-import { callOpts, type ProviderDeps } from './deps.js';
+import { callOpts } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { parseMark } from './mark.js';

@@ -3,7 +3,8 @@
 // memory (one `/cluster/resources?type=node` call).
 import type { NodeConfig } from '../config/types.js';
 import type { OperationContext } from './types.js';
-import { callOpts, type ProviderDeps } from './deps.js';
+import { callOpts } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 

@@ -2,8 +2,8 @@
 // budgets.pollMs until it answers, a budget, and the job's AbortSignal,
 // which ends the wait at once.
 import type { OperationContext } from './types.js';
-import type { ProviderDeps, Sleep } from './deps.js';
-import { cancelled, throwIfAborted, transient } from './errors.js';
+import type { ProviderDeps } from './deps.js';
+import { throwIfAborted, transient } from './errors.js';
 
 export interface PollOptions {
   /** What is awaited, for the budget error: `task UPID:... to end`. */
@@ -29,21 +29,3 @@ export async function pollUntil<T>(
     await deps.sleep(deps.config.budgets.pollMs, ctx.signal);
   }
 }
-
-/** The default sleep: a timer the signal cancels. */
-export const realSleep: Sleep = (ms, signal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(cancelled(signal));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(cancelled(signal));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });

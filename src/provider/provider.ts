@@ -3,8 +3,8 @@
 import type { Logger } from '../log.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import type { Provider } from './types.js';
-import type { ProviderConfig, ProviderDeps, Sleep } from './deps.js';
-import { realSleep } from './poll.js';
+import type { ProviderConfig, ProviderDeps } from './deps.js';
+import { realSleep, type Sleep } from './sleep.js';
 import { getVm } from './get.js';
 import { findByName, findByNames, listByTag, listTaggedOrNamed } from './list.js';
 import { deleteSeed, listSeeds } from './seeds.js';

@@ -18,7 +18,7 @@ export function qemuEntries(resources: ClusterResource[]): (ClusterResource & { 
 }
 
 /** A lock (other than a hibernation's `suspended`) or `status: unknown`: in progress (F8). */
-export function busyReason(entry: ClusterResource): string | undefined {
+function busyReason(entry: ClusterResource): string | undefined {
   if (entry.lock && entry.lock !== 'suspended') return `VM ${entry.vmid} holds lock '${entry.lock}'`;
   if (entry.status === 'unknown') return `VM ${entry.vmid} is in status unknown`;
   if (entry.name === undefined) return `VM ${entry.vmid} has no name yet (clone in progress)`;

@@ -8,14 +8,14 @@
 // paused (F14) fails its confirmation and waits on.
 import type { ClusterResource } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts } from './deps.js';
+import { callOpts, jobIdsOf } from './context.js';
 import { classifyCall } from './errors.js';
 import { ListingFailures } from './listing-failures.js';
 import type { ScheduleShape } from './expectations.js';
 import { PollLoop, type Waiter } from './poll-loop.js';
 import type { BoardDeps } from './task-board.js';
 
-export const RUNNING = 'running';
+const RUNNING = 'running';
 
 interface RunningWaiter extends Waiter<true> {
   node: string;
@@ -94,7 +94,10 @@ export class RunningBoard {
 
   private listingFailed(waiters: RunningWaiter[], now: number, err: unknown): void {
     const { inARow, failWith } = this.failures.failed(err);
-    this.deps.logger.warn({ err: err instanceof Error ? err.message : String(err), inARow, waiting: waiters.length }, 'listing the cluster resources failed');
+    this.deps.logger.warn(
+      { err: err instanceof Error ? err.message : String(err), inARow, waiting: waiters.length, jobIds: jobIdsOf(waiters.map((w) => w.ctx)) },
+      'listing the cluster resources failed',
+    );
     for (const w of waiters) {
       if (failWith !== undefined) this.loop.fail(w, failWith(w.what));
       else if (this.loop.isDue(w, now)) this.loop.again(w);

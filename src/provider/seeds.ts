@@ -4,7 +4,8 @@
 // succeeds (F13).
 import { seedFileName } from '../nocloud/seed.js';
 import type { OperationContext, SeedIso } from './types.js';
-import { beforeWrite, callOpts, type ProviderDeps } from './deps.js';
+import { beforeWrite, callOpts } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { call } from './call.js';
 import { classifyCall } from './errors.js';
 import { waitTask } from './tasks.js';

@@ -7,7 +7,7 @@
 import type { Logger } from '../log.js';
 import type { ProxmoxApi, TaskListEntry, Upid } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts } from './deps.js';
+import { callOpts, jobIdsOf } from './context.js';
 import { classifyCall } from './errors.js';
 import { ListingFailures } from './listing-failures.js';
 import type { Expectations, ScheduleShape } from './expectations.js';
@@ -18,7 +18,7 @@ import { PollLoop, type LoopClock, type Waiter } from './poll-loop.js';
  * the oldest wait; newest come first, so a cut leaves out the oldest
  * waits, which then ask their own status.
  */
-export const LISTING_LIMIT = 500;
+const LISTING_LIMIT = 500;
 
 export interface TaskWaitOptions {
   what: string;
@@ -155,7 +155,10 @@ export class TaskBoard {
 
   private listingFailed(node: string, state: NodeWaits, waiters: TaskWaiter[], now: number, err: unknown): void {
     const { inARow, failWith } = state.failures.failed(err);
-    this.deps.logger.warn({ node, err: err instanceof Error ? err.message : String(err), inARow, waiting: waiters.length }, 'listing the tasks of a node failed');
+    this.deps.logger.warn(
+      { node, err: err instanceof Error ? err.message : String(err), inARow, waiting: waiters.length, jobIds: jobIdsOf(waiters.map((w) => w.ctx)) },
+      'listing the tasks of a node failed',
+    );
     for (const w of waiters) {
       if (failWith !== undefined) state.loop.fail(w, failWith(w.what));
       else if (state.loop.isDue(w, now)) state.loop.again(w);

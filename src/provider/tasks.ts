@@ -7,7 +7,8 @@ import { PermanentError } from '../errors.js';
 import { classifyTaskExit } from '../proxmox/classify.js';
 import type { Upid, VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts, logLine, type ProviderDeps } from './deps.js';
+import { callOpts, logFor, logLine } from './context.js';
+import type { ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
 import { pollUntil } from './poll.js';
 
@@ -72,7 +73,7 @@ export async function waitTask(
     await logTaskWarnings(deps, ctx, node, upid, exitstatus, options.what);
     return;
   }
-  deps.logger.warn({ upid, exitstatus, node }, 'proxmox task failed');
+  logFor(deps, ctx).warn({ upid, exitstatus, node }, 'proxmox task failed');
   throw classifyTaskExit(exitstatus, `${options.what} failed on node ${node}`, new TaskFailure(upid, node, exitstatus));
 }
 
@@ -98,14 +99,15 @@ async function logTaskWarnings(
   exitstatus: string,
   what: string,
 ): Promise<void> {
-  deps.logger.info({ upid, exitstatus, node }, 'proxmox task ended with warnings');
+  const logger = logFor(deps, ctx);
+  logger.info({ upid, exitstatus, node }, 'proxmox task ended with warnings');
   let lines: string[] = [];
   try {
     const log = await deps.api.taskLog(node, upid, callOpts(ctx));
     lines = log.map((l) => l.t).filter((t) => /^WARN(ING)?:/i.test(t));
   } catch (err) {
     // The task succeeded; a log that cannot be read must not fail it.
-    deps.logger.warn({ upid, err }, 'could not read the task log');
+    logger.warn({ upid, err }, 'could not read the task log');
   }
   await logLine(ctx, `${what}: ${exitstatus}`);
   for (const line of lines) await logLine(ctx, `${what}: ${line}`);

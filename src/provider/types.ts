@@ -3,13 +3,22 @@
 // and waits at once (job cancelled, lock lost).
 
 import type { CreateSpec as CreateJobSpec } from '../../jobs/create.schema.js';
+import type { Logger } from '../log.js';
 
-export type VmState = 'Provisioning' | 'Running' | 'Stopped' | 'NotFound';
+type VmState = 'Provisioning' | 'Running' | 'Stopped' | 'NotFound';
 
 export type CreateStep = 'cloned' | 'seeded' | 'configured' | 'resized' | 'started' | 'running' | 'address';
 
 export interface OperationContext {
   signal: AbortSignal;
+  /** The job's id, when a job runs the operation. */
+  jobId?: string;
+  /**
+   * The job's own logger: every line carries its jobId, job and VM name (vm)
+   * (the worker's logger.child). Absent outside a job, where the
+   * provider's process logger writes the line.
+   */
+  logger?: Logger;
   /** A step reached (SPEC 1: job.updateProgress). */
   progress?: (step: CreateStep) => void | Promise<void>;
   /** One line for the job log (SPEC 1, SPEC 16 task warnings). */

@@ -37,7 +37,7 @@ export function rewriteNet0(net0: string, change: { bridge?: string; vlanTag?: n
 
 type Config = Record<string, string | number | undefined>;
 
-export function diskKeys(config: Config): string[] {
+function diskKeys(config: Config): string[] {
   return Object.keys(config).filter((k) => DISK_KEY.test(k));
 }
 
@@ -51,7 +51,7 @@ function isCdrom(value: string): boolean {
 }
 
 /** Boot order of `boot: order=scsi0;ide2;net0` (the legacy `boot: cdn` form is not used by 9.x templates). */
-export function bootOrder(config: Config): string[] {
+function bootOrder(config: Config): string[] {
   const boot = String(config.boot ?? '');
   const m = /(?:^|,)order=([^,]*)/.exec(boot);
   return m?.[1] ? m[1].split(';').filter((d) => d !== '') : [];

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 
 /** How far Create and Get walk forward past VMIDs taken by someone else. */
-export const MAX_VMID_PROBES = 32;
+const MAX_VMID_PROBES = 32;
 
 export function providerId(vmid: number, name: string): string {
   return `vms/${vmid}/${name}`;

@@ -4,7 +4,7 @@
 // poll each task and VM on its own, as before.
 import type { Logger } from '../log.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
-import type { Sleep } from './deps.js';
+import type { Sleep } from './sleep.js';
 import { Expectations } from './expectations.js';
 import { RunningBoard } from './running-board.js';
 import { TaskBoard } from './task-board.js';

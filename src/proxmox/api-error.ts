@@ -1,6 +1,6 @@
 // A non-2xx answer from Proxmox (SPEC 17, F1): the message is the body's
 // trimmed `message`, else the reason phrase; a 400 adds the `errors` map.
-import { redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
 
 export interface ApiErrorInit {
   status: number;

@@ -3,10 +3,13 @@
 // and src/proxmox/observed-api.ts wraps either with a debug line per call.
 // Shapes follow the answers documented in the seeds (F8, F14, F16, F21).
 import type { Readable } from 'node:stream';
+import type { Logger } from '../log.js';
 
 export interface CallOptions {
   /** Cancels the request (job cancelled, lock lost, budget spent). */
   signal?: AbortSignal;
+  /** The job's logger (OperationContext.logger): the call's debug line then carries the job's id (SPEC 9). */
+  logger?: Logger;
 }
 
 /** `UPID:<node>:<pid>:<pstart>:<starttime>:<type>:<id>:<user>:` (F16). */

@@ -14,7 +14,7 @@
 // the ceiling: a second that straddles two windows sees both windows'
 // points (docs/decisions.md).
 import type { Redis } from 'ioredis';
-import { LuaScript } from '../queue/registry-scripts.js';
+import { LuaScript } from '../redis-script.js';
 
 // Numbers that reach Redis go through string.format: Lua prints a
 // 16-digit microsecond time as %.14g and would lose its last digits.

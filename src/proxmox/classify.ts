@@ -2,7 +2,8 @@
 // matched by status and whole message; transport failures by their code.
 // The reason says what an operator can do about it.
 import { ClassifiedError, NotFoundError } from '../errors.js';
-import { SecretFileError, redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
+import { SecretFileError } from '../secrets/read.js';
 import { isApiError } from './api-error.js';
 import type { ProxmoxApiError } from './api-error.js';
 import { ProxmoxPermanentError, ProxmoxTransientError } from './failure.js';

@@ -1,6 +1,7 @@
 // The logging decorator (SPEC 9): one debug line per Proxmox call with
-// method, path, status, duration and the identifiers, never a secret,
-// and one metrics observation per call.
+// method, path, status, duration and the identifiers, never a secret
+// (and the job's id when a job made the call), and one metrics
+// observation per call.
 import type { Logger } from '../log.js';
 import type { ProxmoxCallMetrics } from '../metrics.js';
 import type { CallOptions, ProxmoxApi } from './api.js';
@@ -36,7 +37,7 @@ function pathOf(template: string, values: PathValues): string {
 }
 
 export function observeApi(api: ProxmoxApi, logger: Logger, metrics?: ProxmoxCallMetrics): ProxmoxApi {
-  async function observe<T>(route: RouteName, ids: Identifiers, run: () => Promise<T>): Promise<T> {
+  async function observe<T>(route: RouteName, ids: Identifiers, opts: CallOptions | undefined, run: () => Promise<T>): Promise<T> {
     const { method, template } = ROUTES[route];
     const pathValues: PathValues = { node: ids.node, vmid: ids.vmid, storage: ids.storage, volume: ids.volid, upid: ids.upid };
     const path = pathOf(template, pathValues);
@@ -54,40 +55,41 @@ export function observeApi(api: ProxmoxApi, logger: Logger, metrics?: ProxmoxCal
     } finally {
       const seconds = (performance.now() - started) / 1000;
       const line = { call: route, method, path, status, durationMs: Math.round(seconds * 1000), ...ids };
-      logger.debug(failure === undefined ? line : { ...line, error: failure }, 'proxmox api call');
+      // A job's call logs through the job's logger, so the line carries its id.
+      (opts?.logger ?? logger).debug(failure === undefined ? line : { ...line, error: failure }, 'proxmox api call');
       metrics?.proxmoxCall(route, status === 0 ? 'error' : String(status), seconds);
     }
   }
 
   return {
-    version: (opts?: CallOptions) => observe('version', {}, () => api.version(opts)),
-    nodes: (opts) => observe('nodes', {}, () => api.nodes(opts)),
-    nodeStatus: (node, opts) => observe('nodeStatus', { node }, () => api.nodeStatus(node, opts)),
-    clusterResources: (type, opts) => observe('clusterResources', {}, () => api.clusterResources(type, opts)),
-    getConfig: (node, vmid, opts) => observe('getConfig', { node, vmid }, () => api.getConfig(node, vmid, opts)),
+    version: (opts?: CallOptions) => observe('version', {}, opts, () => api.version(opts)),
+    nodes: (opts) => observe('nodes', {}, opts, () => api.nodes(opts)),
+    nodeStatus: (node, opts) => observe('nodeStatus', { node }, opts, () => api.nodeStatus(node, opts)),
+    clusterResources: (type, opts) => observe('clusterResources', {}, opts, () => api.clusterResources(type, opts)),
+    getConfig: (node, vmid, opts) => observe('getConfig', { node, vmid }, opts, () => api.getConfig(node, vmid, opts)),
     putConfig: (node, vmid, params, opts) =>
-      observe('putConfig', { node, vmid }, () => api.putConfig(node, vmid, params, opts)),
+      observe('putConfig', { node, vmid }, opts, () => api.putConfig(node, vmid, params, opts)),
     statusCurrent: (node, vmid, opts) =>
-      observe('statusCurrent', { node, vmid }, () => api.statusCurrent(node, vmid, opts)),
+      observe('statusCurrent', { node, vmid }, opts, () => api.statusCurrent(node, vmid, opts)),
     clone: (node, vmid, params, opts) =>
-      observe('clone', { node, vmid, newid: params.newid, name: params.name }, () => api.clone(node, vmid, params, opts)),
+      observe('clone', { node, vmid, newid: params.newid, name: params.name }, opts, () => api.clone(node, vmid, params, opts)),
     resize: (node, vmid, disk, size, opts) =>
-      observe('resize', { node, vmid, disk }, () => api.resize(node, vmid, disk, size, opts)),
-    start: (node, vmid, opts) => observe('start', { node, vmid }, () => api.start(node, vmid, opts)),
-    stop: (node, vmid, opts) => observe('stop', { node, vmid }, () => api.stop(node, vmid, opts)),
+      observe('resize', { node, vmid, disk }, opts, () => api.resize(node, vmid, disk, size, opts)),
+    start: (node, vmid, opts) => observe('start', { node, vmid }, opts, () => api.start(node, vmid, opts)),
+    stop: (node, vmid, opts) => observe('stop', { node, vmid }, opts, () => api.stop(node, vmid, opts)),
     destroy: (node, vmid, params, opts) =>
-      observe('destroy', { node, vmid }, () => api.destroy(node, vmid, params, opts)),
+      observe('destroy', { node, vmid }, opts, () => api.destroy(node, vmid, params, opts)),
     agentInterfaces: (node, vmid, opts) =>
-      observe('agentInterfaces', { node, vmid }, () => api.agentInterfaces(node, vmid, opts)),
-    storages: (node, opts) => observe('storages', { node }, () => api.storages(node, opts)),
+      observe('agentInterfaces', { node, vmid }, opts, () => api.agentInterfaces(node, vmid, opts)),
+    storages: (node, opts) => observe('storages', { node }, opts, () => api.storages(node, opts)),
     upload: (node, storage, filename, source, opts) =>
-      observe('upload', { node, storage, filename }, () => api.upload(node, storage, filename, source, opts)),
+      observe('upload', { node, storage, filename }, opts, () => api.upload(node, storage, filename, source, opts)),
     storageContent: (node, storage, content, opts) =>
-      observe('storageContent', { node, storage }, () => api.storageContent(node, storage, content, opts)),
+      observe('storageContent', { node, storage }, opts, () => api.storageContent(node, storage, content, opts)),
     deleteVolume: (node, storage, volid, opts) =>
-      observe('deleteVolume', { node, storage, volid }, () => api.deleteVolume(node, storage, volid, opts)),
-    taskStatus: (node, upid, opts) => observe('taskStatus', { node, upid }, () => api.taskStatus(node, upid, opts)),
-    taskLog: (node, upid, opts) => observe('taskLog', { node, upid }, () => api.taskLog(node, upid, opts)),
-    nodeTasks: (node, query, opts) => observe('nodeTasks', { node }, () => api.nodeTasks(node, query, opts)),
+      observe('deleteVolume', { node, storage, volid }, opts, () => api.deleteVolume(node, storage, volid, opts)),
+    taskStatus: (node, upid, opts) => observe('taskStatus', { node, upid }, opts, () => api.taskStatus(node, upid, opts)),
+    taskLog: (node, upid, opts) => observe('taskLog', { node, upid }, opts, () => api.taskLog(node, upid, opts)),
+    nodeTasks: (node, query, opts) => observe('nodeTasks', { node }, opts, () => api.nodeTasks(node, query, opts)),
   };
 }

@@ -46,7 +46,7 @@ export interface RequestBudgetOptions {
 }
 
 /** Added to the ceiling's second: Proxmox (and the simulator) stamp a request to the millisecond. */
-export const CEILING_GUARD_MS = 5;
+const CEILING_GUARD_MS = 5;
 
 /** How soon the first in line asks again when every slot is held by a request in flight (an answer here wakes it sooner). */
 const IN_FLIGHT_POLL_MS = 20;

@@ -3,7 +3,7 @@
 // client, the logging decorator and the metrics share this one table.
 import type { ProxmoxApi } from './api.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface Route {
   method: HttpMethod;

@@ -1,7 +1,7 @@
 // The API token, read on every request so a rotated file takes effect
 // without a restart (SPEC 18). A missing or empty file may yet appear, so
 // it is Transient (SPEC 17); health reports it as CredentialsUnavailable.
-import { SecretFileError, readSecretFile } from '../secrets/index.js';
+import { SecretFileError, readSecretFile } from '../secrets/read.js';
 import { ProxmoxTransientError } from './failure.js';
 
 /** `user@realm!tokenid=secret`: one line, no spaces. */

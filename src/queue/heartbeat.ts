@@ -18,7 +18,7 @@ export interface Heartbeat {
   stop(): Promise<void>;
 }
 
-export const HEARTBEAT_EVERY_MS = 5_000;
+const HEARTBEAT_EVERY_MS = 5_000;
 
 export function startHeartbeat(redis: Redis, prefix: string, id: string, concurrency: number, everyMs = HEARTBEAT_EVERY_MS): Heartbeat {
   const startedAt = new Date().toISOString();

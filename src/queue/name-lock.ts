@@ -9,13 +9,21 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
 import { headFrom, lastKnownArgs } from './registry.js';
-import type { DesiredHead, LastKnownWrite } from './registry.js';
+import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
 import type { Aborter } from './lazy-abort.js';
-import { JOB_LOCK_OPS, LuaScript, ScriptBatch } from './registry-scripts.js';
+import { LuaScript, ScriptBatch } from '../redis-script.js';
+import { JOB_LOCK_OPS } from './registry-scripts.js';
 
 const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`);
+
+const RELEASE = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`);
+
+/** What tryHold answers: fn's value, or ran: false when someone else held the lock. */
+export type HoldOutcome<T> = { ran: true; value: T } | { ran: false };
 
 /**
  * What tryAcquireReading found: the head of the name's record as it was
@@ -37,7 +45,16 @@ export class NameLocks {
     this.jobOps = new ScriptBatch(redis, JOB_LOCK_OPS);
   }
 
-  /** The token when taken, undefined when someone else holds the name. */
+  /**
+   * Runs fn holding the name's lock (renewed while it runs, released when
+   * it ends), or answers ran: false when someone else holds the name. fn's
+   * signal aborts when the lock is lost. The token stays in here.
+   */
+  tryHold<T>(name: string, ttlMs: number, fn: (lost: AbortSignal) => Promise<T>): Promise<HoldOutcome<T>> {
+    return tryHoldKey(this.redis, keys.nameLock(this.prefix, name), ttlMs, `the lock of ${name}`, fn);
+  }
+
+  /** The token when taken, undefined when someone else holds the name (tests hold names by hand with it). */
   async tryAcquire(name: string, ttlMs: number): Promise<string | undefined> {
     const token = randomUUID();
     const ok = await this.redis.set(keys.nameLock(this.prefix, name), token, 'PX', ttlMs, 'NX');
@@ -110,30 +127,80 @@ export interface HeldLock {
  * signal also tells of a lost lock (one signal per job, not three).
  */
 export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: number, controller: Aborter = new AbortController()): HeldLock {
+  const renewal = keepRenewed(() => locks.renew(name, token, ttlMs), `the lock of ${name}`, ttlMs, controller, ttlMs);
+  return {
+    get lost() {
+      return renewal.lost;
+    },
+    check: () => renewal.check(),
+    async release() {
+      renewal.stop();
+      await locks.release(name, token).catch(() => undefined); // it expires by itself
+    },
+    async releaseWriting(write) {
+      renewal.stop();
+      await locks.releaseWriting(name, token, write);
+    },
+  };
+}
+
+/**
+ * Runs fn holding the lock at `key`: taken with SET NX PX and a random
+ * token, renewed as holdLock renews, released by compare-and-delete, so a
+ * holder whose lock expired never frees another's. ran: false when it is
+ * held. The name locks' tryHold and the sweep lock (SPEC 5) are this.
+ * Unlike holdLock, `lost` aborts at the first renewal that fails in Redis:
+ * fn has no check() before its steps, only the signal, and a signal that
+ * waited a whole TTL would abort only after the key may have expired and a
+ * second holder (a second sweep) started; stopping early costs a sweep
+ * nothing, the next scheduled one comes.
+ */
+export async function tryHoldKey<T>(redis: Redis, key: string, ttlMs: number, what: string, fn: (lost: AbortSignal) => Promise<T>): Promise<HoldOutcome<T>> {
+  const token = randomUUID();
+  if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return { ran: false };
+  const renew = async (): Promise<boolean> => (await RENEW.run(redis, [key], [token, ttlMs])) === 1;
+  const renewal = keepRenewed(renew, what, ttlMs, new AbortController(), 0);
+  try {
+    return { ran: true, value: await fn(renewal.lost) };
+  } finally {
+    renewal.stop();
+    await RELEASE.run(redis, [key], [token]).catch(() => undefined); // it expires by itself
+  }
+}
+
+interface Renewal {
+  readonly lost: AbortSignal;
+  check(): void;
+  stop(): void;
+}
+
+/**
+ * The renewal loop of a held lock: `renew` every third of the TTL. `lost`
+ * aborts when a renewal is refused, or when one fails in Redis and none
+ * succeeded for `patienceMs` (holdLock: the TTL; tryHoldKey: 0, at once).
+ */
+function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number, controller: Aborter, patienceMs: number): Renewal {
   let lastRenewed = Date.now();
   let stopped = false;
   let lostWith: Error | undefined;
   const lose = (why: string): void => {
     if (lostWith !== undefined) return;
-    lostWith = new Error(`lost the lock of ${name}: ${why}`);
+    lostWith = new Error(`lost ${what}: ${why}`);
     controller.abort(lostWith);
   };
-  const renew = async (): Promise<void> => {
+  const tick = async (): Promise<void> => {
     try {
-      const ok = await locks.renew(name, token, ttlMs);
+      const ok = await renew();
       if (stopped) return;
       if (ok) lastRenewed = Date.now();
       else lose('it expired and was not ours any more');
     } catch {
-      if (Date.now() - lastRenewed >= ttlMs) lose('it could not be renewed within its TTL');
+      if (stopped) return;
+      if (Date.now() - lastRenewed >= patienceMs) lose(patienceMs === 0 ? 'a renewal failed in Redis' : 'it could not be renewed within its TTL');
     }
   };
-  const timer = setInterval(() => void renew(), Math.max(10, Math.floor(ttlMs / 3)));
+  const timer = setInterval(() => void tick(), Math.max(10, Math.floor(ttlMs / 3)));
   timer.unref();
-  const stop = (): void => {
-    stopped = true;
-    clearInterval(timer);
-  };
   return {
     get lost() {
       return controller.signal;
@@ -142,13 +209,9 @@ export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: n
       if (lostWith === undefined && Date.now() - lastRenewed >= ttlMs) lose('it was not renewed within its TTL');
       if (lostWith !== undefined) throw lostWith;
     },
-    async release() {
-      stop();
-      await locks.release(name, token).catch(() => undefined); // it expires by itself
-    },
-    async releaseWriting(write) {
-      stop();
-      await locks.releaseWriting(name, token, write);
+    stop() {
+      stopped = true;
+      clearInterval(timer);
     },
   };
 }

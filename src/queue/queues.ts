@@ -1,28 +1,34 @@
 // The two queues (SPEC 1, 5): VM jobs on one, the system jobs (reconcile,
-// health) on another that runs one job at a time across all workers.
+// health) on another that runs one job at a time across all workers. Which
+// job goes on which is the job table's (jobs/schema.ts JOB_TABLE).
 import { Queue } from 'bullmq';
 import type { ConnectionOptions, JobsOptions, KeepJobs } from 'bullmq';
 import type { Config } from '../config/types.js';
-import type { JobName } from '../../jobs/schema.js';
+import type { QueueName } from '../../jobs/schema.js';
 import { reportRedisError } from './connection.js';
 
-export const VM_QUEUE = 'vm';
-export const SYSTEM_QUEUE = 'system';
-export type QueueName = typeof VM_QUEUE | typeof SYSTEM_QUEUE;
+export const VM_QUEUE = 'vm' satisfies QueueName;
+export const SYSTEM_QUEUE = 'system' satisfies QueueName;
 
 /** The name of this service's custom backoff (src/worker/retry.ts). */
 export const BACKOFF_TYPE = 'jittered-exponential';
 
-export function queueOf(job: JobName): QueueName {
-  return job === 'health' || job === 'reconcile' ? SYSTEM_QUEUE : VM_QUEUE;
-}
+/**
+ * The workers' BullMQ `metrics` option. Without it BullMQ counts nothing
+ * and /metrics' bullmq_job_completed_total and bullmq_job_failed_total
+ * read 0 for ever; with it each finished job adds one to a counter in
+ * Redis (one per queue, shared by every worker), plus one data point a
+ * minute of which this many are kept: an hour, since we export only the
+ * totals (SPEC 9, 27).
+ */
+export const WORKER_METRICS = { maxDataPoints: 60 } as const;
 
 /** Retention of finished jobs (SPEC 1): a count of 0 keeps none, 0 seconds sets no age bound. */
 export function keepJobs(count: number, seconds: number): KeepJobs {
   return seconds === 0 ? { count } : { count, age: seconds };
 }
 
-export function defaultJobOptions(jobs: Config['jobs']): JobsOptions {
+function defaultJobOptions(jobs: Config['jobs']): JobsOptions {
   return {
     attempts: jobs.attempts,
     backoff: { type: BACKOFF_TYPE, delay: jobs.backoffMs },
@@ -31,9 +37,7 @@ export function defaultJobOptions(jobs: Config['jobs']): JobsOptions {
   };
 }
 
-export interface Queues {
-  vm: Queue;
-  system: Queue;
+export interface Queues extends Record<QueueName, Queue> {
   close(): Promise<void>;
 }
 

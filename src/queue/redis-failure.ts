@@ -49,10 +49,6 @@ export function unreachableReason(err: unknown): string | undefined {
   return undefined;
 }
 
-export function isRedisUnreachable(err: unknown): boolean {
-  return unreachableReason(err) !== undefined;
-}
-
 /** The one line that says Redis is down, where, and what to check. */
 export function unreachableLine(address: string, reason: string): string {
   return `Redis at ${address} is not reachable (${reason}): check that redis-server runs there and that redis.url (REDIS_URL) names it`;

@@ -3,86 +3,16 @@
 // hand out a generation for one intent. JOB_LOCK_OPS also takes and
 // releases the name's lock (SPEC 3), so a job pays one round trip at its
 // start and one at its end for both, shared with the jobs running
-// alongside (ScriptBatch).
+// alongside (ScriptBatch, src/redis-script.ts).
 
-import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-
-/**
- * A Lua script run by its SHA1 (EVALSHA), so a call sends neither the
- * source nor has Redis hash it again. When Redis does not know the script
- * (a restart, SCRIPT FLUSH), the call sends the source once (EVAL).
- */
-export class LuaScript {
-  readonly sha: string;
-
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return redis.eval(this.source, keys.length, ...keys, ...args);
-    }
-  }
-}
-
-interface BatchedCall {
-  keys: readonly string[];
-  args: readonly (string | number)[];
-  resolve(answer: unknown): void;
-  reject(err: unknown): void;
-}
-
-/**
- * Calls of a batch script (one whose KEYS and ARGV are those of many calls
- * one after another, answering one reply each, as JOB_LOCK_OPS does) made
- * in the same tick of the event loop go to Redis as one EVALSHA. Each call
- * runs atomically, as separate scripts back to back would. A worker's jobs
- * run together, so this turns their several round trips per tick into
- * one. An answer {'error', message} rejects only its own call; a failed
- * EVALSHA rejects them all.
- */
-export class ScriptBatch {
-  private calls: BatchedCall[] = [];
-
-  constructor(
-    private readonly redis: Redis,
-    private readonly script: LuaScript,
-  ) {}
-
-  call(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      if (this.calls.length === 0) process.nextTick(() => this.flush());
-      this.calls.push({ keys, args, resolve, reject });
-    });
-  }
-
-  private flush(): void {
-    const calls = this.calls;
-    this.calls = [];
-    const answered = (answers: unknown): void => {
-      calls.forEach((call, i) => {
-        const answer: unknown = Array.isArray(answers) ? answers[i] : undefined;
-        if (answer === undefined) call.reject(new Error(`no answer from the batch script for call ${i + 1} of ${calls.length}`));
-        else if (Array.isArray(answer) && answer[0] === 'error') call.reject(new Error(String(answer[1])));
-        else call.resolve(answer);
-      });
-    };
-    this.script.run(this.redis, calls.flatMap((c) => c.keys), calls.flatMap((c) => c.args)).then(answered, (err: unknown) => {
-      for (const call of calls) call.reject(err);
-    });
-  }
-}
+import { LuaScript } from '../redis-script.js';
 
 /**
  * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now, '1'
  * when the caller gave the uid (else '0': a present name's uid is taken),
- * then the names of the spec fields that must match a present spec
- * (SPEC 2). Returns {'recorded', generation, jobId, uid} | {'existing',
+ * the job id's prefix (jobs/job-ids.ts intentJobIdPrefix, to which the
+ * generation is appended), then the names of the spec fields that must
+ * match a present spec (SPEC 2). Returns {'recorded', generation, jobId, uid} | {'existing',
  * generation, jobId, uid} | {'conflict', uid, '1' when the uid differs
  * else '0', differing field...}. Both a new generation and a repeat clear
  * a recorded Permanent failure: the caller asked again.
@@ -93,11 +23,16 @@ if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
   local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
   local answer = {'conflict', uid, uidDiffers and '1' or '0'}
-  if #ARGV > 5 then
+  if #ARGV > 6 then
     local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
     local want = cjson.decode(ARGV[3])
-    for i = 6, #ARGV do
-      if have[ARGV[i]] ~= want[ARGV[i]] then table.insert(answer, ARGV[i]) end
+    -- A list (sshKeys) compares by its items in order; an empty one is the same as none.
+    local function same(a, b)
+      if type(a) == 'table' or type(b) == 'table' then return cjson.encode(a or {}) == cjson.encode(b or {}) end
+      return a == b
+    end
+    for i = 7, #ARGV do
+      if not same(have[ARGV[i]], want[ARGV[i]]) then table.insert(answer, ARGV[i]) end
     end
   end
   if uidDiffers or #answer > 3 then return answer end
@@ -115,7 +50,7 @@ if state == 'absent' and old and old ~= ARGV[2] then
   redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
 end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-local jobId = 'create-' .. ARGV[1] .. '-' .. gen
+local jobId = ARGV[6] .. gen
 redis.call('HSET', KEYS[1], 'state', 'present', 'uid', ARGV[2], 'generation', gen, 'spec', ARGV[3], 'updatedAt', ARGV[4], 'jobId', jobId)
 redis.call('HDEL', KEYS[1], 'failed')
 redis.call('PERSIST', KEYS[1])
@@ -136,7 +71,8 @@ return 1
 `);
 
 /**
- * KEYS: record, generations, index. ARGV: name, uid or '', now, tombstone seconds.
+ * KEYS: record, generations, index. ARGV: name, uid or '', now, tombstone
+ * seconds, the job id's prefix (intentJobIdPrefix; the generation is appended).
  * A delete naming a uid the name is not desired with changes no desired
  * state: it only removes that uid's VM (the reconciler's orphans).
  * Returns {'recorded'|'existing', generation, jobId} | {'foreign', generation}.
@@ -151,7 +87,7 @@ if state == 'absent' then
   return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId')}
 end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-local jobId = 'delete-' .. ARGV[1] .. '-' .. gen
+local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
 redis.call('HDEL', KEYS[1], 'spec', 'failed')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createInputFields } from '../../jobs/create.schema.js';
 import type { JobFields } from '../../jobs/fields.js';
 
-export interface TextSummary {
+interface TextSummary {
   bytes: number;
   sha256: string;
 }
@@ -17,7 +17,7 @@ const TEXT_FIELDS: readonly string[] = Object.entries(createInputFields as JobFi
   .filter(([, spec]) => spec.rule.kind === 'string' && spec.rule.maxBytes !== undefined)
   .map(([field]) => field);
 
-export function textSummary(text: string): TextSummary {
+function textSummary(text: string): TextSummary {
   return { bytes: Buffer.byteLength(text, 'utf8'), sha256: createHash('sha256').update(text, 'utf8').digest('hex') };
 }
 

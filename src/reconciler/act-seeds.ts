@@ -13,8 +13,7 @@ export interface Notes {
   failed(action: SweepError['action'], name: string, err: unknown): void;
 }
 
-export async function actOnSeeds(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext, notes: Notes): Promise<void> {
-  const dryRun = report.dryRun;
+export async function actOnSeeds(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext, notes: Notes, dryRun: boolean): Promise<void> {
   for (const ref of plan.strangerSeeds) {
     report.seeds.neverRecorded.push(ref);
     notes.note('seed_never_recorded', `left alone: seed ${ref.volid} on ${ref.node}, no VM, but its name was never recorded by this registry`);

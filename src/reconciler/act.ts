@@ -9,8 +9,7 @@ import { actOnSeeds } from './act-seeds.js';
 import type { FindingKind, SweepDeps } from './ports.js';
 import type { MissingRef, OrphanVmRef, SweepError, SweepReport } from './report.js';
 
-export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext): Promise<void> {
-  const dryRun = report.dryRun;
+export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext, dryRun: boolean): Promise<void> {
   const note = (kind: FindingKind, line: string): void => {
     deps.onFinding?.(kind);
     deps.log?.(line);
@@ -50,7 +49,7 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
     }
   }
 
-  await actOnSeeds(plan, deps, report, ctx, { note, failed });
+  await actOnSeeds(plan, deps, report, ctx, { note, failed }, dryRun);
 
   for (const ref of plan.failedCreates) {
     report.missing.failedPermanent.push(ref);

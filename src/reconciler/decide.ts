@@ -8,26 +8,28 @@
 // - and only under a name this registry once recorded: with the registry's
 //   data lost, or another installation sharing the tag, nothing is an orphan;
 // - a present entry claims the VM of its name whose mark carries its uid;
-// - a name whose look-up failed is decided on no further;
 // - a seed is kept while any VM of its name is seen, and while its name is
 //   present (the create will upload it again); except a seed on a node's
 //   own (not shared) storage when its node has no VM of its name and the
 //   present entry's VM lives on another node: the create that made that VM
 //   used the seed on that node, so this one was left behind (a delete
-//   stopped between destroy and seed delete, then a create placed elsewhere).
+//   stopped between destroy and seed delete, then a create placed elsewhere);
+// - no seed is deleted while a nameless VM whose config could not be read is
+//   listed: it may be the VM of any seed's name (a clone before pvestatd
+//   named it, SPEC 23).
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
 import type { FailedCreateRef, MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
 
 /** Why a seed whose name has a VM is still a candidate: that VM is elsewhere. */
-export interface LeftBehind {
+interface LeftBehind {
   /** The present entry's uid, whose VM is on `vmNode`. */
   uid: string;
   vmNode: string;
 }
 
-export interface Candidate<T> {
+interface Candidate<T> {
   ref: T;
   /** Younger than the grace period: left alone this sweep. */
   young: boolean;
@@ -62,11 +64,6 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
       plan.unknownVms.push(unknownRef(vm, 'its mark has no uid or it has no name'));
       continue;
     }
-    const lookupError = inventory.unresolved.get(vm.name);
-    if (lookupError !== undefined) {
-      plan.unknownVms.push(unknownRef(vm, `the look-up of its name failed: ${lookupError}`));
-      continue;
-    }
     const entry = inventory.entries.get(vm.name);
     const reason = orphanReason(entry, vm.uid);
     if (reason === undefined) continue;
@@ -92,14 +89,14 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
     if (group) group.push(vm);
     else vmsByName.set(vm.name, [vm]);
   }
+  const unseenName = inventory.vms.some((vm) => vm.name === undefined && vm.ours === 'unknown');
   for (const seed of inventory.seeds) {
-    if (inventory.unresolved.has(seed.name)) continue;
     const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
     const entry = inventory.entries.get(seed.name);
     const named = vmsByName.get(seed.name);
     if (named !== undefined) {
       const leftBehind = leftBehindBy(seed, entry, named);
-      if (leftBehind) plan.orphanSeeds.push({ ref: { ...seedRef(seed), vmNode: leftBehind.vmNode }, seed, young: isYoung(created), leftBehind });
+      if (leftBehind && !unseenName) plan.orphanSeeds.push({ ref: { ...seedRef(seed), vmNode: leftBehind.vmNode }, seed, young: isYoung(created), leftBehind });
       continue;
     }
     if (entry?.state === 'present') continue;
@@ -107,11 +104,11 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
       plan.strangerSeeds.push(seedRef(seed));
       continue;
     }
-    plan.orphanSeeds.push({ ref: seedRef(seed), seed, young: isYoung(created) });
+    if (!unseenName) plan.orphanSeeds.push({ ref: seedRef(seed), seed, young: isYoung(created) });
   }
 
   for (const entry of inventory.entries.values()) {
-    if (entry.state !== 'present' || inventory.unresolved.has(entry.name)) continue;
+    if (entry.state !== 'present') continue;
     if ((vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry))) continue;
     const ref: MissingRef = { name: entry.name, generation: entry.generation };
     if (entry.uid !== undefined) ref.uid = entry.uid;

@@ -2,7 +2,7 @@
 // interfaces. The registry, the name locks and the queues of the job layer
 // (src/queue/) satisfy them through small adapters in this folder; tests
 // use in-memory doubles. Nothing here knows BullMQ or Redis.
-import type { KnownVm, ListedVm, OperationContext, Provider } from '../provider/types.js';
+import type { Provider } from '../provider/types.js';
 
 /** One name the registry knows (SPEC 2): present, or a tombstone. */
 export interface DesiredEntry {
@@ -84,21 +84,17 @@ export interface Enqueuer {
 }
 
 /**
- * The part of the provider the sweep uses (SPEC 14, 11). `findByNames`,
- * when a provider offers it, looks many names up with one resources call;
- * without it each name costs one, and every one of those returns the
- * whole cluster.
+ * The part of the provider the sweep uses (SPEC 14, 11, 26): one listing
+ * of our tagged VMs and of every named one (listTaggedOrNamed), the seeds,
+ * and a name's look-up again under its lock before a seed delete.
  */
-export type SweepProvider = Pick<Provider, 'listByTag' | 'findByName' | 'listSeeds' | 'deleteSeed'> & {
-  findByNames?(names: string[], ctx: OperationContext): Promise<ListedVm[]>;
-  listTaggedOrNamed?(names: string[], ctx: OperationContext, known?: readonly KnownVm[]): Promise<ListedVm[]>;
-};
+export type SweepProvider = Pick<Provider, 'listTaggedOrNamed' | 'findByName' | 'listSeeds' | 'deleteSeed'>;
 
-export interface Clock {
+interface Clock {
   now(): Date;
 }
 
-export interface SweepSettings {
+interface SweepSettings {
   /** VMs, seeds and entries younger than this are left alone. */
   graceSeconds: number;
   /** Enqueue a create for a present name whose VM is gone. */

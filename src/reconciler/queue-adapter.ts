@@ -3,11 +3,9 @@
 // carries the generation its decision was made on, so any intent recorded
 // later supersedes it (jobs/delete.ts), and it is refused here when the
 // name moved on since the sweep read it, or now claims the VM's uid.
-import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { validateStoredJobData } from '../../jobs/schema.js';
-import type { JobLimits } from '../../jobs/schema.js';
+import type { JobDoor } from '../queue/enqueue.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import { knownGeneration } from './registry-adapter.js';
 import type { Enqueuer, JobLookup } from './ports.js';
@@ -18,7 +16,7 @@ export class StaleDecisionError extends Error {
 }
 
 /** The jobs the reconciler added, by name (its own hash under the prefix). */
-export function reconcilerJobsKey(prefix: string): string {
+function reconcilerJobsKey(prefix: string): string {
   return `${prefix}:reconciler:jobs`;
 }
 
@@ -50,14 +48,14 @@ export function pendingJobLookup({ vmQueue, registry, redis, prefix }: PendingJo
 }
 
 export interface QueueEnqueuerOptions {
-  vmQueue: Queue;
+  /** The producer's door (src/queue/enqueue.ts): it checks the data, picks the queue and the job id. */
+  jobs: JobDoor;
   registry: DesiredStateRegistry;
   redis: Redis;
   prefix: string;
-  limits: JobLimits;
 }
 
-export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: QueueEnqueuerOptions): Enqueuer {
+export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOptions): Enqueuer {
   const remember = async (name: string, jobId: string): Promise<void> => {
     await redis.hset(reconcilerJobsKey(prefix), name, jobId);
   };
@@ -71,8 +69,7 @@ export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: Queu
       if (record?.state === 'present' && record.uid === uid) {
         throw new StaleDecisionError(`${name} is now present with uid ${uid}`);
       }
-      const data = checked('delete', { name, uid, generation: seenGeneration }, limits);
-      const job = await vmQueue.add('delete', data, { jobId: `delete-${name}-${randomUUID()}` });
+      const job = await jobs.add('delete', { name, uid, generation: seenGeneration });
       await remember(name, job.id ?? '');
       await job.log(reason);
       return job.id ?? '';
@@ -85,21 +82,11 @@ export function queueEnqueuer({ vmQueue, registry, redis, prefix, limits }: Queu
       }
       if (record.failed !== undefined) throw new StaleDecisionError(`${name}: its create failed Permanent since the sweep read it (${record.failed.reason})`);
       // A new job id: the first create may still be kept as completed, and
-      // adding under its id would add nothing. Named ids, since BullMQ's
-      // numbers repeat across the two queues and getJob looks in both.
-      const data = checked('create', { ...record.spec, generation }, limits);
-      const job = await vmQueue.add('create', data, { jobId: `create-${name}-${generation}-${randomUUID()}` });
+      // adding under its id would add nothing.
+      const job = await jobs.add('create', { ...record.spec, generation }, 'again');
       await remember(name, job.id ?? '');
       await job.log('reconciler: the present name had no VM and no job; its create is enqueued again');
       return job.id ?? '';
     },
   };
-}
-
-function checked<N extends 'create' | 'delete'>(job: N, data: unknown, limits: JobLimits): object {
-  const result = validateStoredJobData(job, data, limits);
-  if (!result.ok) {
-    throw new Error(`refused to enqueue ${job}: ${result.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
-  }
-  return result.value;
 }

@@ -3,7 +3,8 @@
 // the one record of every name this registry ever handed a generation.
 import type { Redis } from 'ioredis';
 import { keys } from '../queue/keys.js';
-import type { DesiredRecord, DesiredStateRegistry } from '../queue/registry.js';
+import type { DesiredRecord } from '../desired-state.js';
+import type { DesiredStateRegistry } from '../queue/registry.js';
 import type { DesiredEntry, DesiredStateReader } from './ports.js';
 
 function toEntry(record: DesiredRecord): DesiredEntry {

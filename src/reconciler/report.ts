@@ -46,7 +46,7 @@ export interface FailedCreateRef extends MissingRef {
 }
 
 export interface SweepError {
-  action: 'lookup' | 'delete-vm' | 'delete-seed' | 'create';
+  action: 'delete-vm' | 'delete-seed' | 'create';
   name: string;
   message: string;
 }
@@ -80,7 +80,7 @@ export interface SweepReport {
     skippedLocked: OrphanVmRef[];
     /** A job for the name is waiting or running; it is left to finish first. */
     skippedPending: OrphanVmRef[];
-    /** Left alone: config unreadable, mark incomplete, or the name's lookup failed. */
+    /** Left alone: config unreadable, mark incomplete, or a name this registry never recorded. */
     unknown: UnknownVmRef[];
   };
   seeds: {

@@ -3,12 +3,14 @@
 // over the registry, the name locks and the vm queue, and its findings
 // counted for metrics (SPEC 9). The worker registers it as the `reconcile`
 // handler; the CLI only enqueues the job.
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { limitsFromConfig } from '../../jobs/schema.js';
 import type { Config } from '../config/types.js';
 import type { OperationContext } from '../provider/types.js';
+import { limitsFromConfig } from '../../jobs/schema.js';
+import { jobDoor } from '../queue/enqueue.js';
+import type { JobDoor } from '../queue/enqueue.js';
 import type { NameLocks } from '../queue/name-lock.js';
+import type { Queues } from '../queue/queues.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import { nameLocksAdapter } from './lock-adapter.js';
 import { pendingJobLookup, queueEnqueuer } from './queue-adapter.js';
@@ -23,7 +25,8 @@ export interface ReconcileRunnerOptions {
   config: Config;
   redis: Redis;
   provider: SweepProvider;
-  vmQueue: Queue;
+  /** Its deletes and creates go in through the producer's door (src/queue/enqueue.ts). */
+  queues: Queues;
   registry: DesiredStateRegistry;
   locks: NameLocks;
   /** SPEC 9: reconcilerFindings{kind}. */
@@ -37,12 +40,13 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
   const { config, redis, registry, metrics } = options;
   const prefix = config.redis.prefix;
   const ttlMs = config.budgets.lockTtlMs;
+  const jobs = jobDoor(options.queues, limitsFromConfig(config));
   return async (data, ctx) => {
     const deps: SweepDeps = {
       registry: registryReader(registry, redis, prefix),
       locks: nameLocksAdapter(options.locks, ttlMs),
-      jobs: pendingJobLookup({ vmQueue: options.vmQueue, registry, redis, prefix }),
-      enqueuer: queueEnqueuer({ vmQueue: options.vmQueue, registry, redis, prefix, limits: limitsFromConfig(config) }),
+      jobs: pendingJobLookup({ vmQueue: options.queues.vm, registry, redis, prefix }),
+      enqueuer: queueEnqueuer({ jobs, registry, redis, prefix }),
       provider: options.provider,
       clock: { now: options.now ?? (() => new Date()) },
       settings: { graceSeconds: config.reconciler.graceSeconds, recreateMissing: config.reconciler.recreateMissing },
@@ -50,7 +54,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
       log: (line) => writeLog(ctx, line),
     };
     const outcome = await withSweepLock(redis, sweepLockKey(prefix), ttlMs, (lost) =>
-      sweep(deps, { dryRun: data.dryRun, signal: AbortSignal.any([ctx.signal, lost]) }),
+      sweep(deps, { dryRun: data.dryRun, signal: AbortSignal.any([ctx.signal, lost]), job: { jobId: ctx.jobId, logger: ctx.logger } }),
     );
     if (outcome === 'skipped') {
       writeLog(ctx, 'skipped: another sweep is running');
@@ -67,6 +71,6 @@ function writeLog(ctx: OperationContext, line: string): void {
 }
 
 /** The reconcile schedule (SPEC 5); every process may upsert it at start. */
-export async function scheduleReconcile(systemQueue: Queue, everySeconds: number): Promise<void> {
-  await systemQueue.upsertJobScheduler('reconcile', { every: everySeconds * 1000 }, { name: 'reconcile', data: { dryRun: false } });
+export async function scheduleReconcile(jobs: JobDoor, everySeconds: number): Promise<void> {
+  await jobs.schedule('reconcile', everySeconds * 1000, { dryRun: false });
 }

@@ -3,6 +3,7 @@ import { takeInventory } from './inventory.js';
 import { decide } from './decide.js';
 import { act } from './act.js';
 import { countsOf, emptyReport } from './report.js';
+import type { OperationContext } from '../provider/types.js';
 import type { SweepDeps } from './ports.js';
 import type { SweepReport } from './report.js';
 
@@ -11,11 +12,13 @@ export interface SweepOptions {
   dryRun: boolean;
   /** Ends the sweep between steps and its Proxmox calls (job cancelled, sweep lock lost). */
   signal?: AbortSignal;
+  /** The reconcile job's id and logger, so the sweep's provider lines carry the job id (SPEC 9). */
+  job?: Pick<OperationContext, 'jobId' | 'logger'>;
 }
 
 export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<SweepReport> {
   const signal = options.signal ?? new AbortController().signal;
-  const ctx = { signal, ...(deps.log ? { log: deps.log } : {}) };
+  const ctx: OperationContext = { ...options.job, signal, ...(deps.log ? { log: deps.log } : {}) };
   const startedAt = deps.clock.now();
   const report = emptyReport(options.dryRun, startedAt);
 
@@ -23,13 +26,12 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   // younger than the grace period, so it cannot be mistaken for an orphan.
   const [entries, generations] = await Promise.all([deps.registry.listAll(), deps.registry.knownGenerations()]);
   const inventory = await takeInventory(deps.provider, entries, generations, ctx);
-  for (const [name, message] of inventory.unresolved) report.errors.push({ action: 'lookup', name, message });
   const plan = decide(inventory, deps.clock.now(), deps.settings.graceSeconds);
   report.listed = plan.listed;
   report.ours = plan.ours;
   report.seeds.listed = inventory.seeds.length;
 
-  await act(plan, deps, report, ctx);
+  await act(plan, deps, report, ctx, options.dryRun);
   report.counts = countsOf(report);
   report.finishedAt = deps.clock.now().toISOString();
   return report;

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** A random secret: 32 bytes, base64url (43 characters, no padding). */
-export function randomSecret(): string {
+function randomSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 

@@ -54,11 +54,11 @@ const NAMED_FORMATS: Record<string, (value: string) => string | undefined> = {
   'pve-storage-content-list': (v) => eachListItem(v, (c) => (STORAGE_CONTENT.includes(c) ? undefined : `invalid content type '${c}'`)),
 };
 
-export function isInteger(value: string): boolean {
+function isInteger(value: string): boolean {
   return /^[+-]?\d+$/.test(value);
 }
 
-export function isNumber(value: string): boolean {
+function isNumber(value: string): boolean {
   return /^[+-]?(\d+\.\d+|\d+\.|\.\d+|\d+)([eE][+-]?\d+)?$/.test(value);
 }
 
@@ -112,7 +112,7 @@ export function checkValue(schema: PropSchema, value: string, path: string, erro
 }
 
 /** Splits `key=value,...` as parse_property_string does (default key, aliases). */
-export function parsePropertyString(format: Record<string, PropSchema>, text: string): Record<string, string> {
+function parsePropertyString(format: Record<string, PropSchema>, text: string): Record<string, string> {
   const result: Record<string, string> = {};
   let defaultKey: string | undefined;
   for (const part of text.split(',')) {

@@ -10,11 +10,11 @@ import { randomMac } from './mac.js';
 import { SHARED_STORAGE, freshVmState, type SimState, type SimVm, type VmConfig } from './state.js';
 
 /** The suitable template of node i (0-based): pve1 9001, pve2 9002, ... */
-export const DEBIAN_TEMPLATE_BASE = 9001;
+const DEBIAN_TEMPLATE_BASE = 9001;
 /** The unsuitable template of node i: 9100, 9101, ... */
-export const UBUNTU_TEMPLATE_BASE = 9100;
+const UBUNTU_TEMPLATE_BASE = 9100;
 /** The template on shared storage, on the first node. */
-export const SHARED_TEMPLATE = 9200;
+const SHARED_TEMPLATE = 9200;
 const META = 'creation-qemu=11.0.3,ctime=1790145676';
 
 function debianTemplate(vmid: number): VmConfig {

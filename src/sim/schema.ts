@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { paramError } from './answer-error.js';
 import { checkValue, type PropSchema } from './formats.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface MethodInfo {
   parameters?: { properties?: Record<string, PropSchema>; additionalProperties?: number };

@@ -44,7 +44,7 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-export const SIM_DEFAULTS = {
+const SIM_DEFAULTS = {
   nodes: ['pve1', 'pve2'],
   vms: 3,
   timeScale: 0.1,

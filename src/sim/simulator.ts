@@ -1,5 +1,6 @@
 // The simulated cluster as one object: state, tasks, faults, the request
 // log and the clock. The HTTP layer (server.ts) and the handlers work on it.
+import type { Config } from '../config/types.js';
 import { taskExitOf } from './answer-error.js';
 import { ApiCapacity } from './capacity.js';
 import { Faults } from './faults.js';
@@ -7,30 +8,22 @@ import { populate } from './population.js';
 import { SimState } from './state.js';
 import { TaskBook, type SimTask, type TaskOutcome, type TaskOwner } from './tasks.js';
 
-export interface SimulatorOptions {
-  nodes: string[];
-  /** Foreign VMs to start with. */
-  vms: number;
-  /** Multiplier on every duration (0.01 runs 100 times faster). */
-  timeScale: number;
-  latencyMs: number;
-  cloneSeconds: number;
-  taskSeconds: number;
-  agentSeconds: number;
-  /** pvestatd's cycle before timeScale (10 s on a real node); 0 makes /cluster/resources always current. */
-  statdSeconds: number;
+type SimConfig = Config['sim'];
+
+/**
+ * The sim.* config keys the simulated cluster reads, meaning what the
+ * config schema says of each (src/config/schema.ts); the capacity model's
+ * three (SPEC 26) may be left out, and then it is off.
+ */
+export interface SimulatorOptions
+  extends Pick<SimConfig, 'nodes' | 'vms' | 'timeScale' | 'latencyMs' | 'cloneSeconds' | 'taskSeconds' | 'agentSeconds' | 'statdSeconds'>,
+    Partial<Pick<SimConfig, 'apiWorkers' | 'requestCostMs' | 'requestCostPerKibMs'>> {
   /** Accepted API tokens, `user@realm!id=secret`. */
   tokens: string[];
   /** The node the client talks to; an upload's task runs there (SPEC 16). The first node by default. */
   entryNode?: string;
   /** The clock, in ms; Date.now by default. */
   now?: () => number;
-  /** pveproxy's capacity (capacity.ts, SPEC 26): requests served at a time; 0 or absent, no model. */
-  apiWorkers?: number;
-  /** The cost of one request before timeScale (ms). */
-  requestCostMs?: number;
-  /** Added cost per KiB of answer before timeScale (ms). */
-  requestCostPerKibMs?: number;
 }
 
 export interface RecordedRequest {

@@ -39,7 +39,7 @@ function savedVm(vm: SimVm): SimVm {
   return Object.fromEntries(Object.entries(vm).filter(([key]) => !key.startsWith('cached'))) as unknown as SimVm;
 }
 
-export function serializeState(sim: Simulator, now: Date = new Date()): string {
+function serializeState(sim: Simulator, now: Date = new Date()): string {
   sim.settle();
   const vms = [...sim.state.allVms()].filter((vm) => !vm.cloning).map(savedVm);
   const volumes: SavedState['volumes'] = [];
@@ -67,7 +67,7 @@ function parseState(path: string, text: string): SavedState {
 }
 
 /** Replaces the simulator's VMs and volumes with the saved ones, on the nodes and storages it has. */
-export function applyState(sim: Simulator, state: SavedState): { vms: number; volumes: number } {
+function applyState(sim: Simulator, state: SavedState): { vms: number; volumes: number } {
   sim.settle();
   for (const vm of [...sim.state.allVms()]) sim.state.removeVm(vm);
   for (const node of sim.state.nodes.values()) for (const storage of node.storages.values()) storage.volumes.clear();

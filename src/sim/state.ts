@@ -87,7 +87,7 @@ const GIB = 1024 ** 3;
 /** The shared storage every node lists, which holds template 9200's disks (SPEC 23). */
 export const SHARED_STORAGE = 'vm-shared';
 
-export function defaultStorages(): SimStorage[] {
+function defaultStorages(): SimStorage[] {
   return [
     { storage: 'local', type: 'dir', content: ['backup', 'vztmpl', 'iso'], shared: false, path: '/var/lib/vz', isoDir: '/var/lib/vz/template/iso', volumes: new Map() },
     { storage: 'local-lvm', type: 'lvmthin', content: ['rootdir', 'images'], shared: false, isoDir: '', volumes: new Map() },

@@ -3,7 +3,7 @@
 // so the default run needs no set-up (SPEC 7). The value is never printed.
 import { randomUUID } from 'node:crypto';
 import { createSecretFileIfMissing } from '../secrets/create-missing.js';
-import { readSecretFile } from '../secrets/index.js';
+import { readSecretFile } from '../secrets/read.js';
 
 /** Reads the token file, creating it with `root@pam!provisioner=<uuid>` when missing. Resolves the token and whether it was created. */
 export async function ensureSimToken(path: string): Promise<{ token: string; created: boolean }> {

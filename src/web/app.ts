@@ -3,10 +3,13 @@
 // behind a token only when http.metricsAuth. Built from its deps, not
 // listening: server.ts listens, tests use inject or listen themselves.
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
 import { bearerAuth } from './auth/bearer.js';
 import { mountBoard } from './board.js';
 import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
+import { observeHttpRequests } from './http-metrics.js';
+import { registerNodeHealthGauges } from './node-health-metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { jobRoutes } from './routes/jobs.js';
 import { metricsRoute } from './routes/metrics.js';
@@ -27,6 +30,11 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
     routerOptions: { maxParamLength: 8192 },
   });
   const redisDown = deps.redisDown ?? redisNeverDown;
+  // What only the web process knows (its requests, the stored node health):
+  // a registry of this app's own, served by /metrics with the process's.
+  const webRegistry = new Registry();
+  observeHttpRequests(app, webRegistry);
+  registerNodeHealthGauges(webRegistry, () => deps.readiness.lastHealth(), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
@@ -34,7 +42,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const openApi = buildOpenApiDocument(deps.config);
 
   probeRoutes(app, deps.readiness, redisDown);
-  metricsRoute(app, deps.metrics, deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
+  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
 
   await app.register(
     (v1, _options, done) => {

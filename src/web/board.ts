@@ -19,7 +19,7 @@ export const BOARD_PATH = '/admin/queues';
 const PAYLOAD_FIELDS = ['userData', 'networkConfig'] as const;
 
 /** Job data as the board shows it: bulky cloud-init payloads as their size. */
-export function boardJobData(data: unknown): unknown {
+function boardJobData(data: unknown): unknown {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return data;
   const shown: Record<string, unknown> = { ...(data as Record<string, unknown>) };
   for (const field of PAYLOAD_FIELDS) {

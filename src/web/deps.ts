@@ -11,7 +11,7 @@ import type { ReadinessSources } from './readiness.js';
 import type { RedisDownProbe } from './redis-down.js';
 
 /** The producer-side operations the /v1 routes forward to. */
-export type VmService = Pick<ProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
+export type VmService = Pick<ProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
 
 export interface WebDeps {
   config: Config;

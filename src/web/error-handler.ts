@@ -7,7 +7,7 @@ import { ConflictError, ValidationError } from '../client.js';
 import type { FieldError } from '../../jobs/schema.js';
 import { RedisUnavailableError } from '../queue/connection.js';
 import { unreachableReason } from '../queue/redis-failure.js';
-import { redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { sendRedisDown, type RedisDownProbe } from './redis-down.js';
 
 export interface ErrorBody {
@@ -53,7 +53,7 @@ export function errorHandler(redisDown: RedisDownProbe) {
   };
 }
 
-export function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err instanceof ValidationError) return reply.code(400).send(validationBody(err.fields, redactSecrets(err.message)));
   if (err instanceof ConflictError) {
     return reply.code(409).send({ error: 'Conflict', message: redactSecrets(err.message), name: err.vmName });

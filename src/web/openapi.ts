@@ -1,11 +1,17 @@
 // The OpenAPI 3.1 document of /v1, served at /v1/openapi.json. Request
 // bodies come from the job schemas (jobJsonSchema), the same rules the
 // validator applies, so the document cannot drift from what is enforced.
-import { jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
+import { JOB_NAMES, JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
 import type { Config } from '../config/index.js';
+import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { MAX_WAIT_SECONDS } from './routes/jobs.js';
 
 type Schema = Record<string, unknown>;
+
+/** The operationId of POST /vms/{name}/<job>, from the job table's name: check is checkVm, a `cold-boot` job coldBootVm. */
+function nameJobOperationId(job: string): string {
+  return `${job.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())}Vm`;
+}
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Schema): Schema => ({ content: { 'application/json': { schema } } });
@@ -21,6 +27,23 @@ const nameParam = {
   required: true,
   description: 'The VM name: a DNS label, 1 to 63 of a-z 0-9 -, not starting or ending with -.',
   schema: { type: 'string' },
+};
+
+/** GET /vms's query (SPEC 27); each bad value is a 400 naming it. */
+const listParams = [
+  { name: 'limit', in: 'query', required: false, description: `Names per page (1 to ${MAX_PAGE_LIMIT}).`, schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT } },
+  { name: 'cursor', in: 'query', required: false, description: "The previous page's nextCursor, as given: the page goes on after that page's last name.", schema: { type: 'string' } },
+  { name: 'state', in: 'query', required: false, description: 'Only names desired so.', schema: { type: 'string', enum: [...LISTED_STATES] } },
+  { name: 'node', in: 'query', required: false, description: 'Only names whose VM was last seen on this node (lastKnown.node).', schema: { type: 'string' } },
+];
+
+const vmPage: Schema = {
+  type: 'object',
+  required: ['vms', 'nextCursor'],
+  properties: {
+    vms: { type: 'array', items: ref('Vm'), description: 'In name order.' },
+    nextCursor: { type: ['string', 'null'], description: 'Pass it as cursor for the next page; null on the last page. Names added or removed meanwhile never make a page repeat or skip a name that stayed.' },
+  },
 };
 
 const componentSchemas: Record<string, Schema> = {
@@ -59,7 +82,7 @@ const componentSchemas: Record<string, Schema> = {
     required: ['id', 'job', 'state', 'attemptsMade', 'logs', 'createdAt'],
     properties: {
       id: { type: 'string' },
-      job: { type: 'string', enum: ['create', 'delete', 'check', 'health', 'reconcile'] },
+      job: { type: 'string', enum: [...JOB_NAMES] },
       data: { type: 'object', description: 'The job data; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
       state: { type: 'string', description: 'waiting, delayed, active, completed, failed, ...' },
       progress: { description: 'The last step a create reached (cloned, seeded, configured, resized, started, running, address).' },
@@ -79,7 +102,11 @@ const componentSchemas: Record<string, Schema> = {
       state: { type: 'string', enum: ['present', 'absent'], description: 'The desired state.' },
       uid: { type: 'string' },
       generation: { type: 'integer' },
-      spec: { type: 'object', description: 'The create\'s fields; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
+      spec: {
+        type: 'object',
+        description: 'The create\'s fields; userData and networkConfig as a TextSummary, sshKeys as sent (public keys).',
+        properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary'), sshKeys: { type: 'array', items: { type: 'string' } } },
+      },
       updatedAt: { type: 'string', format: 'date-time' },
       failed: {
         type: 'object',
@@ -123,6 +150,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     paths: {
       '/vms': {
         post: {
+          operationId: 'createVm',
           summary: 'Enqueue a create (SPEC 1, 2); with no uid, a present name\'s is taken',
           requestBody: { required: true, ...json(jobJsonSchema('create', limits)) },
           responses: {
@@ -131,29 +159,37 @@ export function buildOpenApiDocument(config: Config): Schema {
           },
         },
         get: {
-          summary: 'Every name the service manages, with its desired and last known state',
-          responses: { '200': answer('The names.', { type: 'object', properties: { vms: { type: 'array', items: ref('Vm') } } }), ...ERROR_ANSWERS },
+          operationId: 'listVms',
+          summary: 'The names the service manages, a page at a time in name order, with their desired and last known state',
+          parameters: listParams,
+          responses: {
+            '200': answer('A page of names.', vmPage),
+            '400': answer('limit, cursor, state or node is invalid; fields names it.', ref('Error')),
+            ...ERROR_ANSWERS,
+          },
         },
       },
       '/vms/{name}': {
         parameters: [nameParam],
         get: {
+          operationId: 'getVm',
           summary: 'The desired state, last known state and latest job of one name',
           responses: { '200': answer('The name.', ref('Vm')), '404': answer('The name is not known.', ref('Error')), ...ERROR_ANSWERS },
         },
         delete: {
+          operationId: 'deleteVm',
           summary: 'Enqueue a delete',
           parameters: [{ name: 'uid', in: 'query', required: false, description: 'Only the VM whose mark carries this uid is touched.', schema: { type: 'string' } }],
           responses: enqueued('The delete'),
         },
       },
-      '/vms/{name}/check': {
-        parameters: [nameParam],
-        post: { summary: 'Enqueue a check of the VM\'s state', responses: enqueued('The check') },
-      },
+      ...Object.fromEntries(
+        NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
+      ),
       '/jobs/{id}': {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         get: {
+          operationId: 'getJob',
           summary: 'A job: state, progress, log lines, result or failure reason',
           parameters: [
             {

@@ -5,13 +5,15 @@ import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { JobLimits, JobName } from '../../jobs/schema.js';
 import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js';
+import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { CreateStep } from '../provider/types.js';
-import { redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { LazyAbortController } from '../queue/lazy-abort.js';
 import { holdLock } from '../queue/name-lock.js';
 import type { HeldLock, NameLocks } from '../queue/name-lock.js';
-import type { DesiredHead, DesiredStateRegistry, LastKnownWrite } from '../queue/registry.js';
+import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
+import type { DesiredStateRegistry } from '../queue/registry.js';
 import { BadJobDataError, lockWaitDelayMs, toJobError } from './retry.js';
 
 export interface ProcessorOptions {
@@ -29,7 +31,7 @@ export interface ProcessorOptions {
   metrics?: JobMetrics;
 }
 
-export interface SupersededResult {
+interface SupersededResult {
   superseded: true;
   generation: number;
   currentGeneration: number;
@@ -69,13 +71,29 @@ function generationOf(data: unknown): number {
   return typeof generation === 'number' ? generation : 0;
 }
 
-function jobContext(job: Job, aborter: LazyAbortController, held: HeldLock | undefined, lastKnown: Map<string, LastKnownWrite>): JobContext {
+/**
+ * The job's own logger: its id, job name and VM name on every line the
+ * provider writes for it. The VM name is `vm`: pino writes the logger's
+ * own `name` on every line, and a second `name` key would repeat it.
+ */
+function jobLogger(processLogger: Logger, job: Job, vm: string | undefined): Logger {
+  return processLogger.child({ jobId: job.id, job: job.name, ...(vm === undefined ? {} : { vm }) });
+}
+
+function jobContext(
+  job: Job,
+  logger: Logger,
+  aborter: LazyAbortController,
+  held: HeldLock | undefined,
+  lastKnown: Map<string, LastKnownWrite>,
+): JobContext {
   const log = async (line: string): Promise<void> => {
     await job.log(redactSecrets(line));
   };
   return {
     // Stryker disable next-line StringLiteral: a job taken from a queue always has an id; ?? '' is for the type checker
     jobId: job.id ?? '',
+    logger,
     // Made when the handler first asks (lazy-abort.ts).
     get signal() {
       return aborter.signal;
@@ -155,7 +173,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
         finish('superseded');
         return late;
       }
-      const ctx = jobContext(job, aborter, held, lastKnown);
+      const ctx = jobContext(job, jobLogger(deps.logger, job, name), aborter, held, lastKnown);
       const result = redactResult(await definition.handler(data, deps, ctx));
       await settle(); // a failed last-known write fails the attempt, as it did inside the handler
       finish('completed');

@@ -3,7 +3,7 @@
 // the delay before the next attempt.
 import { UnrecoverableError } from 'bullmq';
 import { isClassified } from '../errors.js';
-import { redactSecrets } from '../secrets/index.js';
+import { redactSecrets } from '../secrets/redact.js';
 
 /**
  * Delay before retry `attemptsMade` (1 after the first failure): the base

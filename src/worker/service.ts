@@ -13,11 +13,12 @@ import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection, reportRedisError } from '../queue/connection.js';
 import type { Redis } from '../queue/connection.js';
+import { jobDoor } from '../queue/enqueue.js';
 import { writeLastHealth } from '../queue/health-store.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
 import { NameLocks } from '../queue/name-lock.js';
 import { createProcessor } from './processor.js';
-import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, createQueues, keepJobs } from '../queue/queues.js';
+import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, WORKER_METRICS, createQueues, keepJobs } from '../queue/queues.js';
 import { DesiredStateRegistry } from '../queue/registry.js';
 import { retryDelayMs } from './retry.js';
 
@@ -66,7 +67,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
-  const reconcile = createReconcileRunner({ config, redis, provider, vmQueue: queues.vm, registry, locks, ...(metrics ? { metrics } : {}) });
+  const reconcile = createReconcileRunner({ config, redis, provider, queues, registry, locks, ...(metrics ? { metrics } : {}) });
   const deps: JobDeps = {
     provider,
     registry,
@@ -92,12 +93,15 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     settings: { backoffStrategy },
     removeOnComplete: keepJobs(config.jobs.keepCompletedCount, config.jobs.keepCompletedSeconds),
     removeOnFail: keepJobs(config.jobs.keepFailedCount, config.jobs.keepFailedSeconds),
+    // BullMQ's completed/failed totals that /metrics exports count only with this.
+    metrics: WORKER_METRICS,
   };
 
   await queues.system.setGlobalConcurrency(1);
   if (options.schedule ?? true) {
-    await queues.system.upsertJobScheduler('health', { every: config.health.everySeconds * 1000 }, { name: 'health', data: {} });
-    await scheduleReconcile(queues.system, config.reconciler.everySeconds);
+    const jobs = jobDoor(queues, limitsFromConfig(config));
+    await jobs.schedule('health', config.health.everySeconds * 1000, {});
+    await scheduleReconcile(jobs, config.reconciler.everySeconds);
   }
 
   // One processor per worker: each cancels the jobs its worker runs.

@@ -14,6 +14,7 @@ import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { foreignViolations, stateViolations, tallyJobs, type Desired, type ForeignVm, type JobTally, type SimStateView } from './invariants.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
+import { deletePrefix } from '../support/redis.js';
 
 export interface ChaosOptions {
   names: number;
@@ -283,7 +284,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await vmQueue.close().catch(() => undefined);
     await systemQueue.close().catch(() => undefined);
     await sim?.child.stop();
-    await deleteKeys(redis, prefix).catch(() => undefined);
+    await deletePrefix(redis, prefix).catch(() => undefined);
     redis.disconnect();
     await privateRedis?.close();
   }
@@ -306,13 +307,4 @@ async function plantForeign(sim: SimChild, names: string[], range: { min: number
     planted.push(vm);
   }
   return planted;
-}
-
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (found.length > 0) await redis.del(...found);
-  } while (cursor !== '0');
 }

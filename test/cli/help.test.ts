@@ -22,6 +22,8 @@ const COMMANDS: [string, string[]][] = [
   ['enqueue', ['create', '--name', 'x']],
   ['reconcile', []],
   ['health', []],
+  ['list', []],
+  ['get', ['demo-1']],
 ];
 
 interface Run {

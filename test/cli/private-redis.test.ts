@@ -11,8 +11,9 @@ import { Redis } from 'ioredis';
 import { DEFAULT_REDIS_URL, redisUrlSetByUser, startPrivateRedisIfNeeded } from '../../src/cli/private-redis.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
-import { freePort, redisAnswers } from '../e2e/redis-server.js';
-import { REDIS_URL } from '../web/helpers.js';
+import { redisAnswers } from '../e2e/redis-server.js';
+import { freePort } from '../support/free-port.js';
+import { REDIS_URL } from '../support/redis.js';
 
 function answersWithin(url: string, ms: number): Promise<boolean> {
   return redisAnswers(url, ms).then(

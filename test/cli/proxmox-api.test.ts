@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { proxmoxApiFromConfig } from '../../src/cli/proxmox-api.js';
+import { proxmoxApiFromConfig } from '../../src/worker/proxmox-api.js';
 import { loadConfig } from '../../src/config/index.js';
 import { TransientError } from '../../src/errors.js';
 import { classifyError } from '../../src/proxmox/classify.js';

@@ -10,6 +10,7 @@ import { run } from '../../src/cli/seed.js';
 import { buildSeed } from '../../src/nocloud/seed.js';
 import { pycdlibView } from '../nocloud/readers.js';
 import { withTempDir } from '../nocloud/tools.js';
+import { fixtureKey } from '../support/ssh-keys.js';
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'cli.ts');
 
@@ -75,6 +76,17 @@ describe('pve-provisioner seed (SPEC 6, 20)', function () {
     expect([...pycdlibView(out, 'joliet').keys()].sort()).to.deep.equal(['meta-data', 'user-data']);
   });
 
+  it('puts the keys of every --ssh-key file, each line a key, in meta-data public-keys (SPEC 27)', async function () {
+    const [a, b, c] = [fixtureKey('ed25519.pub'), fixtureKey('rsa-2048.pub'), fixtureKey('ecdsa-256.pub')];
+    await writeFile(join(dir, 'one.pub'), `${a}\n`);
+    await writeFile(join(dir, 'authorized_keys'), `# team keys\n${b}\n\n${c}\n`);
+    const out = join(dir, 'keys.iso');
+    const { code, stderr } = await runCaptured(['--name', 'keys', '--ssh-key', join(dir, 'one.pub'), '--ssh-key', join(dir, 'authorized_keys'), '--out', out]);
+    expect(code, stderr).to.equal(0);
+    const metaData = pycdlibView(out, 'rr').get('meta-data')?.toString() ?? '';
+    expect(metaData).to.equal(`instance-id: "keys"\nlocal-hostname: "keys"\npublic-keys:\n${[a, b, c].map((k) => `  - "${k}"\n`).join('')}`);
+  });
+
   const badInputs: { title: string; args: (d: string) => string[]; flag: RegExp }[] = [
     { title: 'no --name', args: (d) => ['--out', join(d, 'x.iso')], flag: /--name is required/ },
     { title: 'a name ending in "-"', args: (d) => ['--name', 'vm-', '--out', join(d, 'x.iso')], flag: /--name "vm-"/ },
@@ -82,6 +94,12 @@ describe('pve-provisioner seed (SPEC 6, 20)', function () {
     { title: 'a missing --user-data file', args: (d) => ['--name', 'vm', '--user-data', join(d, 'nope'), '--out', join(d, 'x.iso')], flag: /--user-data .*nope: cannot read it \(ENOENT\)/ },
     { title: 'a --network-config that is not UTF-8', args: (d) => ['--name', 'vm', '--network-config', join(d, 'latin1'), '--out', join(d, 'x.iso')], flag: /--network-config .*latin1: not UTF-8/ },
     { title: 'a --user-data over 64 KiB', args: (d) => ['--name', 'vm', '--user-data', join(d, 'big'), '--out', join(d, 'x.iso')], flag: /--user-data .*big: 65537 bytes, at most 65536/ },
+    {
+      title: 'a DSA key in an --ssh-key file, naming its file and line',
+      args: (d) => ['--name', 'vm', '--ssh-key', join(d, 'keys.pub'), '--out', join(d, 'x.iso')],
+      flag: /--ssh-key .*keys\.pub line 3 \(sshKeys\[1\]\) is not an OpenSSH public key: its type is ssh-dss/,
+    },
+    { title: 'an empty --ssh-key file', args: (d) => ['--name', 'vm', '--ssh-key', join(d, 'empty.pub'), '--out', join(d, 'x.iso')], flag: /--ssh-key .*empty\.pub: no line in it/ },
     { title: 'an unknown flag', args: (d) => ['--name', 'vm', '--colour', '--out', join(d, 'x.iso')], flag: /--colour/ },
     { title: '--name without a value', args: () => ['--name'], flag: /--name/ },
     { title: 'an --out in a missing directory', args: (d) => ['--name', 'vm', '--out', join(d, 'no', 'x.iso')], flag: /--out .*x\.iso: cannot write there/ },
@@ -90,6 +108,8 @@ describe('pve-provisioner seed (SPEC 6, 20)', function () {
     it(`exits 2 naming the flag on ${bad.title}, and writes nothing`, async function () {
       await writeFile(join(dir, 'latin1'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
       await writeFile(join(dir, 'big'), 'x'.repeat(64 * 1024 + 1));
+      await writeFile(join(dir, 'keys.pub'), `${fixtureKey('ed25519.pub')}\n\n${fixtureKey('dsa.pub')}\n`);
+      await writeFile(join(dir, 'empty.pub'), '# nothing but a comment\n\n');
       const before = (await readdir(dir)).sort();
       const { code, stderr } = await runCaptured(bad.args(dir));
       expect(code).to.equal(2);

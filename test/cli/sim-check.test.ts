@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { watchSimulator } from '../../src/cli/sim-check.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
-import { freePort } from '../e2e/redis-server.js';
+import { freePort } from '../support/free-port.js';
 
 function sink(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
   const lines: string[] = [];

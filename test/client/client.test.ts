@@ -6,6 +6,7 @@ import { ConflictError, SpecConflictError, ValidationError, createProvisionerCli
 import { RedisUnavailableError } from '../../src/queue/connection.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
+import { fixtureKey } from '../support/ssh-keys.js';
 import type { Harness } from '../support/harness.js';
 
 describe('producer library (SPEC 6)', function () {
@@ -50,7 +51,7 @@ describe('producer library (SPEC 6)', function () {
     const notSpec = ['name', 'uid', 'waitForAddress'];
     expect([...SPEC_FIELDS, ...notSpec].sort()).to.deep.equal(Object.keys(createInputFields).sort());
     const [nodeA = '', nodeB = ''] = h.config.proxmox.nodes.map((n) => n.name);
-    const base = { cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', networkConfig: 'version: 2\n', vlanTag: 10, bridge: 'vmbr0', node: nodeA };
+    const base = { cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', networkConfig: 'version: 2\n', sshKeys: [fixtureKey('ed25519.pub')], vlanTag: 10, bridge: 'vmbr0', node: nodeA };
     const changed: Record<(typeof SPEC_FIELDS)[number], unknown> = {
       node: nodeB,
       cores: 3,
@@ -58,6 +59,7 @@ describe('producer library (SPEC 6)', function () {
       diskGiB: 20,
       userData: '#cloud-config\npackages: [htop]\n',
       networkConfig: 'version: 2\nethernets: {}\n',
+      sshKeys: [fixtureKey('ed25519.pub'), fixtureKey('rsa-2048.pub')],
       vlanTag: 11,
       bridge: 'vmbr1',
     };
@@ -83,6 +85,17 @@ describe('producer library (SPEC 6)', function () {
     }
   });
 
+  it('compares sshKeys item by item, in order; an empty list is the same as none (SPEC 2, 27)', async () => {
+    h = createHarness('spec-ssh-keys');
+    const [a, b] = [fixtureKey('ed25519.pub'), fixtureKey('ecdsa-256.pub')];
+    await h.client.createVm({ name: 'keys-1', sshKeys: [a, b] });
+    expect((await h.client.createVm({ name: 'keys-1', sshKeys: [a, b] })).existing).to.equal(true);
+    const swapped = await h.client.createVm({ name: 'keys-1', sshKeys: [b, a] }).catch((e: unknown) => e);
+    expect((swapped as SpecConflictError).fields).to.deep.equal(['sshKeys']);
+    await h.client.createVm({ name: 'keys-2' });
+    expect((await h.client.createVm({ name: 'keys-2', sshKeys: [] })).existing).to.equal(true);
+  });
+
   it('refuses bad input with every failing field, enqueuing and recording nothing', async () => {
     h = createHarness('invalid');
     const err = await h.client.createVm({ name: 'Web_1', cores: 0, memoryMiB: 1.5, vlanTag: 5000, color: 'red', userData: 'x'.repeat(65 * 1024) }).then(
@@ -94,7 +107,7 @@ describe('producer library (SPEC 6)', function () {
     expect(fields).to.deep.equal(['color', 'cores', 'memoryMiB', 'name', 'userData', 'vlanTag']);
     expect((err as Error).message).to.include('vlanTag must be from 1 to 4094, got 5000');
     expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed', 'active', 'completed', 'failed')).to.equal(0);
-    expect(await h.client.listVms()).to.deep.equal([]);
+    expect((await h.client.listVms()).vms).to.deep.equal([]);
   });
 
   it('re-adds the job of an intent recorded but never added (a crash between the two, SPEC 2)', async () => {
@@ -132,6 +145,18 @@ describe('producer library (SPEC 6)', function () {
     } finally {
       await down.close();
     }
+  });
+
+  it('enqueueJob takes a job of one name from the job table, and refuses a create or delete, which record desired state (SPEC 1, 2)', async () => {
+    h = createHarness('enqueue-job');
+    const { jobId, existing } = await h.client.enqueueJob('check', { name: 'app-7' });
+    expect(existing).to.equal(false);
+    expect(await h.client.getJob(jobId)).to.include({ job: 'check', state: 'waiting' });
+    const refused = await h.client.enqueueJob('create' as 'check', { name: 'app-8' }).catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(ValidationError);
+    expect((refused as ValidationError).fields).to.deep.equal([{ field: 'job', message: 'must be one of check' }]);
+    expect(await h.client.getVm('app-8')).to.equal(undefined);
+    expect(await h.queues.vm.count()).to.equal(1);
   });
 
   it('waitForJob returns the current view when the job does not finish in time', async () => {

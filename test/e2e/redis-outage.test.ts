@@ -11,8 +11,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { uniquePrefix } from '../web/helpers.js';
-import { freePort, startOwnRedis, type OwnRedis } from './redis-server.js';
+import { uniquePrefix } from '../support/redis.js';
+import { freePort } from '../support/free-port.js';
+import { startOwnRedis, type OwnRedis } from './redis-server.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** How long the test watches the output while Redis is down. */

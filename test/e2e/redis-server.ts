@@ -2,10 +2,10 @@
 // port, its own directory, AOF on, stopped and started at will.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort } from '../support/free-port.js';
 
 export interface OwnRedis {
   url: string;
@@ -14,17 +14,6 @@ export interface OwnRedis {
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Resolves once PING answers PONG; rejects after timeoutMs. */

@@ -7,25 +7,15 @@
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { REDIS_URL, basicHeader, deletePrefix, uniquePrefix } from '../web/helpers.js';
+import { basicHeader } from '../web/helpers.js';
+import { freePort } from '../support/free-port.js';
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** The shell block that follows the e2e marker in docs/operations.md. */
 function readmeCurlBlock(port: number): string {

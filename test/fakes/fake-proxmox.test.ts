@@ -9,17 +9,9 @@ import type { CloneParams, TaskStatus } from '../../src/proxmox/api.js';
 import type { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { FAKE_ONLY_SAMPLES, FIXTURE_SAMPLES, SIMULATOR_SAMPLES, fakeErrors, fakeTaskExits } from './fake-errors.js';
 import { FakeProxmox } from './fake-proxmox.js';
+import { rejection } from '../support/rejection.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function runTask(pve: FakeProxmox, node: string, upid: string): Promise<TaskStatus> {
   for (let i = 0; i < 20; i++) {

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildSeed, type SeedInput } from '../../src/nocloud/seed.js';
+import { fixtureKey } from '../support/ssh-keys.js';
 import { runTool, withTempDir, writeSource } from './tools.js';
 
 const NOCLOUD_SCRIPT = `
@@ -65,6 +66,16 @@ describe('seed read as cloud-init NoCloud reads a mounted seed (SPEC 20)', funct
     expect(view?.user).to.equal(input.userData);
     expect(view?.vendor).to.match(/^#cloud-config\n/);
     expect(view?.network).to.deep.equal({ version: 2, ethernets: { eth0: { dhcp4: true } } });
+  });
+
+  it('finds the sshKeys as meta-data public-keys, the user-data script untouched (SPEC 27)', async function () {
+    const sshKeys = [fixtureKey('ed25519.pub'), fixtureKey('ecdsa-384.pub')];
+    const userData = '#!/bin/sh\necho from the job\n';
+    const { view, error } = readAsNoCloud(await seedDir({ name: 'with-keys', userData, sshKeys, installGuestAgent: false, joliet: false }, work));
+    expect(error).to.equal(undefined);
+    expect(view?.meta).to.deep.equal({ 'instance-id': 'with-keys', 'local-hostname': 'with-keys', 'public-keys': sshKeys });
+    expect(view?.user).to.equal(userData);
+    expect(view?.vendor).to.equal('');
   });
 
   it('keeps a name that YAML would read as a number a string (a DNS label may be all digits)', async function () {

@@ -6,7 +6,8 @@ import { PermanentError } from '../../src/errors.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import type { CreateSpec } from '../../src/provider/types.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
-import { addOurVm, failure, harness, RANGE, testConfig } from './harness.js';
+import { addOurVm, harness, RANGE, testConfig } from './harness.js';
+import { rejection as failure } from '../support/rejection.js';
 
 const NAME = 'proxy-a';
 const UID = 'u-1';

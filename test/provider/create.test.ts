@@ -7,7 +7,8 @@ import { formatMark, parseMark } from '../../src/provider/mark.js';
 import type { CreateSpec, CreateStep, OperationContext } from '../../src/provider/types.js';
 import type { VmConfig } from '../../src/proxmox/api.js';
 import { FakeProxmox, type FakeMethod } from '../fakes/fake-proxmox.js';
-import { addOurVm, failure, harness, RANGE, testConfig, type Harness } from './harness.js';
+import { addOurVm, harness, RANGE, testConfig, type Harness } from './harness.js';
+import { rejection } from '../support/rejection.js';
 
 const NAME = 'proxy-a';
 const UID = 'b7e1c0de-0000-4000-8000-000000000001';
@@ -86,7 +87,7 @@ describe('Create (SPEC 13)', () => {
     it(`a create killed after '${killAfter}' and run again finishes the same VM with one clone`, async () => {
       const h = harness();
       const first = withSteps(h, killAfter);
-      expect((await failure(h.provider.create(spec(), first.ctx))).message).to.equal(`killed after ${killAfter}`);
+      expect((await rejection(h.provider.create(spec(), first.ctx))).message).to.equal(`killed after ${killAfter}`);
       const again = withSteps(h);
       const result = await h.provider.create(spec(), again.ctx);
       expect(again.steps).to.deep.equal(STEPS);
@@ -126,7 +127,7 @@ describe('Create (SPEC 13)', () => {
     for (const description of ['made by hand', 'managed-by: pve-provisioner\nuid: another-uid']) {
       const h = harness();
       h.pve.addVm({ vmid: VMID, config: { name: NAME, description } });
-      const err = await failure(h.provider.create(spec(), h.ctx));
+      const err = await rejection(h.provider.create(spec(), h.ctx));
       expect(err, description).to.be.instanceOf(PermanentError);
       expect((err as PermanentError).reason).to.contain(`named ${NAME}`);
       expect(writes(h)).to.deep.equal([]);
@@ -139,7 +140,7 @@ describe('Create (SPEC 13)', () => {
     h.pve.on('getConfig', async (args) => {
       if (args[1] === VMID) while ((await h.pve.taskStatus('pv1-1', orphan)).status !== 'stopped');
     });
-    const err = await failure(h.provider.create(spec(), h.ctx));
+    const err = await rejection(h.provider.create(spec(), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
     expect(h.pve.methods().filter((m) => m === 'upload' || m === 'putConfig')).to.deep.equal([]);
   });
@@ -147,7 +148,7 @@ describe('Create (SPEC 13)', () => {
   it('refuses a hibernated VM of ours as Permanent without touching it', async () => {
     const h = harness();
     addOurVm(h.pve, NAME, UID, { config: { lock: 'suspended' } });
-    const err = await failure(h.provider.create(spec(), h.ctx));
+    const err = await rejection(h.provider.create(spec(), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
     expect((err as PermanentError).reason).to.contain('hibernated');
     expect(writes(h)).to.deep.equal([]);
@@ -162,7 +163,7 @@ describe('Create (SPEC 13)', () => {
   for (const [what, over, reason] of badTemplates) {
     it(`refuses a template with ${what} as Permanent before any clone`, async () => {
       const h = harness({ pve: templateWith(over) });
-      const err = await failure(h.provider.create(spec(), h.ctx));
+      const err = await rejection(h.provider.create(spec(), h.ctx));
       expect(err).to.be.instanceOf(PermanentError);
       expect((err as PermanentError).reason).to.match(reason).and.to.contain('template 9001 on node pv1-1');
       expect(h.pve.count('clone')).to.equal(0);
@@ -179,7 +180,7 @@ describe('Create (SPEC 13)', () => {
 
   it('on adoption after the config write (boot order=scsi0;ide2) still grows scsi0', async () => {
     const h = harness();
-    await failure(h.provider.create(spec(), withSteps(h, 'configured').ctx));
+    await rejection(h.provider.create(spec(), withSteps(h, 'configured').ctx));
     expect(h.pve.vm(VMID)!.config.boot).to.equal('order=scsi0;ide2');
     await h.provider.create(spec(), h.ctx);
     expect(h.pve.callsTo('resize').map((c) => c.args.slice(2))).to.deep.equal([['scsi0', '10G']]);
@@ -229,7 +230,7 @@ describe('Create (SPEC 13)', () => {
 
   it('refuses a node that is not configured before any call', async () => {
     const h = harness();
-    const err = await failure(h.provider.create(spec({ node: 'elsewhere' }), h.ctx));
+    const err = await rejection(h.provider.create(spec({ node: 'elsewhere' }), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
     expect(h.pve.calls).to.deep.equal([]);
   });
@@ -241,7 +242,7 @@ describe('Create (SPEC 13)', () => {
       ['vlanTag', { vlanTag: 4095 }],
     ] as const) {
       const h = harness();
-      const err = await failure(h.provider.create(spec(over), h.ctx));
+      const err = await rejection(h.provider.create(spec(over), h.ctx));
       expect(err, field).to.be.instanceOf(PermanentError);
       expect((err as PermanentError).message, field).to.contain(field);
       expect(h.pve.calls, field).to.deep.equal([]);
@@ -259,7 +260,7 @@ describe('Create (SPEC 13)', () => {
   it('a caller that lost its lock stops before the next write', async () => {
     const h = harness();
     let allowed = 2;
-    const err = await failure(
+    const err = await rejection(
       h.provider.create(spec(), {
         ...h.ctx,
         beforeWrite: () => {
@@ -292,7 +293,7 @@ describe('Create (SPEC 13)', () => {
       const vm = slow.pve.vm(args[1] as number);
       if (vm) vm.agent.installed = false;
     });
-    const err = await failure(slow.provider.create(spec(), slow.ctx));
+    const err = await rejection(slow.provider.create(spec(), slow.ctx));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.contain('an address from the guest agent');
   });

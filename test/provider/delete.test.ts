@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
-import { addOurVm, failure, harness, RANGE, testConfig } from './harness.js';
+import { addOurVm, harness, RANGE, testConfig } from './harness.js';
+import { rejection } from '../support/rejection.js';
 
 const NAME = 'proxy-a';
 const UID = 'd0d0d0d0-0000-4000-8000-000000000002';
@@ -98,7 +99,7 @@ describe('Delete (SPEC 15)', () => {
   it('a hibernated VM of ours is Permanent and untouched', async () => {
     const h = harness();
     addOurVm(h.pve, NAME, UID, { config: { lock: 'suspended' } });
-    const err = await failure(h.provider.delete({ name: NAME, uid: UID }, h.ctx));
+    const err = await rejection(h.provider.delete({ name: NAME, uid: UID }, h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
     expect((err as PermanentError).reason).to.contain('hibernated');
     expect(h.pve.methods().filter((m) => WRITES.has(m))).to.deep.equal([]);
@@ -107,7 +108,7 @@ describe('Delete (SPEC 15)', () => {
   it('a clone in progress at the uid\'s VMID (nameless, F8) is Transient, not absent (correction 1)', async () => {
     const h = harness();
     h.pve.addVm({ vmid: VMID, config: { lock: 'clone' }, cloning: true });
-    expect(await failure(h.provider.delete({ name: NAME, uid: UID }, h.ctx))).to.be.instanceOf(TransientError);
+    expect(await rejection(h.provider.delete({ name: NAME, uid: UID }, h.ctx))).to.be.instanceOf(TransientError);
     expect(h.pve.methods().filter((m) => WRITES.has(m))).to.deep.equal([]);
   });
 

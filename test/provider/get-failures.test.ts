@@ -10,7 +10,8 @@ import { kindOf } from '../../src/proxmox/classify.js';
 import { formatMark } from '../../src/provider/mark.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
-import { addOurVm, failure, harness, RANGE } from './harness.js';
+import { addOurVm, harness, RANGE } from './harness.js';
+import { rejection as failure } from '../support/rejection.js';
 
 const NAME = 'proxy-a';
 const UID = '3f1c2a9e-6b7d-4e58-9a10-2c4d5e6f7a80';

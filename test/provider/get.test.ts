@@ -6,20 +6,12 @@ import { fakeErrors } from '../fakes/fake-errors.js';
 import { addOurVm, harness, RANGE } from './harness.js';
 import { fixtureData } from '../support/fixtures.js';
 import type { AgentInterface } from '../../src/proxmox/api.js';
+import { rejection } from '../support/rejection.js';
 
 const NAME = 'proxy-a';
 const UID = '3f1c2a9e-6b7d-4e58-9a10-2c4d5e6f7a80';
 const VMID = vmidForUid(UID, RANGE);
 const ref = { name: NAME, uid: UID };
-
-async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('Get (SPEC 12)', () => {
   it('row 1: no entry at our VMID is NotFound after one call', async () => {
@@ -31,14 +23,14 @@ describe('Get (SPEC 12)', () => {
   it('row 1: a mid-clone entry with no name (F8) is Transient before any config read', async () => {
     const h = harness();
     h.pve.addVm({ vmid: VMID, config: { lock: 'clone' }, cloning: true });
-    expect(await failure(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
+    expect(await rejection(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
     expect(h.pve.methods()).to.deep.equal(['clusterResources']);
   });
 
   it('row 1: a lock on a named entry is Transient before the name is read', async () => {
     const h = harness();
     addOurVm(h.pve, 'someone-else', 'other', { vmid: VMID, config: { lock: 'backup' } });
-    expect(await failure(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
+    expect(await rejection(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
     expect(h.pve.methods()).to.deep.equal(['clusterResources']);
   });
 
@@ -48,14 +40,14 @@ describe('Get (SPEC 12)', () => {
     h.pve.on('clusterResources', () => {
       h.pve.vm(VMID)!.cloning = true;
     });
-    expect(await failure(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
+    expect(await rejection(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
   });
 
   it('row 2: a lock in the config (not suspended) is Transient', async () => {
     const h = harness();
     const vm = addOurVm(h.pve, NAME, UID, { status: 'running' });
     h.pve.on('getConfig', () => void (vm.config.lock = 'migrate'));
-    expect(await failure(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
+    expect(await rejection(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
     expect(h.pve.methods()).to.deep.equal(['clusterResources', 'getConfig']);
   });
 
@@ -115,7 +107,7 @@ describe('Get (SPEC 12)', () => {
       addOurVm(h.pve, NAME, UID, { status: 'running' });
       h.pve.failNext('agentInterfaces', err);
       if (want === 'Transient') {
-        const got = await failure(h.provider.get(ref, h.ctx));
+        const got = await rejection(h.provider.get(ref, h.ctx));
         expect(got, err.message).to.be.instanceOf(TransientError);
       } else {
         expect((await h.provider.get(ref, h.ctx)).state, err.message).to.equal(want);
@@ -171,9 +163,9 @@ describe('Get (SPEC 12)', () => {
   it('a failing resources call keeps its class', async () => {
     const h = harness();
     h.pve.failNext('clusterResources', fakeErrors.authFailed());
-    expect(await failure(h.provider.get(ref, h.ctx))).to.be.instanceOf(PermanentError);
+    expect(await rejection(h.provider.get(ref, h.ctx))).to.be.instanceOf(PermanentError);
     h.pve.failNext('clusterResources', fakeErrors.noRouteToHost());
-    expect(await failure(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
+    expect(await rejection(h.provider.get(ref, h.ctx))).to.be.instanceOf(TransientError);
   });
 
   it('a VM that vanishes between resources and config is NotFound', async () => {

@@ -5,7 +5,7 @@ import type { NodeConfig } from '../../src/config/types.js';
 import { createProvider } from '../../src/provider/provider.js';
 import { formatMark } from '../../src/provider/mark.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
-import { createLogger, silentLogger, type Logger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { FakeProxmox, type FakeVm, type FakeVmInit } from '../fakes/fake-proxmox.js';
 import { FakeClock } from '../fakes/clock.js';
 import { fixtureData } from '../support/fixtures.js';
@@ -81,22 +81,3 @@ export function addOurVm(
   });
 }
 
-/** A pino logger whose lines land in an array, parsed. */
-export function captureLogger(): { logger: Logger; records: Record<string, unknown>[] } {
-  const records: Record<string, unknown>[] = [];
-  const logger = createLogger({
-    level: 'debug',
-    pretty: false,
-    destination: { write: (line: string) => void records.push(JSON.parse(line) as Record<string, unknown>) },
-  });
-  return { logger, records };
-}
-
-export async function failure(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
-}

@@ -5,7 +5,8 @@ import { LIST_CONCURRENCY } from '../../src/provider/list.js';
 import { seedVolid } from '../../src/provider/seeds.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
-import { addOurVm, failure, harness, testConfig, TAG } from './harness.js';
+import { addOurVm, harness, testConfig, TAG } from './harness.js';
+import { rejection } from '../support/rejection.js';
 
 describe('ListByTag (SPEC 14)', () => {
   it('one resources call, then one config read per tagged qemu VM that is not a template', async () => {
@@ -60,7 +61,7 @@ describe('ListByTag (SPEC 14)', () => {
   it('fails whole when the resources call fails, with its class', async () => {
     const h = harness();
     h.pve.failNext('clusterResources', fakeErrors.authFailed());
-    expect(await failure(h.provider.listByTag(h.ctx))).to.be.instanceOf(PermanentError);
+    expect(await rejection(h.provider.listByTag(h.ctx))).to.be.instanceOf(PermanentError);
   });
 
   it('an aborted signal ends it', async () => {
@@ -70,7 +71,7 @@ describe('ListByTag (SPEC 14)', () => {
     h.pve.on('getConfig', () => {
       if (h.pve.count('getConfig') === 3) ac.abort(new Error('job cancelled'));
     });
-    const err = await failure(h.provider.listByTag({ signal: ac.signal }));
+    const err = await rejection(h.provider.listByTag({ signal: ac.signal }));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.contain('job cancelled');
     expect(h.pve.count('getConfig')).to.be.at.most(LIST_CONCURRENCY + 2);
@@ -162,7 +163,7 @@ describe('findByNames (SPEC 5, SPEC 21 sweep)', () => {
       inFlight -= 1;
       if (h.pve.count('getConfig') === 12) ac.abort(new Error('job cancelled'));
     });
-    const err = await failure(h.provider.findByNames(names, { signal: ac.signal }));
+    const err = await rejection(h.provider.findByNames(names, { signal: ac.signal }));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.contain('job cancelled');
     expect(most).to.equal(LIST_CONCURRENCY);
@@ -172,7 +173,33 @@ describe('findByNames (SPEC 5, SPEC 21 sweep)', () => {
   it('fails whole when the resources call fails, with its class', async () => {
     const h = harness();
     h.pve.failNext('clusterResources', fakeErrors.authFailed());
-    expect(await failure(h.provider.findByNames(['a'], h.ctx))).to.be.instanceOf(PermanentError);
+    expect(await rejection(h.provider.findByNames(['a'], h.ctx))).to.be.instanceOf(PermanentError);
+  });
+});
+
+describe('listTaggedOrNamed, the sweep\'s one listing (SPEC 5, 14)', () => {
+  it('a failing config read (a 500, no route to host) reports the candidate as unknown, never drops it, tagged or found by its name', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'stray', 'uid-s', { vmid: 100001 }); // tagged, a name the sweep did not ask for
+    addOurVm(h.pve, 'crashed', 'uid-c', { vmid: 100002, config: { tags: 'debian' } }); // untagged (a clone before its tag, SPEC 11), a name asked for
+    addOurVm(h.pve, 'fine', 'uid-f', { vmid: 100003 });
+    h.pve.on('getConfig', (args) => {
+      if (args[1] === 100001) throw fakeErrors.injected('internal error');
+      if (args[1] === 100002) throw fakeErrors.noRouteToHost();
+    });
+    const found = await h.provider.listTaggedOrNamed(['crashed'], h.ctx);
+    expect(found.map((v) => [v.vmid, v.name, v.ours])).to.have.deep.members([
+      [100001, 'stray', 'unknown'],
+      [100002, 'crashed', 'unknown'],
+      [100003, 'fine', true],
+    ]);
+  });
+
+  it('fails whole when the resources call fails, with its class: never an empty answer', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'a', 'uid-a', { vmid: 100001 });
+    h.pve.failNext('clusterResources', fakeErrors.noRouteToHost());
+    expect(await rejection(h.provider.listTaggedOrNamed(['a'], h.ctx))).to.be.instanceOf(TransientError);
   });
 });
 
@@ -234,7 +261,7 @@ describe('seeds (SPEC 11, F13)', () => {
   it('a delete without Datastore.Allocate is Permanent and names the privilege (F13, F17)', async () => {
     const h = harness();
     h.pve.deleteForbidden.add('proxy-seeds');
-    const err = await failure(h.provider.deleteSeed({ node: 'pv1-1', storage: 'proxy-seeds', volid: 'proxy-seeds:iso/x-seed.iso', name: 'x' }, h.ctx));
+    const err = await rejection(h.provider.deleteSeed({ node: 'pv1-1', storage: 'proxy-seeds', volid: 'proxy-seeds:iso/x-seed.iso', name: 'x' }, h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
     expect((err as PermanentError).reason).to.contain('Datastore.Allocate');
   });

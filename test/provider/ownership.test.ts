@@ -10,7 +10,8 @@ import { MARK_FIRST_LINE } from '../../src/provider/mark.js';
 import { NameHeldByOtherUidError } from '../../src/provider/name-held.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
-import { addOurVm, failure, harness } from './harness.js';
+import { addOurVm, harness } from './harness.js';
+import { rejection as failure } from '../support/rejection.js';
 
 const NAME = 'web-1';
 const UID = 'u-1';

@@ -9,7 +9,8 @@ import { vmidForUid } from '../../src/provider/vmid.js';
 import type { CreateSpec } from '../../src/provider/types.js';
 import type { NodeConfig } from '../../src/config/types.js';
 import { FakeProxmox, type FakeStorageInit } from '../fakes/fake-proxmox.js';
-import { failure, harness, RANGE, testConfig } from './harness.js';
+import { harness, RANGE, testConfig } from './harness.js';
+import { rejection } from '../support/rejection.js';
 
 const NAME = 'runner-a';
 const UID = 'c0ffee00-0000-4000-8000-000000000023';
@@ -60,7 +61,7 @@ describe('a real cluster (SPEC 23)', () => {
   it('a clone task that fails for another reason is Transient and probes no further VMID', async () => {
     const h = harness({ pve: twoNodes(), config: testConfig(nodes()) });
     h.pve.setNextTaskOutcome('qmclone', { exitstatus: 'clone failed: lvcreate: got lock timeout - aborting command' });
-    const err = await failure(h.provider.create(spec({ node: 'pv1-1' }), h.ctx));
+    const err = await rejection(h.provider.create(spec({ node: 'pv1-1' }), h.ctx));
     expect(err).to.be.instanceOf(TransientError);
     expect(h.pve.callsTo('clone').map((c) => (c.args[2] as { newid: number }).newid)).to.deep.equal([VMID]);
   });
@@ -79,7 +80,7 @@ describe('a real cluster (SPEC 23)', () => {
   it('a resize refused inside its task for a missing privilege fails at once, Permanent, naming the privilege', async () => {
     const h = harness();
     h.pve.setNextTaskOutcome('resize', { exitstatus: '403 Permission check failed (/storage/local-lvm, Datastore.AllocateSpace)' });
-    const err = await failure(h.provider.create(spec(), h.ctx));
+    const err = await rejection(h.provider.create(spec(), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
     expect((err as PermanentError).reason).to.contain('the API token lacks Datastore.AllocateSpace on /storage/local-lvm');
     expect(kindOf(err)).to.equal('PermissionDenied');
@@ -89,7 +90,7 @@ describe('a real cluster (SPEC 23)', () => {
   it('a storage that does not exist fails the create at once, Permanent, naming the config key that holds it', async () => {
     const pve = twoNodes();
     const h = harness({ pve, config: testConfig(nodes({ storage: 'local-lvn' })) });
-    const err = await failure(h.provider.create(spec({ node: 'pv1-2' }), h.ctx));
+    const err = await rejection(h.provider.create(spec({ node: 'pv1-2' }), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
     expect((err as PermanentError).reason).to.equal("storage 'local-lvn' does not exist in the Proxmox cluster: fix proxmox.nodes[1].storage");
     expect(h.pve.count('clone')).to.equal(1);
@@ -110,7 +111,7 @@ describe('a real cluster (SPEC 23)', () => {
   it('a template on another node with local disks is refused at once, Permanent, naming the key to fix', async () => {
     const pve = twoNodes();
     const h = harness({ pve, config: testConfig(nodes({ template: { vmid: 9001, node: 'pv1-1' } })) });
-    const err = await failure(h.provider.create(spec({ node: 'pv1-2' }), h.ctx));
+    const err = await rejection(h.provider.create(spec({ node: 'pv1-2' }), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
     expect((err as PermanentError).reason).to.match(/template 9001 on node pv1-1 \(cloned to pv1-2\) has disks on local storage.*proxmox\.nodes\[1\]\.template/);
     expect(pve.vm(VMID)).to.equal(undefined);
@@ -151,7 +152,7 @@ describe('a real cluster (SPEC 23)', () => {
       pve.statdEvery = 40;
       const h = harness({ pve, config: testConfig(nodes()) });
       const ctx = { ...h.ctx, progress: (step: string) => { if (step === 'cloned') throw new Error('killed after cloned'); } };
-      await failure(h.provider.create(spec({ node: 'pv1-1' }), ctx));
+      await rejection(h.provider.create(spec({ node: 'pv1-1' }), ctx));
       const entry = (await pve.clusterResources('vm')).find((r) => r.vmid === VMID);
       expect(entry).to.deep.include({ status: 'unknown' });
       expect(entry?.name).to.equal(undefined);
@@ -176,7 +177,7 @@ describe('a real cluster (SPEC 23)', () => {
 
     it('a Get in the window is Transient, never NotFound', async () => {
       const h = await killedAfterClone();
-      const err = await failure(h.provider.get({ name: NAME, uid: UID }, h.ctx));
+      const err = await rejection(h.provider.get({ name: NAME, uid: UID }, h.ctx));
       expect(err).to.be.instanceOf(TransientError);
     });
   });

@@ -14,7 +14,8 @@ import type { TaskLogLine, Upid } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
 import { fixtureData } from '../support/fixtures.js';
-import { failure, harness, type Harness } from './harness.js';
+import { harness, type Harness } from './harness.js';
+import { rejection } from '../support/rejection.js';
 
 const opts = { what: 'a test task', budgetSeconds: 60 };
 
@@ -78,7 +79,7 @@ describe('the task board (SPEC 26, SPEC 16)', () => {
     const [mine, theirs] = await starts(h, 2);
     if (mine === undefined || theirs === undefined) throw new Error('two tasks');
     const controller = new AbortController();
-    const cancelled = failure(waitTask(h.deps, ctxWith(controller), mine, opts));
+    const cancelled = rejection(waitTask(h.deps, ctxWith(controller), mine, opts));
     const other = waitTask(h.deps, h.ctx, theirs, opts);
     await new Promise((resolve) => setImmediate(resolve));
     const listingsBefore = h.pve.count('nodeTasks');
@@ -100,7 +101,7 @@ describe('the task board (SPEC 26, SPEC 16)', () => {
     h.pve.taskPolls = 3;
     const [quick] = await starts(h, 1, 160);
     if (endless === undefined || quick === undefined) throw new Error('two tasks');
-    const gaveUp = failure(waitTask(h.deps, h.ctx, endless, { what: 'the endless task', budgetSeconds: 5 }));
+    const gaveUp = rejection(waitTask(h.deps, h.ctx, endless, { what: 'the endless task', budgetSeconds: 5 }));
     await waitTask(h.deps, h.ctx, quick, { what: 'the quick task', budgetSeconds: 5 });
     const err = await gaveUp;
     expect(err).to.be.instanceOf(TransientError);
@@ -112,7 +113,7 @@ describe('the task board (SPEC 26, SPEC 16)', () => {
     const h = boarded(1);
     const upids = await starts(h, 3);
     h.pve.failNext('nodeTasks', fakeErrors.forbidden('/nodes/pv1-1', 'Sys.Audit'));
-    const errs = await Promise.all(upids.map((upid) => failure(waitTask(h.deps, h.ctx, upid, opts))));
+    const errs = await Promise.all(upids.map((upid) => rejection(waitTask(h.deps, h.ctx, upid, opts))));
     for (const err of errs) {
       expect(err).to.be.instanceOf(PermanentError);
       expect(err.message).to.contain('could not list the tasks of node pv1-1');
@@ -134,7 +135,7 @@ describe('the task board (SPEC 26, SPEC 16)', () => {
     const h = boarded(1);
     const upids = await starts(h, 2);
     h.pve.failNext('nodeTasks', fakeErrors.noRouteToHost(), LISTING_TRIES);
-    const errs = await Promise.all(upids.map((upid) => failure(waitTask(h.deps, h.ctx, upid, opts))));
+    const errs = await Promise.all(upids.map((upid) => rejection(waitTask(h.deps, h.ctx, upid, opts))));
     for (const err of errs) {
       expect(err).to.be.instanceOf(TransientError);
       expect(err.message).to.contain(`(${LISTING_TRIES} tries in a row)`).and.contain('No route to host');
@@ -150,7 +151,7 @@ describe('the task board (SPEC 26, SPEC 16)', () => {
     h.pve.setNextTaskOutcome('qmstart', { exitstatus: 'shrinking disks is not supported' });
     const [warned, failed] = await starts(h, 2);
     if (warned === undefined || failed === undefined) throw new Error('two tasks');
-    const [, err] = await Promise.all([waitTask(h.deps, ctxWith(new AbortController(), lines), warned, opts), failure(waitTask(h.deps, h.ctx, failed, opts))]);
+    const [, err] = await Promise.all([waitTask(h.deps, ctxWith(new AbortController(), lines), warned, opts), rejection(waitTask(h.deps, h.ctx, failed, opts))]);
     expect(lines).to.deep.equal([
       'a test task: WARNINGS: 2',
       'a test task: WARN: iothread is only valid with virtio disk or virtio-scsi-single controller, ignoring',

@@ -7,7 +7,9 @@ import { PermanentError, TransientError } from '../../src/errors.js';
 import { parseUpid, TaskFailure, taskExitOf, waitRunning, waitTask, waitUnlocked } from '../../src/provider/tasks.js';
 import type { TaskStatus, Upid, VmStatus } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
-import { captureLogger, failure, harness } from './harness.js';
+import { harness } from './harness.js';
+import { rejection as failure } from '../support/rejection.js';
+import { captureLogger } from '../support/capture-logger.js';
 import type { Harness } from './harness.js';
 
 const opts = { what: 'a test task', budgetSeconds: 60 };

@@ -3,11 +3,13 @@ import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { parseUpid, TaskFailure, waitRunning, waitTask, waitUnlocked } from '../../src/provider/tasks.js';
-import { realSleep } from '../../src/provider/poll.js';
+import { realSleep } from '../../src/provider/sleep.js';
 import type { TaskLogLine } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fixtureData } from '../support/fixtures.js';
-import { captureLogger, failure, harness } from './harness.js';
+import { harness } from './harness.js';
+import { captureLogger } from '../support/capture-logger.js';
+import { rejection } from '../support/rejection.js';
 
 const opts = { what: 'a test task', budgetSeconds: 60 };
 
@@ -43,7 +45,7 @@ describe('tasks (SPEC 16)', () => {
     const h = harness({ logger });
     h.pve.setNextTaskOutcome('qmstart', { exitstatus: 'start failed: QEMU exited with code 1' });
     const upid = await h.pve.start('pv1-1', 9001);
-    const err = await failure(waitTask(h.deps, h.ctx, upid, opts));
+    const err = await rejection(waitTask(h.deps, h.ctx, upid, opts));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.contain('start failed: QEMU exited with code 1');
     expect(err.cause).to.be.instanceOf(TaskFailure);
@@ -54,7 +56,7 @@ describe('tasks (SPEC 16)', () => {
   it('a task whose text says no retry can help is Permanent (F20 shrink)', async () => {
     const h = harness();
     h.pve.addVm({ vmid: 123, config: { name: 'a', scsi0: 'local-lvm:vm-123-disk-1,size=10G' } });
-    const err = await failure(waitTask(h.deps, h.ctx, await h.pve.resize('pv1-1', 123, 'scsi0', '3G'), opts));
+    const err = await rejection(waitTask(h.deps, h.ctx, await h.pve.resize('pv1-1', 123, 'scsi0', '3G'), opts));
     expect(err).to.be.instanceOf(PermanentError);
     expect((err as PermanentError).reason).to.contain('shrinking disks is not supported');
   });
@@ -68,7 +70,7 @@ describe('tasks (SPEC 16)', () => {
 
   it('a budget overrun is Transient', async () => {
     const h = harness({ pve: new FakeProxmox({ taskPolls: 1_000_000 }) });
-    const err = await failure(waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 9001), { what: 'slow', budgetSeconds: 5 }));
+    const err = await rejection(waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 9001), { what: 'slow', budgetSeconds: 5 }));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.match(/gave up waiting for slow .* after 5 s/);
     // pollMs is 1 s: five sleeps fit the budget.
@@ -82,7 +84,7 @@ describe('tasks (SPEC 16)', () => {
     const upid = await h.pve.start('pv1-1', 9001);
     h.pve.on('taskStatus', () => void setTimeout(() => ac.abort(new Error('job cancelled')), 5));
     const started = Date.now();
-    const err = await failure(waitTask(deps, { signal: ac.signal }, upid, opts));
+    const err = await rejection(waitTask(deps, { signal: ac.signal }, upid, opts));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.contain('job cancelled');
     expect(Date.now() - started).to.be.below(5000);

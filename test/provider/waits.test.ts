@@ -12,7 +12,8 @@ import { waitRunning } from '../../src/provider/tasks.js';
 import { createWaits } from '../../src/provider/waits.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
-import { addOurVm, failure, harness, type Harness } from './harness.js';
+import { addOurVm, harness, type Harness } from './harness.js';
+import { rejection } from '../support/rejection.js';
 
 function boarded(pve = new FakeProxmox()): Harness & { deps: ProviderDeps } {
   const h = harness({ pve });
@@ -67,7 +68,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   it('gives up after budgets.runningSeconds', async () => {
     const h = boarded();
     h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'stopped' });
-    const err = await failure(waitRunning(h.deps, h.ctx, 'pv1-1', 150));
+    const err = await rejection(waitRunning(h.deps, h.ctx, 'pv1-1', 150));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.equal(`gave up waiting for VM 150 on pv1-1 to run after ${h.config.budgets.runningSeconds} s`);
   });
@@ -76,7 +77,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
     const h = boarded();
     h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'stopped' });
     h.pve.failNext('clusterResources', fakeErrors.authFailed());
-    const err = await failure(waitRunning(h.deps, h.ctx, 'pv1-1', 150));
+    const err = await rejection(waitRunning(h.deps, h.ctx, 'pv1-1', 150));
     expect(err).to.be.instanceOf(PermanentError);
     expect(err.message).to.contain('could not list the cluster resources while waiting for VM 150 on pv1-1 to run');
     expect(h.pve.count('clusterResources')).to.equal(1);
@@ -116,7 +117,7 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
     const h = boarded();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
     h.pve.vms.delete(vm.vmid);
-    const err = await failure(waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid)));
+    const err = await rejection(waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid)));
     expect(err).to.be.instanceOf(PermanentError);
     expect(err.message).to.contain('disappeared while waiting for its address');
     expect(h.pve.methods()).to.deep.equal(['agentInterfaces', 'clusterResources']);
@@ -125,7 +126,7 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
   it('a VM stopped under the wait is read whole and waited on, within the budget', async () => {
     const h = boarded();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'stopped' });
-    const err = await failure(waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid)));
+    const err = await rejection(waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid)));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.equal(`gave up waiting for an address from the guest agent of web after ${h.config.budgets.addressSeconds} s`);
     expect(h.pve.count('clusterResources')).to.equal(h.pve.count('agentInterfaces'));

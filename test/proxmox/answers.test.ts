@@ -10,8 +10,9 @@ import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { fixtureData, fixtureNames, isErrorFixture, loadFixture } from '../support/fixtures.js';
 import { startReplayServer } from '../support/replay-server.js';
 import type { ReplayServer } from '../support/replay-server.js';
-import { rejection, workspace } from './support.js';
+import { workspace } from './support.js';
 import type { Workspace } from './support.js';
+import { rejection } from '../support/rejection.js';
 
 const NODE = 'pv1-1';
 const VMID = 199999;

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { classOf, NotFoundError, TransientError } from '../../src/errors.js';
 import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { classifyError, classifyTaskExit, kindOf, TransportError } from '../../src/proxmox/classify.js';
-import { SecretFileError } from '../../src/secrets/index.js';
+import { SecretFileError } from '../../src/secrets/read.js';
 
 function answer(status: number, message: string, errors?: Record<string, string>): ProxmoxApiError {
   return new ProxmoxApiError({ status, reason: message, message, method: 'GET', path: '/nodes/pve1/qemu/100/config', ...(errors ? { errors } : {}) });

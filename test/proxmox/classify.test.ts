@@ -10,11 +10,12 @@ import type { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { classifyError, kindOf } from '../../src/proxmox/classify.js';
 import type { FailureKind } from '../../src/proxmox/classify.js';
 import * as messages from '../../src/proxmox/messages.js';
-import { readSecretFile } from '../../src/secrets/index.js';
+import { readSecretFile } from '../../src/secrets/read.js';
 import { fixtureNames, isErrorFixture, loadFixture } from '../support/fixtures.js';
 import { startRawServer, startReplayServer } from '../support/replay-server.js';
-import { TOKEN_SECRET, rejection, workspace } from './support.js';
+import { TOKEN_SECRET, workspace } from './support.js';
 import type { Workspace } from './support.js';
+import { rejection } from '../support/rejection.js';
 
 interface Expected {
   errorClass: ErrorClass;

@@ -11,8 +11,9 @@ import { classifyError, kindOf } from '../../src/proxmox/classify.js';
 import type { Fixture } from '../support/fixtures.js';
 import { startRawServer, startReplayServer } from '../support/replay-server.js';
 import type { RecordedRequest, ReplayServer } from '../support/replay-server.js';
-import { TOKEN, TOKEN_ID, TOKEN_SECRET, rejection, workspace } from './support.js';
+import { TOKEN, TOKEN_ID, TOKEN_SECRET, workspace } from './support.js';
 import type { Workspace } from './support.js';
+import { rejection } from '../support/rejection.js';
 
 function only(server: ReplayServer): RecordedRequest {
   expect(server.requests).to.have.length(1);

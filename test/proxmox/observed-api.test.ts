@@ -8,8 +8,9 @@ import { observeApi } from '../../src/proxmox/observed-api.js';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { startRawServer, startReplayServer } from '../support/replay-server.js';
 import type { ReplayServer } from '../support/replay-server.js';
-import { TOKEN_SECRET, rejection, workspace } from './support.js';
+import { TOKEN_SECRET, workspace } from './support.js';
 import type { Workspace } from './support.js';
+import { rejection } from '../support/rejection.js';
 
 interface Line {
   level: number;

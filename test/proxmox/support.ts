@@ -32,12 +32,3 @@ export function workspace(): Workspace {
   };
 }
 
-/** The rejection of a promise that must reject. */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the call to fail');
-}

@@ -9,8 +9,9 @@ import { classifyError, kindOf } from '../../src/proxmox/classify.js';
 import { startReplayServer } from '../support/replay-server.js';
 import type { ReplayServer } from '../support/replay-server.js';
 import { makeCertificate } from '../support/tls.js';
-import { rejection, workspace } from './support.js';
+import { workspace } from './support.js';
 import type { Workspace } from './support.js';
+import { rejection } from '../support/rejection.js';
 
 describe('TLS and the CA file (SPEC 18)', () => {
   let ws: Workspace;

@@ -9,8 +9,9 @@ import type { UploadSource } from '../../src/proxmox/api.js';
 import { loadFixture } from '../support/fixtures.js';
 import { sendFixture, startRawServer } from '../support/replay-server.js';
 import type { RawServer } from '../support/replay-server.js';
-import { rejection, workspace } from './support.js';
+import { workspace } from './support.js';
 import type { Workspace } from './support.js';
+import { rejection } from '../support/rejection.js';
 
 const FIRST_CHUNK = 256 * 1024;
 const SIZE = 4 * 1024 * 1024 + 17;

@@ -2,8 +2,6 @@
 // 0 done, 1 failed job, 2 bad input naming the field; the worker command
 // end to end against the simulator with the real provider.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +11,7 @@ import { PermanentError } from '../../src/errors.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { freePort } from '../support/free-port.js';
 import { REDIS_URL, eventually } from '../support/redis.js';
 
 function sink(): { write(text: string): boolean; text: () => string } {
@@ -71,14 +70,6 @@ describe('pve-provisioner enqueue (SPEC 6)', function () {
     expect((await h.queues.vm.getJob('create-cli-2-1'))?.data).to.include({ memoryMiB: 1024, waitForAddress: false });
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((closed) => server.close(() => closed()));
-  return port;
-}
 
 describe('pve-provisioner worker (SPEC 6)', function () {
   this.timeout(40_000);

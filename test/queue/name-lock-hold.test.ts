@@ -9,8 +9,8 @@ import { keys } from '../../src/queue/keys.js';
 import { holdLock, NameLocks } from '../../src/queue/name-lock.js';
 import type { HeldLock } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
-import { ScriptBatch } from '../../src/queue/registry-scripts.js';
-import type { LastKnownWrite } from '../../src/queue/registry.js';
+import { ScriptBatch } from '../../src/redis-script.js';
+import type { LastKnownWrite } from '../../src/desired-state.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 

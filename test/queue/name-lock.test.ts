@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { NameLocks, holdLock } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
-import { LuaScript } from '../../src/queue/registry-scripts.js';
+import { LuaScript } from '../../src/redis-script.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';
@@ -27,6 +27,21 @@ describe('per-name lock (SPEC 3)', function () {
     expect(await locks.isHeld('n1')).to.equal(true);
     expect(await locks.release('n1', token ?? '')).to.equal(true);
     expect(await locks.isHeld('n1')).to.equal(false);
+  });
+
+  it('tryHold runs its function holding the name, refuses a second holder, and releases after a throw too (SPEC 3, 5)', async () => {
+    h = createHarness('lock-hold');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const outcome = await locks.tryHold('s1', 5000, async (lost) => {
+      expect(await locks.isHeld('s1')).to.equal(true);
+      expect(await locks.tryHold('s1', 5000, () => Promise.resolve('second'))).to.deep.equal({ ran: false });
+      return lost.aborted ? 'lost' : 'held';
+    });
+    expect(outcome).to.deep.equal({ ran: true, value: 'held' });
+    expect(await locks.isHeld('s1')).to.equal(false);
+    const failing = await locks.tryHold('s1', 5000, () => Promise.reject(new Error('seed delete failed'))).catch((err: unknown) => err);
+    expect(failing).to.be.instanceOf(Error);
+    expect(await locks.isHeld('s1')).to.equal(false);
   });
 
   it('takes the lock and reads the record in one call; leaves the lock alone for an older generation (SPEC 2, 3, 21)', async () => {

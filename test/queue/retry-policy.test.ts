@@ -3,7 +3,7 @@
 import { UnrecoverableError } from 'bullmq';
 import { expect } from 'chai';
 import { NotFoundError, PermanentError, TransientError } from '../../src/errors.js';
-import { registerSecret } from '../../src/secrets/index.js';
+import { registerSecret } from '../../src/secrets/redact.js';
 import { lockWaitDelayMs, retryDelayMs, toJobError } from '../../src/worker/retry.js';
 
 describe('retry delays (SPEC 4)', () => {

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { REDACTED, registerSecret } from '../../src/secrets/index.js';
+import { REDACTED, registerSecret } from '../../src/secrets/redact.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { scanKeys } from '../support/redis.js';

@@ -33,14 +33,13 @@ function seed(name: string, init: Partial<SeedIso> = {}): SeedIso {
   return { node: 'pve1', storage: 'seeds', volid: `seeds:iso/${name}-seed.iso`, name, ctime: Date.parse(OLD) / 1000, shared: false, ...init };
 }
 
-function inventory(parts: { vms?: ListedVm[]; seeds?: SeedIso[]; entries?: DesiredEntry[]; generations?: [string, number][]; unresolved?: [string, string][] }): Inventory {
+function inventory(parts: { vms?: ListedVm[]; seeds?: SeedIso[]; entries?: DesiredEntry[]; generations?: [string, number][] }): Inventory {
   const entries = parts.entries ?? [];
   return {
     vms: parts.vms ?? [],
     seeds: parts.seeds ?? [],
     entries: new Map(entries.map((e) => [e.name, e])),
     generations: new Map([...entries.map((e): [string, number] => [e.name, e.generation]), ...(parts.generations ?? [])]),
-    unresolved: new Map(parts.unresolved ?? []),
   };
 }
 
@@ -105,18 +104,21 @@ describe('the sweep decides (SPEC 5)', () => {
     expect(noName.ours).to.equal(1);
   });
 
-  it('a VM whose name look-up failed is not decided on: not an orphan, and its name is not missing', () => {
-    const p = plan({ vms: [vm('a', 'u1')], entries: [absent('a')], unresolved: [['a', 'resources call failed']] });
+  it('a VM whose config could not be read is not decided on: not an orphan, and its name is not missing', () => {
+    const unread = (name: string): ListedVm => ({ ...vm(name, undefined), ours: 'unknown' });
+    const p = plan({ vms: [unread('a')], entries: [absent('a')] });
     expect(p.orphanVms).to.deep.equal([]);
-    expect(p.unknownVms).to.deep.equal([{ vmid: 100100, node: 'pve1', name: 'a', why: 'the look-up of its name failed: resources call failed' }]);
-    const missing = plan({ entries: [present('b', 'u2')], unresolved: [['b', 'timeout']] });
+    expect(p.unknownVms).to.deep.equal([{ vmid: 100100, node: 'pve1', name: 'a', why: 'its config could not be read' }]);
+    const missing = plan({ vms: [unread('b')], entries: [present('b', 'u2')] });
     expect(missing.missing).to.deep.equal([]);
   });
 
-  it('a seed whose name look-up failed is not decided on', () => {
-    const p = plan({ seeds: [seed('a')], entries: [absent('a')], unresolved: [['a', 'timeout']] });
+  it('no seed is a candidate while a nameless VM whose config could not be read is listed (SPEC 5, 23)', () => {
+    const nameless: ListedVm = { ...vm(undefined, undefined), ours: 'unknown' };
+    const p = plan({ vms: [nameless], seeds: [seed('a')], entries: [absent('a')] });
     expect(p.orphanSeeds).to.deep.equal([]);
-    expect(p.strangerSeeds).to.deep.equal([]);
+    const seen = plan({ seeds: [seed('a')], entries: [absent('a')] });
+    expect(seen.orphanSeeds.map((c) => c.ref.name)).to.deep.equal(['a']);
   });
 
   it('a VM whose mark has no or a bad written-at-create is unknown: its age is unknown', () => {

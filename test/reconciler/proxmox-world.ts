@@ -83,7 +83,7 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
     config,
     redis,
     provider: h.provider,
-    vmQueue: queues.vm,
+    queues,
     registry,
     locks,
     metrics: { reconcilerFindings: (kind, count) => findings.push(...Array<string>(count).fill(kind)) },

@@ -10,6 +10,7 @@ import type { Job } from 'bullmq';
 import { loadConfig } from '../../src/config/index.js';
 import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
 import { deleteJob } from '../../jobs/delete.js';
+import { jobDoor } from '../../src/queue/enqueue.js';
 import { createQueues, VM_QUEUE } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -43,7 +44,7 @@ describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
     redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     queues = createQueues(redis, prefix, config.jobs);
     registry = new DesiredStateRegistry(redis, prefix, 3600);
-    enqueuer = queueEnqueuer({ vmQueue: queues.vm, registry, redis, prefix, limits });
+    enqueuer = queueEnqueuer({ jobs: jobDoor(queues, limits), registry, redis, prefix });
   });
 
   afterEach(async () => {

@@ -16,7 +16,7 @@ import { createMetrics } from '../../src/metrics.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import type { ReconcileOutcome } from '../../src/reconciler/run.js';
 import type { SweepReport } from '../../src/reconciler/report.js';
-import { REDIS_URL, deletePrefix, uniquePrefix } from '../web/helpers.js';
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 async function start(config: Config): Promise<RunningAll> {
   const running = await startAll(config, silentLogger(), { metrics: createMetrics(), webPort: 0, simPort: 0 });

@@ -1,6 +1,7 @@
 // Test doubles for the sweep's ports (src/reconciler/ports.ts): a small
 // in-memory provider that keeps VMs and seeds the way Proxmox would show
-// them, and in-memory registry, locks, job lookup and enqueuer that record
+// them and answers the sweep's one listing as the provider does
+// (listTaggedOrNamed, with the provider's own knownEntry rule), and in-memory registry, locks, job lookup and enqueuer that record
 // what the sweep asked for. The sweep itself is never replaced.
 import { knownEntry } from '../../src/provider/list.js';
 import type { KnownVm, ListedVm, OperationContext, SeedIso } from '../../src/provider/types.js';
@@ -36,13 +37,18 @@ export interface DoubleVm {
   configUnreadable?: boolean;
 }
 
-/** A provider double: ours means our mark with a uid, as SPEC 11 writes it. */
+/**
+ * A provider double: ours means our mark with a uid, as SPEC 11 writes it.
+ * Its listing takes an entry as a known VM by the provider's own rule
+ * (knownEntry) and reads every other candidate's config, counted in
+ * `configReads`.
+ */
 export class ProviderDouble implements SweepProvider {
   vms = new Map<number, DoubleVm>();
   seeds: SeedIso[] = [];
   deletedSeeds: string[] = [];
-  calls = { listByTag: 0, findByName: 0, findByNames: 0, listTaggedOrNamed: 0, listSeeds: 0, deleteSeed: 0 };
-  failLookupOf = new Set<string>();
+  calls = { findByName: 0, listTaggedOrNamed: 0, listSeeds: 0, deleteSeed: 0 };
+  configReads: number[] = [];
 
   addVm(vm: DoubleVm): this {
     this.vms.set(vm.vmid, vm);
@@ -64,14 +70,25 @@ export class ProviderDouble implements SweepProvider {
     return this;
   }
 
-  listByTag(_ctx: OperationContext): Promise<ListedVm[]> {
-    this.calls.listByTag++;
-    return Promise.resolve([...this.vms.values()].filter((vm) => vm.tags.includes(OUR_TAG)).map((vm) => this.view(vm)));
+  /** Tagged VMs and the named ones from one listing (SPEC 5, 14, 26). */
+  listTaggedOrNamed(names: string[], _ctx: OperationContext, known: readonly KnownVm[] = []): Promise<ListedVm[]> {
+    this.calls.listTaggedOrNamed++;
+    const wanted = new Set(names);
+    const byVmid = new Map(known.map((vm) => [vm.vmid, vm]));
+    const candidates = [...this.vms.values()].filter((vm) => vm.tags.includes(OUR_TAG) || (vm.name !== undefined && wanted.has(vm.name)));
+    return Promise.resolve(
+      candidates.map((vm): ListedVm => {
+        const entry = { vmid: vm.vmid, node: vm.node, tags: vm.tags.join(';'), ...(vm.name === undefined ? {} : { name: vm.name }) };
+        const knownVm = knownEntry(entry, OUR_TAG, byVmid);
+        if (knownVm !== undefined) return { vmid: vm.vmid, node: vm.node, name: knownVm.name, uid: knownVm.uid, ours: true, tagged: true, fromListing: true };
+        this.configReads.push(vm.vmid);
+        return this.view(vm);
+      }),
+    );
   }
 
   findByName(name: string, _ctx: OperationContext): Promise<ListedVm[]> {
     this.calls.findByName++;
-    if (this.failLookupOf.has(name)) return Promise.reject(new Error(`lookup of ${name} failed`));
     return Promise.resolve([...this.vms.values()].filter((vm) => vm.name === name).map((vm) => this.view(vm)));
   }
 
@@ -99,16 +116,6 @@ export class ProviderDouble implements SweepProvider {
     const createdAt = field('written-at-create');
     if (uid === undefined) return listed;
     return { ...listed, ours: true, uid, ...(createdAt === undefined ? {} : { createdAt }) };
-  }
-}
-
-/** A provider that looks many names up in one call (SweepProvider.findByNames). */
-export class BatchingProviderDouble extends ProviderDouble {
-  async findByNames(names: string[], ctx: OperationContext): Promise<ListedVm[]> {
-    this.calls.findByNames++;
-    const found = await Promise.all(names.map((name) => this.findByName(name, ctx)));
-    this.calls.findByName -= names.length;
-    return found.flat();
   }
 }
 
@@ -197,7 +204,7 @@ export class EnqueuerDouble implements Enqueuer {
 }
 
 export interface World {
-  provider: SweepProvider;
+  provider: ProviderDouble;
   registry: RegistryDouble;
   locks: LocksDouble;
   jobs: JobsDouble;
@@ -207,7 +214,7 @@ export interface World {
   deps: SweepDeps;
 }
 
-export function makeWorld(provider: SweepProvider, settings: Partial<SweepDeps['settings']> = {}): World {
+export function makeWorld(provider: ProviderDouble, settings: Partial<SweepDeps['settings']> = {}): World {
   const registry = new RegistryDouble();
   const locks = new LocksDouble();
   const jobs = new JobsDouble();
@@ -226,32 +233,4 @@ export function makeWorld(provider: SweepProvider, settings: Partial<SweepDeps['
     log: (line) => lines.push(line),
   };
   return { provider, registry, locks, jobs, enqueuer, findings, lines, deps };
-}
-
-/**
- * A provider that lists tagged VMs and looks names up in one call
- * (SweepProvider.listTaggedOrNamed), taking a listing entry as a known VM
- * by the provider's own rule (knownEntry) and reading every other
- * candidate's config, counted in `configReads`.
- */
-export class ListingProviderDouble extends ProviderDouble {
-  configReads: number[] = [];
-
-  listTaggedOrNamed(names: string[], _ctx: OperationContext, known: readonly KnownVm[] = []): Promise<ListedVm[]> {
-    this.calls.listTaggedOrNamed++;
-    const failed = names.find((name) => this.failLookupOf.has(name));
-    if (failed !== undefined) return Promise.reject(new Error(`lookup of ${failed} failed`));
-    const wanted = new Set(names);
-    const byVmid = new Map(known.map((vm) => [vm.vmid, vm]));
-    const candidates = [...this.vms.values()].filter((vm) => vm.tags.includes(OUR_TAG) || (vm.name !== undefined && wanted.has(vm.name)));
-    return Promise.resolve(
-      candidates.map((vm): ListedVm => {
-        const entry = { vmid: vm.vmid, node: vm.node, tags: vm.tags.join(';'), ...(vm.name === undefined ? {} : { name: vm.name }) };
-        const knownVm = knownEntry(entry, OUR_TAG, byVmid);
-        if (knownVm !== undefined) return { vmid: vm.vmid, node: vm.node, name: knownVm.name, uid: knownVm.uid, ours: true, tagged: true, fromListing: true };
-        this.configReads.push(vm.vmid);
-        return this.view(vm);
-      }),
-    );
-  }
 }

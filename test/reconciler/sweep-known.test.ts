@@ -4,11 +4,11 @@
 // double of support.ts, which applies the provider's own matching rule.
 import { expect } from 'chai';
 import { sweep } from '../../src/reconciler/sweep.js';
-import { ListingProviderDouble, OLD, OUR_TAG, makeWorld, mark } from './support.js';
+import { ProviderDouble, OLD, OUR_TAG, makeWorld, mark } from './support.js';
 
 /** N VMs of ours, each where the registry last saw it. */
-function steadyWorld(count: number): { provider: ListingProviderDouble; world: ReturnType<typeof makeWorld> } {
-  const provider = new ListingProviderDouble();
+function steadyWorld(count: number): { provider: ProviderDouble; world: ReturnType<typeof makeWorld> } {
+  const provider = new ProviderDouble();
   const world = makeWorld(provider);
   for (let i = 0; i < count; i += 1) {
     const name = `vm-${i}`;
@@ -25,7 +25,7 @@ describe('reconcile sweep: ownership from the listing (SPEC 26)', () => {
 
     const report = await sweep(world.deps, { dryRun: false });
 
-    expect(provider.calls).to.include({ listTaggedOrNamed: 1, listSeeds: 1, listByTag: 0, findByName: 0, findByNames: 0, deleteSeed: 0 });
+    expect(provider.calls).to.include({ listTaggedOrNamed: 1, listSeeds: 1, findByName: 0, deleteSeed: 0 });
     expect(provider.configReads).to.deep.equal([]);
     expect(report.counts).to.include({ listed: 50, ours: 50, orphansDeleted: 0, unknown: 0, seedsDeleted: 0, missingReenqueued: 0, errors: 0 });
     expect(world.enqueuer.deletes).to.deep.equal([]);
@@ -84,7 +84,7 @@ describe('reconcile sweep: ownership from the listing (SPEC 26)', () => {
   });
 
   it('does not trust a pair seen before the present uid was recorded (create, delete, create with a new uid)', async () => {
-    const provider = new ListingProviderDouble().addVm({ vmid: 1800, node: 'pve1', name: 'web', tags: [OUR_TAG], description: mark('uid-first') });
+    const provider = new ProviderDouble().addVm({ vmid: 1800, node: 'pve1', name: 'web', tags: [OUR_TAG], description: mark('uid-first') });
     const world = makeWorld(provider);
     // uid-first's create saw 1800; then a delete and a create with uid-second, whose create failed before it wrote anything.
     world.registry.present('web', 'uid-second', new Date(OLD.getTime() + 120_000), 3).seen('web', 1800, 'pve1', OLD);

@@ -65,10 +65,10 @@ describe('reconcile sweep: seeds left behind on another node (SPEC 5, SPEC 22)',
     const provider = leftBehind();
     const world = makeWorld(provider);
     world.registry.present('web', 'uid-2', undefined, 3);
-    const listed = provider.listByTag.bind(provider);
+    const listed = provider.listTaggedOrNamed.bind(provider);
     // The VM migrates to pve1 after the listing, before the seed's turn.
-    provider.listByTag = async (ctx) => {
-      const vms = await listed(ctx);
+    provider.listTaggedOrNamed = async (names, ctx, known) => {
+      const vms = await listed(names, ctx, known);
       provider.moveVm(201, 'pve1');
       return vms;
     };

@@ -68,6 +68,24 @@ describe('sweep lock (SPEC 5, real Redis)', () => {
     expect(outcome).to.equal('skipped');
   });
 
+  it('aborts the sweep at the first renewal that fails in Redis, before its key can expire and a second sweep start', async () => {
+    const flaky = new Redis('redis://127.0.0.1:6379');
+    try {
+      const outcome = await withSweepLock(flaky, key, 600, async (signal) => {
+        const renew = flaky.evalsha.bind(flaky);
+        // From now on every renewal fails in Redis (a connection lost, a failover) instead of being refused.
+        flaky.evalsha = () => Promise.reject(new Error('Connection is closed.'));
+        // Two renewal ticks (every 200 ms) fail; the key (600 ms) has not expired yet.
+        await new Promise((resolve) => setTimeout(resolve, 450));
+        flaky.evalsha = renew;
+        return signal.aborted ? 'aborted' : 'went on';
+      });
+      expect(outcome).to.equal('aborted');
+    } finally {
+      flaky.disconnect();
+    }
+  });
+
   it('never deletes a lock another process took after its own expired, and aborts the sweep that lost it', async () => {
     let aborted = false;
     const outcome = await withSweepLock(first, key, 600, async (signal) => {

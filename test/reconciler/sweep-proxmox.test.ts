@@ -136,6 +136,65 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     expect(report.seeds.neverRecorded.map((s) => s.name)).to.deep.equal(['elsewhere']);
   });
 
+  it('leaves alone an untagged VM of a known name whose config read fails: no re-create, no delete, its seed kept (SPEC 5, 14)', async () => {
+    w = proxmoxWorld();
+    // Both cloned just before a crash (no tag yet, SPEC 11), their configs unreadable (a 500, a node unreachable).
+    await w.present('wanted', 'uid-w');
+    const wanted = w.ourVm('wanted', 'uid-w', { tagged: false });
+    w.seed('wanted');
+    await w.tombstone('gone', 'uid-g');
+    const gone = w.ourVm('gone', 'uid-g', { tagged: false });
+    w.seed('gone');
+    w.pve.on('getConfig', (args) => {
+      if (args[1] === wanted.vmid) throw fakeErrors.injected('internal error');
+      if (args[1] === gone.vmid) throw fakeErrors.noRouteToHost();
+    });
+
+    const report = await w.report();
+
+    expect(await w.added()).to.deep.equal([]);
+    expect(w.writes()).to.deep.equal([]);
+    expect(report.orphans.unknown.map((u) => u.name).sort()).to.deep.equal(['gone', 'wanted']);
+    expect(report.missing.reenqueued).to.deep.equal([]);
+    expect(report.seeds.deleted).to.deep.equal([]);
+  });
+
+  it("deletes no seed while a nameless VM with an unreadable config is listed: it may be that seed's VM (SPEC 5, 23)", async () => {
+    w = proxmoxWorld();
+    await w.tombstone('gone', 'uid-g');
+    w.seed('gone');
+    // A clone pvestatd has not named yet (nameless in /cluster/resources), its config read failing.
+    w.pve.statdEvery = 1000;
+    const clone = w.ourVm('gone', 'uid-g', { tagged: false });
+    w.pve.on('getConfig', (args) => {
+      if (args[1] === clone.vmid) throw fakeErrors.injected('internal error');
+    });
+
+    const report = await w.report();
+
+    expect(w.writes()).to.deep.equal([]);
+    expect(report.seeds.deleted).to.deep.equal([]);
+    expect(report.orphans.unknown.map((u) => u.vmid)).to.deep.equal([clone.vmid]);
+    expect(w.seedsLeft()).to.have.length(1);
+  });
+
+  it('fails as a whole when the cluster listing fails, acting on nothing (SPEC 5, 14)', async () => {
+    w = proxmoxWorld();
+    await w.present('db', 'uid-db');
+    await w.tombstone('gone', 'uid-g');
+    w.seed('gone');
+    w.pve.failNext('clusterResources', fakeErrors.noRouteToHost());
+
+    const failed = await w.sweep().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+
+    expect(failed).to.be.instanceOf(Error);
+    expect(await w.added()).to.deep.equal([]);
+    expect(w.writes()).to.deep.equal([]);
+  });
+
   it('with dryRun reports what it would do and changes nothing', async () => {
     w = proxmoxWorld();
     await w.expired('orphan-a', 'uid-a');

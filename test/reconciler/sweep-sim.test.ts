@@ -86,7 +86,7 @@ async function withSimWorld(foreignVms: number, configured: string[], body: (w: 
     const registry = new DesiredStateRegistry(redis, prefix, 3600);
     const ctx = { signal: new AbortController().signal };
     const limits = limitsFromConfig(config);
-    const run = createReconcileRunner({ config, redis, provider, vmQueue: queues.vm, registry, locks: new NameLocks(redis, prefix), now: () => new Date(Date.now() + 3600_000) });
+    const run = createReconcileRunner({ config, redis, provider, queues, registry, locks: new NameLocks(redis, prefix), now: () => new Date(Date.now() + 3600_000) });
     await body({
       api,
       config,

@@ -3,7 +3,7 @@
 // and handled; nothing wanted and nothing foreign is touched.
 import { expect } from 'chai';
 import { sweep } from '../../src/reconciler/sweep.js';
-import { BatchingProviderDouble, GRACE_SECONDS, ListingProviderDouble, NOW, OUR_TAG, ProviderDouble, makeWorld, mark } from './support.js';
+import { GRACE_SECONDS, NOW, OUR_TAG, ProviderDouble, makeWorld, mark } from './support.js';
 
 const young = new Date(NOW.getTime() - (GRACE_SECONDS - 60) * 1000);
 
@@ -76,8 +76,8 @@ describe('reconcile sweep (SPEC 5)', () => {
     expect(report.orphans.deleted.map((o) => o.vmid)).to.deep.equal([301]);
   });
 
-  it('looks every name up in one call when the provider can, and still finds the untagged clone', async () => {
-    const provider = new BatchingProviderDouble()
+  it('looks every name up in the one listing, and still finds the untagged clone', async () => {
+    const provider = new ProviderDouble()
       .addVm({ vmid: 311, node: 'pve2', name: 'crashed', tags: ['template-tag'], description: mark('uid-c') })
       .addSeed('gone', 'pve1');
     const world = makeWorld(provider);
@@ -85,14 +85,14 @@ describe('reconcile sweep (SPEC 5)', () => {
 
     await sweep(world.deps, { dryRun: false });
 
-    expect(provider.calls).to.include({ findByNames: 1, findByName: 0 });
+    expect(provider.calls).to.include({ listTaggedOrNamed: 1, findByName: 0 });
     expect(world.enqueuer.deletes.map((d) => [d.name, d.uid])).to.deep.equal([['crashed', 'uid-c']]);
     expect(world.enqueuer.creates.map((c) => c.name)).to.deep.equal(['a', 'b']);
     expect(provider.deletedSeeds).to.deep.equal(['seeds:iso/gone-seed.iso']);
   });
 
-  it('lists tagged VMs and every known name in one call when the provider can, and still finds the untagged clone', async () => {
-    const provider = new ListingProviderDouble()
+  it('lists tagged VMs and every known or seed name in one call, and still finds the untagged clone', async () => {
+    const provider = new ProviderDouble()
       .addVm({ vmid: 311, node: 'pve2', name: 'crashed', tags: ['template-tag'], description: mark('uid-c') })
       .addVm({ vmid: 312, node: 'pve1', name: 'orphan-t', tags: [OUR_TAG], description: mark('uid-t') })
       // Known only by its seed: its tombstone expired, its clone never got the tag.
@@ -104,7 +104,7 @@ describe('reconcile sweep (SPEC 5)', () => {
 
     await sweep(world.deps, { dryRun: false });
 
-    expect(provider.calls).to.include({ listTaggedOrNamed: 1, listByTag: 0, findByNames: 0, findByName: 0 });
+    expect(provider.calls).to.include({ listTaggedOrNamed: 1, findByName: 0 });
     expect(world.enqueuer.deletes.map((d) => [d.name, d.uid])).to.have.deep.members([['crashed', 'uid-c'], ['orphan-t', 'uid-t'], ['half', 'uid-h']]);
     expect(world.enqueuer.creates.map((c) => c.name)).to.deep.equal(['a']);
     expect(provider.deletedSeeds).to.deep.equal(['seeds:iso/gone-seed.iso']);
@@ -191,19 +191,24 @@ describe('reconcile sweep (SPEC 5)', () => {
     expect(report.seeds.skippedWanted.map((s) => s.name)).to.deep.equal(['late']);
   });
 
-  it('decides nothing about a name whose look-up failed', async () => {
-    const provider = new ProviderDouble().addSeed('blind', 'pve1').addSeed('blind2', 'pve1');
-    provider.failLookupOf.add('blind').add('blind2');
+  it('decides nothing about a name whose VM could not be read (its config read failed)', async () => {
+    // The listing reads each candidate's config; a read that fails makes the VM unknown, never absent (SPEC 14).
+    const provider = new ProviderDouble()
+      .addVm({ vmid: 801, node: 'pve1', name: 'blind', tags: [], configUnreadable: true })
+      .addVm({ vmid: 802, node: 'pve1', name: 'blind2', tags: [], configUnreadable: true })
+      .addSeed('blind', 'pve1')
+      .addSeed('blind2', 'pve1');
     const world = makeWorld(provider);
-    world.registry.present('blind', 'uid-b');
+    world.registry.present('blind', 'uid-b').expired('blind2');
 
     const report = await sweep(world.deps, { dryRun: false });
 
     expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(world.enqueuer.deletes).to.deep.equal([]);
     expect(provider.deletedSeeds).to.deep.equal([]);
-    expect(report.errors.map((e) => [e.action, e.name])).to.deep.equal([
-      ['lookup', 'blind'],
-      ['lookup', 'blind2'],
+    expect(report.orphans.unknown.map((u) => [u.vmid, u.name])).to.deep.equal([
+      [801, 'blind'],
+      [802, 'blind2'],
     ]);
   });
 
@@ -255,7 +260,7 @@ describe('reconcile sweep (SPEC 5)', () => {
 
   it('fails as a whole, acting on nothing, when the tag listing fails', async () => {
     const provider = new ProviderDouble().addSeed('gone', 'pve1');
-    provider.listByTag = () => Promise.reject(new Error('cluster/resources: 596'));
+    provider.listTaggedOrNamed = () => Promise.reject(new Error('cluster/resources: 596'));
     const world = makeWorld(provider);
     world.registry.present('db', 'uid-db');
 
@@ -265,5 +270,19 @@ describe('reconcile sweep (SPEC 5)', () => {
     expect(failure).to.be.instanceOf(Error);
     expect(world.enqueuer.creates).to.deep.equal([]);
     expect(provider.deletedSeeds).to.deep.equal([]);
+  });
+
+  it('fails as a whole, acting on nothing, when the seed listing fails (its names are part of the VM listing)', async () => {
+    const provider = new ProviderDouble().addVm({ vmid: 901, node: 'pve1', name: 'orphan', tags: [OUR_TAG], description: mark('uid-o') });
+    provider.listSeeds = () => Promise.reject(new Error('storage content: 596'));
+    const world = makeWorld(provider);
+    world.registry.present('db', 'uid-db').tombstone('orphan');
+
+    let failure: unknown;
+    await sweep(world.deps, { dryRun: false }).catch((err: unknown) => (failure = err));
+
+    expect(failure).to.be.instanceOf(Error);
+    expect(world.enqueuer.creates).to.deep.equal([]);
+    expect(world.enqueuer.deletes).to.deep.equal([]);
   });
 });

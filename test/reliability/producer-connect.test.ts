@@ -5,7 +5,7 @@
 // connection without an offline queue refuses at once.
 import { expect } from 'chai';
 import { connected, createProducerConnection } from '../../src/queue/connection.js';
-import { REDIS_URL } from '../web/helpers.js';
+import { REDIS_URL } from '../support/redis.js';
 
 describe('a fresh producer connection serves calls made together (SPEC 6)', () => {
   it('ten concurrent first calls all get the connection', async () => {

@@ -3,19 +3,11 @@
 // captures where one exists (the VMID of the captures is 199999).
 import { expect } from 'chai';
 import { guestAddress } from '../../src/sim/index.js';
-import { captured, shape, startTestSim, type TestSim } from './sim-helpers.js';
+import { captured, shape, startTestSim, type ResourceEntry, type TestSim } from './sim-helpers.js';
 
 const Q = '/nodes/pv1-1/qemu';
 const ID = 199999;
 const MARK = 'managed-by: pve-provisioner\nuid: 3f1c2a9e\nwritten-at-create: 2026-09-19T10:04:12Z';
-
-interface Resource {
-  vmid: number;
-  name?: string;
-  status: string;
-  lock?: string;
-  tags?: string;
-}
 
 describe('simulator: qemu (F2-F21)', () => {
   let sim: TestSim;
@@ -30,8 +22,8 @@ describe('simulator: qemu (F2-F21)', () => {
     sim.data<string>('POST', `${Q}/9001/clone`, { newid: ID, name: 'proxy-reconaaaaaaaaaaa', description: MARK, full: 1, ...params });
   const task = (upid: string, node = 'pv1-1'): Promise<{ status: string; exitstatus?: string; type: string; node: string }> =>
     sim.data('GET', `/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`);
-  const resource = async (vmid = ID): Promise<Resource | undefined> =>
-    (await sim.data<Resource[]>('GET', '/cluster/resources', { type: 'vm' })).find((r) => r.vmid === vmid);
+  const resource = async (vmid = ID): Promise<ResourceEntry | undefined> =>
+    (await sim.data<ResourceEntry[]>('GET', '/cluster/resources', { type: 'vm' })).find((r) => r.vmid === vmid);
   const config = (vmid = ID): Promise<Record<string, string | number>> => sim.data('GET', `${Q}/${vmid}/config`);
 
   it('answers a missing VM with the captured F2 text for config, status and destroy', async () => {
@@ -91,7 +83,7 @@ describe('simulator: qemu (F2-F21)', () => {
     });
     const log = await sim.data<{ t: string }[]>('GET', `/nodes/pv1-1/tasks/${encodeURIComponent(upid)}/log`);
     expect(log.map((l) => l.t)).to.deep.equal([`creating a clone of VM 9001 with ID ${ID}`, `TASK ERROR: close (rename) atomic file '/etc/pve/nodes/pv1-1/qemu-server/${ID}.conf' failed: File exists`]);
-    const entries = (await sim.data<Resource[]>('GET', '/cluster/resources', { type: 'vm' })).filter((r) => r.vmid === ID);
+    const entries = (await sim.data<ResourceEntry[]>('GET', '/cluster/resources', { type: 'vm' })).filter((r) => r.vmid === ID);
     expect(entries).to.deep.equal([{ ...entries[0], node: 'pv1-2', name: 'elsewhere' }]);
     expect((await sim.api('GET', `${Q}/${ID}/config`)).status, 'nothing on pv1-1').to.equal(500);
   });

@@ -29,6 +29,16 @@ export interface TestSim extends RunningSimulator {
   data<T>(method: string, path: string, params?: Record<string, string | number>): Promise<T>;
 }
 
+/** A VM entry of GET /cluster/resources, as the tests read it. */
+export interface ResourceEntry {
+  vmid: number;
+  name?: string;
+  status: string;
+  lock?: string;
+  tags?: string;
+  template?: number;
+}
+
 export interface Answer {
   status: number;
   reason: string;

@@ -2,19 +2,10 @@
 // and template come from the RRD sample pvestatd writes every
 // sim.statdSeconds; lock and tags are read live and appear only when set.
 import { expect } from 'chai';
-import { startTestSim, type TestSim } from './sim-helpers.js';
+import { startTestSim, type ResourceEntry, type TestSim } from './sim-helpers.js';
 
 const Q = '/nodes/pv1-1/qemu';
 const ID = 199999;
-
-interface Resource {
-  vmid: number;
-  name?: string;
-  status: string;
-  lock?: string;
-  tags?: string;
-  template?: number;
-}
 
 describe("simulator: pvestatd's cycle in /cluster/resources (audit 7)", () => {
   let sim: TestSim;
@@ -26,8 +17,8 @@ describe("simulator: pvestatd's cycle in /cluster/resources (audit 7)", () => {
     await sim.close();
   });
 
-  const entry = async (vmid = ID): Promise<Resource | undefined> =>
-    (await sim.data<Resource[]>('GET', '/cluster/resources', { type: 'vm' })).find((r) => r.vmid === vmid);
+  const entry = async (vmid = ID): Promise<ResourceEntry | undefined> =>
+    (await sim.data<ResourceEntry[]>('GET', '/cluster/resources', { type: 'vm' })).find((r) => r.vmid === vmid);
 
   it('keeps a finished clone nameless with status unknown until the next cycle, its lock gone at once', async () => {
     await sim.data('POST', `${Q}/9001/clone`, { newid: ID, name: 'fresh', full: 1 });
@@ -39,7 +30,7 @@ describe("simulator: pvestatd's cycle in /cluster/resources (audit 7)", () => {
   });
 
   it('shows a start at the next cycle, and a tag change at once', async () => {
-    const running = (await sim.data<Resource[]>('GET', '/cluster/resources', { type: 'vm' })).find((r) => r.vmid === 100);
+    const running = (await sim.data<ResourceEntry[]>('GET', '/cluster/resources', { type: 'vm' })).find((r) => r.vmid === 100);
     expect(running).to.include({ status: 'running' });
     await sim.data('POST', `/nodes/pv1-2/qemu/101/status/start`);
     sim.clock.advance(1);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/log.js';
 import type { Logger } from '../../src/log.js';
-import { readSecretFile } from '../../src/secrets/index.js';
+import { readSecretFile } from '../../src/secrets/read.js';
 
 function sinkLogger(level = 'debug'): { logger: Logger; text: () => string; lines: () => Record<string, unknown>[] } {
   const written: string[] = [];

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REDACTED, SecretFileError, readSecretFile, readSecretFileSync, redactSecrets } from '../../src/secrets/index.js';
+import { REDACTED, redactSecrets } from '../../src/secrets/redact.js';
+import { SecretFileError, readSecretFile, readSecretFileSync } from '../../src/secrets/read.js';
 
 describe('secret files and redaction', () => {
   let dir: string;

@@ -7,7 +7,8 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { VM_QUEUE } from '../../src/queue/queues.js';
 import { MAX_WAIT_SECONDS } from '../../src/web/routes/jobs.js';
-import { REDIS_URL, buildTestWeb, type TestWeb } from './helpers.js';
+import { buildTestWeb, type TestWeb } from './helpers.js';
+import { REDIS_URL } from '../support/redis.js';
 
 interface JobAnswer {
   id: string;

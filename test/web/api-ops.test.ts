@@ -2,7 +2,7 @@
 // store, /metrics (ours plus BullMQ's queue counts), the OpenAPI document
 // built from the job schemas, and JSON 404s.
 import { expect } from 'chai';
-import { jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
+import { JOB_NAMES, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
 import { writeLastHealth } from '../../src/queue/health-store.js';
 import { startHeartbeat } from '../../src/queue/heartbeat.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
@@ -94,6 +94,15 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
     expect(Object.keys(doc.paths['/vms/{name}'] ?? {}).sort()).to.deep.equal(['delete', 'get', 'parameters']);
     const body = doc.paths['/vms']?.post?.requestBody?.content['application/json']?.schema;
     expect(body).to.deep.equal(jobJsonSchema('create', limitsFromConfig(web.config)));
+  });
+
+  it('/v1/openapi.json names the jobs of the job table, and a job of one name has its route (SPEC 1, 6)', async () => {
+    const doc = (await web.app.inject({ method: 'GET', url: '/v1/openapi.json', headers: auth() })).json<{
+      paths: Record<string, { post?: { summary?: string } }>;
+      components: { schemas: { Job: { properties: { job: { enum: string[] } } } } };
+    }>();
+    expect(doc.components.schemas.Job.properties.job.enum).to.deep.equal([...JOB_NAMES]);
+    expect(doc.paths['/vms/{name}/check']?.post?.summary).to.equal("Enqueue a check of the VM's state");
   });
 
   it('unknown routes answer a JSON 404', async () => {

@@ -23,7 +23,7 @@ describe('HTTP API /v1/vms (SPEC 6)', () => {
   async function nothingEnqueued(): Promise<void> {
     const counts = await web.queues.vm.getJobCounts();
     expect(Object.values(counts).reduce((a, b) => a + b, 0), 'jobs in the vm queue').to.equal(0);
-    expect(await web.client.listVms(), 'registry entries').to.deep.equal([]);
+    expect((await web.client.listVms()).vms, 'registry entries').to.deep.equal([]);
   }
 
   it('POST /v1/vms answers 202 with the job id and Location, and the job is in the queue with defaults filled', async () => {

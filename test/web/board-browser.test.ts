@@ -12,7 +12,7 @@ import { startAll, type RunningAll } from '../../src/cli/all.js';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { REDIS_URL, deletePrefix, uniquePrefix } from './helpers.js';
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const CHROMIUM = '/usr/bin/chromium';

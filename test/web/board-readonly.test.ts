@@ -10,7 +10,8 @@ import { appRoutes } from '@bull-board/api/dist/routes.js';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'bullmq';
 import { createWorkerConnection } from '../../src/queue/connection.js';
-import { REDIS_URL, basicHeader, buildTestWeb, type TestWeb } from './helpers.js';
+import { basicHeader, buildTestWeb, type TestWeb } from './helpers.js';
+import { REDIS_URL } from '../support/redis.js';
 
 interface Fixture {
   failedJobId: string;

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { REDIS_URL, uniquePrefix } from './helpers.js';
+import { REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tsx = pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;

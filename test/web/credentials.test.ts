@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
-import { redactSecrets } from '../../src/secrets/index.js';
+import { redactSecrets } from '../../src/secrets/redact.js';
 import { SecretSet } from '../../src/web/auth/compare.js';
 import { CredentialsError, loadCredentials, parseApiTokens, parseBoardUsers } from '../../src/web/auth/credentials.js';
 

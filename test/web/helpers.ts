@@ -16,8 +16,7 @@ import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
 import type { RedisDownProbe } from '../../src/web/redis-down.js';
-
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 
 export interface TestWeb {
   app: FastifyInstance;
@@ -31,19 +30,6 @@ export interface TestWeb {
   boardUser: string;
   boardPassword: string;
   close(): Promise<void>;
-}
-
-export function uniquePrefix(what: string): string {
-  return `pvep-test-${what}-${randomBytes(4).toString('hex')}`;
-}
-
-export async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (found.length > 0) await redis.del(...found);
-  } while (cursor !== '0');
 }
 
 export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: { redisDown?: RedisDownProbe } = {}): Promise<TestWeb> {

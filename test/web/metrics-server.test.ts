@@ -14,15 +14,15 @@ describe('serveMetrics (SPEC 9)', () => {
 
   it('serves the counters the worker increments', async () => {
     metrics.jobFinished('delete', 'superseded', 0.01);
-    metrics.proxmoxCall('POST', '200', 0.02);
+    metrics.proxmoxCall('clone', '200', 0.02);
     metrics.lockWaited('create');
     metrics.reconcilerFindings('orphan', 2);
     const res = await fetch(server.url);
     expect(res.status).to.equal(200);
     const text = await res.text();
     expect(text).to.contain('pvep_jobs_total{job="delete",outcome="superseded"} 1');
-    expect(text).to.contain('pvep_proxmox_calls_total{method="POST",status="200"} 1');
-    expect(text).to.contain('pvep_proxmox_call_duration_seconds_count{method="POST"} 1');
+    expect(text).to.contain('pvep_proxmox_calls_total{method="clone",status="200"} 1');
+    expect(text).to.contain('pvep_proxmox_call_duration_seconds_count{method="clone"} 1');
     expect(text).to.contain('pvep_lock_waits_total{job="create"} 1');
     expect(text).to.contain('pvep_reconciler_findings_total{kind="orphan"} 2');
   });

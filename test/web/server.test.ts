@@ -12,7 +12,8 @@ import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
-import { REDIS_URL, basicHeader, deletePrefix, uniquePrefix } from './helpers.js';
+import { basicHeader } from './helpers.js';
+import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 describe('web server on a real socket (SPEC 6)', () => {
   let dir: string;

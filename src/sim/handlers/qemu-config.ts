@@ -13,13 +13,13 @@ import { param, refuseRootOnly, vmidParam, type Handler, type HandlerContext } f
 export const getConfig: Handler = (ctx) => configAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)));
 
 /** F7: the text Proxmox answers a write on a locked VM (skiplock is root@pam's only, refused before). */
-export function assertUnlocked(vm: SimVm): void {
+function assertUnlocked(vm: SimVm): void {
   const lock = vm.config.lock;
   if (typeof lock === 'string') throw dieError(texts.vmLocked(lock));
 }
 
 /** get_unique_tags (F9): lowercase, sorted, each once, `;` between. */
-export function foldTags(text: string): string {
+function foldTags(text: string): string {
   const tags = text
     .split(/[;,]/)
     .map((t) => t.trim().toLowerCase())

@@ -158,37 +158,24 @@ export const resize: Handler = (ctx) => {
   const amount = parseSize(relative ? sizeText.slice(1) : sizeText);
   // resize_vm loads the config and checks everything inside its worker (audit 4b), under
   // lock_config: a clone's lock file is waited out for up to 10 s, as a start waits (F3).
-  const wait = lockWait(ctx, sim.state.findVm(node, vmid));
-  const waits = wait.notBefore !== undefined;
-  return sim.runTask({
-    node,
-    type: 'resize',
-    id: String(vmid),
-    owner: ctx.owner,
-    seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
-    notBefore: wait.notBefore,
-    runningLog: waits ? ['trying to acquire lock...'] : [],
-    run: (endAt) => {
-      if (wait.timesOut) throw new Error(texts.lockTimeout(vmid));
-      const acquired = waits ? ['trying to acquire lock... OK'] : [];
-      const vm = sim.state.vm(node, vmid);
-      if (typeof vm.config.lock === 'string') throw dieError(texts.vmLocked(vm.config.lock));
-      const value = vm.config[disk];
-      if (typeof value !== 'string') throw dieError(texts.diskMissing(disk));
-      const drive = parseDrive(value);
-      if (isCdrom(drive)) throw dieError("you can't resize a cdrom");
-      const storage = storageOf(drive.file) ?? '';
-      if (sim.faults.allocateSpaceDenied(storage)) throw permissionError(`/storage/${storage}`, 'Datastore.AllocateSpace');
-      const current = driveBytes(drive);
-      const wanted = relative ? current + amount : amount;
-      // F20: shrinking fails inside the task; the same size is an OK no-op.
-      if (wanted < current) throw new Error(texts.shrinkRefused);
-      if (wanted === current) return acquired;
-      vm.config[disk] = printDrive(setDriveOption(drive, 'size', formatSize(wanted)));
-      touched(vm, endAt);
-      return [...acquired, `  Size of logical volume changed from ${formatSize(current)} to ${formatSize(wanted)}.`];
-    },
-  }).upid;
+  return lockFileTask(ctx, { node, vmid, type: 'resize', logsWait: true }, (endAt, acquired) => {
+    const vm = sim.state.vm(node, vmid);
+    lockedAtRun(vm);
+    const value = vm.config[disk];
+    if (typeof value !== 'string') throw dieError(texts.diskMissing(disk));
+    const drive = parseDrive(value);
+    if (isCdrom(drive)) throw dieError("you can't resize a cdrom");
+    const storage = storageOf(drive.file) ?? '';
+    if (sim.faults.allocateSpaceDenied(storage)) throw permissionError(`/storage/${storage}`, 'Datastore.AllocateSpace');
+    const current = driveBytes(drive);
+    const wanted = relative ? current + amount : amount;
+    // F20: shrinking fails inside the task; the same size is an OK no-op.
+    if (wanted < current) throw new Error(texts.shrinkRefused);
+    if (wanted === current) return acquired;
+    vm.config[disk] = printDrive(setDriveOption(drive, 'size', formatSize(wanted)));
+    touched(vm, endAt);
+    return [...acquired, `  Size of logical volume changed from ${formatSize(current)} to ${formatSize(wanted)}.`];
+  });
 };
 
 /** Seconds a start or stop waits for the config lock file a clone holds (PVE's lock_config default). */
@@ -204,6 +191,39 @@ function lockWait(ctx: HandlerContext, vm: SimVm | undefined): { notBefore?: num
   if (vm?.lockUntil === undefined || vm.lockUntil <= now) return { timesOut: false };
   const limit = now + ctx.sim.scaled(LOCK_WAIT_SECONDS);
   return vm.lockUntil > limit ? { notBefore: limit, timesOut: true } : { notBefore: vm.lockUntil, timesOut: false };
+}
+
+interface LockFileTask {
+  node: string;
+  vmid: number;
+  type: string;
+  /** The task log says `trying to acquire lock...` while it waits (resize and start do, stop does not). */
+  logsWait: boolean;
+}
+
+/**
+ * A task that takes the VM's lock file (resize, start, stop): it begins
+ * once a clone's lock is gone, or fails with the lock timeout when the
+ * clone outlasts the 10 s wait (F3). `run` gets the task's end and the
+ * log line the acquired lock adds, if any.
+ */
+function lockFileTask(ctx: HandlerContext, task: LockFileTask, run: (endAt: number, acquired: string[]) => string[]): string {
+  const { sim } = ctx;
+  const wait = lockWait(ctx, sim.state.findVm(task.node, task.vmid));
+  const logsWait = task.logsWait && wait.notBefore !== undefined;
+  return sim.runTask({
+    node: task.node,
+    type: task.type,
+    id: String(task.vmid),
+    owner: ctx.owner,
+    seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
+    notBefore: wait.notBefore,
+    runningLog: logsWait ? ['trying to acquire lock...'] : [],
+    run: (endAt) => {
+      if (wait.timesOut) throw new Error(texts.lockTimeout(task.vmid));
+      return run(endAt, logsWait ? ['trying to acquire lock... OK'] : []);
+    },
+  }).upid;
 }
 
 /** check_lock, once the task holds the lock file (a clone's lock is waited out, F3). */
@@ -223,32 +243,20 @@ export const start: Handler = (ctx) => {
   const node = param(ctx, 'node');
   const vmid = vmidParam(ctx);
   refuseRootOnly(ctx, START_ROOT_ONLY);
-  const wait = lockWait(ctx, sim.state.findVm(node, vmid));
-  const waits = wait.notBefore !== undefined;
-  return sim.runTask({
-    node,
-    type: 'qmstart',
-    id: String(vmid),
-    owner: ctx.owner,
-    seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
-    notBefore: wait.notBefore,
-    runningLog: waits ? ['trying to acquire lock...'] : [],
-    run: (endAt) => {
-      if (wait.timesOut) throw new Error(texts.lockTimeout(vmid));
-      const vm = sim.state.vm(node, vmid);
-      if (vm.config.template === 1) throw dieError(texts.startTemplate);
-      // A `suspended` lock is no obstacle: the start resumes the hibernated VM and drops the lock.
-      const resume = vm.config.lock === 'suspended';
-      if (!resume) lockedAtRun(vm);
-      if (vm.status === 'running') throw dieError(texts.alreadyRunning(vmid));
-      if (resume) for (const key of ['lock', 'vmstate', 'runningmachine', 'runningcpu', 'running-nets-host-mtu']) delete vm.config[key];
-      vm.status = 'running';
-      vm.paused = false;
-      vm.startedAt = endAt;
-      touched(vm, endAt);
-      return [...(waits ? ['trying to acquire lock... OK'] : []), ...(resume ? ['Resuming suspended VM'] : [])];
-    },
-  }).upid;
+  return lockFileTask(ctx, { node, vmid, type: 'qmstart', logsWait: true }, (endAt, acquired) => {
+    const vm = sim.state.vm(node, vmid);
+    if (vm.config.template === 1) throw dieError(texts.startTemplate);
+    // A `suspended` lock is no obstacle: the start resumes the hibernated VM and drops the lock.
+    const resume = vm.config.lock === 'suspended';
+    if (!resume) lockedAtRun(vm);
+    if (vm.status === 'running') throw dieError(texts.alreadyRunning(vmid));
+    if (resume) for (const key of ['lock', 'vmstate', 'runningmachine', 'runningcpu', 'running-nets-host-mtu']) delete vm.config[key];
+    vm.status = 'running';
+    vm.paused = false;
+    vm.startedAt = endAt;
+    touched(vm, endAt);
+    return [...acquired, ...(resume ? ['Resuming suspended VM'] : [])];
+  });
 };
 
 /**
@@ -262,27 +270,17 @@ export const stop: Handler = (ctx) => {
   const node = param(ctx, 'node');
   const vmid = vmidParam(ctx);
   refuseRootOnly(ctx, ['skiplock', 'keepActive', 'migratedfrom']);
-  const wait = lockWait(ctx, sim.state.findVm(node, vmid));
-  return sim.runTask({
-    node,
-    type: 'qmstop',
-    id: String(vmid),
-    owner: ctx.owner,
-    seconds: wait.timesOut ? 0 : sim.options.taskSeconds,
-    notBefore: wait.notBefore,
-    run: (endAt) => {
-      if (wait.timesOut) throw new Error(texts.lockTimeout(vmid));
-      const vm = sim.state.findVm(node, vmid);
-      if (vm === undefined) throw dieError(texts.noConfigOnNode(vmid, node));
-      if (vm.status !== 'running') return [];
-      lockedAtRun(vm);
-      vm.status = 'stopped';
-      vm.paused = false;
-      vm.startedAt = undefined;
-      touched(vm, endAt);
-      return [];
-    },
-  }).upid;
+  return lockFileTask(ctx, { node, vmid, type: 'qmstop', logsWait: false }, (endAt) => {
+    const vm = sim.state.findVm(node, vmid);
+    if (vm === undefined) throw dieError(texts.noConfigOnNode(vmid, node));
+    if (vm.status !== 'running') return [];
+    lockedAtRun(vm);
+    vm.status = 'stopped';
+    vm.paused = false;
+    vm.startedAt = undefined;
+    touched(vm, endAt);
+    return [];
+  });
 };
 
 /** check_lock as destroy_vm makes it: a `suspended` lock does not stop a destroy. */

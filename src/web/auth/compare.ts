@@ -30,7 +30,3 @@ export class SecretSet {
     return found;
   }
 }
-
-export function secretEquals(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
-}

@@ -5,7 +5,8 @@
 // message saying what to put where.
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../log.js';
-import { readSecretFile, registerSecret, SecretFileError } from '../../secrets/index.js';
+import { registerSecret } from '../../secrets/redact.js';
+import { readSecretFile, SecretFileError } from '../../secrets/read.js';
 import { createSecretFileIfMissing, newApiTokensFile, newBoardUsersFile } from '../../secrets/create-missing.js';
 
 export interface BoardUser {

@@ -4,9 +4,12 @@
 // that was already there answers 200 (`existing: true`), a new one 202
 // (SPEC 2).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { NAME_JOBS } from '../../../jobs/schema.js';
 import { SpecConflictError } from '../../client.js';
-import type { EnqueueResult } from '../../client.js';
+import type { EnqueueResult, VmListQuery } from '../../client.js';
+import { parseVmListQuery } from '../../queue/vm-listing.js';
 import type { VmService } from '../deps.js';
+import { validationBody } from '../error-handler.js';
 
 interface NameParams {
   name: string;
@@ -43,7 +46,14 @@ export function vmRoutes(app: FastifyInstance, service: VmService): void {
     }
   });
 
-  app.get('/vms', async () => ({ vms: await service.listVms() }));
+  // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
+  app.get<{ Querystring: Record<string, unknown> }>('/vms', async (request, reply) => {
+    const { limit, cursor, state, node } = request.query;
+    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node };
+    const checked = parseVmListQuery(query);
+    if (!checked.ok) return reply.code(400).send(validationBody(checked.errors));
+    return service.listVms(query as VmListQuery);
+  });
 
   app.get<{ Params: NameParams }>('/vms/:name', async (request, reply) => {
     const desired = await service.getVm(request.params.name);
@@ -60,9 +70,12 @@ export function vmRoutes(app: FastifyInstance, service: VmService): void {
     return accepted(reply, await service.deleteVm(input));
   });
 
-  app.post<{ Params: NameParams }>('/vms/:name/check', async (request, reply) => {
-    // A check has no body; one sent anyway must not add fields.
-    const extra = asObject(request.body) ?? {};
-    return accepted(reply, await service.checkVm({ ...extra, name: request.params.name }));
-  });
+  // POST /vms/:name/check, and likewise every job of one name in the job table (jobs/schema.ts).
+  for (const job of NAME_JOBS) {
+    app.post<{ Params: NameParams }>(`/vms/:name/${job}`, async (request, reply) => {
+      // The name is the path's; a body's fields are the job's other fields, checked by its schema.
+      const extra = asObject(request.body) ?? {};
+      return accepted(reply, await service.enqueueJob(job, { ...extra, name: request.params.name }));
+    });
+  }
 }

@@ -1,0 +1,6 @@
+// A plain text table for the CLI: columns padded to their widest cell, two spaces apart.
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((cells) => (cells[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ');
+  return `${[header, ...rows].map(line).join('\n')}\n`;
+}

@@ -1,0 +1,48 @@
+// What SPEC 2's desired-state registry holds for a name, as every layer
+// sees it: jobs read records and leave last-known states, the worker and
+// the client pass them on. Types only; the registry that reads and
+// writes them in Redis is src/queue/registry.ts.
+
+export interface LastKnown {
+  state: string;
+  address?: string;
+  vmid?: number;
+  node?: string;
+  at: string;
+}
+
+/** A create of the name's current generation that failed Permanent (SPEC 2). */
+export interface RecordedFailure {
+  reason: string;
+  jobId: string;
+  generation: number;
+  at: string;
+}
+
+export interface DesiredRecord {
+  name: string;
+  state: 'present' | 'absent';
+  uid?: string;
+  generation: number;
+  spec?: Record<string, unknown>;
+  updatedAt: string;
+  jobId?: string;
+  lastKnown?: LastKnown;
+  /** Uids this name had before, deleted and then replaced by a new uid (oldest first). */
+  retiredUids?: string[];
+  /** Set while the present generation's create failed Permanent; a new create clears it. */
+  failed?: RecordedFailure;
+}
+
+/**
+ * What the generation check reads of a record (SPEC 2), with the lock in
+ * one call: all that a job's superseded() may look at.
+ */
+export type DesiredHead = Pick<DesiredRecord, 'name' | 'state' | 'uid' | 'generation'>;
+
+/** A job's last-known state of its name, to be written into the name's record. */
+export interface LastKnownWrite {
+  lastKnown: LastKnown;
+  /** Written only while the name's desired state is this one; whatever it is when absent. */
+  ifState?: DesiredRecord['state'];
+}

@@ -1,0 +1,95 @@
+// The one door through which jobs enter the queues (SPEC 1, 2, 6): it
+// checks a job's stored data against the job table's schema, puts the job
+// on the table's queue and gives it an id of the table's shape
+// (jobs/job-ids.ts). The producer library, the reconciler, the CLI and the
+// schedules all enqueue here. Producer-safe: no worker code.
+import type { Job } from 'bullmq';
+import { intentJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
+import { JOB_TABLE, validateStoredJobData } from '../../jobs/schema.js';
+import type { IntentJob, JobLimits, JobName } from '../../jobs/schema.js';
+import { ValidationError } from './producer-errors.js';
+import type { Queues } from './queues.js';
+
+/** Which id a job gets. */
+type JobIdChoice =
+  /** A recorded intent's job (SPEC 2), under the id the registry recorded for it. */
+  | { recorded: string }
+  /** A recorded intent's job once more, under a new id (the reconciler's re-create: the first may be kept as completed). */
+  | 'again'
+  /** A job of its own: `<job>-<name>-<uuid>`, or `<job>-<uuid>` for a job of no name. */
+  | 'own';
+
+export interface JobDoor {
+  /** Checks `data` as the worker will, then adds the job; throws ValidationError, adding nothing, when it is refused. */
+  add(job: JobName, data: unknown, id?: JobIdChoice): Promise<Job>;
+  /**
+   * The job of an intent already recorded: kept when it is there, added
+   * again when it is gone (retention, or a crash between record and add),
+   * retried when it failed, since the caller asks again for the same thing.
+   */
+  ensure(job: IntentJob, data: unknown, recordedId: string): Promise<void>;
+  /** The job's schedule (SPEC 5, 19), named after the job; idempotent, so every worker upserts it at start. */
+  schedule(job: JobName, everyMs: number, data: unknown): Promise<void>;
+}
+
+interface Identified {
+  name?: unknown;
+  generation?: unknown;
+}
+
+function checked(job: JobName, data: unknown, limits: JobLimits): Identified {
+  const result = validateStoredJobData(job, data, limits);
+  if (!result.ok) throw new ValidationError(result.errors);
+  return result.value as Identified;
+}
+
+function nameOf(job: JobName, data: Identified): string {
+  if (typeof data.name !== 'string') throw new Error(`a ${job} job needs a name for its id`);
+  return data.name;
+}
+
+function generationOf(job: JobName, data: Identified): number {
+  if (typeof data.generation !== 'number') throw new Error(`a ${job} job needs a generation for its id`);
+  return data.generation;
+}
+
+function isIntent(job: JobName): job is IntentJob {
+  return JOB_TABLE[job].ids === 'intent';
+}
+
+/** The id of a job of the table's shape; a recorded id must be the one jobs/job-ids.ts gives the intent. */
+function jobIdFor(job: JobName, data: Identified, choice: JobIdChoice): string {
+  if (choice === 'own') return JOB_TABLE[job].ids === 'system' ? ownJobId(job) : nameJobId(job, nameOf(job, data));
+  if (!isIntent(job)) throw new Error(`a ${job} job records no intent, so it has no intent id`);
+  const expected = intentJobId(job, nameOf(job, data), generationOf(job, data));
+  if (choice === 'again') return repeatedIntentJobId(job, nameOf(job, data), generationOf(job, data));
+  if (choice.recorded !== expected) throw new Error(`job id ${choice.recorded} is not the id of ${job} ${nameOf(job, data)} at its generation (${expected})`);
+  return choice.recorded;
+}
+
+export function jobDoor(queues: Queues, limits: JobLimits): JobDoor {
+  const queueOf = (job: JobName) => queues[JOB_TABLE[job].queue];
+  return {
+    async add(job, data, id = 'own') {
+      const value = checked(job, data, limits);
+      return queueOf(job).add(job, value, { jobId: jobIdFor(job, value, id) });
+    },
+
+    async ensure(job, data, recordedId) {
+      const value = checked(job, data, limits);
+      const jobId = jobIdFor(job, value, { recorded: recordedId });
+      const queue = queueOf(job);
+      const existing = (await queue.getJob(jobId)) as Job | undefined;
+      if (existing === undefined) {
+        await queue.add(job, value, { jobId });
+        return;
+      }
+      if (await existing.isFailed()) await existing.retry('failed');
+    },
+
+    async schedule(job, everyMs, data) {
+      const value = checked(job, data, limits);
+      await queueOf(job).upsertJobScheduler(schedulerId(job), { every: everyMs }, { name: job, data: value });
+    },
+  };
+}

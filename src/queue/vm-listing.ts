@@ -1,0 +1,79 @@
+// The query of a listing of names (SPEC 27: GET /v1/vms pages and
+// filters), for the producer library and the HTTP API alike: limit,
+// cursor, state, node, checked here so both refuse the same values naming
+// the same field. Pages run in name order and the cursor is the last name
+// a page gave (base64url), so a page goes on after that name whatever was
+// added or removed meanwhile: no name twice, none skipped that stayed.
+import { DNS_LABEL } from '../../jobs/fields.js';
+import type { FieldError } from '../../jobs/fields.js';
+import type { DesiredRecord } from '../desired-state.js';
+
+export const DEFAULT_PAGE_LIMIT = 100;
+export const MAX_PAGE_LIMIT = 1000;
+export const LISTED_STATES = ['present', 'absent'] as const satisfies readonly DesiredRecord['state'][];
+
+export interface VmListQuery {
+  /** Names per page, 1 to 1000; default 100. */
+  limit?: number;
+  /** The previous page's nextCursor; absent for the first page. */
+  cursor?: string;
+  /** Only names desired so. */
+  state?: DesiredRecord['state'];
+  /** Only names whose VM was last seen on this node. */
+  node?: string;
+}
+
+/** What the registry's page reads: the names after `after`, in name order, that pass the filters. */
+export interface RegistryPageQuery {
+  after?: string;
+  limit: number;
+  state?: DesiredRecord['state'];
+  node?: string;
+}
+
+export function encodeCursor(lastName: string): string {
+  return Buffer.from(lastName, 'utf8').toString('base64url');
+}
+
+/** The name a cursor carries, or undefined when it is not one this service gave. */
+function decodeCursor(cursor: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  const name = Buffer.from(cursor, 'base64url').toString('utf8');
+  return DNS_LABEL.test(name) && encodeCursor(name) === cursor ? name : undefined;
+}
+
+function isState(value: unknown): value is DesiredRecord['state'] {
+  return (LISTED_STATES as readonly unknown[]).includes(value);
+}
+
+/** The registry's query from a caller's, or every failing field. Unknown keys are refused too. */
+export function parseVmListQuery(input: unknown): { ok: true; value: RegistryPageQuery } | { ok: false; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    return { ok: false, errors: [{ field: 'query', message: 'must be an object of limit, cursor, state and node' }] };
+  }
+  const given = (input ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(given)) {
+    if (!['limit', 'cursor', 'state', 'node'].includes(key) && given[key] !== undefined) errors.push({ field: key, message: 'is not a listing parameter (limit, cursor, state, node)' });
+  }
+  const value: RegistryPageQuery = { limit: DEFAULT_PAGE_LIMIT };
+  const { limit, cursor, state, node } = given;
+  if (limit !== undefined) {
+    if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT) value.limit = limit;
+    else errors.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` });
+  }
+  if (cursor !== undefined) {
+    const after = typeof cursor === 'string' ? decodeCursor(cursor) : undefined;
+    if (after === undefined) errors.push({ field: 'cursor', message: "must be a previous page's nextCursor, as given" });
+    else value.after = after;
+  }
+  if (state !== undefined) {
+    if (isState(state)) value.state = state;
+    else errors.push({ field: 'state', message: `must be one of ${LISTED_STATES.join(', ')}` });
+  }
+  if (node !== undefined) {
+    if (typeof node === 'string' && node !== '') value.node = node;
+    else errors.push({ field: 'node', message: 'must be a node name' });
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+}

@@ -1,0 +1,42 @@
+// A worker process's wiring, the same for `worker` and `all` (SPEC 6):
+// the Proxmox client (request budget, metrics, debug lines), the provider
+// on it, and the job service. Closing it closes the workers first, then
+// the client, so no running job loses its Proxmox calls mid-way.
+import type { Config } from '../config/types.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import { createProvider } from '../provider/provider.js';
+import { workerProxmoxApi } from './proxmox-api.js';
+import { startWorkerService, type CloseOutcome, type WorkerService } from './service.js';
+
+export interface WorkerProcessOptions {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  /** Where Proxmox answers: proxmox.url, or the simulator's address when it is "sim". */
+  proxmoxUrl: string;
+}
+
+/** The job service; its close also closes the Proxmox client. */
+export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerService> {
+  const { config, logger, metrics } = options;
+  const proxmox = workerProxmoxApi(config, options.proxmoxUrl, logger, metrics);
+  const provider = createProvider({ api: proxmox.api, config, logger });
+  let service: WorkerService;
+  try {
+    service = await startWorkerService({ config, provider, logger, metrics });
+  } catch (err) {
+    await proxmox.close();
+    throw err;
+  }
+  return {
+    id: service.id,
+    async close(graceMs?: number): Promise<CloseOutcome> {
+      try {
+        return await service.close(graceMs);
+      } finally {
+        await proxmox.close();
+      }
+    },
+  };
+}

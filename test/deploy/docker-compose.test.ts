@@ -1,0 +1,66 @@
+// SPEC 6, 27: docker-compose.yml restarts Redis, gives the worker longer
+// to stop than the jobs.shutdownGraceSeconds it runs with (so Docker's
+// SIGKILL never cuts the grace short), and mounts the secrets volume
+// read-only everywhere but in `init`, which writes it.
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CORE_SCHEMA, load, mergeTag } from 'js-yaml';
+import { loadConfig } from '../../src/config/index.js';
+
+interface Service {
+  restart?: string;
+  stop_grace_period?: string;
+  volumes?: string[];
+  environment?: Record<string, string | number | boolean>;
+}
+interface Compose {
+  services: Record<string, Service>;
+}
+
+// Compose files use YAML 1.1 merge keys (`<<: *app`); js-yaml's 1.2 schema needs the tag added.
+const compose = load(readFileSync(join(import.meta.dirname, '..', '..', 'docker-compose.yml'), 'utf8'), { schema: CORE_SCHEMA.withTags(mergeTag) }) as Compose;
+
+function service(name: string): Service {
+  const found = compose.services[name];
+  if (found === undefined) throw new Error(`docker-compose.yml has no service ${name}`);
+  return found;
+}
+
+/** A compose duration (Go's form: 90s, 1m30s, 2m) in seconds. */
+function seconds(duration: string): number {
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us)/g)];
+  if (parts.map((p) => p[0]).join('') !== duration) throw new Error(`not a compose duration: ${duration}`);
+  const unit: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001, us: 0.000001 };
+  return parts.reduce((sum, [, n, u]) => sum + Number(n) * (unit[u ?? 's'] ?? 0), 0);
+}
+
+/** The `secrets` volume's mount of a service: its target and whether it is read-only. */
+function secretsMount(name: string): { target: string; readOnly: boolean } | undefined {
+  const mount = (service(name).volumes ?? []).find((v) => v.startsWith('secrets:'));
+  if (mount === undefined) return undefined;
+  const [, target = '', mode = ''] = mount.split(':');
+  return { target, readOnly: mode.split(',').includes('ro') };
+}
+
+describe('docker-compose.yml (SPEC 6, 27)', () => {
+  it('restarts Redis unless it was stopped', () => {
+    expect(service('redis').restart).to.equal('unless-stopped');
+  });
+
+  it("gives the worker longer to stop than the jobs.shutdownGraceSeconds it runs with, and room for the close after it", () => {
+    const environment = Object.fromEntries(Object.entries(service('worker').environment ?? {}).map(([k, v]) => [k, String(v)]));
+    const grace = loadConfig({ env: environment }).jobs.shutdownGraceSeconds;
+    const period = service('worker').stop_grace_period;
+    expect(period, 'worker stop_grace_period').to.be.a('string');
+    // After the grace the worker cancels what still runs, waits a second for it, closes Redis and exits: 10 s covers it.
+    expect(seconds(period ?? '0s')).to.be.at.least(grace + 10);
+  });
+
+  it('mounts the secrets volume read-only on sim, worker and web; only init writes it', () => {
+    for (const name of ['sim', 'worker', 'web']) expect(secretsMount(name), name).to.deep.equal({ target: '/var/lib/pve-provisioner', readOnly: true });
+    expect(secretsMount('init')).to.deep.equal({ target: '/var/lib/pve-provisioner', readOnly: false });
+    const writers = Object.keys(compose.services).filter((name) => secretsMount(name)?.readOnly === false);
+    expect(writers).to.deep.equal(['init']);
+  });
+});

@@ -1,0 +1,87 @@
+// SPEC 27: deploy/grafana/pve-provisioner.json is a dashboard Grafana
+// imports into any Prometheus data source (a ${datasource} variable that
+// every panel and query uses), with a panel for each thing the issue
+// lists, and PromQL that Prometheus parses (checked by promtool, each
+// query as a recording rule). That each metric exists on a running
+// service is test/web/observability.test.ts.
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DASHBOARD_FILE, dashboardQueries } from '../support/deploy-queries.js';
+import { promtool } from '../support/promtool.js';
+
+interface Target {
+  expr: string;
+  datasource?: { uid?: string };
+}
+interface Panel {
+  id: number;
+  type: string;
+  title: string;
+  datasource?: { uid?: string };
+  targets?: Target[];
+}
+interface Dashboard {
+  uid: string;
+  schemaVersion: number;
+  panels: Panel[];
+  templating: { list: { name: string; type: string; query: string }[] };
+}
+
+const dashboard = (): Dashboard => JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as Dashboard;
+const graphs = (): Panel[] => dashboard().panels.filter((p) => p.type !== 'row');
+
+/** What the issue asks a panel for, and a metric that shows it. */
+const WANTED: [string, RegExp][] = [
+  ['jobs by outcome', /sum by \(outcome\) \(rate\(pvep_jobs_total/],
+  ['job durations', /pvep_job_duration_seconds_bucket/],
+  ['Proxmox calls', /pvep_proxmox_calls_total/],
+  ['Proxmox latency', /pvep_proxmox_call_duration_seconds_bucket/],
+  ['request budget (limiter) waits', /pvep_proxmox_budget_wait_seconds_bucket/],
+  ['lock waits', /pvep_lock_waits_total/],
+  ['sweep findings', /pvep_reconciler_findings_total/],
+  ['queue depth', /bullmq_job_count/],
+  ['node health', /pvep_node_healthy/],
+  ['HTTP request duration', /pvep_http_request_duration_seconds_bucket/],
+];
+
+describe('the Grafana dashboard in deploy/ (SPEC 27)', () => {
+  it('is a schemaVersion 39 dashboard with a Prometheus ${datasource} variable', () => {
+    const d = dashboard();
+    expect(d.schemaVersion).to.equal(39);
+    expect(d.uid).to.equal('pve-provisioner');
+    const variable = d.templating.list.find((v) => v.name === 'datasource');
+    expect(variable).to.include({ type: 'datasource', query: 'prometheus' });
+  });
+
+  it('queries through ${datasource} in every panel and target, panel ids unique', () => {
+    const panels = graphs();
+    expect(new Set(dashboard().panels.map((p) => p.id)).size).to.equal(dashboard().panels.length);
+    for (const panel of panels) {
+      expect(panel.datasource?.uid, panel.title).to.equal('${datasource}');
+      expect(panel.targets ?? [], panel.title).to.not.be.empty;
+      for (const target of panel.targets ?? []) expect(target.datasource?.uid, panel.title).to.equal('${datasource}');
+    }
+  });
+
+  it('has a panel for each thing the issue lists', () => {
+    const exprs = graphs().flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    for (const [what, pattern] of WANTED) expect(exprs.some((e) => pattern.test(e)), what).to.equal(true);
+  });
+
+  it('holds only PromQL that Prometheus parses', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pvep-dashboard-'));
+    try {
+      // Grafana's interval variables become a plain range for the parser.
+      const rules = dashboardQueries().map((expr, i) => ({ record: `dashboard:query_${i}`, expr: expr.replaceAll('$__rate_interval', '5m').replaceAll('$__range', '1h') }));
+      const file = join(dir, 'dashboard-queries.yml');
+      writeFileSync(file, JSON.stringify({ groups: [{ name: 'dashboard', rules }] }));
+      const run = await promtool(['check', 'rules', file]);
+      expect(run.code, `${run.stdout}${run.stderr}`).to.equal(0);
+      expect(run.stdout).to.contain(`SUCCESS: ${rules.length} rules found`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

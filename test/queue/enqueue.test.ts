@@ -1,0 +1,77 @@
+// SPEC 1, 2, 6: the one door for enqueueing. It checks the stored data as
+// the worker will, puts each job on the job table's queue and gives it an
+// id of the table's shape (real Redis, a prefix of its own).
+import { expect } from 'chai';
+import { JOB_NAMES, JOB_TABLE, limitsFromConfig } from '../../jobs/schema.js';
+import { jobDoor } from '../../src/queue/enqueue.js';
+import type { JobDoor } from '../../src/queue/enqueue.js';
+import { ValidationError } from '../../src/queue/producer-errors.js';
+import { createHarness } from '../support/harness.js';
+import type { Harness } from '../support/harness.js';
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const createData = { name: 'door-c', uid: 'u1', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false, generation: 2 };
+
+describe('the enqueue door (SPEC 1, 2, 6)', () => {
+  let h: Harness;
+  let door: JobDoor;
+
+  beforeEach(() => {
+    h = createHarness('door');
+    door = jobDoor(h.queues, limitsFromConfig(h.config));
+  });
+
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('puts the system jobs on the system queue and the VM jobs on the vm queue', () => {
+    expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'system')).to.deep.equal(['health', 'reconcile']);
+    expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'vm')).to.deep.equal(['create', 'delete', 'check']);
+  });
+
+  it('gives each job its queue and its id shape', async () => {
+    const check = await door.add('check', { name: 'door-1' });
+    expect(check.id).to.match(new RegExp(`^check-door-1-${UUID}$`));
+    expect(await h.queues.vm.getJob(check.id ?? '')).to.not.equal(undefined);
+
+    const reconcile = await door.add('reconcile', { dryRun: true });
+    expect(reconcile.id).to.match(new RegExp(`^reconcile-${UUID}$`));
+    expect((await h.queues.system.getJob(reconcile.id ?? ''))?.data).to.deep.equal({ dryRun: true });
+
+    const orphan = await door.add('delete', { name: 'door-2', uid: 'u9', generation: 4 });
+    expect(orphan.id).to.match(new RegExp(`^delete-door-2-${UUID}$`));
+
+    const recorded = await door.add('create', createData, { recorded: 'create-door-c-2' });
+    expect(recorded.id).to.equal('create-door-c-2');
+    const again = await door.add('create', createData, 'again');
+    expect(again.id).to.match(new RegExp(`^create-door-c-2-${UUID}$`));
+  });
+
+  it('refuses data the worker would refuse, naming the fields, and adds nothing', async () => {
+    const refused = await door.add('create', { ...createData, memoryMiB: 1, generation: undefined }).catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(ValidationError);
+    expect((refused as ValidationError).fields.map((f) => f.field).sort()).to.deep.equal(['generation', 'memoryMiB']);
+    expect(await h.queues.vm.count()).to.equal(0);
+  });
+
+  it('refuses a recorded id that is not the intent id of the data it carries', async () => {
+    const refused = await door.add('create', createData, { recorded: 'create-door-c-3' }).catch((err: unknown) => err);
+    expect(String(refused)).to.include('is not the id of create door-c');
+    expect(await h.queues.vm.count()).to.equal(0);
+  });
+
+  it('ensure adds a recorded job that is gone and keeps one that is there', async () => {
+    await door.ensure('create', createData, 'create-door-c-2');
+    const job = await h.queues.vm.getJob('create-door-c-2');
+    expect(job?.data).to.include({ name: 'door-c', generation: 2 });
+    await door.ensure('create', createData, 'create-door-c-2');
+    expect(await h.queues.vm.count()).to.equal(1);
+  });
+
+  it('schedules a job under its own name on its queue', async () => {
+    await door.schedule('health', 60_000, {});
+    const schedulers = await h.queues.system.getJobSchedulers();
+    expect(schedulers.map((s) => [s.key, s.name])).to.deep.equal([['health', 'health']]);
+  });
+});

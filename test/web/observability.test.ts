@@ -1,0 +1,159 @@
+// SPEC 9, 27 against the running service: `all` in-process on the
+// simulator (startAll, real sockets, its own Redis prefix), driven over
+// HTTP, its GET /metrics scraped. BullMQ's job totals count what really
+// finished; requests are timed by route template, never the raw URL;
+// the node health gauge follows the health job; promtool finds nothing
+// to say about our names; every metric the deploy/ dashboard and alert
+// rules query is declared on the scrape.
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { startAll, type RunningAll } from '../../src/cli/all.js';
+import { loadConfig } from '../../src/config/index.js';
+import { silentLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { deployQueries, metricNamesIn } from '../support/deploy-queries.js';
+import { parseSamples, queryableNames, valueOf, type Sample } from '../support/prometheus-scrape.js';
+import { promtool } from '../support/promtool.js';
+import { REDIS_URL, deletePrefix, eventually, uniquePrefix } from '../support/redis.js';
+
+const COMPLETED = 3;
+
+/**
+ * What promtool's lint also says is about library names we leave alone:
+ * BullMQ's gauge bullmq_job_count ends in _count, and prom-client's
+ * default process collector names three gauges `_total` (we only give
+ * them our prefix).
+ */
+const PROM_CLIENT_GAUGES_NAMED_TOTAL = ['pvep_nodejs_active_handles_total', 'pvep_nodejs_active_requests_total', 'pvep_nodejs_active_resources_total'];
+
+describe('metrics of the running service (SPEC 9, 27)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let prefix: string;
+  let running: RunningAll;
+  let headers: Record<string, string>;
+
+  const url = (path: string): string => `${running.web.url}${path}`;
+  const scrapeText = async (): Promise<string> => {
+    const res = await fetch(url('/metrics'));
+    expect(res.status).to.equal(200);
+    return res.text();
+  };
+  const scrape = async (): Promise<Sample[]> => parseSamples(await scrapeText());
+  const simFaults = async (faults: Record<string, unknown>): Promise<void> => {
+    const res = await fetch(`${running.sim?.url ?? ''}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+    expect(res.status, await res.text()).to.equal(200);
+  };
+  const createAndWait = async (body: Record<string, unknown>): Promise<string> => {
+    const created = await fetch(url('/v1/vms'), { method: 'POST', headers, body: JSON.stringify({ waitForAddress: false, ...body }) });
+    expect(created.status).to.equal(202);
+    const { jobId } = (await created.json()) as { jobId: string };
+    const job = (await (await fetch(url(`/v1/jobs/${jobId}?waitSeconds=60`), { headers })).json()) as { state: string };
+    return job.state;
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pvep-observe-'));
+    prefix = uniquePrefix('observe');
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        redis: { url: REDIS_URL, prefix },
+        sim: { timeScale: 0.02 },
+        health: { everySeconds: 1 },
+        proxmox: { tokenFile: join(dir, 'proxmox-token') },
+        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
+      },
+    });
+    const started = await startAll(config, silentLogger(), { metrics: createMetrics({ processMetrics: true }), webPort: 0, simPort: 0 });
+    if (started === undefined) throw new Error('startAll refused to start');
+    running = started;
+    headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
+  });
+
+  after(async () => {
+    await running?.close();
+    const redis = new Redis(REDIS_URL);
+    await deletePrefix(redis, prefix);
+    redis.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('bullmq_job_completed_total and bullmq_job_failed_total count the jobs that finished', async () => {
+    for (let i = 1; i <= COMPLETED; i += 1) expect(await createAndWait({ name: `obs-${i}` })).to.equal('completed');
+    // A resize refused for a missing privilege is Permanent: one failed job, on its first attempt.
+    await simFaults({ denyAllocateSpace: ['local-lvm'] });
+    try {
+      expect(await createAndWait({ name: 'obs-denied', node: 'pve1', diskGiB: 20 })).to.equal('failed');
+    } finally {
+      await simFaults({});
+    }
+    const samples = await scrape();
+    expect(valueOf(samples, 'bullmq_job_completed_total', { queue: 'vm' })).to.equal(COMPLETED);
+    expect(valueOf(samples, 'bullmq_job_failed_total', { queue: 'vm' })).to.equal(1);
+    // Our own counter agrees with BullMQ's.
+    expect(valueOf(samples, 'pvep_jobs_total', { job: 'create', outcome: 'completed' })).to.equal(COMPLETED);
+    expect(valueOf(samples, 'pvep_jobs_total', { job: 'create', outcome: 'failed' })).to.equal(1);
+  });
+
+  it('times HTTP requests by route template, method and status, never by the raw URL', async () => {
+    expect((await fetch(url('/v1/vms/obs-timed-name'), { headers })).status).to.equal(404);
+    expect((await fetch(url('/v1/vms'), { headers })).status).to.equal(200);
+    expect((await fetch(url('/v1/no-such-route'), { headers })).status).to.equal(404);
+    expect((await fetch(url('/v1/vms'))).status).to.equal(401);
+    const samples = (await scrape()).filter((s) => s.name.startsWith('pvep_http_request_duration_seconds'));
+    const count = (labels: Record<string, string>): number | undefined => valueOf(samples, 'pvep_http_request_duration_seconds_count', labels);
+    expect(count({ route: '/v1/vms/:name', method: 'GET', status: '404' })).to.equal(1);
+    expect(count({ route: '/v1/vms', method: 'GET', status: '200' })).to.equal(1);
+    expect(count({ route: '/v1/vms', method: 'GET', status: '401' })).to.equal(1);
+    expect(count({ route: 'unmatched', method: 'GET', status: '404' })).to.equal(1);
+    expect(count({ route: '/v1/jobs/:id', method: 'GET', status: '200' })).to.be.at.least(COMPLETED);
+    const routes = new Set(samples.map((s) => s.labels.route));
+    expect([...routes].filter((route) => route?.includes('obs-') || route?.includes('no-such'))).to.deep.equal([]);
+    expect(valueOf(samples, 'pvep_http_request_duration_seconds_bucket', { route: '/v1/vms', method: 'GET', status: '200', le: '+Inf' })).to.equal(1);
+  });
+
+  it('pvep_node_healthy follows the last health job: 1 for a fit node, 0 with its reason for one that went offline', async () => {
+    const healthy = await eventually(async () => {
+      const samples = await scrape();
+      return valueOf(samples, 'pvep_node_healthy', { node: 'pve2' }) === 1 ? samples : undefined;
+    }, 20_000, 250);
+    expect(valueOf(healthy, 'pvep_node_healthy', { node: 'pve1' })).to.equal(1);
+    await simFaults({ offlineNodes: ['pve2'] });
+    try {
+      // A health run already under way when the fault came may see pve2 unreachable; the next one sees it offline.
+      const after = await eventually(async () => {
+        const samples = await scrape();
+        return valueOf(samples, 'pvep_node_health_reasons', { node: 'pve2', reason: 'NodeOffline' }) === 1 ? samples : undefined;
+      }, 20_000, 250);
+      expect(valueOf(after, 'pvep_node_healthy', { node: 'pve2' })).to.equal(0);
+      expect(valueOf(after, 'pvep_node_healthy', { node: 'pve1' })).to.equal(1);
+      expect(valueOf(after, 'pvep_node_health_reasons', { node: 'pve1' })).to.equal(undefined);
+      const checkedAt = valueOf(after, 'pvep_node_health_checked_timestamp_seconds') ?? 0;
+      expect(Date.now() / 1000 - checkedAt).to.be.within(0, 30);
+    } finally {
+      await simFaults({});
+    }
+  });
+
+  it('promtool check metrics finds nothing to say about our pvep_ names', async () => {
+    const run = await promtool(['check', 'metrics'], await scrapeText());
+    const said = `${run.stdout}${run.stderr}`;
+    // 3 is promtool's "parsed, with lint problems" (about library names, below); 1 would be a scrape it cannot parse.
+    expect(run.code, said).to.be.oneOf([0, 3]);
+    expect(said, 'promtool could not parse the scrape').to.not.match(/error while linting|text format parsing error/i);
+    const aboutOurs = said.split('\n').filter((line) => line.includes('pvep_') && !PROM_CLIENT_GAUGES_NAMED_TOTAL.some((name) => line.startsWith(`${name} `)));
+    expect(aboutOurs).to.deep.equal([]);
+  });
+
+  it('declares every metric the deploy/ dashboard and alert rules query', async () => {
+    const declared = queryableNames(await scrapeText());
+    const queries = deployQueries();
+    expect(queries.length).to.be.greaterThan(10);
+    const missing = [...new Set(queries.flatMap(metricNamesIn))].filter((name) => !declared.has(name));
+    expect(missing).to.deep.equal([]);
+  });
+});
