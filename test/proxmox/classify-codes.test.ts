@@ -194,6 +194,9 @@ describe('classifier: transport codes (SPEC 17)', () => {
     expect(classifyError({ code: 'ECONNREFUSED' }).errorClass).to.equal('Transient');
     expect(classifyError(null).reason).to.equal('unexpected failure talking to Proxmox: null');
     expect(classifyError('boom').reason).to.equal('unexpected failure talking to Proxmox: boom');
+    // A bare `throw undefined` or `Promise.reject()` is classified, not a TypeError.
+    expect(classifyError(undefined).errorClass).to.equal('Transient');
+    expect(classifyError(undefined).reason).to.equal('unexpected failure talking to Proxmox: undefined');
   });
 
   it('an unreadable secret file is Transient CredentialsUnavailable and names the key to check', () => {
