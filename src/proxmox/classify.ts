@@ -122,7 +122,6 @@ function classifyAnswer(err: ProxmoxApiError): ClassifiedError {
 }
 
 function errorCode(err: unknown): string | undefined {
-  // Stryker disable next-line ConditionalExpression: a primitive has no code property, so the typeof test only guards the type
   if (typeof err !== 'object' || err === null) return undefined;
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' ? code : undefined;
