@@ -243,7 +243,7 @@ export function fieldsJsonSchema(fields: JobFields, limits: JobLimits): Record<s
 
 /** Shared rules. */
 export const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
-const UID = /^[A-Za-z0-9_.-]{1,64}$/;
+export const UID = /^[A-Za-z0-9_.-]{1,64}$/;
 export const BRIDGE = /^[A-Za-z][A-Za-z0-9_.-]{0,14}$/;
 export const TEXT_MAX_BYTES = 64 * 1024;
 

@@ -40,7 +40,7 @@ function foreignMark(name: string, vmid: number, config: VmConfig): Error {
  * Decides who holds a VM whose config we can read, waiting out a lock
  * (not `suspended`) or a nameless clone in progress.
  */
-async function judge(
+export async function judge(
   deps: ProviderDeps,
   ctx: OperationContext,
   spec: Pick<CreateSpec, 'name' | 'uid'>,

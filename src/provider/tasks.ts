@@ -23,6 +23,7 @@ export function parseUpid(upid: Upid): UpidParts {
   if (parts[0] !== 'UPID' || parts.length < 8 || !parts[1]) {
     throw new PermanentError(`not a Proxmox task id: ${upid}`);
   }
+  // Stryker disable next-line StringLiteral: a UPID of eight or more fields always has fields 5 and 6; the fallbacks are for the type checker
   return { node: parts[1], type: parts[5] ?? '', id: parts[6] ?? '' };
 }
 
@@ -42,6 +43,7 @@ const WARNINGS = /^WARNINGS: \d+$/;
 
 /** The exit status of a failed task, found in a classified error's causes; undefined for any other error. */
 export function taskExitOf(err: unknown): string | undefined {
+  // Stryker disable next-line EqualityOperator: the depth bound only stops a cyclic cause chain; 8 or 9 links make no difference to a caller
   for (let current: unknown = err, depth = 0; current instanceof Error && depth < 8; depth++) {
     if (current instanceof TaskFailure) return current.exitstatus;
     current = current.cause;

@@ -69,6 +69,7 @@ export class NameLocks {
   async tryAcquireReading(name: string, ttlMs: number, generation?: number): Promise<LockClaim> {
     const token = randomUUID();
     const reply = await this.jobOps.call(this.jobKeys(name), ['acquire', token, ttlMs, generation ?? '']);
+    // Stryker disable next-line ArrayDeclaration: any fallback without 'taken', 'held' or 'older' ends in the unexpected-answer error below
     const [outcome, state, uid, current] = Array.isArray(reply) ? (reply as unknown[]) : [];
     const record = headFrom(name, state, uid, current);
     if (outcome === 'taken') return { outcome, token, record };

@@ -19,16 +19,22 @@ describe('desired state and generations (SPEC 2)', function () {
       const second = await h.client.createVm({ name: 'web-1', uid: 'u1' });
       expect([first.generation, del.generation, second.generation]).to.deep.equal([1, 2, 3]);
       if (order === 'newest first') {
-        // Re-add the older jobs delayed, so the newest runs before them.
+        // Take the older jobs out, let the newest run to its end, then put
+        // them back: they run after it whatever the machine's load (no timer decides the order).
+        const older: { id: string; name: string; data: unknown }[] = [];
         for (const id of [first.jobId, del.jobId]) {
           const job = await h.queues.vm.getJob(id);
           if (!job) throw new Error(`job ${id} is missing`);
+          older.push({ id, name: job.name, data: job.data });
           await job.remove();
-          await h.queues.vm.add(job.name, job.data, { jobId: id, delay: 300 });
         }
+        await h.startWorker();
+        expect((await h.client.waitForJob(second.jobId, { timeoutMs: 20_000 })).state).to.equal('completed');
+        for (const job of older) await h.queues.vm.add(job.name, job.data, { jobId: job.id });
+      } else {
+        await h.startWorker();
       }
-      await h.startWorker();
-      const views = await Promise.all([first, del, second].map((r) => h.client.waitForJob(r.jobId, { timeoutMs: 10_000 })));
+      const views = await Promise.all([first, del, second].map((r) => h.client.waitForJob(r.jobId, { timeoutMs: 20_000 })));
       expect(views.map((v) => v.state)).to.deep.equal(['completed', 'completed', 'completed']);
       expect(views[0]?.result).to.deep.include({ superseded: true, generation: 1, currentGeneration: 3 });
       expect(views[1]?.result).to.deep.include({ superseded: true, generation: 2, currentGeneration: 3 });
