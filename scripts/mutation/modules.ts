@@ -28,7 +28,7 @@ export const MUTATED_MODULES: readonly MutatedModule[] = [
   {
     name: 'fields',
     file: 'jobs/fields.ts',
-    tests: ['test/jobs/field-table.test.ts', 'test/jobs/schema.test.ts', 'test/jobs/field-rules.test.ts'],
+    tests: ['test/jobs/field-table.test.ts', 'test/jobs/schema.test.ts', 'test/jobs/field-rules.test.ts', 'test/jobs/strings-rule.test.ts'],
     breakAt: 85,
   },
   { name: 'address', file: 'src/provider/address.ts', tests: ['test/provider/address.test.ts', 'test/provider/address-rules.test.ts'], breakAt: 85 },
