@@ -10,17 +10,8 @@ import { run as enqueue } from '../../src/cli/enqueue.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { fixtureKey } from '../support/ssh-keys.js';
+import { sink } from '../support/sink.js';
 
-function sink(): { write(text: string): boolean; text: () => string } {
-  let out = '';
-  return {
-    write(text: string) {
-      out += text;
-      return true;
-    },
-    text: () => out,
-  };
-}
 
 describe('pve-provisioner enqueue create --ssh-key (SPEC 6, 27)', function () {
   let h: Harness;

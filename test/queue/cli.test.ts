@@ -13,17 +13,8 @@ import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { freePort } from '../support/free-port.js';
 import { REDIS_URL, eventually } from '../support/redis.js';
+import { sink } from '../support/sink.js';
 
-function sink(): { write(text: string): boolean; text: () => string } {
-  let out = '';
-  return {
-    write(text: string) {
-      out += text;
-      return true;
-    },
-    text: () => out,
-  };
-}
 
 describe('pve-provisioner enqueue (SPEC 6)', function () {
   let h: Harness;
