@@ -41,7 +41,6 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
   validateCreateSpec(deps, spec);
   const image = requireImage(deps, spec.image);
   const named = spec.node === undefined ? undefined : requireConfiguredNode(deps, spec.node);
-  if (named) requireTemplate(deps, image, named);
 
   // 1. Ours already? Adopt it and go on from wherever it got to.
   let vm: FoundVm | undefined = await findOurs(deps, ctx, spec);
