@@ -91,7 +91,7 @@ describe('images (SPEC 27) on the fake seam', () => {
     const h = world();
     const err = await rejection(h.provider.create(spec({ image: 'ubuntu', node: 'c' }), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
-    expect((err as Error).message).to.include('image ubuntu is not served by node c (served by: a, b)');
+    expect(err.message).to.include('image ubuntu is not served by node c (served by: a, b)');
     expect(h.pve.methods()).to.deep.equal([]);
   });
 
@@ -99,7 +99,7 @@ describe('images (SPEC 27) on the fake seam', () => {
     const h = world();
     const err = await rejection(h.provider.create(spec({ image: 'windows' }), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
-    expect((err as Error).message).to.match(/image must be one of the configured values: debian, ubuntu, shared/);
+    expect(err.message).to.match(/image must be one of the configured values: debian, ubuntu, shared/);
     expect(h.pve.methods()).to.deep.equal([]);
   });
 
@@ -108,7 +108,7 @@ describe('images (SPEC 27) on the fake seam', () => {
     h.pve.vm(9502)!.config.scsi0 = 'local-lvm:base-9502-disk-0,size=20G';
     const err = await rejection(h.provider.create(spec({ image: 'ubuntu', node: 'b' }), h.ctx));
     expect(err).to.be.instanceOf(PermanentError);
-    expect((err as Error).message).to.include('image ubuntu').and.include('template 9502').and.include('20.0 GiB');
+    expect(err.message).to.include('image ubuntu').and.include('template 9502').and.include('20.0 GiB');
     expect(h.pve.count('clone')).to.equal(0);
     const h2 = world();
     h2.pve.vm(9502)!.config.scsi0 = 'local-lvm:base-9502-disk-0,size=20G';
@@ -121,6 +121,6 @@ describe('images (SPEC 27) on the fake seam', () => {
     const h2 = harness({ pve: h.pve, config: cfg });
     const err = await rejection(h2.provider.create(spec({ image: 'gone' }), h2.ctx));
     expect(err).to.be.instanceOf(PermanentError);
-    expect((err as Error).message).to.include('does not exist').and.include('proxmox.images[3].templates.a');
+    expect(err.message).to.include('does not exist').and.include('proxmox.images[3].templates.a');
   });
 });
