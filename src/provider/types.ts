@@ -117,15 +117,19 @@ export interface SeedIso {
   shared?: boolean;
 }
 
-export type HealthReason =
-  | 'Unreachable'
-  | 'CertificateInvalid'
-  | 'CredentialsUnavailable'
-  | 'CredentialsRejected'
-  | 'PermissionDenied'
-  | 'NodeOffline'
-  | 'StorageNotFound'
-  | 'TemplateNotFound';
+/** Every reason a health check gives (SPEC 19), also the OpenAPI enum. */
+export const HEALTH_REASONS = [
+  'Unreachable',
+  'CertificateInvalid',
+  'CredentialsUnavailable',
+  'CredentialsRejected',
+  'PermissionDenied',
+  'NodeOffline',
+  'StorageNotFound',
+  'TemplateNotFound',
+] as const;
+
+export type HealthReason = (typeof HEALTH_REASONS)[number];
 
 /** Whether one image can be placed on one node (SPEC 27): the node is fit and the image's template there is. */
 export interface ImageHealth {

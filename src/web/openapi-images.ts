@@ -1,4 +1,6 @@
 // The OpenAPI schemas of GET /v1/images (SPEC 27), as src/web/image-list.ts answers.
+import { HEALTH_REASONS } from '../provider/types.js';
+
 type Schema = Record<string, unknown>;
 
 const reasons: Schema = {
@@ -8,7 +10,7 @@ const reasons: Schema = {
     type: 'object',
     required: ['reason', 'detail'],
     properties: {
-      reason: { type: 'string', enum: ['Unreachable', 'CertificateInvalid', 'CredentialsUnavailable', 'CredentialsRejected', 'PermissionDenied', 'NodeOffline', 'StorageNotFound', 'TemplateNotFound'] },
+      reason: { type: 'string', enum: [...HEALTH_REASONS] },
       detail: { type: 'string' },
     },
   },
