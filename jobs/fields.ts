@@ -2,6 +2,7 @@
 // job (jobs/<name>.schema.ts) gives both the validator that decides
 // (producer, HTTP API and worker: SPEC 1) and the JSON Schema that
 // documents it, so the two never disagree. No worker code here.
+import { defaultImageOf, imagesOf } from '../src/config/images.js';
 import type { Config } from '../src/config/types.js';
 
 export interface FieldError {
@@ -9,11 +10,14 @@ export interface FieldError {
   message: string;
 }
 
-/** What validation needs from config: bounds, defaults, node names. */
+/** What validation needs from config: bounds, defaults, node names, images. */
 export interface JobLimits {
   nodes: string[];
   limits: Config['proxmox']['limits'];
   defaults: Config['proxmox']['defaults'];
+  /** Each image (SPEC 27) and the nodes that serve it. */
+  images: Record<string, string[]>;
+  defaultImage: string;
 }
 
 export function limitsFromConfig(config: Pick<Config, 'proxmox'>): JobLimits {
@@ -21,6 +25,8 @@ export function limitsFromConfig(config: Pick<Config, 'proxmox'>): JobLimits {
     nodes: config.proxmox.nodes.map((node) => node.name),
     limits: config.proxmox.limits,
     defaults: config.proxmox.defaults,
+    images: Object.fromEntries(imagesOf(config.proxmox).map((image) => [image.name, image.templates.map((t) => t.node)])),
+    defaultImage: defaultImageOf(config.proxmox),
   };
 }
 
@@ -34,6 +40,8 @@ export interface StringRule {
   maxBytes?: number;
   /** Allowed values, from config (node names). */
   oneOf?: (limits: JobLimits) => string[];
+  /** What is wrong with the value given the fields checked before it (the image a named node cannot serve), or undefined. */
+  withOthers?: (value: string, checked: Readonly<Record<string, unknown>>, limits: JobLimits) => string | undefined;
 }
 
 interface IntegerRule {
@@ -167,6 +175,10 @@ function checkField(rule: Exclude<FieldRule, StringsRule>, value: unknown, limit
   }
 }
 
+function crossProblem(rule: Exclude<FieldRule, StringsRule>, given: unknown, checked: Record<string, unknown>, limits: JobLimits): string | undefined {
+  return rule.kind === 'string' && typeof given === 'string' ? rule.withOthers?.(given, checked, limits) : undefined;
+}
+
 /** Checks every field, collecting every failure (SPEC 1), and fills defaults. */
 export function validateFields<T>(fields: JobFields, data: unknown, limits: JobLimits): Validation<T> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
@@ -196,7 +208,7 @@ export function validateFields<T>(fields: JobFields, data: unknown, limits: JobL
       continue;
     }
     // A default from config is checked like a given value: the worker would refuse it.
-    const problem = checkField(spec.rule, given, limits);
+    const problem = checkField(spec.rule, given, limits) ?? crossProblem(spec.rule, given, value, limits);
     if (problem === undefined) value[field] = given;
     else errors.push({ field, message: defaulted ? `${problem} (the default from config)` : problem });
   }

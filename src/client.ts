@@ -8,7 +8,7 @@ import type { JobLimits, NameJob } from '../jobs/schema.js';
 import type { Config } from './config/types.js';
 import { loadConfig } from './config/index.js';
 import { connected, createProducerConnection } from './queue/connection.js';
-import { SPEC_FIELDS } from '../jobs/create.schema.js';
+import { SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
 import type { JobView } from './queue/job-view.js';
@@ -142,7 +142,11 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       const value = orThrow(validateJobData('create', input, limits));
       const jobs = await open();
       const spec = { ...value, uid: value.uid ?? randomUUID() };
-      const outcome = await registry.recordPresent(spec.name, spec.uid, spec, { uidGiven: value.uid !== undefined, compare: SPEC_FIELDS });
+      const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
+        uidGiven: value.uid !== undefined,
+        compare: SPEC_FIELDS,
+        absentMeans: specFieldDefaults(limits),
+      });
       if (outcome.kind === 'conflict') {
         if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
         throw new ConflictError(spec.name, outcome.existingUid);

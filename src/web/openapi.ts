@@ -4,6 +4,7 @@
 import { JOB_NAMES, JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
+import { imageSchemas } from './openapi-images.js';
 import { MAX_WAIT_SECONDS } from './routes/jobs.js';
 
 type Schema = Record<string, unknown>;
@@ -47,6 +48,7 @@ const vmPage: Schema = {
 };
 
 const componentSchemas: Record<string, Schema> = {
+  ...imageSchemas,
   Error: {
     type: 'object',
     required: ['error', 'message'],
@@ -186,6 +188,13 @@ export function buildOpenApiDocument(config: Config): Schema {
       ...Object.fromEntries(
         NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
       ),
+      '/images': {
+        get: {
+          operationId: 'listImages',
+          summary: "The images a create's image field may name (SPEC 27), each with its template per node and the last health job's finding there",
+          responses: { '200': answer('Every configured image.', ref('ImageList')), ...ERROR_ANSWERS },
+        },
+      },
       '/jobs/{id}': {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         get: {
