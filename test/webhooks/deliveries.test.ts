@@ -2,6 +2,7 @@
 // webhooks POSTed to a local receiver that checks every signature.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
+import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { createWebhookQueue } from '../../src/queue/webhook-queue.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { eventually, scanKeys } from '../support/redis.js';
@@ -9,6 +10,12 @@ import type { ReceivedRequest } from '../support/webhook-receiver.js';
 import { SECRET, webhookWorld, type WebhookWorld } from './world.js';
 
 const USER_DATA_MARKER = 'password: hunter2-in-user-data';
+
+/** The delivery counter's value for each `event outcome` pair counted. */
+async function counted(metrics: Metrics): Promise<Record<string, number>> {
+  const { values } = await metrics.webhookDeliveries.get();
+  return Object.fromEntries(values.map((v) => [`${String(v.labels.event)} ${String(v.labels.outcome)}`, v.value]));
+}
 
 function ofJob(jobId: string, event: string): (r: ReceivedRequest) => boolean {
   return (r) => r.body.jobId === jobId && r.body.event === event && r.status === 200;
@@ -84,7 +91,8 @@ describe('webhooks: vm.ready, vm.deleted and job.failed, signed, at least once (
 
   it('a receiver that refuses, then answers 500, gets the event after retries; other VM jobs complete meanwhile', async () => {
     const w = (world = await webhookWorld('wh-down'));
-    await w.startWorker();
+    const metrics = createMetrics();
+    await w.startWorker(undefined, { webhookMetrics: metrics });
     const { client } = w.harness;
 
     const first = await client.createVm({ name: 'hook-early', node: 'pve1', waitForAddress: false });
@@ -115,6 +123,36 @@ describe('webhooks: vm.ready, vm.deleted and job.failed, signed, at least once (
     await w.receiver.waitFor(ofJob(second.jobId, 'vm.ready'), 60_000);
     await w.receiver.waitFor(ofJob(removed.jobId, 'vm.deleted'), 60_000);
     expect(w.receiver.received.filter((r) => r.status === 500)).to.have.length(2);
+    const byOutcome = await counted(metrics);
+    expect(byOutcome['vm.ready delivered']).to.equal(2);
+    expect(byOutcome['vm.deleted delivered']).to.equal(1);
+    expect(byOutcome['vm.ready retried']).to.be.at.least(2);
+    expect(byOutcome).to.not.have.property('vm.ready failed');
+    const { values } = await metrics.webhookDuration.get();
+    expect(values.find((v) => v.metricName === 'pvep_webhook_delivery_duration_seconds_count' && v.labels.event === 'vm.deleted')?.value).to.be.at.least(1);
+  });
+
+  it('a delivery that runs out of attempts fails for good and is counted failed; the VM job it tells of stays completed', async () => {
+    const w = (world = await webhookWorld('wh-spent', { attempts: 2 }));
+    w.receiver.answer = () => 500;
+    await w.receiver.listen();
+    const metrics = createMetrics();
+    await w.startWorker(undefined, { webhookMetrics: metrics });
+    const created = await w.harness.client.createVm({ name: 'hook-spent', node: 'pve1', waitForAddress: false });
+    expect((await w.harness.client.waitForJob(created.jobId, { timeoutMs: 30_000 })).state).to.equal('completed');
+    const deliveries = createWebhookQueue(w.harness.redis, w.harness.prefix, w.harness.config);
+    try {
+      const state = await eventually(async () => {
+        const job = await deliveries.queue.getJob(`vm.ready-${created.jobId}`);
+        return (await job?.isFailed()) ? job : undefined;
+      });
+      expect(state.failedReason).to.equal('webhook receiver (webhooks.url) answered 500');
+    } finally {
+      await deliveries.close();
+    }
+    expect(w.receiver.received).to.have.length(2);
+    expect(await counted(metrics)).to.deep.equal({ 'vm.ready retried': 1, 'vm.ready failed': 1 });
+    expect((await w.harness.client.getJob(created.jobId))?.state).to.equal('completed');
   });
 
   it('the secret appears in no log line and nowhere in Redis, the delivery job included', async () => {

@@ -10,7 +10,7 @@ import type { Logger } from '../../src/log.js';
 import { createHttpApi } from '../../src/proxmox/http-api.js';
 import { createProvider } from '../../src/provider/provider.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.js';
-import type { WorkerService } from '../../src/worker/service.js';
+import type { WorkerService, WorkerServiceOptions } from '../../src/worker/service.js';
 import { silentLogger } from '../../src/log.js';
 import { freePort } from '../support/free-port.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -35,7 +35,7 @@ export interface WebhookWorld {
   secretFile: string;
   /** The harness config's overrides, for a child worker on the same world. */
   overrides: Record<string, unknown>;
-  startWorker(logger?: Logger): Promise<WorkerService>;
+  startWorker(logger?: Logger, extra?: Partial<WorkerServiceOptions>): Promise<WorkerService>;
   close(): Promise<void>;
 }
 
@@ -61,8 +61,8 @@ export async function webhookWorld(what: string, webhooks: Record<string, unknow
     tokenFile,
     secretFile,
     overrides,
-    startWorker: (logger = silentLogger()) =>
-      harness.startWorker({ logger, provider: createProvider({ api: createHttpApi({ baseUrl: sim.url, tokenFile }), config: harness.config, logger }) }),
+    startWorker: (logger = silentLogger(), extra = {}) =>
+      harness.startWorker({ logger, provider: createProvider({ api: createHttpApi({ baseUrl: sim.url, tokenFile }), config: harness.config, logger }), ...extra }),
     async close() {
       await harness.close();
       await receiver.close();
