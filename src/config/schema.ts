@@ -140,7 +140,7 @@ export const schema: Schema<Config> = {
       default: 'var/webhook-secret',
     },
     attempts: { doc: 'Attempts of one delivery before it fails for good; any answer but 2xx, a refused connection or a timeout costs one.', format: 'positive-int', default: 15 },
-    backoffMs: { doc: 'First redelivery delay (ms); doubles each attempt, with jitter (15 attempts from 1000 ms span about 9 hours).', format: 'positive-int', default: 1000 },
+    backoffMs: { doc: 'First redelivery delay (ms); doubles each attempt, with jitter (15 attempts from 1000 ms span about 4 hours).', format: 'positive-int', default: 1000 },
     timeoutMs: { doc: 'Longest one delivery may take, from connect to the whole answer (ms).', format: 'positive-int', default: 10000 },
     concurrency: { doc: 'Deliveries one worker process sends at once.', format: 'positive-int', default: 4 },
   },
