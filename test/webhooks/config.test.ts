@@ -1,12 +1,19 @@
 // SPEC 27's configuration: webhooks.url is empty (off), http or https;
 // a worker with webhooks.url set needs webhooks.secretFile to be there,
 // and says so at start naming the key, creating no file.
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { freePort } from '../support/free-port.js';
 import { createHarness, type Harness } from '../support/harness.js';
+import { REDIS_URL, uniquePrefix } from '../support/redis.js';
+
+const repo = join(import.meta.dirname, '..', '..');
+const tsx = pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 function configError(overrides: Record<string, unknown>): string {
   try {
@@ -54,6 +61,30 @@ describe('webhooks configuration (SPEC 27)', () => {
       message = (err as Error).message;
     }
     expect(message).to.equal(`invalid configuration: webhooks.secretFile: cannot read secret file ${secretFile}: ENOENT (it is required while webhooks.url is set)`);
+    expect(existsSync(secretFile)).to.equal(false);
+  });
+
+  it('`pve-provisioner worker` with webhooks.url and no secret file exits 2, saying so on stderr', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pvep-webhook-cli-'));
+    const secretFile = join(dir, 'missing-secret');
+    const env = {
+      ...process.env,
+      PVE_PROVISIONER_CONFIG: '',
+      REDIS_URL,
+      REDIS_PREFIX: uniquePrefix('wh-cli'),
+      SIM_PORT: String(await freePort()),
+      PROXMOX_TOKEN_FILE: join(dir, 'token'),
+      WEBHOOKS_URL: 'http://127.0.0.1:9/hooks',
+      WEBHOOKS_SECRET_FILE: secretFile,
+      LOG_LEVEL: 'silent',
+    };
+    const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['--import', tsx, join(repo, 'src', 'cli.ts'), 'worker'], { cwd: dir, env, timeout: 30_000 }, (err, _stdout, stderr) =>
+        resolve({ code: err ? Number(err.code ?? 1) : 0, stderr }),
+      );
+    });
+    expect(run.code).to.equal(2);
+    expect(run.stderr).to.equal(`pve-provisioner worker: invalid configuration: webhooks.secretFile: cannot read secret file ${secretFile}: ENOENT (it is required while webhooks.url is set)\n`);
     expect(existsSync(secretFile)).to.equal(false);
   });
 });
