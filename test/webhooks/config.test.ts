@@ -64,27 +64,31 @@ describe('webhooks configuration (SPEC 27)', () => {
     expect(existsSync(secretFile)).to.equal(false);
   });
 
-  it('`pve-provisioner worker` with webhooks.url and no secret file exits 2, saying so on stderr', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pvep-webhook-cli-'));
-    const secretFile = join(dir, 'missing-secret');
-    const env = {
-      ...process.env,
-      PVE_PROVISIONER_CONFIG: '',
-      REDIS_URL,
-      REDIS_PREFIX: uniquePrefix('wh-cli'),
-      SIM_PORT: String(await freePort()),
-      PROXMOX_TOKEN_FILE: join(dir, 'token'),
-      WEBHOOKS_URL: 'http://127.0.0.1:9/hooks',
-      WEBHOOKS_SECRET_FILE: secretFile,
-      LOG_LEVEL: 'silent',
-    };
-    const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['--import', tsx, join(repo, 'src', 'cli.ts'), 'worker'], { cwd: dir, env, timeout: 30_000 }, (err, _stdout, stderr) =>
-        resolve({ code: err ? Number(err.code ?? 1) : 0, stderr }),
-      );
+  for (const command of ['worker', 'all']) {
+    it(`\`pve-provisioner ${command}\` with webhooks.url and no secret file exits 2, saying so on stderr`, async () => {
+      dir = mkdtempSync(join(tmpdir(), 'pvep-webhook-cli-'));
+      const secretFile = join(dir, 'missing-secret');
+      const env = {
+        ...process.env,
+        PVE_PROVISIONER_CONFIG: '',
+        REDIS_URL,
+        REDIS_PREFIX: uniquePrefix('wh-cli'),
+        HTTP_PORT: String(await freePort()),
+        SIM_PORT: String(await freePort()),
+        SIM_STATE_FILE: '',
+        PROXMOX_TOKEN_FILE: join(dir, 'token'),
+        WEBHOOKS_URL: 'http://127.0.0.1:9/hooks',
+        WEBHOOKS_SECRET_FILE: secretFile,
+        LOG_LEVEL: 'silent',
+      };
+      const run = await new Promise<{ code: number; stderr: string }>((resolve) => {
+        execFile(process.execPath, ['--import', tsx, join(repo, 'src', 'cli.ts'), command], { cwd: dir, env, timeout: 30_000 }, (err, _stdout, stderr) =>
+          resolve({ code: err ? Number(err.code ?? 1) : 0, stderr }),
+        );
+      });
+      expect(run.stderr).to.equal(`pve-provisioner ${command}: invalid configuration: webhooks.secretFile: cannot read secret file ${secretFile}: ENOENT (it is required while webhooks.url is set)\n`);
+      expect(run.code).to.equal(2);
+      expect(existsSync(secretFile)).to.equal(false);
     });
-    expect(run.code).to.equal(2);
-    expect(run.stderr).to.equal(`pve-provisioner worker: invalid configuration: webhooks.secretFile: cannot read secret file ${secretFile}: ENOENT (it is required while webhooks.url is set)\n`);
-    expect(existsSync(secretFile)).to.equal(false);
-  });
+  }
 });
