@@ -53,7 +53,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
       metrics?.webhookDelivered(job.data.event, 'delivered', seconds());
       return { status };
     } catch (err) {
-      metrics?.webhookDelivered(job.data.event, job.attemptsMade + 1 >= attempts ? 'failed' : 'retried', seconds());
+      // The delivery's own attempts: webhooks.attempts may have changed since it was added.
+      metrics?.webhookDelivered(job.data.event, job.attemptsMade + 1 >= (job.opts.attempts ?? attempts) ? 'failed' : 'retried', seconds());
       throw err;
     }
   };

@@ -155,6 +155,23 @@ describe('webhooks: vm.ready, vm.deleted and job.failed, signed, at least once (
     expect((await w.harness.client.getJob(created.jobId))?.state).to.equal('completed');
   });
 
+  it('a delivery added under fewer webhooks.attempts than the worker now has is counted failed on its own last attempt', async () => {
+    const w = (world = await webhookWorld('wh-fewer', { attempts: 2 }));
+    w.receiver.answer = () => 500;
+    await w.receiver.listen();
+    const deliveries = createWebhookQueue(w.harness.redis, w.harness.prefix, w.harness.config);
+    try {
+      const added = await deliveries.add({ deliveryId: 'vm.ready-create-hook-fewer-1', event: 'vm.ready', body: '{}' });
+      const metrics = createMetrics();
+      const config = { ...w.harness.config, webhooks: { ...w.harness.config.webhooks, attempts: 12 } };
+      await w.startWorker(undefined, { config, webhookMetrics: metrics });
+      await eventually(async () => ((await (await deliveries.queue.getJob(added.id ?? ''))?.isFailed()) === true || undefined));
+      expect(await counted(metrics)).to.deep.equal({ 'vm.ready retried': 1, 'vm.ready failed': 1 });
+    } finally {
+      await deliveries.close();
+    }
+  });
+
   it('the secret appears in no log line and nowhere in Redis, the delivery job included', async () => {
     const w = (world = await webhookWorld('wh-secret'));
     await w.receiver.listen();
