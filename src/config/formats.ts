@@ -117,6 +117,16 @@ export function registerFormats(): void {
     },
   });
   convict.addFormat({
+    name: 'webhook-url',
+    coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),
+    validate(value: unknown) {
+      const allowed = 'allowed: empty (webhooks off), https://HOST[:PORT]/PATH or http://HOST[:PORT]/PATH';
+      if (value === '') return;
+      const url = urlOf(value, allowed);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
+    },
+  });
+  convict.addFormat({
     name: 'proxmox-tag',
     validate(value: unknown) {
       if (typeof value !== 'string' || !TAG_RE.test(value)) {

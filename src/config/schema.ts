@@ -138,6 +138,22 @@ export const schema: Schema<Config> = {
       default: false,
     },
   },
+  webhooks: {
+    url: {
+      doc: 'Where the worker POSTs vm.ready, vm.deleted and job.failed (SPEC 27); empty (the default) sends none. https:// or http:// to any host: the body holds no secret and is signed, so plain http only exposes what it says (VM names, addresses).',
+      format: 'webhook-url',
+      default: '',
+    },
+    secretFile: {
+      doc: 'File with the HMAC-SHA256 secret the bodies are signed with (X-Signature-256), read at worker start. Required when url is set and never created: the receiver and every worker host must share the one secret.',
+      format: String,
+      default: 'var/webhook-secret',
+    },
+    attempts: { doc: 'Attempts of one delivery before it fails for good; any answer but 2xx, a refused connection or a timeout costs one.', format: 'positive-int', default: 15 },
+    backoffMs: { doc: 'First redelivery delay (ms); doubles each attempt, with jitter (15 attempts from 1000 ms span about 4 hours).', format: 'positive-int', default: 1000 },
+    timeoutMs: { doc: 'Longest one delivery may take, from connect to the whole answer (ms).', format: 'positive-int', default: 10000 },
+    concurrency: { doc: 'Deliveries one worker process sends at once.', format: 'positive-int', default: 4 },
+  },
   log: {
     level: { doc: 'pino level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     pretty: { doc: 'Human-readable logs instead of JSON lines.', format: Boolean, default: false },

@@ -91,6 +91,7 @@ export interface Config {
     metricsAuth: boolean;
     boardWritable: boolean;
   };
+  webhooks: { url: string; secretFile: string; attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };
   sim: {
     host: string;

@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createWebConnection, type Redis } from '../queue/connection.js';
 import { createQueues } from '../queue/queues.js';
+import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
 import { loadCredentials } from './auth/credentials.js';
 import { BOARD_PATH } from './board.js';
@@ -60,9 +61,11 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   const redis = createWebConnection(config.redis.url);
   const redisDown = redisDownProbe(redis, config.redis.url);
   const queues = createQueues(redis, config.redis.prefix);
+  // Shown on Bull Board whether or not webhooks.url is set: deliveries left from when it was.
+  const deliveries = createWebhookQueue(redis, config.redis.prefix, config);
   const client = createProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
   const closeConnections = async (): Promise<void> => {
-    await Promise.allSettled([client.close(), queues.close()]);
+    await Promise.allSettled([client.close(), queues.close(), deliveries.close()]);
     redis.disconnect();
   };
   let app: FastifyInstance;
@@ -71,7 +74,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       config,
       logger,
       service: client,
-      queues: [queues.vm, queues.system],
+      queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, config.redis.prefix, redisDown),
       metrics: options.metrics,
       credentials,
