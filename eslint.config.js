@@ -37,7 +37,8 @@ function layer(files, floor, areas) {
 const ABOVE_GROUND = ['iso9660', 'nocloud', 'proxmox', 'webhooks', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**'] },
+  // examples/ is plain JavaScript for users to copy, run as written by test/e2e/readme-walk.test.ts.
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', 'examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

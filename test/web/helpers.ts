@@ -32,7 +32,7 @@ export interface TestWeb {
   close(): Promise<void>;
 }
 
-export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: { redisDown?: RedisDownProbe } = {}): Promise<TestWeb> {
+export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: { redisDown?: RedisDownProbe; env?: Record<string, string> } = {}): Promise<TestWeb> {
   const prefix = uniquePrefix('web');
   const dir = mkdtempSync(join(tmpdir(), 'pvep-web-'));
   const token = `test-token-${randomBytes(12).toString('hex')}`;
@@ -41,7 +41,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   writeFileSync(join(dir, 'tokens'), `${token}\n`, { mode: 0o600 });
   writeFileSync(join(dir, 'users'), `${boardUser}:${boardPassword}\n`, { mode: 0o600 });
   const config = loadConfig({
-    env: {},
+    env: options.env ?? {},
     overrides: {
       redis: { url: REDIS_URL, prefix },
       http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), ...httpOverrides },
