@@ -18,7 +18,7 @@ export interface EventCursor {
 export const STREAM_START: EventCursor = { lines: 0, stepSent: false, state: 'none', attempts: 0 };
 
 /** `<lines>[s].<state>.<attempts>`, e.g. `7s.active.1`. */
-const CURSOR_TEXT = /^(\d{1,9})(s?)\.([a-z][a-z-]{0,30})\.(\d{1,9})$/;
+export const EVENT_ID_PATTERN = /^(\d{1,9})(s?)\.([a-z][a-z-]{0,30})\.(\d{1,9})$/;
 
 /** The `step: <step>` line the worker logs after recording progress (src/worker/processor.ts). */
 const STEP_LINE = /^step: (\S+)$/;
@@ -29,7 +29,7 @@ export function formatCursor(cursor: EventCursor): string {
 
 /** undefined when the text is not an id this stream sends. */
 export function parseCursor(text: string): EventCursor | undefined {
-  const match = CURSOR_TEXT.exec(text.trim());
+  const match = EVENT_ID_PATTERN.exec(text.trim());
   if (match === null) return undefined;
   const [, lines = '', step, state = '', attempts = ''] = match;
   return { lines: Number(lines), stepSent: step === 's', state, attempts: Number(attempts) };
@@ -55,15 +55,16 @@ function endData(view: JobView): Record<string, unknown> {
  * when its delayed spell fell between two reads), then each new log line
  * (a `step` event first for a step line), then `end` once finished.
  * Log lines are an append-only list, so none is skipped or repeated.
+ * With `stateSettled` false the state event waits: see settledState.
  */
-export function eventsSince(cursor: EventCursor, view: JobView): { events: StreamEvent[]; cursor: EventCursor } {
+export function eventsSince(cursor: EventCursor, view: JobView, stateSettled = true): { events: StreamEvent[]; cursor: EventCursor } {
   const at: EventCursor = { ...cursor };
   const events: StreamEvent[] = [];
   const emit = (event: string, data: unknown): void => {
     events.push({ event, id: formatCursor(at), data });
   };
   const finished = isFinished(view);
-  if (!finished && (view.state !== at.state || view.attemptsMade !== at.attempts)) {
+  if (!finished && stateSettled && (view.state !== at.state || view.attemptsMade !== at.attempts)) {
     at.state = view.state;
     at.attempts = view.attemptsMade;
     emit('state', { state: view.state, attemptsMade: view.attemptsMade });
@@ -85,4 +86,17 @@ export function eventsSince(cursor: EventCursor, view: JobView): { events: Strea
     emit('end', endData(view));
   }
   return { events, cursor: at };
+}
+
+/**
+ * A view reads the state before the job's fields, so a job finishing or
+ * retried between the two reads shows a state with the next attempt's
+ * attemptsMade (`active` with attemptsMade 1 just before its end). A
+ * state is sent once two reads in a row agree on it; a finished view
+ * stands alone. Returns whether `view` is settled, and what to compare
+ * the next read with.
+ */
+export function settledState(previous: string | undefined, view: JobView): { settled: boolean; seen: string } {
+  const seen = `${view.state}.${view.attemptsMade}`;
+  return { settled: isFinished(view) || seen === previous, seen };
 }

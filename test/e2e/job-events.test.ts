@@ -178,6 +178,17 @@ describe('job events as server-sent events on the running service (SPEC 27)', fu
     expect(((await bad.json()) as { fields: { field: string }[] }).fields.map((f) => f.field)).to.deep.equal(['Last-Event-ID']);
   });
 
+  it('is documented as streamJobEvents answering text/event-stream, its ids matching the Last-Event-ID pattern given', async () => {
+    const document = (await (await fetch(url('/v1/openapi.json'), { headers })).json()) as {
+      paths: Record<string, { get?: { operationId?: string; parameters?: { name: string; schema: { pattern: string } }[]; responses: Record<string, { content?: object }> } }>;
+    };
+    const operation = document.paths['/jobs/{id}/events']?.get;
+    expect(operation?.operationId).to.equal('streamJobEvents');
+    expect(Object.keys(operation?.responses['200']?.content ?? {})).to.deep.equal(['text/event-stream']);
+    const pattern = new RegExp(operation?.parameters?.find((p) => p.name === 'Last-Event-ID')?.schema.pattern ?? '^$');
+    for (const event of live.events) expect(event.id, event.event).to.match(pattern);
+  });
+
   it('times each stream that ended in the route histogram, by its template', async () => {
     const samples = parseSamples(await (await fetch(url('/metrics'))).text());
     const count = valueOf(samples, 'pvep_http_request_duration_seconds_count', { route: '/v1/jobs/:id/events', method: 'GET', status: '200' });

@@ -49,10 +49,8 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
     await web.close();
   });
 
-  const readsGoOn = async (): Promise<void> => {
-    const from = reads;
-    await eventually(async () => (reads >= from + 5 ? true : undefined));
-  };
+  const untilReads = (count: number): Promise<true> => eventually(() => Promise.resolve(reads >= count ? true : undefined));
+  const readsGoOn = (): Promise<true> => untilReads(reads + 5);
   const headers = (): Record<string, string> => ({ authorization: `Bearer ${web.token}` });
   const enqueue = async (name: string): Promise<string> => {
     const res = await web.app.inject({ method: 'POST', url: '/v1/vms', headers: headers(), payload: { name } });
@@ -66,7 +64,7 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
     const jobId = await enqueue('events-leave');
     const leave = new AbortController();
     const reading = open(jobId, { signal: leave.signal });
-    await eventually(async () => (reads >= 10 ? true : undefined));
+    await untilReads(10);
     leave.abort();
     const read = await reading;
     expect(read.serverClosed).to.equal(false);
@@ -81,10 +79,10 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
   it('sends one unavailable event while reads fail, then goes on where it was, with nothing lost', async () => {
     const jobId = await enqueue('events-blip');
     const done = open(jobId);
-    await eventually(async () => (reads >= 2 ? true : undefined));
+    await untilReads(2);
     failing = true;
     const failedFrom = reads;
-    await eventually(async () => (reads >= failedFrom + 10 ? true : undefined));
+    await untilReads(failedFrom + 10);
     const job = await Job.fromId(web.queues.vm, jobId);
     await job?.log('written while the stream could not read');
     failing = false;
@@ -131,7 +129,7 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
     const jobId = await enqueue('events-many');
     const leave = new AbortController();
     const held = Array.from({ length: MAX_STREAMS }, () => open(jobId, { signal: leave.signal }));
-    await eventually(async () => (reads >= MAX_STREAMS * 3 ? true : undefined));
+    await untilReads(MAX_STREAMS * 3);
     const refused = await fetch(`${base}/v1/jobs/${jobId}/events`, { headers: headers() });
     expect(refused.status).to.equal(503);
     expect(refused.headers.get('retry-after')).to.equal('5');
@@ -148,7 +146,7 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
   it('ends its open streams when the server closes, so the close does not wait for the job', async () => {
     const jobId = await enqueue('events-close');
     const reading = open(jobId);
-    await eventually(async () => (reads >= 2 ? true : undefined));
+    await untilReads(2);
     await web.app.close();
     const read = await reading;
     expect(read.serverClosed).to.equal(true);

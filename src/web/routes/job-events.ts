@@ -10,7 +10,7 @@ import { redactSecrets } from '../../secrets/redact.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
 import { openEventStream, type EventStream } from '../event-stream.js';
-import { STREAM_START, cursorEnded, eventsSince, parseCursor, type EventCursor } from '../job-event-cursor.js';
+import { STREAM_START, cursorEnded, eventsSince, parseCursor, settledState, type EventCursor } from '../job-event-cursor.js';
 import { JOB_EVENT_DEFAULTS, type JobEventOptions } from '../job-event-options.js';
 import { noSuchJob } from './jobs.js';
 
@@ -28,6 +28,7 @@ interface Follow {
 function follow({ stream, service, id, options, log }: Follow, first: JobView, from: EventCursor): void {
   let cursor = from;
   let unavailable = false;
+  let lastSeen: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   const heartbeat = setInterval(() => stream.comment('heartbeat'), options.heartbeatMs);
   stream.onClose(() => {
@@ -35,7 +36,9 @@ function follow({ stream, service, id, options, log }: Follow, first: JobView, f
     clearInterval(heartbeat);
   });
   const deliver = (view: JobView): void => {
-    const next = eventsSince(cursor, view);
+    const state = settledState(lastSeen, view);
+    lastSeen = state.seen;
+    const next = eventsSince(cursor, view, state.settled);
     for (const event of next.events) stream.send(event);
     cursor = next.cursor;
     if (cursorEnded(cursor)) stream.end();
