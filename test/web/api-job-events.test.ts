@@ -76,6 +76,22 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
     expect(reads, 'no read after the client left').to.equal(afterLeaving);
   });
 
+  it('leaves no timer behind: ten streams opened and left add no Timeout to the process', async () => {
+    const jobId = await enqueue('events-timers');
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const leaveOne = async (): Promise<void> => {
+      const read = await open(jobId, { stopWhen: (events) => events.length > 0 });
+      expect(read.events[0]?.event).to.equal('state');
+    };
+    await leaveOne();
+    await sleep(10 * POLL_MS);
+    const before = timers();
+    for (let i = 0; i < 10; i += 1) await leaveOne();
+    await sleep(10 * POLL_MS);
+    // Redis clients keep a timer or two of their own that come and go; ten leaked streams would add ten or twenty.
+    expect(timers() - before).to.be.lessThan(4);
+  });
+
   it('sends one unavailable event while reads fail, then goes on where it was, with nothing lost', async () => {
     const jobId = await enqueue('events-blip');
     const done = open(jobId);
