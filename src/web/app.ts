@@ -12,6 +12,8 @@ import { observeHttpRequests } from './http-metrics.js';
 import { registerNodeHealthGauges } from './node-health-metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { imageRoutes } from './routes/images.js';
+import { JOB_EVENT_DEFAULTS } from './job-event-options.js';
+import { jobEventRoutes } from './routes/job-events.js';
 import { jobRoutes } from './routes/jobs.js';
 import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
@@ -55,6 +57,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
         vmRoutes(needsRedis, deps.service);
         jobRoutes(needsRedis, deps.service);
         imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
+        jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });
         scopeDone();
       });
       done();

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Credentials } from './auth/credentials.js';
 import type { ReadinessSources } from './readiness.js';
+import type { JobEventOptions } from './job-event-options.js';
 import type { RedisDownProbe } from './redis-down.js';
 
 /** The producer-side operations the /v1 routes forward to. */
@@ -25,4 +26,6 @@ export interface WebDeps {
   credentials: Credentials | undefined;
   /** Says when the web process's Redis connection is down (SPEC 24); never, when absent. */
   redisDown?: RedisDownProbe;
+  /** GET /v1/jobs/:id/events's limits and intervals; JOB_EVENT_DEFAULTS for what is not given. */
+  jobEvents?: Partial<JobEventOptions>;
 }

@@ -15,6 +15,8 @@ import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+import type { VmService } from '../../src/web/deps.js';
+import type { JobEventOptions } from '../../src/web/job-event-options.js';
 import type { RedisDownProbe } from '../../src/web/redis-down.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 
@@ -32,7 +34,16 @@ export interface TestWeb {
   close(): Promise<void>;
 }
 
-export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: { redisDown?: RedisDownProbe; env?: Record<string, string> } = {}): Promise<TestWeb> {
+export interface TestWebOptions {
+  redisDown?: RedisDownProbe;
+  /** What the routes call instead of the client itself: a wrapper that counts or fails calls, delegating the rest. */
+  service?: (client: ProvisionerClient) => VmService;
+  jobEvents?: Partial<JobEventOptions>;
+  /** Config variables (PROXMOX_IMAGES, ...) the test's config is loaded with. */
+  env?: Record<string, string>;
+}
+
+export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: TestWebOptions = {}): Promise<TestWeb> {
   const prefix = uniquePrefix('web');
   const dir = mkdtempSync(join(tmpdir(), 'pvep-web-'));
   const token = `test-token-${randomBytes(12).toString('hex')}`;
@@ -55,12 +66,13 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   const app = await buildWebApp({
     config,
     logger,
-    service: client,
+    service: options.service?.(client) ?? client,
     queues: [queues.vm, queues.system],
     readiness: redisReadinessSources(redis, prefix, options.redisDown),
     metrics,
     credentials: await loadCredentials(config, logger),
     ...(options.redisDown ? { redisDown: options.redisDown } : {}),
+    ...(options.jobEvents ? { jobEvents: options.jobEvents } : {}),
   });
   return {
     app,
