@@ -16,7 +16,8 @@ export interface JobLimits {
   defaults: Config['proxmox']['defaults'];
 }
 
-export function limitsFromConfig(config: Pick<Config, 'proxmox'>): JobLimits {
+/** Only the nodes' names, the defaults and the limits are read: the producer's config (src/config/producer.ts) will do. */
+export function limitsFromConfig(config: { proxmox: Pick<Config['proxmox'], 'defaults' | 'limits'> & { nodes: { name: string }[] } }): JobLimits {
   return {
     nodes: config.proxmox.nodes.map((node) => node.name),
     limits: config.proxmox.limits,
@@ -102,15 +103,21 @@ type ValueOfRule<R> = R extends StringRule
         : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
+/** A field table's values as a type, the fields of presence `P` optional. */
+type ValuesOf<F extends JobFields, P extends Presence> = Simplify<
+  { [K in keyof F as F[K]['presence'] extends P ? never : K]: ValueOfRule<F[K]['rule']> } & {
+    [K in keyof F as F[K]['presence'] extends P ? K : never]?: ValueOfRule<F[K]['rule']>;
+  }
+>;
+
 /**
  * The data a field table validates to, as a type: what the validator
  * returns is this, so the table is the one declaration of a job's data.
  */
-export type DataOf<F extends JobFields> = Simplify<
-  { [K in keyof F as F[K]['presence'] extends 'optional' ? never : K]: ValueOfRule<F[K]['rule']> } & {
-    [K in keyof F as F[K]['presence'] extends 'optional' ? K : never]?: ValueOfRule<F[K]['rule']>;
-  }
->;
+export type DataOf<F extends JobFields> = ValuesOf<F, 'optional'>;
+
+/** What a typed caller may send (the producer library's parameters): the defaulted fields optional too. */
+export type InputOf<F extends JobFields> = ValuesOf<F, 'optional' | 'defaulted'>;
 
 /** The same field, required (a stored job always carries it). */
 export function requiredField<R extends FieldRule>(field: FieldSpec<R>): FieldSpec<R, 'required'> {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
+import { createUncheckedProvisionerClient, type UncheckedProvisionerClient } from '../../src/client.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
@@ -21,7 +21,7 @@ import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 export interface TestWeb {
   app: FastifyInstance;
   config: Config;
-  client: ProvisionerClient;
+  client: UncheckedProvisionerClient;
   queues: Queues;
   redis: Redis;
   metrics: Metrics;
@@ -50,7 +50,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   const logger = silentLogger();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const queues = createQueues(redis, prefix);
-  const client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
   const metrics = createMetrics();
   const app = await buildWebApp({
     config,
