@@ -36,7 +36,7 @@ function layer(files, floor, areas) {
 const ABOVE_GROUND = ['iso9660', 'nocloud', 'proxmox', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**'] },
+  { ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'coverage/**', 'test-output/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
