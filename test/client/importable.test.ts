@@ -22,9 +22,10 @@ function reachable(file: string, types: boolean, reach: Reach = { files: new Set
   if (reach.files.has(file)) return reach;
   reach.files.add(file);
   const text = readFileSync(file, 'utf8');
-  const imports = types ? /^(?:import|export)\s+[^;]*?from\s+'([^']+)'/gms : /^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gms;
+  // With `types`, an inline `import('...')` type counts too: tsc writes it into the .d.ts it ships.
+  const imports = types ? /^(?:import|export)\s+[^;]*?from\s+'([^']+)'|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gms : /^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gms;
   for (const match of text.matchAll(imports)) {
-    const specifier = match[1] ?? '';
+    const specifier = match[1] ?? match[2] ?? '';
     if (specifier.startsWith('.')) reachable(join(dirname(file), specifier.replace(/\.js$/, '.ts')), types, reach);
     else reach.packages.set(specifier, relative(root, file));
   }
