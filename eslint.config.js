@@ -38,7 +38,7 @@ const ABOVE_GROUND = ['iso9660', 'nocloud', 'proxmox', 'webhooks', 'provider', '
 
 export default tseslint.config(
   // examples/ is plain JavaScript for users to copy, run as written by test/e2e/readme-walk.test.ts.
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', 'examples/**'] },
+  { ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', 'examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

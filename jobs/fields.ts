@@ -2,8 +2,8 @@
 // job (jobs/<name>.schema.ts) gives both the validator that decides
 // (producer, HTTP API and worker: SPEC 1) and the JSON Schema that
 // documents it, so the two never disagree. No worker code here.
-import { defaultImageOf, imagesOf } from '../src/config/images.js';
-import type { Config } from '../src/config/types.js';
+import { IMPLICIT_IMAGE, defaultImageOf } from '../src/config/images.js';
+import type { Config, ImageConfig } from '../src/config/types.js';
 
 export interface FieldError {
   field: string;
@@ -20,12 +20,25 @@ export interface JobLimits {
   defaultImage: string;
 }
 
-export function limitsFromConfig(config: Pick<Config, 'proxmox'>): JobLimits {
+/** What limitsFromConfig reads: the service's Config, or the producer's (src/config/producer.ts), which knows no templates. */
+export interface LimitsSource {
+  proxmox: Pick<Config['proxmox'], 'defaults' | 'limits' | 'defaultImage'> & { nodes: { name: string }[]; images: Pick<ImageConfig, 'name' | 'templates'>[] };
+}
+
+/**
+ * The image names and their serving nodes from the node names and each
+ * image's templates' keys alone: without proxmox.images, the one implicit
+ * image every node serves (a service config refuses a node without a
+ * template then, src/config/images.ts).
+ */
+export function limitsFromConfig(config: LimitsSource): JobLimits {
+  const { nodes, images } = config.proxmox;
+  const names = nodes.map((node) => node.name);
   return {
-    nodes: config.proxmox.nodes.map((node) => node.name),
+    nodes: names,
     limits: config.proxmox.limits,
     defaults: config.proxmox.defaults,
-    images: Object.fromEntries(imagesOf(config.proxmox).map((image) => [image.name, image.templates.map((t) => t.node)])),
+    images: images.length === 0 ? { [IMPLICIT_IMAGE]: names } : Object.fromEntries(images.map((image) => [image.name, names.filter((node) => image.templates[node] !== undefined)])),
     defaultImage: defaultImageOf(config.proxmox),
   };
 }
@@ -110,15 +123,21 @@ type ValueOfRule<R> = R extends StringRule
         : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
+/** A field table's values as a type, the fields of presence `P` optional. */
+type ValuesOf<F extends JobFields, P extends Presence> = Simplify<
+  { [K in keyof F as F[K]['presence'] extends P ? never : K]: ValueOfRule<F[K]['rule']> } & {
+    [K in keyof F as F[K]['presence'] extends P ? K : never]?: ValueOfRule<F[K]['rule']>;
+  }
+>;
+
 /**
  * The data a field table validates to, as a type: what the validator
  * returns is this, so the table is the one declaration of a job's data.
  */
-export type DataOf<F extends JobFields> = Simplify<
-  { [K in keyof F as F[K]['presence'] extends 'optional' ? never : K]: ValueOfRule<F[K]['rule']> } & {
-    [K in keyof F as F[K]['presence'] extends 'optional' ? K : never]?: ValueOfRule<F[K]['rule']>;
-  }
->;
+export type DataOf<F extends JobFields> = ValuesOf<F, 'optional'>;
+
+/** What a typed caller may send (the producer library's parameters): the defaulted fields optional too. */
+export type InputOf<F extends JobFields> = ValuesOf<F, 'optional' | 'defaulted'>;
 
 /** The same field, required (a stored job always carries it). */
 export function requiredField<R extends FieldRule>(field: FieldSpec<R>): FieldSpec<R, 'required'> {

@@ -25,7 +25,7 @@ export interface ResolvedImage {
 
 type ProxmoxImages = Pick<Config['proxmox'], 'nodes' | 'images' | 'defaultImage'>;
 
-export function defaultImageOf(proxmox: ProxmoxImages): string {
+export function defaultImageOf(proxmox: Pick<ProxmoxImages, 'defaultImage'> & { images: { name: string }[] }): string {
   if (proxmox.defaultImage !== '') return proxmox.defaultImage;
   return proxmox.images[0]?.name ?? IMPLICIT_IMAGE;
 }

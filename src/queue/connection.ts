@@ -7,10 +7,9 @@
 // connection report the same way.
 import { Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
-import type { Logger } from '../log.js';
 import { redisRetryDelayMs } from './redis-backoff.js';
 import { formatAddress, redisAddressOf, unreachableLine, unreachableReason } from './redis-failure.js';
-import { redisOutageReporter, type RedisOutageReporter } from './redis-outage.js';
+import { redisOutageReporter, type OutageLogger, type RedisOutageReporter } from './redis-outage.js';
 
 export type { Redis } from 'ioredis';
 
@@ -53,7 +52,7 @@ export function createProducerConnection(url: string): Redis {
  * connection failure goes to the outage reporter, anything else is logged
  * once as the error it is.
  */
-export function reportRedisError(connection: unknown, err: unknown, source: string, logger?: Logger): void {
+export function reportRedisError(connection: unknown, err: unknown, source: string, logger?: OutageLogger): void {
   const address = connection instanceof Redis ? addressOfConnection(connection) : 'redis';
   redisOutageReporter(address).error(err, source, logger);
 }

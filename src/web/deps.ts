@@ -2,7 +2,7 @@
 // build the app on a real Redis with their own prefix, and `all` shares
 // one set of connections between web and worker.
 import type { Queue } from 'bullmq';
-import type { ProvisionerClient } from '../client.js';
+import type { UncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -12,7 +12,7 @@ import type { JobEventOptions } from './job-event-options.js';
 import type { RedisDownProbe } from './redis-down.js';
 
 /** The producer-side operations the /v1 routes forward to. */
-export type VmService = Pick<ProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
+export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
 
 export interface WebDeps {
   config: Config;

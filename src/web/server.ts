@@ -3,7 +3,7 @@
 // then listens on http.host:http.port. `web` and `all` both start it here.
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { createProvisionerClient } from '../client.js';
+import { createUncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -63,7 +63,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   const queues = createQueues(redis, config.redis.prefix);
   // Shown on Bull Board whether or not webhooks.url is set: deliveries left from when it was.
   const deliveries = createWebhookQueue(redis, config.redis.prefix, config);
-  const client = createProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
   const closeConnections = async (): Promise<void> => {
     await Promise.allSettled([client.close(), queues.close(), deliveries.close()]);
     redis.disconnect();

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
+import { createUncheckedProvisionerClient, type UncheckedProvisionerClient } from '../../src/client.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
@@ -23,7 +23,7 @@ import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 export interface TestWeb {
   app: FastifyInstance;
   config: Config;
-  client: ProvisionerClient;
+  client: UncheckedProvisionerClient;
   queues: Queues;
   redis: Redis;
   metrics: Metrics;
@@ -37,7 +37,7 @@ export interface TestWeb {
 export interface TestWebOptions {
   redisDown?: RedisDownProbe;
   /** What the routes call instead of the client itself: a wrapper that counts or fails calls, delegating the rest. */
-  service?: (client: ProvisionerClient) => VmService;
+  service?: (client: UncheckedProvisionerClient) => VmService;
   jobEvents?: Partial<JobEventOptions>;
   /** Config variables (PROXMOX_IMAGES, ...) the test's config is loaded with. */
   env?: Record<string, string>;
@@ -61,7 +61,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   const logger = silentLogger();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const queues = createQueues(redis, prefix);
-  const client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
   const metrics = createMetrics();
   const app = await buildWebApp({
     config,
