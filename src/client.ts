@@ -187,11 +187,15 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     return { limits, queues, registry: new DesiredStateRegistry(redis, options.prefix, config.registry.tombstoneSeconds), door: jobDoor(queues, limits) };
   };
   // A failed start (Redis down, an unreadable published config) is tried again by the next call.
-  const ready = (): Promise<Session> =>
-    (session ??= start().catch((err: unknown) => {
+  const ready = async (): Promise<Session> => {
+    const opened = await (session ??= start().catch((err: unknown) => {
       session = undefined;
       throw err;
     }));
+    // Redis gone since: a RedisUnavailableError at once, not a refused command.
+    await connected(redis);
+    return opened;
+  };
   // Given a config, input is checked before Redis is touched; without, against the published config.
   const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
 
