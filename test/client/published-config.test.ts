@@ -13,6 +13,7 @@ import { createMetrics } from '../../src/metrics.js';
 import { keys } from '../../src/queue/keys.js';
 import { producerConfigPublisher } from '../../src/queue/producer-config-store.js';
 import { startWebServer } from '../../src/web/server.js';
+import { startOwnRedis } from '../e2e/redis-server.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { REDIS_URL, deletePrefix, eventually, newRedis, testConfig, uniquePrefix } from '../support/redis.js';
 
@@ -109,6 +110,19 @@ describe('the producer library takes the workers config from Redis (SPEC 6, 27)'
     const err = await refusal(down.createVm({ name: 'big-3', cores: 10_000 }));
     await down.close();
     expect(err).to.be.instanceOf(RedisUnavailableError);
+  });
+
+  it('after its first call, a Redis gone is still a RedisUnavailableError at once', async () => {
+    const own = await startOwnRedis();
+    const producer = createProvisionerClient({ redisUrl: own.url, prefix: uniquePrefix('gone') });
+    try {
+      await producer.createVm({ name: 'before-1' });
+      await own.stop();
+      expect(await refusal(producer.createVm({ name: 'after-1' }))).to.be.instanceOf(RedisUnavailableError);
+    } finally {
+      await producer.close();
+      await own.close();
+    }
   });
 
   it('given a config that differs from the published one, goes by the given one and tells onConfigMismatch each differing key once', async () => {
