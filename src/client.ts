@@ -7,6 +7,10 @@ import { NAME_JOBS, limitsFromConfig, validateJobData } from '../jobs/schema.js'
 import type { JobLimits, JobRequestOf, NameJob } from '../jobs/schema.js';
 import { producerConfig } from './config/producer.js';
 import type { ProducerSettings } from './config/producer.js';
+import { chooseProducerConfig } from './config/producer-published.js';
+import type { ConfigMismatch } from './config/producer-published.js';
+import { keys } from './queue/keys.js';
+import { readProducerConfig } from './queue/producer-config-store.js';
 import { connected, createProducerConnection } from './queue/connection.js';
 import { SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
@@ -29,17 +33,28 @@ export type { VmListQuery } from './queue/vm-listing.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
 export type { ProducerConfig, ProducerJobOptions, ProducerSettings } from './config/producer.js';
+export type { ConfigMismatch } from './config/producer-published.js';
+export type { ConfigDifference } from './config/producer-diff.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
   prefix: string;
   /**
-   * The service's nodes, defaults, limits and job options (its whole
-   * Config will do); the service's defaults (PRODUCER_DEFAULTS) for any
-   * part left out. Give the values the service runs with, so the client
-   * refuses what its workers would.
+   * Left out (usual): on its first call the client reads the config the
+   * service's web and worker processes publish under the prefix, or, with
+   * none published (a service older than this), takes the service's
+   * defaults (PRODUCER_DEFAULTS). Given (a service Config will do, the
+   * defaults fill any part left out): used as it is, and `onConfigMismatch`
+   * hears on the first call when the published one means other jobs.
    */
   config?: ProducerSettings;
+  /**
+   * Told once per client, on its first call, when `config` is given and
+   * differs from the published one in nodes, defaults, limits, images or
+   * the default image (each key in `differences`). Default: a Node
+   * process warning (process.emitWarning, code PVEP_PRODUCER_CONFIG).
+   */
+  onConfigMismatch?: (mismatch: ConfigMismatch) => void;
 }
 
 /** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
@@ -145,31 +160,55 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
   return createUncheckedProvisionerClient(options);
 }
 
-export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
-  const config = producerConfig(options.config);
-  const limits: JobLimits = limitsFromConfig(config);
-  const redis = createProducerConnection(options.redisUrl);
-  const registry = new DesiredStateRegistry(redis, options.prefix, config.registry.tombstoneSeconds);
-  let queues: Queues | undefined;
-  let door: JobDoor | undefined;
+function warnOfMismatch(mismatch: ConfigMismatch): void {
+  process.emitWarning(mismatch.message, { type: 'ProducerConfigWarning', code: 'PVEP_PRODUCER_CONFIG' });
+}
 
-  const ready = async (): Promise<Queues> => {
+/** What the client works with once it has its config: set up on the first call. */
+interface Session {
+  limits: JobLimits;
+  queues: Queues;
+  registry: DesiredStateRegistry;
+  door: JobDoor;
+}
+
+export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
+  const given = options.config === undefined ? undefined : producerConfig(options.config);
+  const givenLimits = given && limitsFromConfig(given);
+  const redis = createProducerConnection(options.redisUrl);
+  let session: Promise<Session> | undefined;
+
+  const start = async (): Promise<Session> => {
     await connected(redis);
-    queues ??= createQueues(redis, options.prefix, config.jobs);
-    return queues;
+    const published = await readProducerConfig(redis, options.prefix);
+    const config = chooseProducerConfig(given, published, keys.producerConfig(options.prefix), options.onConfigMismatch ?? warnOfMismatch);
+    const limits = limitsFromConfig(config);
+    const queues = createQueues(redis, options.prefix, config.jobs);
+    return { limits, queues, registry: new DesiredStateRegistry(redis, options.prefix, config.registry.tombstoneSeconds), door: jobDoor(queues, limits) };
   };
-  const open = async (): Promise<JobDoor> => (door ??= jobDoor(await ready(), limits));
+  // A failed start (Redis down, an unreadable published config) is tried again by the next call.
+  const ready = async (): Promise<Session> => {
+    const opened = await (session ??= start().catch((err: unknown) => {
+      session = undefined;
+      throw err;
+    }));
+    // Redis gone since: a RedisUnavailableError at once, not a refused command.
+    await connected(redis);
+    return opened;
+  };
+  // Given a config, input is checked before Redis is touched; without, against the published config.
+  const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
 
   const enqueueJob = async (job: NameJob, input: unknown): Promise<EnqueueResult> => {
     // Typed callers cannot name a create or delete here; untyped ones are told (they record desired state).
     if (!(NAME_JOBS as readonly string[]).includes(job)) throw new ValidationError([{ field: 'job', message: `must be one of ${NAME_JOBS.join(', ')}` }]);
-    const value = orThrow(validateJobData(job, input, limits));
-    const added = await (await open()).add(job, value);
+    const value = orThrow(validateJobData(job, input, await limitsNow()));
+    const added = await (await ready()).door.add(job, value);
     return { jobId: added.id ?? '', name: value.name, existing: false };
   };
 
   const getJob = async (id: string): Promise<JobView | undefined> => {
-    const { vm, system } = await ready();
+    const { vm, system } = (await ready()).queues;
     for (const queue of [vm, system]) {
       const view = await viewJob(queue, id);
       if (view) return view;
@@ -179,8 +218,8 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
 
   return {
     async createVm(input) {
-      const value = orThrow(validateJobData('create', input, limits));
-      const jobs = await open();
+      const value = orThrow(validateJobData('create', input, await limitsNow()));
+      const { door: jobs, registry, limits } = await ready();
       const spec = { ...value, uid: value.uid ?? randomUUID() };
       const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
         uidGiven: value.uid !== undefined,
@@ -197,8 +236,8 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     },
 
     async deleteVm(input) {
-      const value = orThrow(validateJobData('delete', input, limits));
-      const jobs = await open();
+      const value = orThrow(validateJobData('delete', input, await limitsNow()));
+      const { door: jobs, registry } = await ready();
       const outcome = await registry.recordAbsent(value.name, value.uid);
       const data = { ...value, generation: outcome.generation };
       if (outcome.kind === 'foreign') {
@@ -228,21 +267,22 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     },
 
     async getVm(name) {
-      await ready();
+      const { registry } = await ready();
       const record = await registry.get(name);
       return record && toDesiredView(record);
     },
 
     async listVms(query) {
       const page = orThrow(parseVmListQuery(query));
-      await ready();
+      const { registry } = await ready();
       const { records, more } = await registry.page(page);
       const last = records.at(-1);
       return { vms: records.map(toDesiredView), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
 
     async close() {
-      await queues?.close();
+      const opened = await session?.catch(() => undefined);
+      await opened?.queues.close();
       redis.disconnect();
     },
   };

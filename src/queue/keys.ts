@@ -15,4 +15,6 @@ export const keys = {
   workerPattern: (prefix: string): string => `${prefix}:workers:*`,
   /** String: the last health job's result (SPEC 19). */
   lastHealth: (prefix: string): string => `${prefix}:health:last`,
+  /** String: what a producer reads of the service's config, as JSON (SPEC 6, 27). */
+  producerConfig: (prefix: string): string => `${prefix}:producer-config`,
 };

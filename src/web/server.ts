@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createWebConnection, type Redis } from '../queue/connection.js';
+import { producerConfigPublisher } from '../queue/producer-config-store.js';
 import { createQueues } from '../queue/queues.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
@@ -63,8 +64,16 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   const queues = createQueues(redis, config.redis.prefix);
   // Shown on Bull Board whether or not webhooks.url is set: deliveries left from when it was.
   const deliveries = createWebhookQueue(redis, config.redis.prefix, config);
-  const client = createUncheckedProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
+  // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
+  const published = producerConfigPublisher(redis, config.redis.prefix, config);
+  const client = createUncheckedProvisionerClient({
+    redisUrl: config.redis.url,
+    prefix: config.redis.prefix,
+    config,
+    onConfigMismatch: ({ redisKey, differences, message }) => logger.warn({ redisKey, differences }, `${message}: another web or worker process on this prefix runs another config`),
+  });
   const closeConnections = async (): Promise<void> => {
+    published.stop();
     await Promise.allSettled([client.close(), queues.close(), deliveries.close()]);
     redis.disconnect();
   };
@@ -90,7 +99,9 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   if (config.http.boardWritable && credentials === undefined) {
     logger.warn('http.boardWritable is ignored while http.authDisabled: Bull Board stays read-only, as a writable board needs its users');
   }
-  const down = (await firstContact(redis, REDIS_FIRST_CONTACT_MS)) ? undefined : redisDown();
+  const reached = await firstContact(redis, REDIS_FIRST_CONTACT_MS);
+  if (reached) await published.write().catch(() => undefined);
+  const down = reached ? undefined : redisDown();
   const redisNote = down === undefined ? '' : `; not ready yet: ${down.message}; /v1 answers 503 until Redis answers`;
   logger[down === undefined ? 'info' : 'warn'](
     {

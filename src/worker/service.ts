@@ -18,6 +18,7 @@ import { jobDoor } from '../queue/enqueue.js';
 import { writeLastHealth } from '../queue/health-store.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
 import { NameLocks } from '../queue/name-lock.js';
+import { producerConfigPublisher } from '../queue/producer-config-store.js';
 import { createProcessor } from './processor.js';
 import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, WORKER_METRICS, createQueues, keepJobs } from '../queue/queues.js';
 import { DesiredStateRegistry } from '../queue/registry.js';
@@ -107,6 +108,9 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     metrics: WORKER_METRICS,
   };
 
+  // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
+  const published = producerConfigPublisher(redis, prefix, config);
+  await published.write();
   await queues.system.setGlobalConcurrency(1);
   if (options.schedule ?? true) {
     const jobs = jobDoor(queues, limitsFromConfig(config));
@@ -145,6 +149,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   return {
     id,
     async close(graceMs = config.jobs.shutdownGraceSeconds * 1000) {
+      published.stop();
       const closing = Promise.all(workers.map((w) => w.close()));
       // With Redis down the heartbeat's DEL and the queues' close would wait
       // for it for ever (SPEC 24): bounded, so a stop signal still stops.

@@ -1,6 +1,8 @@
 // SPEC 6, 27: the producer library needs no config loader. It checks jobs
 // against the settings it is given, and against the service's own
 // defaults for any part left out; a bad setting is refused naming its key.
+// Given no config it goes by the one the service publishes in Redis:
+// test/client/published-config.test.ts.
 import { expect } from 'chai';
 import { PRODUCER_DEFAULTS, ProducerConfigError, ValidationError, createProvisionerClient, createUncheckedProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -32,14 +34,6 @@ describe('the producer library without the service config (SPEC 6, 27)', () => {
       jobs: { attempts, backoffMs, keepCompletedCount, keepCompletedSeconds, keepFailedCount, keepFailedSeconds },
       registry: service.registry,
     });
-  });
-
-  it('with no config, a create beyond the default limits or on an unknown node is a ValidationError naming the field', async () => {
-    const client = createUncheckedProvisionerClient({ redisUrl: NOWHERE, prefix: 'unused' });
-    const err = await refusal(client.createVm({ name: 'big-1', cores: PRODUCER_DEFAULTS.proxmox.limits.maxCores + 1, node: 'pve9' }));
-    await client.close();
-    expect(err).to.be.instanceOf(ValidationError);
-    expect((err as ValidationError).fields.map((f) => f.field)).to.deep.equal(['node', 'cores']);
   });
 
   it('given limits and nodes replace the defaults, the rest stays default', async () => {

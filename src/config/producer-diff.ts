@@ -1,0 +1,37 @@
+// Where two producer configs disagree on what a job means (SPEC 6, 27):
+// the node names, the defaults and limits key by key, the images (names
+// and the nodes serving each) and the default image. Job options and the
+// tombstone time change how a job is kept, not what it is, and are not compared.
+import { isDeepStrictEqual } from 'node:util';
+import { defaultImageOf } from './images.js';
+import type { ProducerConfig } from './producer.js';
+
+export interface ConfigDifference {
+  /** `proxmox.limits.maxCores`, `proxmox.nodes`, ... */
+  key: string;
+  /** Each side's value as JSON. */
+  given: string;
+  published: string;
+}
+
+type Proxmox = ProducerConfig['proxmox'];
+
+function servedBy(images: Proxmox['images']): { name: string; nodes: string[] }[] {
+  return images.map(({ name, templates }) => ({ name, nodes: Object.keys(templates).sort() })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function byKey(group: 'defaults' | 'limits', given: Proxmox, published: Proxmox): [string, unknown, unknown][] {
+  return Object.entries(published[group]).map(([key, value]) => [`proxmox.${group}.${key}`, (given[group] as Record<string, number>)[key], value]);
+}
+
+export function jobMeaningDifferences(given: ProducerConfig, published: ProducerConfig): ConfigDifference[] {
+  const [g, p] = [given.proxmox, published.proxmox];
+  const pairs: [string, unknown, unknown][] = [
+    ['proxmox.nodes', g.nodes.map((n) => n.name).sort(), p.nodes.map((n) => n.name).sort()],
+    ...byKey('defaults', g, p),
+    ...byKey('limits', g, p),
+    ['proxmox.images', servedBy(g.images), servedBy(p.images)],
+    ['proxmox.defaultImage', defaultImageOf(g), defaultImageOf(p)],
+  ];
+  return pairs.filter(([, a, b]) => !isDeepStrictEqual(a, b)).map(([key, a, b]) => ({ key, given: JSON.stringify(a), published: JSON.stringify(b) }));
+}

@@ -1,0 +1,75 @@
+// The service's producer config as it publishes it in Redis (SPEC 6, 27),
+// and which config a client goes by: the one it was given (told when the
+// published one means other jobs), else the published one, else the
+// service's defaults (no service has published yet, or an older one).
+import { jobMeaningDifferences, type ConfigDifference } from './producer-diff.js';
+import { producerConfig, ProducerConfigError } from './producer.js';
+import type { ProducerConfig, ProducerSettings } from './producer.js';
+
+/** Raised only when an older client would misread the shape; a new key keeps it. */
+export const PUBLISHED_CONFIG_VERSION = 1;
+
+export interface PublishedProducerConfig {
+  version: number;
+  config: ProducerConfig;
+}
+
+/** What a producer reads of `settings` (a service Config) and no other key: node names, images' names and templates. */
+export function publishedProducerConfig(settings: ProducerSettings): PublishedProducerConfig {
+  const config = producerConfig(settings);
+  const nodes = config.proxmox.nodes.map(({ name }) => ({ name }));
+  const images = config.proxmox.images.map(({ name, templates }) => ({ name, templates }));
+  return { version: PUBLISHED_CONFIG_VERSION, config: { ...config, proxmox: { ...config.proxmox, nodes, images } } };
+}
+
+export type PublishedRead = { kind: 'absent' } | { kind: 'found'; config: ProducerConfig } | { kind: 'unreadable'; reason: string };
+
+/** The published key's text (null: absent), checked as a given config is. */
+export function parsePublished(text: string | null, redisKey: string): PublishedRead {
+  if (text === null) return { kind: 'absent' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: 'unreadable', reason: `${redisKey} is not JSON` };
+  }
+  const { version, config } = (typeof value === 'object' && value !== null ? value : {}) as { version?: unknown; config?: unknown };
+  if (version !== PUBLISHED_CONFIG_VERSION) {
+    return { kind: 'unreadable', reason: `${redisKey} has version ${JSON.stringify(version)}; this client reads version ${PUBLISHED_CONFIG_VERSION}: upgrade @pve-provisioner/client, or give it config` };
+  }
+  if (typeof config !== 'object' || config === null) return { kind: 'unreadable', reason: `${redisKey} has no config` };
+  try {
+    return { kind: 'found', config: producerConfig(config) };
+  } catch (err) {
+    if (err instanceof ProducerConfigError) return { kind: 'unreadable', reason: `${redisKey}: ${err.message}` };
+    throw err;
+  }
+}
+
+export interface ConfigMismatch {
+  /** Where the service published its config: `<prefix>:producer-config`. */
+  redisKey: string;
+  /** Each key that differs; empty when the published config could not be read. */
+  differences: ConfigDifference[];
+  message: string;
+}
+
+/**
+ * The config a client goes by. Given one, it is used and `onMismatch`
+ * hears of a published one that means other jobs. Given none: the
+ * published one, or the defaults when there is none; a published one this
+ * client cannot read is a ProducerConfigError.
+ */
+export function chooseProducerConfig(given: ProducerConfig | undefined, read: PublishedRead, redisKey: string, onMismatch: (mismatch: ConfigMismatch) => void): ProducerConfig {
+  if (given === undefined) {
+    if (read.kind === 'unreadable') throw new ProducerConfigError(`the service's published config cannot be read: ${read.reason}`);
+    return read.kind === 'found' ? read.config : producerConfig();
+  }
+  if (read.kind === 'unreadable') onMismatch({ redisKey, differences: [], message: `the given config was not compared with the service's: ${read.reason}` });
+  if (read.kind === 'found') {
+    const differences = jobMeaningDifferences(given, read.config);
+    const listed = differences.map((d) => `${d.key} (given ${d.given}, the service's ${d.published})`).join(', ');
+    if (differences.length > 0) onMismatch({ redisKey, differences, message: `the given config differs from the one the service published at ${redisKey}: ${listed}; the client goes by the given config` });
+  }
+  return given;
+}

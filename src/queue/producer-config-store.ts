@@ -1,0 +1,31 @@
+// The service's producer config in Redis (SPEC 6, 27): the web and worker
+// processes write it at start and again on each reconnect (a Redis that
+// restarted without it); a client given no config reads it. Several
+// processes with different configs on one prefix: the last writer wins.
+import type { Redis } from 'ioredis';
+import { parsePublished, publishedProducerConfig, type PublishedRead } from '../config/producer-published.js';
+import type { ProducerSettings } from '../config/producer.js';
+import { keys } from './keys.js';
+
+export interface ProducerConfigPublisher {
+  /** Writes it now; rejects when Redis does not take it. */
+  write(): Promise<void>;
+  /** No more rewrites on reconnect. */
+  stop(): void;
+}
+
+export function producerConfigPublisher(redis: Redis, prefix: string, config: ProducerSettings): ProducerConfigPublisher {
+  const text = JSON.stringify(publishedProducerConfig(config));
+  const write = async (): Promise<void> => {
+    await redis.set(keys.producerConfig(prefix), text);
+  };
+  // Redis gone again before the write: the next 'ready' writes it.
+  const rewrite = (): void => void write().catch(() => undefined);
+  redis.on('ready', rewrite);
+  return { write, stop: () => void redis.off('ready', rewrite) };
+}
+
+export async function readProducerConfig(redis: Redis, prefix: string): Promise<PublishedRead> {
+  const key = keys.producerConfig(prefix);
+  return parsePublished(await redis.get(key), key);
+}
