@@ -8,6 +8,7 @@ import type { JobLimits, NameJob } from '../jobs/schema.js';
 import type { Config } from './config/types.js';
 import { loadConfig } from './config/index.js';
 import { connected, createProducerConnection } from './queue/connection.js';
+import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
 import { SPEC_FIELDS } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
@@ -29,6 +30,12 @@ export type { VmListQuery } from './queue/vm-listing.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
+  /**
+   * A Redis Cluster or Sentinel-managed master to use instead of redisUrl
+   * alone (SPEC 25), as config.redis describes it; its url wins over redisUrl.
+   */
+  redis?: RedisConnection;
+  /** The key prefix as configured (redis.prefix); on a Cluster the keys go under the hash tag {prefix}. */
   prefix: string;
   /** Limits, nodes and job options; loadConfig() when absent. */
   config?: Config;
@@ -108,14 +115,16 @@ function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: Valida
 export function createProvisionerClient(options: ProvisionerClientOptions): ProvisionerClient {
   const config = options.config ?? loadConfig();
   const limits: JobLimits = limitsFromConfig(config);
-  const redis = createProducerConnection(options.redisUrl);
-  const registry = new DesiredStateRegistry(redis, options.prefix, config.registry.tombstoneSeconds);
+  const target: RedisConnection = options.redis ?? { url: options.redisUrl };
+  const redis = createProducerConnection(target);
+  const prefix = keyPrefixOf(options.prefix, target);
+  const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
   let queues: Queues | undefined;
   let door: JobDoor | undefined;
 
   const ready = async (): Promise<Queues> => {
     await connected(redis);
-    queues ??= createQueues(redis, options.prefix, config.jobs);
+    queues ??= createQueues(redis, prefix, config.jobs);
     return queues;
   };
   const open = async (): Promise<JobDoor> => (door ??= jobDoor(await ready(), limits));

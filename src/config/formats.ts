@@ -23,6 +23,25 @@ function parseJsonIfString(value: unknown): unknown {
   }
 }
 
+/** A JSON list as it is; any other text split at commas (the environment's form). */
+function splitList(value: unknown): unknown {
+  const parsed = parseJsonIfString(value);
+  if (typeof parsed !== 'string') return parsed;
+  return parsed
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+/** host and port of `host:port` or `[v6]:port`; undefined when it is not that. */
+export function parseHostPort(text: string): { host: string; port: number } | undefined {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9_.-]+)):(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[3]);
+  const host = match?.[1] ?? match?.[2];
+  if (host === undefined || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  return { host, port };
+}
+
 function isInt(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value);
 }
@@ -135,6 +154,17 @@ export function registerFormats(): void {
       if (typeof value !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(value)) {
         throw new Error('must be 1 to 64 of letters, digits, "_", "-", "." (no ":" or spaces)');
       }
+    },
+  });
+  convict.addFormat({
+    name: 'host-port-list',
+    coerce: splitList,
+    validate(value: unknown) {
+      const form = 'a list of host:port, such as ["10.0.0.1:6379","10.0.0.2:6379"] or, in the environment, 10.0.0.1:6379,10.0.0.2:6379';
+      if (!Array.isArray(value)) throw new Error(`must be ${form}`);
+      value.forEach((entry: unknown, i) => {
+        if (typeof entry !== 'string' || parseHostPort(entry) === undefined) throw new Error(`entry ${i + 1} (${JSON.stringify(entry)}) is not host:port with a port from 1 to 65535; must be ${form}`);
+      });
     },
   });
   convict.addFormat({

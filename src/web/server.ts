@@ -7,7 +7,8 @@ import { createProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { createWebConnection, type Redis } from '../queue/connection.js';
+import { createWebConnection, type RedisClient } from '../queue/connection.js';
+import { keyPrefixOf } from '../queue/redis-target.js';
 import { createQueues } from '../queue/queues.js';
 import { buildWebApp } from './app.js';
 import { loadCredentials } from './auth/credentials.js';
@@ -32,7 +33,7 @@ export interface WebServerOptions {
 const REDIS_FIRST_CONTACT_MS = 2_500;
 
 /** True once the connection is ready; false when it failed first or did not answer within timeoutMs. */
-function firstContact(redis: Redis, timeoutMs: number): Promise<boolean> {
+function firstContact(redis: RedisClient, timeoutMs: number): Promise<boolean> {
   if (redis.status === 'ready') return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = (ready: boolean): void => {
@@ -57,10 +58,11 @@ function publicHost(host: string): string {
 export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
   const credentials = await loadCredentials(config, logger);
   // Fails fast when Redis is down, so a request answers instead of hanging.
-  const redis = createWebConnection(config.redis.url);
-  const redisDown = redisDownProbe(redis, config.redis.url);
-  const queues = createQueues(redis, config.redis.prefix);
-  const client = createProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
+  const redis = createWebConnection(config.redis);
+  const redisDown = redisDownProbe(redis, config.redis);
+  const prefix = keyPrefixOf(config.redis.prefix, config.redis);
+  const queues = createQueues(redis, prefix);
+  const client = createProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
   const closeConnections = async (): Promise<void> => {
     await Promise.allSettled([client.close(), queues.close()]);
     redis.disconnect();
@@ -72,7 +74,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       logger,
       service: client,
       queues: [queues.vm, queues.system],
-      readiness: redisReadinessSources(redis, config.redis.prefix, redisDown),
+      readiness: redisReadinessSources(redis, prefix, redisDown),
       metrics: options.metrics,
       credentials,
       redisDown,

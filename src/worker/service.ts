@@ -12,7 +12,8 @@ import type { JobMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection, reportRedisError } from '../queue/connection.js';
-import type { Redis } from '../queue/connection.js';
+import type { RedisClient } from '../queue/connection.js';
+import { keyPrefixOf } from '../queue/redis-target.js';
 import { jobDoor } from '../queue/enqueue.js';
 import { writeLastHealth } from '../queue/health-store.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
@@ -61,9 +62,9 @@ function sleep(ms: number): Promise<'timeout'> {
 export async function startWorkerService(options: WorkerServiceOptions): Promise<WorkerService> {
   const { config, provider, logger, metrics } = options;
   const id = options.id ?? randomUUID();
-  const prefix = config.redis.prefix;
+  const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const definitions = buildJobRegistry(options.definitions ?? jobDefinitions);
-  const redis: Redis = createWorkerConnection(config.redis.url);
+  const redis: RedisClient = createWorkerConnection(config.redis);
   const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
