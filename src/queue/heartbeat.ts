@@ -18,6 +18,8 @@ export interface WorkerBeat {
 }
 
 export interface Heartbeat {
+  /** Settles once the first beat is written (or failed: Redis down, the next beat tries again). */
+  first: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,13 +55,12 @@ export function startHeartbeat(redis: RedisClient, prefix: string, id: string, c
     // Three missed beats and the worker counts as gone.
     await BEAT.run(redis, scriptKeys, [id, JSON.stringify(value), everyMs * 3]);
   };
-  const tick = (): void => {
-    beat().catch(() => undefined); // Redis down: the next beat tries again.
-  };
-  tick();
-  const timer = setInterval(tick, everyMs);
+  const tick = (): Promise<void> => beat().catch(() => undefined); // Redis down: the next beat tries again.
+  const first = tick();
+  const timer = setInterval(() => void tick(), everyMs);
   timer.unref();
   return {
+    first,
     async stop() {
       clearInterval(timer);
       await redis

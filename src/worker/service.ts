@@ -126,6 +126,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }
   const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency);
+  // Listed in /readyz from the moment the service is up.
+  await heartbeat.first;
   logger.info({ id, prefix, concurrency: config.jobs.concurrency }, 'workers started');
 
   return {
