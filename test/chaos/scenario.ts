@@ -206,6 +206,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       for (let s = 0; s < steps; s += 1) ops.push({ verb: s === 0 || random() < 0.5 ? 'create' : 'delete', afterMs: Math.floor(random() * (options.driveMs / steps)) });
       return { name, ops };
     });
+    const driveStarted = Date.now();
     const drive = Promise.all(
       plans.map(async ({ name, ops }) => {
         for (const op of ops) {
@@ -225,7 +226,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let driving = true;
     void drive.finally(() => (driving = false)).catch(() => undefined);
     // The failover comes in the middle of the drive, with jobs running.
-    let failoverAt = fleet === undefined ? Infinity : started + options.driveMs / 2;
+    let failoverAt = fleet === undefined ? Infinity : driveStarted + options.driveMs / 2;
+    let failing: Promise<void> | undefined;
     const restartAt = Array.from({ length: options.redisRestarts }, (_, i) => started + ((i + 1) * options.driveMs) / (options.redisRestarts + 1));
     while (driving) {
       await sleep(options.killEveryMs * (0.5 + random()));
@@ -247,12 +249,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
       if (fleet !== undefined && Date.now() >= failoverAt) {
         failoverAt = Infinity;
-        const failover = await fleet.failover(prefix);
-        report.failovers += 1;
-        log(`SIGKILLed the master on ${failover.killedPort}; ${failover.promotedPort} took over after ${failover.promotedAfterMs} ms`);
+        // Not awaited here: the worker kills go on while the replica takes over.
+        failing = fleet.failover(prefix).then((failover) => {
+          report.failovers += 1;
+          log(`SIGKILLed the master on ${failover.killedPort}; ${failover.promotedPort} took over after ${failover.promotedAfterMs} ms`);
+        });
       }
     }
     await drive;
+    await failing;
     while (privateRedis !== undefined && restartAt.length > 0) {
       restartAt.shift();
       await privateRedis.restart(500);
