@@ -6,7 +6,6 @@ import type { Logger } from '../log.js';
 import type { Config } from '../config/index.js';
 import type { Metrics } from '../metrics.js';
 import { createBudgetConnection } from '../queue/connection.js';
-import { keyPrefixOf } from '../queue/redis-target.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import { budgetApi } from '../proxmox/budgeted-api.js';
 import { createHttpApi } from '../proxmox/http-api.js';
@@ -38,8 +37,9 @@ export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger
   if (maxRequestsPerSecond === 0) return { api, close: () => Promise.resolve() };
   // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
   const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
+  // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
   // The longest a call can be on its way: DNS, TCP and TLS, then the answer's headers.
   const inFlightMs = 3 * config.budgets.connectMs + config.budgets.responseMs;
-  const budget = createRequestBudget({ redis, prefix: keyPrefixOf(config.redis.prefix, config.redis), maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics });
+  const budget = createRequestBudget({ redis, prefix: config.redis.prefix, maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics });
   return { api: budgetApi(api, budget), close: () => budget.close() };
 }
