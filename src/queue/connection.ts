@@ -69,7 +69,8 @@ function build(connection: RedisConnection, options: RedisOptions, retryStrategy
         sentinels: hostPorts(connection.sentinel?.nodes ?? []),
         name: connection.sentinel?.name ?? '',
         retryStrategy,
-        // A failover closes the connection to the old master; it asks the sentinels again.
+        // No sentinel answering: ask them again after the same backoff
+        // (null here would leave ioredis's reconnect with an unhandled rejection).
         sentinelRetryStrategy: retryStrategy,
       });
     case 'single': {
@@ -144,13 +145,24 @@ function connectOnce(redis: RedisClient): Promise<void> {
   return pending;
 }
 
+/** Longest wait for a first connect: behind Sentinel one retries within the connect while no sentinel answers. */
+const FIRST_CONNECT_MS = 3_000;
+
+function withinFirstConnect(pending: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new RedisUnavailableError('not connected')), FIRST_CONNECT_MS);
+  });
+  return Promise.race([pending, late]).finally(() => clearTimeout(timer));
+}
+
 /** Connects a lazy connection and waits until it answers; rejects at once when Redis is down. */
 export async function connected<C extends RedisClient>(redis: C): Promise<C> {
   if (redis.status === 'ready') return redis;
   try {
     const pending = connecting.get(redis);
-    if (pending !== undefined) await pending;
-    else if (redis.status === 'wait') await connectOnce(redis);
+    if (pending !== undefined) await withinFirstConnect(pending);
+    else if (redis.status === 'wait') await withinFirstConnect(connectOnce(redis));
     else await redis.ping();
   } catch (err) {
     const place = placeOfConnection(redis);
