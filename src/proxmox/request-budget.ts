@@ -134,7 +134,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     warnedAt = Date.now();
     logger.warn(
       { err: messageOf(err), maxRequestsPerSecond },
-      'Proxmox request budget: RedisClient did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does',
+      'Proxmox request budget: Redis did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does',
     );
   }
 

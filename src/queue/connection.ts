@@ -1,7 +1,7 @@
 // Redis connections, one factory for every process and role (SPEC 25):
 // a single Redis at redis.url, a master behind Sentinel, or a Redis
-// Cluster, by the config's redis keys (redis-target.ts). Workers block on Redis and must retry for ever
-// (BullMQ needs maxRetriesPerRequest: null); producers and the web process
+// Cluster, as the config's redis keys say (redis-target.ts). Workers
+// block on Redis and must retry for ever (BullMQ needs maxRetriesPerRequest: null); producers and the web process
 // are request paths and fail fast when Redis is down rather than queueing
 // commands. Every connection retries with backoff (redis-backoff.ts) and
 // reports its failures to its address's outage reporter, which logs them
@@ -37,10 +37,18 @@ function watched<C extends RedisClient>(redis: C, reporter: RedisOutageReporter,
   return redis;
 }
 
+function passwordFrom(file: string): string {
+  try {
+    return readSecretFileSync(file);
+  } catch (err) {
+    throw new Error(`redis.passwordFile (REDIS_PASSWORD_FILE): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
 /** TLS, user, password and database from redis.url; the password from redis.passwordFile when set. */
 function credentialsOf(connection: RedisConnection): RedisOptions {
   const url = new URL(connection.url);
-  const password = connection.passwordFile ? readSecretFileSync(connection.passwordFile) : decodeURIComponent(url.password);
+  const password = connection.passwordFile ? passwordFrom(connection.passwordFile) : decodeURIComponent(url.password);
   const db = Number(url.pathname.slice(1) || 0);
   return {
     ...(url.username ? { username: decodeURIComponent(url.username) } : {}),

@@ -2,6 +2,7 @@
 // (SIGKILL) has its job recovered as stalled and finished on the same VM;
 // a worker sent SIGTERM finishes its running job, then exits.
 import { expect } from 'chai';
+import { listLiveWorkers } from '../../src/queue/heartbeat.js';
 import { killChildWorkers, startChildWorker } from '../support/child-process.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
@@ -78,7 +79,7 @@ describe('worker processes (SPEC 1, 3)', function () {
     const termAt = Date.now();
     child.process.kill('SIGTERM');
     // Closing starts by dropping the heartbeat: from then on no job is taken.
-    await eventually(async () => ((await h.redis.exists(`${h.prefix}:workers:child-${child.process.pid}`)) === 0 ? true : undefined));
+    await eventually(async () => ((await listLiveWorkers(h.redis, h.prefix)).some((w) => w.id === `child-${child.process.pid}`) ? undefined : true));
     const later = await h.client.createVm({ name: 'term-2', uid: 'u2' });
 
     const exit = await child.exited;

@@ -63,6 +63,7 @@ describe('the producer on a Cluster, behind Sentinel, with a password file (SPEC
       const err = await refusal({ url, passwordFile: join(dir, 'wrong') });
       expect(err.message).to.include('authentication refused: check the password in redis.url or redis.passwordFile');
       expect(err.message).to.not.include('wrong-staple-1234');
+      expect(() => createProducerConnection({ url, passwordFile: join(dir, 'missing') })).to.throw(/^redis\.passwordFile \(REDIS_PASSWORD_FILE\): cannot read secret file .*missing: ENOENT$/);
     } finally {
       child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });

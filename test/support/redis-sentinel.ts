@@ -6,10 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { redisAnswers } from '../e2e/redis-server.js';
 import { freePort } from './free-port.js';
-import { replicaSynced, until } from './redis-cluster.js';
+import { ask, replicaSynced, until } from './redis-cluster.js';
 
 export const SENTINEL_MASTER_NAME = 'pvep-master';
 
@@ -38,30 +37,12 @@ function dataServer(port: number, dir: string, extra: string[] = []): ChildProce
 }
 
 async function masterNamed(sentinelPort: number): Promise<number | undefined> {
-  const redis = new Redis({ port: sentinelPort, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    const answer = (await redis.call('SENTINEL', 'get-master-addr-by-name', SENTINEL_MASTER_NAME)) as [string, string] | null;
-    return answer === null ? undefined : Number(answer[1]);
-  } catch {
-    return undefined;
-  } finally {
-    redis.disconnect();
-  }
+  const answer = await ask(sentinelPort, (r) => r.call('SENTINEL', 'get-master-addr-by-name', SENTINEL_MASTER_NAME) as Promise<[string, string] | null>).catch(() => null);
+  return answer === null ? undefined : Number(answer[1]);
 }
 
 async function isMaster(port: number): Promise<boolean> {
-  const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    return ((await redis.call('ROLE')) as [string])[0] === 'master';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
+  return ask(port, async (r) => ((await r.call('ROLE')) as [string])[0] === 'master').catch(() => false);
 }
 
 export async function startOwnSentinels(): Promise<OwnSentinels> {
