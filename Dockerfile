@@ -5,6 +5,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+# npm run build also builds the producer library's package (a workspace).
+COPY packages/client/package.json packages/client/tsconfig.json ./packages/client/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
 COPY jobs ./jobs

@@ -10,6 +10,7 @@ const AREA = {
   iso9660: ['**/iso9660/*'],
   nocloud: ['**/nocloud/*'],
   proxmox: ['**/proxmox/*'],
+  webhooks: ['**/webhooks/*'],
   provider: ['**/provider/*'],
   jobs: ['**/jobs/*'],
   queue: ['**/queue/*'],
@@ -33,10 +34,11 @@ function layer(files, floor, areas) {
   return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
 }
 
-const ABOVE_GROUND = ['iso9660', 'nocloud', 'proxmox', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim'];
+const ABOVE_GROUND = ['iso9660', 'nocloud', 'proxmox', 'webhooks', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**'] },
+  // examples/ is plain JavaScript for users to copy, run as written by test/e2e/readme-walk.test.ts.
+  { ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', 'examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -56,18 +58,20 @@ export default tseslint.config(
   },
   layer(['src/config/**/*.ts', 'src/secrets/**/*.ts', 'src/errors.ts', 'src/log.ts', 'src/metrics.ts', 'src/desired-state.ts', 'src/redis-script.ts'], 'the ground floor', ABOVE_GROUND),
   layer(['src/iso9660/**/*.ts'], 'src/iso9660/', ABOVE_GROUND.filter((a) => a !== 'iso9660')),
-  layer(['src/nocloud/**/*.ts'], 'src/nocloud/', ['provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
-  layer(['src/proxmox/**/*.ts'], 'src/proxmox/', ['nocloud', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
-  layer(['src/provider/**/*.ts'], 'src/provider/', [['jobs/ handlers', JOB_HANDLERS], 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
-  layer(['jobs/**/*.ts'], 'jobs/', ['queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['src/nocloud/**/*.ts'], 'src/nocloud/', ['webhooks', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['src/proxmox/**/*.ts'], 'src/proxmox/', ['nocloud', 'webhooks', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  // The webhook body, signature and POST (SPEC 27): the ground floor and npm packages only.
+  layer(['src/webhooks/**/*.ts'], 'src/webhooks/', ABOVE_GROUND.filter((a) => a !== 'webhooks')),
+  layer(['src/provider/**/*.ts'], 'src/provider/', [['jobs/ handlers', JOB_HANDLERS], 'webhooks', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['jobs/**/*.ts'], 'jobs/', ['webhooks', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
   layer(['src/queue/**/*.ts'], 'src/queue/', ['reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
   layer(['src/reconciler/**/*.ts'], 'src/reconciler/', ['worker', 'client', 'web', 'cli', 'sim']),
   layer(['src/worker/**/*.ts'], 'src/worker/', ['client', 'web', 'cli', 'sim']),
   // The producer library: nothing worker-side (test/client/importable.test.ts checks what it reaches).
-  layer(['src/client.ts'], 'src/client.ts', ['proxmox', 'provider', ['jobs/ handlers', JOB_HANDLERS], 'reconciler', 'worker', 'web', 'cli', 'sim']),
+  layer(['src/client.ts'], 'src/client.ts', ['proxmox', 'webhooks', 'provider', ['jobs/ handlers', JOB_HANDLERS], 'reconciler', 'worker', 'web', 'cli', 'sim']),
   layer(['src/web/**/*.ts'], 'src/web/', ['proxmox', 'reconciler', 'worker', 'cli', 'sim']),
   // The simulator stands apart: it is Proxmox seen from outside.
-  layer(['src/sim/**/*.ts'], 'src/sim/', ['iso9660', 'nocloud', 'proxmox', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli']),
+  layer(['src/sim/**/*.ts'], 'src/sim/', ['iso9660', 'nocloud', 'proxmox', 'webhooks', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli']),
   {
     files: ['test/**/*.ts'],
     rules: {

@@ -7,7 +7,7 @@
 // defaults); the stored job always has uid and the generation the
 // producer recorded (SPEC 2).
 import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidField } from './fields.js';
-import type { DataOf, FieldSpec, StringRule, StringsRule } from './fields.js';
+import type { DataOf, FieldSpec, JobLimits, StringRule, StringsRule } from './fields.js';
 import { SSH_KEY_TYPES, sshKeyProblem } from './ssh-key.js';
 
 /** Proxmox's own floor for `memory` (apidata.json: `current`, minimum 16). */
@@ -30,7 +30,22 @@ export const createInputFields = {
   node: {
     presence: 'optional',
     flag: { name: 'node' },
-    rule: { kind: 'string', description: 'Configured node to place the VM on; the one with most free memory when absent', oneOf: (l) => l.nodes },
+    rule: { kind: 'string', description: 'Configured node to place the VM on; the one serving the image with most free memory when absent', oneOf: (l) => l.nodes },
+  },
+  image: {
+    presence: 'defaulted',
+    default: (l) => l.defaultImage,
+    flag: { name: 'image' },
+    rule: {
+      kind: 'string',
+      description: 'Image to clone (SPEC 27, GET /v1/images); proxmox.defaultImage when absent',
+      oneOf: (l) => Object.keys(l.images),
+      withOthers: (image, checked, l) => {
+        const serving = l.images[image] ?? [];
+        const node = checked.node;
+        return typeof node === 'string' && !serving.includes(node) ? `${image} is not served by node ${node} (served by: ${serving.join(', ') || 'no node'})` : undefined;
+      },
+    },
   },
   cores: {
     presence: 'defaulted',
@@ -95,6 +110,12 @@ export type CreateJobData = DataOf<typeof createStoredFields>;
  * The fields of a create that say what VM it makes (SPEC 2): a create
  * whose values differ from the present spec's in any of them is a
  * conflict. Not uid (its own rule) nor waitForAddress (how the job
- * waits, not what it makes).
+ * waits, not what it makes). A spec recorded before images has no
+ * `image`: it means the default image (specFieldDefaults).
  */
-export const SPEC_FIELDS = ['node', 'cores', 'memoryMiB', 'diskGiB', 'userData', 'networkConfig', 'sshKeys', 'vlanTag', 'bridge'] as const satisfies readonly (keyof CreateSpec)[];
+export const SPEC_FIELDS = ['node', 'image', 'cores', 'memoryMiB', 'diskGiB', 'userData', 'networkConfig', 'sshKeys', 'vlanTag', 'bridge'] as const satisfies readonly (keyof CreateSpec)[];
+
+/** What a spec field absent from a recorded spec means, for the SPEC 2 comparison: a spec from before images meant the default image. */
+export function specFieldDefaults(limits: Pick<JobLimits, 'defaultImage'>): Partial<Record<(typeof SPEC_FIELDS)[number], unknown>> {
+  return { image: limits.defaultImage };
+}

@@ -2,25 +2,44 @@
 // job (jobs/<name>.schema.ts) gives both the validator that decides
 // (producer, HTTP API and worker: SPEC 1) and the JSON Schema that
 // documents it, so the two never disagree. No worker code here.
-import type { Config } from '../src/config/types.js';
+import { IMPLICIT_IMAGE, defaultImageOf } from '../src/config/images.js';
+import type { Config, ImageConfig } from '../src/config/types.js';
 
 export interface FieldError {
   field: string;
   message: string;
 }
 
-/** What validation needs from config: bounds, defaults, node names. */
+/** What validation needs from config: bounds, defaults, node names, images. */
 export interface JobLimits {
   nodes: string[];
   limits: Config['proxmox']['limits'];
   defaults: Config['proxmox']['defaults'];
+  /** Each image (SPEC 27) and the nodes that serve it. */
+  images: Record<string, string[]>;
+  defaultImage: string;
 }
 
-export function limitsFromConfig(config: Pick<Config, 'proxmox'>): JobLimits {
+/** What limitsFromConfig reads: the service's Config, or the producer's (src/config/producer.ts), which knows no templates. */
+export interface LimitsSource {
+  proxmox: Pick<Config['proxmox'], 'defaults' | 'limits' | 'defaultImage'> & { nodes: { name: string }[]; images: Pick<ImageConfig, 'name' | 'templates'>[] };
+}
+
+/**
+ * The image names and their serving nodes from the node names and each
+ * image's templates' keys alone: without proxmox.images, the one implicit
+ * image every node serves (a service config refuses a node without a
+ * template then, src/config/images.ts).
+ */
+export function limitsFromConfig(config: LimitsSource): JobLimits {
+  const { nodes, images } = config.proxmox;
+  const names = nodes.map((node) => node.name);
   return {
-    nodes: config.proxmox.nodes.map((node) => node.name),
+    nodes: names,
     limits: config.proxmox.limits,
     defaults: config.proxmox.defaults,
+    images: images.length === 0 ? { [IMPLICIT_IMAGE]: names } : Object.fromEntries(images.map((image) => [image.name, names.filter((node) => image.templates[node] !== undefined)])),
+    defaultImage: defaultImageOf(config.proxmox),
   };
 }
 
@@ -34,6 +53,8 @@ export interface StringRule {
   maxBytes?: number;
   /** Allowed values, from config (node names). */
   oneOf?: (limits: JobLimits) => string[];
+  /** What is wrong with the value given the fields checked before it (the image a named node cannot serve), or undefined. */
+  withOthers?: (value: string, checked: Readonly<Record<string, unknown>>, limits: JobLimits) => string | undefined;
 }
 
 interface IntegerRule {
@@ -102,15 +123,21 @@ type ValueOfRule<R> = R extends StringRule
         : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
+/** A field table's values as a type, the fields of presence `P` optional. */
+type ValuesOf<F extends JobFields, P extends Presence> = Simplify<
+  { [K in keyof F as F[K]['presence'] extends P ? never : K]: ValueOfRule<F[K]['rule']> } & {
+    [K in keyof F as F[K]['presence'] extends P ? K : never]?: ValueOfRule<F[K]['rule']>;
+  }
+>;
+
 /**
  * The data a field table validates to, as a type: what the validator
  * returns is this, so the table is the one declaration of a job's data.
  */
-export type DataOf<F extends JobFields> = Simplify<
-  { [K in keyof F as F[K]['presence'] extends 'optional' ? never : K]: ValueOfRule<F[K]['rule']> } & {
-    [K in keyof F as F[K]['presence'] extends 'optional' ? K : never]?: ValueOfRule<F[K]['rule']>;
-  }
->;
+export type DataOf<F extends JobFields> = ValuesOf<F, 'optional'>;
+
+/** What a typed caller may send (the producer library's parameters): the defaulted fields optional too. */
+export type InputOf<F extends JobFields> = ValuesOf<F, 'optional' | 'defaulted'>;
 
 /** The same field, required (a stored job always carries it). */
 export function requiredField<R extends FieldRule>(field: FieldSpec<R>): FieldSpec<R, 'required'> {
@@ -167,6 +194,10 @@ function checkField(rule: Exclude<FieldRule, StringsRule>, value: unknown, limit
   }
 }
 
+function crossProblem(rule: Exclude<FieldRule, StringsRule>, given: unknown, checked: Record<string, unknown>, limits: JobLimits): string | undefined {
+  return rule.kind === 'string' && typeof given === 'string' ? rule.withOthers?.(given, checked, limits) : undefined;
+}
+
 /** Checks every field, collecting every failure (SPEC 1), and fills defaults. */
 export function validateFields<T>(fields: JobFields, data: unknown, limits: JobLimits): Validation<T> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
@@ -196,7 +227,7 @@ export function validateFields<T>(fields: JobFields, data: unknown, limits: JobL
       continue;
     }
     // A default from config is checked like a given value: the worker would refuse it.
-    const problem = checkField(spec.rule, given, limits);
+    const problem = checkField(spec.rule, given, limits) ?? crossProblem(spec.rule, given, value, limits);
     if (problem === undefined) value[field] = given;
     else errors.push({ field, message: defaulted ? `${problem} (the default from config)` : problem });
   }

@@ -9,7 +9,7 @@ import { createInputFields, createStoredFields } from './create.schema.js';
 import type { DeleteJobData, DeleteJobInput } from './delete.schema.js';
 import { deleteInputFields, deleteStoredFields } from './delete.schema.js';
 import { fieldsJsonSchema, validateFields } from './fields.js';
-import type { JobFields, JobLimits, Validation } from './fields.js';
+import type { InputOf, JobFields, JobLimits, Validation } from './fields.js';
 import type { HealthJobData, ReconcileJobData } from './system.schema.js';
 import { healthFields, reconcileFields } from './system.schema.js';
 
@@ -76,6 +76,9 @@ export interface JobInputs {
   health: HealthJobData;
   reconcile: ReconcileJobData;
 }
+
+/** What a typed caller may send for a job (the producer library's parameter types): the defaulted fields may be left out. */
+export type JobRequestOf<N extends JobName> = InputOf<(typeof JOB_TABLE)[N]['input']>;
 
 /** What a stored job carries (the producer added uid and generation). */
 export interface JobDataOf {

@@ -4,12 +4,12 @@
 // code, provider or handler is imported from here.
 import { randomUUID } from 'node:crypto';
 import { NAME_JOBS, limitsFromConfig, validateJobData } from '../jobs/schema.js';
-import type { JobLimits, NameJob } from '../jobs/schema.js';
-import type { Config } from './config/types.js';
-import { loadConfig } from './config/index.js';
+import type { JobLimits, JobRequestOf, NameJob } from '../jobs/schema.js';
+import { producerConfig } from './config/producer.js';
+import type { ProducerSettings } from './config/producer.js';
 import { connected, createProducerConnection } from './queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
-import { SPEC_FIELDS } from '../jobs/create.schema.js';
+import { SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
 import type { JobView } from './queue/job-view.js';
@@ -27,6 +27,9 @@ export { ConflictError, SpecConflictError, ValidationError } from './queue/produ
 export type { FieldError } from '../jobs/schema.js';
 export type { JobView, JobState } from './queue/job-view.js';
 export type { VmListQuery } from './queue/vm-listing.js';
+export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
+export { RedisUnavailableError } from './queue/connection.js';
+export type { ProducerConfig, ProducerJobOptions, ProducerSettings } from './config/producer.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
@@ -37,8 +40,34 @@ export interface ProvisionerClientOptions {
   redis?: RedisConnection;
   /** The key prefix as configured (redis.prefix); on a Cluster the keys go under the hash tag {prefix}. */
   prefix: string;
-  /** Limits, nodes and job options; loadConfig() when absent. */
-  config?: Config;
+  /**
+   * The service's nodes, defaults, limits and job options (its whole
+   * Config will do); the service's defaults (PRODUCER_DEFAULTS) for any
+   * part left out. Give the values the service runs with, so the client
+   * refuses what its workers would.
+   */
+  config?: ProducerSettings;
+}
+
+/** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
+export type CreateVmInput = JobRequestOf<'create'>;
+export type DeleteVmInput = JobRequestOf<'delete'>;
+export type CheckVmInput = JobRequestOf<'check'>;
+
+/** What each call takes: unknown for a front door that passes on input nobody has checked yet. */
+interface CallInputs {
+  create: unknown;
+  delete: unknown;
+  check: unknown;
+  nameJob: unknown;
+}
+
+/** The typed calls a TypeScript backend makes: a misspelt field or a wrong type does not compile. */
+export interface TypedInputs extends CallInputs {
+  create: CreateVmInput;
+  delete: DeleteVmInput;
+  check: CheckVmInput;
+  nameJob: JobRequestOf<NameJob>;
 }
 
 export interface EnqueueResult {
@@ -72,17 +101,18 @@ export interface VmPage {
   nextCursor: string | null;
 }
 
-export interface ProvisionerClient {
+/** Every input is checked at run time whatever its type says: the same ValidationError either way. */
+export interface ProvisionerClientOf<I extends CallInputs> {
   /**
    * Throws ValidationError (every field), SpecConflictError (the name is
    * present with another spec: every differing field) or ConflictError
    * (another uid holds the name). With no uid, a present name's is taken.
    */
-  createVm(input: unknown): Promise<EnqueueResult>;
-  deleteVm(input: unknown): Promise<EnqueueResult>;
-  checkVm(input: unknown): Promise<EnqueueResult>;
+  createVm(input: I['create']): Promise<EnqueueResult>;
+  deleteVm(input: I['delete']): Promise<EnqueueResult>;
+  checkVm(input: I['check']): Promise<EnqueueResult>;
   /** A job for one name that records no desired state: a check, or any `per-name` job of the job table (jobs/schema.ts). */
-  enqueueJob(job: NameJob, input: unknown): Promise<EnqueueResult>;
+  enqueueJob(job: NameJob, input: I['nameJob']): Promise<EnqueueResult>;
   getJob(id: string): Promise<JobView | undefined>;
   /**
    * Resolves when the job completed or failed, or with its current view on
@@ -100,6 +130,11 @@ export interface ProvisionerClient {
   close(): Promise<void>;
 }
 
+/** The client a TypeScript backend uses (createProvisionerClient). */
+export type ProvisionerClient = ProvisionerClientOf<TypedInputs>;
+/** The same client taking input as it came (a request body, CLI flags): the HTTP API and the CLI use it. */
+export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
+
 const WAIT_POLL_MS = 100;
 
 function toDesiredView(record: DesiredRecord): DesiredView {
@@ -112,8 +147,13 @@ function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: Valida
   return result.value;
 }
 
+/** Opens no connection yet: the first call connects. Throws ProducerConfigError naming a bad config key. */
 export function createProvisionerClient(options: ProvisionerClientOptions): ProvisionerClient {
-  const config = options.config ?? loadConfig();
+  return createUncheckedProvisionerClient(options);
+}
+
+export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
+  const config = producerConfig(options.config);
   const limits: JobLimits = limitsFromConfig(config);
   const target: RedisConnection = options.redis ?? { url: options.redisUrl };
   const redis = createProducerConnection(target);
@@ -151,7 +191,11 @@ export function createProvisionerClient(options: ProvisionerClientOptions): Prov
       const value = orThrow(validateJobData('create', input, limits));
       const jobs = await open();
       const spec = { ...value, uid: value.uid ?? randomUUID() };
-      const outcome = await registry.recordPresent(spec.name, spec.uid, spec, { uidGiven: value.uid !== undefined, compare: SPEC_FIELDS });
+      const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
+        uidGiven: value.uid !== undefined,
+        compare: SPEC_FIELDS,
+        absentMeans: specFieldDefaults(limits),
+      });
       if (outcome.kind === 'conflict') {
         if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
         throw new ConflictError(spec.name, outcome.existingUid);

@@ -1,6 +1,6 @@
 // Prometheus metrics of SPEC 9: jobs by name and outcome, job duration,
 // Proxmox calls by method and status with latency, lock waits,
-// reconciler findings, and the shared request budget's waits (SPEC 26). Each Metrics owns its own prom-client Registry
+// reconciler findings, the shared request budget's waits (SPEC 26), and webhook deliveries (SPEC 27). Each Metrics owns its own prom-client Registry
 // (never the global default one), so tests build fresh ones and the
 // worker sees only the narrow JobMetrics / ProxmoxCallMetrics interfaces.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -13,6 +13,12 @@ export interface JobMetrics {
   lockWaited(job: string): void;
   /** A sweep found `count` things of one kind (orphan, seed, missing, ...). */
   reconcilerFindings(kind: string, count: number): void;
+}
+
+/** What the webhook delivery worker reports (SPEC 27). */
+export interface WebhookMetrics {
+  /** One delivery attempt ended: delivered (a 2xx), retried (it will be sent again) or failed (its last attempt). */
+  webhookDelivered(event: string, outcome: 'delivered' | 'retried' | 'failed', seconds: number): void;
 }
 
 /** What the Proxmox client reports about each call. */
@@ -29,7 +35,7 @@ export interface RequestBudgetMetrics {
   budgetUnavailable(): void;
 }
 
-export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics {
+export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, WebhookMetrics {
   readonly registry: Registry;
   readonly jobsTotal: Counter<'job' | 'outcome'>;
   readonly jobDuration: Histogram<'job'>;
@@ -40,6 +46,8 @@ export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMe
   readonly budgetWait: Histogram;
   readonly budgetWaits: Counter;
   readonly budgetUnavailableTotal: Counter;
+  readonly webhookDeliveries: Counter<'event' | 'outcome'>;
+  readonly webhookDuration: Histogram<'event'>;
 }
 
 export interface MetricsOptions {
@@ -70,6 +78,9 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const budgetWaits = counter('pvep_proxmox_budget_waits_total', 'Proxmox calls the shared request budget held back (SPEC 26).');
   const budgetUnavailableTotal = counter('pvep_proxmox_budget_unavailable_total', 'Proxmox calls paced by the worker alone because Redis did not answer the request budget.');
 
+  const webhookDeliveries = counter('pvep_webhook_deliveries_total', 'Webhook delivery attempts, by event and outcome: delivered (a 2xx), retried (sent again later), failed (the last attempt failed) (SPEC 27).', ['event', 'outcome']);
+  const webhookDuration = histogram('pvep_webhook_delivery_duration_seconds', 'Time one webhook delivery attempt took, from its POST to the answer or the error, by event.', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], ['event']);
+
   return {
     registry,
     jobsTotal,
@@ -81,6 +92,8 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     budgetWait,
     budgetWaits,
     budgetUnavailableTotal,
+    webhookDeliveries,
+    webhookDuration,
     jobFinished(job, outcome, seconds) {
       jobsTotal.inc({ job, outcome });
       jobDuration.observe({ job }, seconds);
@@ -101,6 +114,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     budgetUnavailable() {
       budgetUnavailableTotal.inc();
+    },
+    webhookDelivered(event, outcome, seconds) {
+      webhookDeliveries.inc({ event, outcome });
+      webhookDuration.observe({ event }, seconds);
     },
   };
 }

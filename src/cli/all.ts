@@ -2,6 +2,7 @@
 // the simulator when proxmox.url is "sim" (the default, SPEC 7, 8), so
 // `npm start` gives a working service with no set-up. Exit 2 on bad
 // config or credentials files, 0 after a clean shutdown.
+import { ConfigError } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import { metrics, type Metrics } from '../metrics.js';
@@ -59,7 +60,8 @@ async function startSimulatorFor(config: Config, logger: Logger, port: number): 
 
 /**
  * Starts the simulator (for "sim"), the web server and the workers. Resolves undefined
- * after writing to stderr why the web server could not start.
+ * after writing to stderr why the web server, or the worker on a config it
+ * checks only at start (webhooks.secretFile), could not start.
  */
 export async function startAll(config: Config, logger: Logger, options: StartAllOptions = {}): Promise<RunningAll | undefined> {
   const processMetrics = options.metrics ?? metrics;
@@ -85,7 +87,9 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
   } catch (err) {
     await web.close();
     await stopSim();
-    throw err;
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`pve-provisioner all: ${err.message}\n`);
+    return undefined;
   }
   return {
     web,

@@ -5,8 +5,8 @@
 // Exit 0 done, 1 the job failed or did not finish in time, 2 bad input
 // (every failing field, named by its flag, on stderr).
 import { parseArgs } from 'node:util';
-import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../client.js';
-import type { EnqueueResult, ProvisionerClient } from '../client.js';
+import { ConflictError, SpecConflictError, ValidationError, createUncheckedProvisionerClient } from '../client.js';
+import type { EnqueueResult, UncheckedProvisionerClient } from '../client.js';
 import type { FieldSpec, FlagSpec } from '../../jobs/fields.js';
 import { CALLER_JOBS, JOB_TABLE } from '../../jobs/schema.js';
 import type { CallerJob } from '../../jobs/schema.js';
@@ -114,7 +114,7 @@ async function jobInput(job: EnqueueJob, values: Values): Promise<JobInput> {
   return { input, origins };
 }
 
-function enqueue(client: ProvisionerClient, job: EnqueueJob, input: Record<string, unknown>): Promise<EnqueueResult> {
+function enqueue(client: UncheckedProvisionerClient, job: EnqueueJob, input: Record<string, unknown>): Promise<EnqueueResult> {
   if (job === 'create') return client.createVm(input);
   if (job === 'delete') return client.deleteVm(input);
   // Every other job of a name (check, ...) the same way, from the job table.
@@ -161,7 +161,7 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
     throw err;
   }
 
-  const client = createProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
   try {
     let result: EnqueueResult;
     try {

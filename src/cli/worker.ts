@@ -2,10 +2,12 @@
 // Proxmox API of proxmox.url (the simulator on sim.host:sim.port when it
 // is "sim"). SIGTERM or SIGINT: no new jobs, running ones get
 // jobs.shutdownGraceSeconds, then exit 0. Exit 2 on bad config.
+import { ConfigError } from '../config/index.js';
 import { createLogger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';
 import { handleShutdownSignals } from '../worker/shutdown.js';
+import type { WorkerService } from '../worker/service.js';
 import { startWorkerProcess } from '../worker/start.js';
 import { ensureSimToken } from '../sim/token-file.js';
 import { serveMetrics } from '../web/metrics-server.js';
@@ -29,7 +31,16 @@ export async function run(args: string[]): Promise<number> {
     logger.warn({ proxmox: baseUrl }, `proxmox.url is "sim": jobs run against the built-in simulator at ${baseUrl}, not a real host`);
   }
   const simulator = watchSimulator(config, logger, 'worker');
-  const service = await startWorkerProcess({ config, logger, metrics, proxmoxUrl: baseUrl });
+  let service: WorkerService;
+  try {
+    service = await startWorkerProcess({ config, logger, metrics, proxmoxUrl: baseUrl });
+  } catch (err) {
+    simulator?.stop();
+    // A config the worker finds wrong only at start (webhooks.secretFile): exit 2, as for any bad config.
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`pve-provisioner worker: ${err.message}\n`);
+    return 2;
+  }
   const metricsServer = config.worker.metricsPort === 0 ? undefined : await serveMetrics(metrics.registry, config.http.host, config.worker.metricsPort);
   if (metricsServer) logger.info({ metrics: metricsServer.url }, `worker metrics at ${metricsServer.url}`);
   const code = await new Promise<number>((exit) => {

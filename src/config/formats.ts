@@ -1,6 +1,7 @@
 // Custom convict formats. Each throws a message that says what is wrong
 // and the allowed form; convict prefixes the key and the value.
 import convict from 'convict';
+import { parseHostPort } from './host-port.js';
 import type { NodeConfig } from './types.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -9,6 +10,9 @@ const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
 const BRIDGE_RE = /^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/;
 const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag']);
+const IMAGE_KEYS = new Set(['name', 'description', 'templates']);
+/** An image name: what a create's `image` field carries. */
+export const IMAGE_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 function isLoopback(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || hostname.startsWith('127.');
@@ -33,13 +37,8 @@ function splitList(value: unknown): unknown {
     .filter((part) => part !== '');
 }
 
-/** host and port of `host:port` or `[v6]:port`; undefined when it is not that. */
-export function parseHostPort(text: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9_.-]+)):(\d{1,5})$/.exec(text.trim());
-  const port = Number(match?.[3]);
-  const host = match?.[1] ?? match?.[2];
-  if (host === undefined || !Number.isInteger(port) || port < 1 || port > 65535) return undefined;
-  return { host, port };
+function firstDuplicate(names: string[]): string | undefined {
+  return names.find((n, i) => names.indexOf(n) !== i);
 }
 
 function isInt(value: unknown): value is number {
@@ -72,7 +71,7 @@ function validateNode(node: unknown, index: number): void {
   if (typeof entry.name !== 'string' || !NODE_NAME_RE.test(entry.name)) {
     throw new Error(`${at}: name must be a Proxmox node name (letters, digits, "-")`);
   }
-  validateTemplate(entry.template, `${at} (${entry.name})`);
+  if (entry.template !== undefined) validateTemplate(entry.template, `${at} (${entry.name})`);
   if (typeof entry.isoStorage !== 'string' || !STORAGE_ID_RE.test(entry.isoStorage)) {
     throw new Error(`${at} (${entry.name}): isoStorage is required and must be a storage id such as "proxy-seeds"`);
   }
@@ -85,6 +84,23 @@ function validateNode(node: unknown, index: number): void {
   if (entry.vlanTag !== undefined && (!isInt(entry.vlanTag) || entry.vlanTag < 1 || entry.vlanTag > 4094)) {
     throw new Error(`${at} (${entry.name}): vlanTag must be an integer from 1 to 4094`);
   }
+}
+
+function validateImage(image: unknown, index: number): void {
+  const at = `entry ${index}`;
+  if (typeof image !== 'object' || image === null || Array.isArray(image)) throw new Error(`${at} must be an object {name, description?, templates}`);
+  const entry = image as Record<string, unknown>;
+  const extra = Object.keys(entry).find((key) => !IMAGE_KEYS.has(key));
+  if (extra !== undefined) throw new Error(`${at} has unknown key "${extra}"; allowed: ${[...IMAGE_KEYS].join(', ')}`);
+  if (typeof entry.name !== 'string' || !IMAGE_NAME_RE.test(entry.name)) {
+    throw new Error(`${at}: name must be 1 to 63 of a-z, 0-9, ".", "_", "-", starting with a letter or digit`);
+  }
+  if (entry.description !== undefined && typeof entry.description !== 'string') throw new Error(`${at} (${entry.name}): description must be a string`);
+  const templates = entry.templates;
+  if (typeof templates !== 'object' || templates === null || Array.isArray(templates) || Object.keys(templates).length === 0) {
+    throw new Error(`${at} (${entry.name}): templates must be a non-empty object mapping node names to templates, e.g. {"pve1": 9001}`);
+  }
+  for (const [node, template] of Object.entries(templates)) validateTemplate(template, `${at} (${entry.name}) templates.${node}`);
 }
 
 /** The value as a URL, or the error convict shows, ending in what is allowed. */
@@ -109,6 +125,16 @@ export function registerFormats(): void {
       if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
       if (url.protocol === 'http:') throw new Error(`plain http:// is only allowed for loopback addresses; ${allowed}`);
       throw new Error(`has scheme ${url.protocol}; ${allowed}`);
+    },
+  });
+  convict.addFormat({
+    name: 'webhook-url',
+    coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),
+    validate(value: unknown) {
+      const allowed = 'allowed: empty (webhooks off), https://HOST[:PORT]/PATH or http://HOST[:PORT]/PATH';
+      if (value === '') return;
+      const url = urlOf(value, allowed);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
     },
   });
   convict.addFormat({
@@ -175,9 +201,18 @@ export function registerFormats(): void {
         throw new Error('must be a non-empty JSON list of {name, template, isoStorage, storage?, bridge?, vlanTag?}');
       }
       value.forEach(validateNode);
-      const names = (value as NodeConfig[]).map((n) => n.name);
-      const dup = names.find((n, i) => names.indexOf(n) !== i);
+      const dup = firstDuplicate((value as NodeConfig[]).map((n) => n.name));
       if (dup !== undefined) throw new Error(`names node "${dup}" twice; each node may appear once`);
+    },
+  });
+  convict.addFormat({
+    name: 'image-list',
+    coerce: parseJsonIfString,
+    validate(value: unknown) {
+      if (!Array.isArray(value)) throw new Error('must be a JSON list of {name, description?, templates}');
+      value.forEach(validateImage);
+      const dup = firstDuplicate((value as { name: string }[]).map((image) => image.name));
+      if (dup !== undefined) throw new Error(`names image "${dup}" twice; each image may appear once`);
     },
   });
   convict.addFormat({

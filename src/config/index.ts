@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registerFormats } from './formats.js';
+import { imageProblems } from './images.js';
 import { schema } from './schema.js';
 import type { Config } from './types.js';
 
@@ -107,4 +108,6 @@ function crossCheck(config: Config): void {
   if (defaults.cores > limits.maxCores) fail(`proxmox.defaults.cores (${defaults.cores}) is above proxmox.limits.maxCores (${limits.maxCores})`);
   if (defaults.memoryMiB > limits.maxMemoryMiB) fail(`proxmox.defaults.memoryMiB (${defaults.memoryMiB}) is above proxmox.limits.maxMemoryMiB (${limits.maxMemoryMiB})`);
   if (defaults.diskGiB > limits.maxDiskGiB) fail(`proxmox.defaults.diskGiB (${defaults.diskGiB}) is above proxmox.limits.maxDiskGiB (${limits.maxDiskGiB})`);
+  const images = imageProblems(config.proxmox);
+  if (images.length > 0) fail(images.join('; '));
 }

@@ -49,12 +49,22 @@ export const schema: Schema<Config> = {
       default: false,
     },
     nodes: {
-      doc: 'Nodes VMs may be placed on: a JSON list of {name, template, isoStorage, storage?, bridge?, vlanTag? (1-4094)}. template is the VMID of a template on that node (a VMID is unique in the cluster, so each node has its own), or {"vmid": N, "node": "NODE"} for a template on another node whose disks are on shared storage, cloned here with target.',
+      doc: 'Nodes VMs may be placed on: a JSON list of {name, template?, isoStorage, storage?, bridge?, vlanTag? (1-4094)}. template (required unless proxmox.images is set) is the VMID of a template on that node (a VMID is unique in the cluster, so each node has its own), or {"vmid": N, "node": "NODE"} for a template on another node whose disks are on shared storage, cloned here with target.',
       format: 'node-list',
       default: [
         { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds' },
         { name: 'pve2', template: 9002, isoStorage: 'proxy-seeds' },
       ],
+    },
+    images: {
+      doc: 'Images a create may name (SPEC 27): a JSON list of {name, description?, templates}, templates mapping each node that serves the image to its template there, in the form of nodes[].template (a VMID on that node, or {"vmid": N, "node": "NODE"} for a template on another node on shared storage, cloned with target). A node not in templates does not serve the image. Empty (the default): one image "default" made of each node\'s nodes[].template.',
+      format: 'image-list',
+      default: [],
+    },
+    defaultImage: {
+      doc: 'The image a create that names none gets; empty: the first of proxmox.images, or "default" when proxmox.images is empty.',
+      format: String,
+      default: '',
     },
     defaults: {
       cores: { doc: 'Cores of a VM when the job names none.', format: 'positive-int', default: 2 },
@@ -141,6 +151,22 @@ export const schema: Schema<Config> = {
       format: Boolean,
       default: false,
     },
+  },
+  webhooks: {
+    url: {
+      doc: 'Where the worker POSTs vm.ready, vm.deleted and job.failed (SPEC 27); empty (the default) sends none. https:// or http:// to any host: the body holds no secret and is signed, so plain http only exposes what it says (VM names, addresses).',
+      format: 'webhook-url',
+      default: '',
+    },
+    secretFile: {
+      doc: 'File with the HMAC-SHA256 secret the bodies are signed with (X-Signature-256), read at worker start. Required when url is set and never created: the receiver and every worker host must share the one secret.',
+      format: String,
+      default: 'var/webhook-secret',
+    },
+    attempts: { doc: 'Attempts of one delivery before it fails for good; any answer but 2xx, a refused connection or a timeout costs one.', format: 'positive-int', default: 15 },
+    backoffMs: { doc: 'First redelivery delay (ms); doubles each attempt, with jitter (15 attempts from 1000 ms span about 4 hours).', format: 'positive-int', default: 1000 },
+    timeoutMs: { doc: 'Longest one delivery may take, from connect to the whole answer (ms).', format: 'positive-int', default: 10000 },
+    concurrency: { doc: 'Deliveries one worker process sends at once.', format: 'positive-int', default: 4 },
   },
   log: {
     level: { doc: 'pino level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },

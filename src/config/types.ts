@@ -2,9 +2,20 @@
 // documents each key; src/config/index.ts loads and validates it.
 
 /** A template that lives on another node of the cluster. */
-interface TemplateRef {
+export interface TemplateRef {
   vmid: number;
   node: string;
+}
+
+/** A template for one node: a VMID on that node, or a template on another node cloned with `target`. */
+export type NodeTemplate = number | TemplateRef;
+
+/** A named image (SPEC 27): the template each node that serves it clones. */
+export interface ImageConfig {
+  name: string;
+  description?: string;
+  /** Node name to its template; a node not named here does not serve the image. */
+  templates: Record<string, NodeTemplate>;
 }
 
 export interface NodeConfig {
@@ -12,9 +23,10 @@ export interface NodeConfig {
   /**
    * The template cloned for VMs on this node: its VMID on this node, or a
    * template on another node cloned here with `target` (its disks must be
-   * on shared storage, SPEC 23).
+   * on shared storage, SPEC 23). Required unless `proxmox.images` is set;
+   * without images it is the implicit image `default` (SPEC 27).
    */
-  template: number | TemplateRef;
+  template?: NodeTemplate;
   /** Storage (directory type, ISO content) that holds the seed ISOs. */
   isoStorage: string;
   /** Target storage of the full clone; the template's when absent. */
@@ -35,6 +47,10 @@ export interface Config {
     installGuestAgent: boolean;
     seedJoliet: boolean;
     nodes: NodeConfig[];
+    /** Empty: one implicit image `default` from nodes[].template. */
+    images: ImageConfig[];
+    /** Empty: the first of images (or `default`). */
+    defaultImage: string;
     defaults: { cores: number; memoryMiB: number; diskGiB: number };
     limits: { maxCores: number; maxMemoryMiB: number; maxDiskGiB: number };
     /** 0: no limit. */
@@ -82,6 +98,7 @@ export interface Config {
     metricsAuth: boolean;
     boardWritable: boolean;
   };
+  webhooks: { url: string; secretFile: string; attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };
   sim: {
     host: string;

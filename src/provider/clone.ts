@@ -14,7 +14,7 @@ import { probeSequence } from './vmid.js';
 import { formatMark } from './mark.js';
 import { holderOfVmid, type FoundVm } from './ownership.js';
 import { taskExitOf, waitTask } from './tasks.js';
-import { describeTemplate, nodeKey, templateOf } from './template-ref.js';
+import { describeTemplate, nodeKey, type NodeImageTemplate } from './template-ref.js';
 
 /** How often one VMID is tried again after its holder vanished between the clone and the look. */
 const GONE_RETRIES = 3;
@@ -30,12 +30,13 @@ export async function cloneOrAdopt(
   ctx: OperationContext,
   spec: CreateSpec,
   node: NodeConfig,
+  image: NodeImageTemplate,
 ): Promise<CloneOutcome> {
   const range = deps.config.proxmox.vmidRange;
   const sequence = probeSequence(spec.uid, range);
   for (const vmid of sequence) {
     for (let attempt = 0; attempt <= GONE_RETRIES; attempt++) {
-      const outcome = await tryClone(deps, ctx, spec, node, vmid);
+      const outcome = await tryClone(deps, ctx, spec, { node, image }, vmid);
       if (outcome === 'next') break;
       if (outcome === 'gone') continue;
       return outcome;
@@ -50,10 +51,10 @@ async function tryClone(
   deps: ProviderDeps,
   ctx: OperationContext,
   spec: CreateSpec,
-  node: NodeConfig,
+  { node, image }: { node: NodeConfig; image: NodeImageTemplate },
   vmid: number,
 ): Promise<CloneOutcome | 'next' | 'gone'> {
-  const template = templateOf(node);
+  const template = image.source;
   beforeWrite(ctx);
   let upid: string;
   try {
@@ -73,7 +74,7 @@ async function tryClone(
     );
   } catch (err) {
     // F4: the VMID is taken on the node the clone runs on.
-    if (!messageMatches(err, CONFIG_EXISTS)) throw refusedClone(deps, node, err, ctx.signal);
+    if (!messageMatches(err, CONFIG_EXISTS)) throw refusedClone(deps, node, image, err, ctx.signal);
     return takenVmid(deps, ctx, spec, vmid);
   }
   const what = `clone of ${describeTemplate(template)} to VM ${vmid}`;
@@ -104,15 +105,14 @@ async function takenVmid(deps: ProviderDeps, ctx: OperationContext, spec: Create
 }
 
 /** A refused clone, classified; a storage or template the config names wrongly says which key to fix (SPEC 23). */
-function refusedClone(deps: ProviderDeps, node: NodeConfig, err: unknown, signal: AbortSignal): Error {
+function refusedClone(deps: ProviderDeps, node: NodeConfig, image: NodeImageTemplate, err: unknown, signal: AbortSignal): Error {
   const classified = classifyCall(err, signal);
   if (messageMatches(err, STORAGE_MISSING) && node.storage !== undefined) {
     return permanent(`storage '${node.storage}' does not exist in the Proxmox cluster: fix ${nodeKey(deps, node, 'storage')}`, classified);
   }
   if (messageMatches(err, CLONE_LOCAL_STORAGE)) {
-    const template = templateOf(node);
     return permanent(
-      `${describeTemplate(template)} has disks on local storage, so Proxmox cannot clone it to ${node.name}: give ${nodeKey(deps, node, 'template')} a template on ${node.name}, or move the template's disks to shared storage`,
+      `${describeTemplate(image.source)} has disks on local storage, so Proxmox cannot clone it to ${node.name}: give ${image.key} a template on ${node.name}, or move the template's disks to shared storage`,
       classified,
     );
   }

@@ -16,7 +16,7 @@ import { configParams } from './configure.js';
 import { providerId } from './vmid.js';
 import { parseMark } from './mark.js';
 import { findOurs, type FoundVm } from './ownership.js';
-import { chooseNode, configuredNode, requireConfiguredNode } from './placement.js';
+import { chooseNode, configuredNode, requireConfiguredNode, requireImage, requireTemplate } from './placement.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
 import { waitRunning, waitTask } from './tasks.js';
@@ -39,6 +39,7 @@ export function validateCreateSpec(deps: Pick<ProviderDeps, 'config'>, spec: Cre
 
 export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: OperationContext): Promise<CreateResult> {
   validateCreateSpec(deps, spec);
+  const image = requireImage(deps, spec.image);
   const named = spec.node === undefined ? undefined : requireConfiguredNode(deps, spec.node);
 
   // 1. Ours already? Adopt it and go on from wherever it got to.
@@ -47,11 +48,12 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
   if (vm) {
     await logLine(ctx, `found VM ${vm.vmid} of ours on ${vm.node}; going on from where it stopped`);
   } else {
-    const node = named ?? (await chooseNode(deps, ctx));
-    // 2. The template, on this path only.
-    await checkTemplate(deps, ctx, node, spec.diskGiB);
+    const node = named ?? (await chooseNode(deps, ctx, image));
+    const template = requireTemplate(deps, image, node);
+    // 2. The image's template for that node, on this path only.
+    await checkTemplate(deps, ctx, template, spec.diskGiB);
     // 3. Clone, or adopt what holds our VMID.
-    const outcome = await cloneOrAdopt(deps, ctx, spec, node);
+    const outcome = await cloneOrAdopt(deps, ctx, spec, node, template);
     vm = outcome.vm;
     fresh = outcome.cloned;
   }

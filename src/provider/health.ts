@@ -1,17 +1,19 @@
-// Health (SPEC 19): every configured node checked concurrently: /version,
-// the node online, the seed storage present with ISO content, the
-// template present and a template, and a template on another node on
-// shared storage (SPEC 23). Each failure is a reason an operator
-// can act on.
+// Health (SPEC 19, 27): every configured node checked concurrently:
+// /version, the node online, the seed storage present with ISO content,
+// and for each image the node serves, its template present and a
+// template, on shared storage when it lives on another node (SPEC 23).
+// Each failure is a reason an operator can act on; a node is fit for an
+// image only when the node and that image's template there are.
+import { imagesOf } from '../config/images.js';
 import type { NodeConfig } from '../config/types.js';
 import { NotFoundError } from '../errors.js';
 import { kindOf } from '../proxmox/classify.js';
-import type { HealthReason, NodeHealth, OperationContext } from './types.js';
+import type { HealthReason, ImageHealth, NodeHealth, OperationContext } from './types.js';
 import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { call } from './call.js';
 import { throwIfAborted } from './errors.js';
-import { describeTemplate, nodeKey, templateOf, type TemplateSource } from './template-ref.js';
+import { describeTemplate, templateFor, type NodeImageTemplate, type TemplateSource } from './template-ref.js';
 import { volumeStorages } from './vm-config.js';
 import type { VmConfig } from '../proxmox/api.js';
 
@@ -26,7 +28,14 @@ function finding(err: unknown, fallback: HealthReason): Finding {
 async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<NodeHealth> {
   const opts = callOpts(ctx);
   const reasons: Finding[] = [];
-  const done = (): NodeHealth => ({ node: node.name, ok: reasons.length === 0, reasons });
+  const served = imagesOf(deps.config.proxmox).flatMap((image) => templateFor(image, node) ?? []);
+  // A node that fails before its templates are read is fit for none of its images, for the same reasons.
+  const done = (images: ImageHealth[] = served.map((t) => ({ image: t.image, ok: false, reasons }))): NodeHealth => ({
+    node: node.name,
+    ok: reasons.length === 0,
+    reasons,
+    images,
+  });
   try {
     await call(ctx, () => deps.api.version(opts));
   } catch (err) {
@@ -45,10 +54,14 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
     reasons.push(finding(err, 'Unreachable'));
     return done();
   }
-  const [storage, template] = await Promise.all([checkStorage(deps, ctx, node), checkTemplate(deps, ctx, node)]);
+  const [storage, ...templates] = await Promise.all([checkStorage(deps, ctx, node), ...served.map((t) => checkTemplate(deps, ctx, t))]);
   if (storage) reasons.push(storage);
-  if (template) reasons.push(template);
-  return done();
+  const images = served.map((t, i): ImageHealth => {
+    const found = [...(storage ? [storage] : []), ...(templates[i] ? [templates[i]] : [])];
+    return { image: t.image, ok: found.length === 0, reasons: found };
+  });
+  for (const template of templates) if (template) reasons.push(template);
+  return done(images);
 }
 
 async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<Finding | undefined> {
@@ -69,9 +82,9 @@ async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: Nod
   }
 }
 
-async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<Finding | undefined> {
-  const template = templateOf(node);
-  const fix = `fix ${nodeKey(deps, node, 'template')}`;
+async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: NodeImageTemplate): Promise<Finding | undefined> {
+  const template = image.source;
+  const fix = `fix ${image.key} (image ${image.image})`;
   try {
     const config = await call(ctx, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx)));
     if (Number(config.template) !== 1) {

@@ -1,7 +1,6 @@
 // The template check of SPEC 13 step 2 (F19): before any clone exists, a
 // template that cannot give a working VM is refused as Permanent, with
 // what is wrong in words.
-import type { NodeConfig } from '../config/types.js';
 import { NotFoundError } from '../errors.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
@@ -9,22 +8,22 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
 import { call } from './call.js';
-import { describeTemplate, nodeKey, templateOf } from './template-ref.js';
+import { describeTemplate, type NodeImageTemplate } from './template-ref.js';
 import { bootDisk, cloudInitDrive, diskSizeBytes, GIB } from './vm-config.js';
 
 export async function checkTemplate(
   deps: ProviderDeps,
   ctx: OperationContext,
-  node: NodeConfig,
+  image: NodeImageTemplate,
   diskGiB: number,
 ): Promise<VmConfig> {
-  const template = templateOf(node);
-  const what = describeTemplate(template);
+  const template = image.source;
+  const what = `image ${image.image}'s ${describeTemplate(template)}`;
   let config: VmConfig;
   try {
     config = await call(ctx, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx)));
   } catch (err) {
-    if (err instanceof NotFoundError) throw permanent(`${what} does not exist; fix ${nodeKey(deps, node, 'template')}`, err);
+    if (err instanceof NotFoundError) throw permanent(`${what} does not exist; fix ${image.key}`, err);
     throw err;
   }
   const wrong = templateProblem(config, diskGiB);

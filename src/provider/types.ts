@@ -45,8 +45,11 @@ export interface VmObservation {
   createdAt?: string;
 }
 
-/** A create's fields (SPEC 1), declared once by the field table in jobs/create.schema.ts. */
-export type CreateSpec = CreateJobSpec;
+/**
+ * A create's fields (SPEC 1), declared once by the field table in
+ * jobs/create.schema.ts; `image` may be absent (the default image, SPEC 27).
+ */
+export type CreateSpec = Omit<CreateJobSpec, 'image'> & { image?: string };
 
 export interface CreateResult {
   providerId: string;
@@ -114,20 +117,34 @@ export interface SeedIso {
   shared?: boolean;
 }
 
-export type HealthReason =
-  | 'Unreachable'
-  | 'CertificateInvalid'
-  | 'CredentialsUnavailable'
-  | 'CredentialsRejected'
-  | 'PermissionDenied'
-  | 'NodeOffline'
-  | 'StorageNotFound'
-  | 'TemplateNotFound';
+/** Every reason a health check gives (SPEC 19), also the OpenAPI enum. */
+export const HEALTH_REASONS = [
+  'Unreachable',
+  'CertificateInvalid',
+  'CredentialsUnavailable',
+  'CredentialsRejected',
+  'PermissionDenied',
+  'NodeOffline',
+  'StorageNotFound',
+  'TemplateNotFound',
+] as const;
+
+export type HealthReason = (typeof HEALTH_REASONS)[number];
+
+/** Whether one image can be placed on one node (SPEC 27): the node is fit and the image's template there is. */
+export interface ImageHealth {
+  image: string;
+  ok: boolean;
+  reasons: { reason: HealthReason; detail: string }[];
+}
 
 export interface NodeHealth {
   node: string;
+  /** Fit for every image it serves: its reasons are the node's own and every image's. */
   ok: boolean;
   reasons: { reason: HealthReason; detail: string }[];
+  /** One per image the node serves; absent in results stored before images. */
+  images?: ImageHealth[];
 }
 
 export interface Provider {

@@ -9,12 +9,11 @@
 // connection report the same way.
 import { Cluster, Redis } from 'ioredis';
 import type { RedisOptions } from 'ioredis';
-import type { Logger } from '../log.js';
 import type { RedisClient } from '../redis-script.js';
 import { readSecretFileSync } from '../secrets/read.js';
 import { redisRetryDelayMs } from './redis-backoff.js';
 import { unreachableLine, unreachableReason } from './redis-failure.js';
-import { redisOutageReporter, type RedisOutageReporter } from './redis-outage.js';
+import { redisOutageReporter, type OutageLogger, type RedisOutageReporter } from './redis-outage.js';
 import { CLUSTER_CHECK, hostPorts, redisModeOf, redisPlaceOf, type RedisConnection, type RedisPlace } from './redis-target.js';
 
 export type { Redis } from 'ioredis';
@@ -124,7 +123,7 @@ export function createBudgetConnection(target: string | RedisConnection, command
  * connection failure goes to the outage reporter, anything else is logged
  * once as the error it is.
  */
-export function reportRedisError(connection: unknown, err: unknown, source: string, logger?: Logger): void {
+export function reportRedisError(connection: unknown, err: unknown, source: string, logger?: OutageLogger): void {
   const place = connection instanceof Redis || connection instanceof Cluster ? placeOfConnection(connection) : { address: 'redis', check: undefined };
   redisOutageReporter(place.address, place.check).error(err, source, logger);
 }

@@ -3,7 +3,7 @@
 // job goes on which is the job table's (jobs/schema.ts JOB_TABLE).
 import { Queue } from 'bullmq';
 import type { ConnectionOptions, JobsOptions, KeepJobs } from 'bullmq';
-import type { Config } from '../config/types.js';
+import type { ProducerJobOptions } from '../config/producer.js';
 import type { QueueName } from '../../jobs/schema.js';
 import { reportRedisError } from './connection.js';
 
@@ -28,7 +28,7 @@ export function keepJobs(count: number, seconds: number): KeepJobs {
   return seconds === 0 ? { count } : { count, age: seconds };
 }
 
-function defaultJobOptions(jobs: Config['jobs']): JobsOptions {
+function defaultJobOptions(jobs: ProducerJobOptions): JobsOptions {
   return {
     attempts: jobs.attempts,
     backoff: { type: BACKOFF_TYPE, delay: jobs.backoffMs },
@@ -41,7 +41,7 @@ export interface Queues extends Record<QueueName, Queue> {
   close(): Promise<void>;
 }
 
-export function createQueues(connection: ConnectionOptions, prefix: string, jobs?: Config['jobs']): Queues {
+export function createQueues(connection: ConnectionOptions, prefix: string, jobs?: ProducerJobOptions): Queues {
   const options = { connection, prefix, ...(jobs ? { defaultJobOptions: defaultJobOptions(jobs) } : {}) };
   const vm = new Queue(VM_QUEUE, options);
   const system = new Queue(SYSTEM_QUEUE, options);

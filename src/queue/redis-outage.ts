@@ -3,9 +3,18 @@
 // reports here; the process logs one line when the outage starts, then at
 // most one warn line per retry interval, then one line when Redis is back.
 // No stack traces: an unreachable Redis is an operating condition, not a bug.
-import type { Logger } from '../log.js';
 import { REDIS_RETRY_FIRST_MS, REDIS_RETRY_MAX_MS } from './redis-backoff.js';
 import { unreachableLine, unreachableReason } from './redis-failure.js';
+
+/**
+ * The calls made on the process's logger (pino's Logger is one): named so,
+ * the producer library reaches no pino, not even as a type (SPEC 27).
+ */
+export interface OutageLogger {
+  error(fields: object, line: string): void;
+  warn(fields: object, line: string): void;
+  info(fields: object, line: string): void;
+}
 
 export interface RedisOutage {
   address: string;
@@ -21,14 +30,14 @@ export class RedisOutageReporter {
 
   constructor(
     readonly address: string,
-    private logger: Logger | undefined,
+    private logger: OutageLogger | undefined,
     private readonly now: () => number = Date.now,
     /** What the line tells an operator to check (redis-target.ts). */
     readonly check?: string,
   ) {}
 
   /** Where the lines go; undefined keeps the reporter silent (a library embedded in someone's app). */
-  setLogger(logger: Logger | undefined): void {
+  setLogger(logger: OutageLogger | undefined): void {
     this.logger = logger;
   }
 
@@ -42,7 +51,7 @@ export class RedisOutageReporter {
   }
 
   /** An 'error' event: a connection failure starts or continues the outage; anything else is logged as the error it is. */
-  error(err: unknown, source: string, logger: Logger | undefined = this.logger): void {
+  error(err: unknown, source: string, logger: OutageLogger | undefined = this.logger): void {
     if (this.failed(err)) return;
     logger?.error({ err, source, redis: this.address }, `${source} error: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -91,7 +100,7 @@ export class RedisOutageReporter {
 // One reporter per address in this process, so every connection to it
 // shares the outage and its rate of lines.
 const reporters = new Map<string, RedisOutageReporter>();
-let processLogger: Logger | undefined;
+let processLogger: OutageLogger | undefined;
 
 export function redisOutageReporter(address: string, check?: string): RedisOutageReporter {
   let reporter = reporters.get(address);
@@ -103,7 +112,7 @@ export function redisOutageReporter(address: string, check?: string): RedisOutag
 }
 
 /** The service's processes (web, worker, all) log outages; the producer library alone stays silent. */
-export function logRedisOutagesTo(logger: Logger): void {
+export function logRedisOutagesTo(logger: OutageLogger): void {
   processLogger = logger;
   for (const reporter of reporters.values()) reporter.setLogger(logger);
 }

@@ -1,7 +1,7 @@
 // Which Redis a process talks to (SPEC 7, 25): one server at redis.url, a
 // master behind Sentinel, or a Redis Cluster; the key prefix each needs;
 // and how the failure lines name it and what to check (SPEC 24).
-import { parseHostPort } from '../config/formats.js';
+import { parseHostPort } from '../config/host-port.js';
 import { SINGLE_CHECK, formatAddress, redisAddressOf } from './redis-failure.js';
 
 /**

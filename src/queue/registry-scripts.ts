@@ -11,8 +11,10 @@ import { LuaScript } from '../redis-script.js';
  * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now, '1'
  * when the caller gave the uid (else '0': a present name's uid is taken),
  * the job id's prefix (jobs/job-ids.ts intentJobIdPrefix, to which the
- * generation is appended), then the names of the spec fields that must
- * match a present spec (SPEC 2). Returns {'recorded', generation, jobId, uid} | {'existing',
+ * generation is appended), a JSON object of what a spec field absent from
+ * either spec means (a spec from before images had no image: the default
+ * one, SPEC 27), then the names of the spec fields that must match a
+ * present spec (SPEC 2). Returns {'recorded', generation, jobId, uid} | {'existing',
  * generation, jobId, uid} | {'conflict', uid, '1' when the uid differs
  * else '0', differing field...}. Both a new generation and a repeat clear
  * a recorded Permanent failure: the caller asked again.
@@ -23,16 +25,21 @@ if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
   local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
   local answer = {'conflict', uid, uidDiffers and '1' or '0'}
-  if #ARGV > 6 then
+  if #ARGV > 7 then
     local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
     local want = cjson.decode(ARGV[3])
+    local absent = cjson.decode(ARGV[7])
     -- A list (sshKeys) compares by its items in order; an empty one is the same as none.
     local function same(a, b)
       if type(a) == 'table' or type(b) == 'table' then return cjson.encode(a or {}) == cjson.encode(b or {}) end
       return a == b
     end
-    for i = 7, #ARGV do
-      if not same(have[ARGV[i]], want[ARGV[i]]) then table.insert(answer, ARGV[i]) end
+    for i = 8, #ARGV do
+      local field = ARGV[i]
+      local a, b = have[field], want[field]
+      if a == nil then a = absent[field] end
+      if b == nil then b = absent[field] end
+      if not same(a, b) then table.insert(answer, field) end
     end
   end
   if uidDiffers or #answer > 3 then return answer end

@@ -39,6 +39,8 @@ export interface RecordPresentOptions {
   uidGiven?: boolean;
   /** Spec fields that must equal the present spec's, else a conflict (SPEC 2). Default none. */
   compare?: readonly string[];
+  /** What a compared field absent from a spec means (SPEC 27: no image is the default image). Default none. */
+  absentMeans?: Readonly<Record<string, unknown>>;
 }
 
 export type AbsentOutcome =
@@ -96,7 +98,7 @@ export class DesiredStateRegistry {
   }
 
   async recordPresent(name: string, uid: string, spec: Record<string, unknown>, options: RecordPresentOptions = {}): Promise<PresentOutcome> {
-    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), ...(options.compare ?? [])];
+    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), ...(options.compare ?? [])];
     const reply = (await RECORD_PRESENT.run(this.redis, this.scriptKeys(name), args)) as string[];
     const [kind, a = '', b = '', c = '', ...rest] = reply;
     if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };

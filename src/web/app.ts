@@ -11,6 +11,9 @@ import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
 import { registerNodeHealthGauges } from './node-health-metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { imageRoutes } from './routes/images.js';
+import { JOB_EVENT_DEFAULTS } from './job-event-options.js';
+import { jobEventRoutes } from './routes/job-events.js';
 import { jobRoutes } from './routes/jobs.js';
 import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
@@ -53,6 +56,8 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
         needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
         vmRoutes(needsRedis, deps.service);
         jobRoutes(needsRedis, deps.service);
+        imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
+        jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });
         scopeDone();
       });
       done();

@@ -2,16 +2,17 @@
 // build the app on a real Redis with their own prefix, and `all` shares
 // one set of connections between web and worker.
 import type { Queue } from 'bullmq';
-import type { ProvisionerClient } from '../client.js';
+import type { UncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Credentials } from './auth/credentials.js';
 import type { ReadinessSources } from './readiness.js';
+import type { JobEventOptions } from './job-event-options.js';
 import type { RedisDownProbe } from './redis-down.js';
 
 /** The producer-side operations the /v1 routes forward to. */
-export type VmService = Pick<ProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
+export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
 
 export interface WebDeps {
   config: Config;
@@ -25,4 +26,6 @@ export interface WebDeps {
   credentials: Credentials | undefined;
   /** Says when the web process's Redis connection is down (SPEC 24); never, when absent. */
   redisDown?: RedisDownProbe;
+  /** GET /v1/jobs/:id/events's limits and intervals; JOB_EVENT_DEFAULTS for what is not given. */
+  jobEvents?: Partial<JobEventOptions>;
 }

@@ -1,4 +1,4 @@
-// Per-node health gauges (SPEC 19, 27), read at each scrape from the last
+// Per-node and per-image health gauges (SPEC 19, 27), read at each scrape from the last
 // health job result the workers keep in Redis, the same one /readyz
 // reads. No result yet, or Redis down: no node series, and the scrape
 // still answers with everything else (SPEC 24).
@@ -10,11 +10,12 @@ export interface NodeHealthGauges {
   healthy: Gauge<'node'>;
   reasons: Gauge<'node' | 'reason'>;
   checkedAt: Gauge;
+  imageHealthy: Gauge<'image' | 'node'>;
 }
 
 export function registerNodeHealthGauges(registry: Registry, lastHealth: () => Promise<LastHealth | undefined>, redisDown: RedisDownProbe): NodeHealthGauges {
   let read: Promise<LastHealth | undefined> | undefined;
-  // prom-client starts the three collects of a scrape together (Registry.metrics'
+  // prom-client starts the collects of a scrape together (Registry.metrics'
   // Promise.all): they share one read, dropped after it settles so the next scrape reads afresh.
   const current = (): Promise<LastHealth | undefined> => {
     read ??= (redisDown() === undefined ? lastHealth() : Promise.resolve(undefined))
@@ -52,5 +53,15 @@ export function registerNodeHealthGauges(registry: Registry, lastHealth: () => P
       if (Number.isFinite(ms)) this.set(ms / 1000);
     },
   });
-  return { healthy, reasons, checkedAt };
+  const imageHealthy = new Gauge({
+    name: 'pvep_image_healthy',
+    help: "Whether the last health job found the node fit to take VMs of the image (1) or not (0): the node and the image's template there, by image and node (SPEC 19, 27).",
+    labelNames: ['image', 'node'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const node of (await current())?.nodes ?? []) for (const image of node.images ?? []) this.set({ image: image.image, node: node.node }, image.ok ? 1 : 0);
+    },
+  });
+  return { healthy, reasons, checkedAt, imageHealthy };
 }

@@ -4,6 +4,9 @@
 import { JOB_NAMES, JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
+import { imageSchemas } from './openapi-images.js';
+import { EVENT_ID_PATTERN } from './job-event-cursor.js';
+import { DEFAULT_MAX_EVENT_STREAMS } from './job-event-options.js';
 import { MAX_WAIT_SECONDS } from './routes/jobs.js';
 
 type Schema = Record<string, unknown>;
@@ -46,7 +49,18 @@ const vmPage: Schema = {
   },
 };
 
+const JOB_EVENTS_DESCRIPTION = [
+  'Events, each with an `id:` and one JSON `data:` line:',
+  '`state` {state, attemptsMade} when the state (waiting, delayed, active, ...) or attemptsMade changes (a retry);',
+  '`step` {index, step} for a create step, before the `log` of its `step: <step>` line;',
+  '`log` {index, line} for each log line, as GET /v1/jobs/{id} shows them;',
+  '`end` {state: completed, result} or {state: failed, failedReason}, with attemptsMade and finishedAt, after which the server closes.',
+  'Also `unavailable` {message} (no id) once while the job cannot be read, the stream staying open; `gone` {error, message} when the job is removed, then the close;',
+  'and a `: heartbeat` comment every 15 s.',
+].join(' ');
+
 const componentSchemas: Record<string, Schema> = {
+  ...imageSchemas,
   Error: {
     type: 'object',
     required: ['error', 'message'],
@@ -186,6 +200,13 @@ export function buildOpenApiDocument(config: Config): Schema {
       ...Object.fromEntries(
         NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
       ),
+      '/images': {
+        get: {
+          operationId: 'listImages',
+          summary: "The images a create's image field may name (SPEC 27), each with its template per node and the last health job's finding there",
+          responses: { '200': answer('Every configured image.', ref('ImageList')), ...ERROR_ANSWERS },
+        },
+      },
       '/jobs/{id}': {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         get: {
@@ -204,6 +225,33 @@ export function buildOpenApiDocument(config: Config): Schema {
             '200': answer('The job (finished, or as it stands when the wait ran out).', ref('Job')),
             '400': answer('waitSeconds is out of range.', ref('Error')),
             '404': answer('No such job.', ref('Error')),
+            ...ERROR_ANSWERS,
+          },
+        },
+      },
+      '/jobs/{id}/events': {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: {
+          operationId: 'streamJobEvents',
+          summary: "A job's states, steps, log lines and end as server-sent events; the server closes the stream when the job ends",
+          parameters: [
+            {
+              name: 'Last-Event-ID',
+              in: 'header',
+              required: false,
+              description: 'The id of the last event received (an EventSource sends it when it reconnects): the stream goes on right after that event.',
+              schema: { type: 'string', pattern: EVENT_ID_PATTERN.source },
+            },
+          ],
+          responses: {
+            '200': {
+              description: JOB_EVENTS_DESCRIPTION,
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
+            '204': { description: 'Last-Event-ID is the end event: nothing follows (an EventSource stops reconnecting).' },
+            '400': answer('Last-Event-ID is not an id this stream sends.', ref('Error')),
+            '404': answer('No such job.', ref('Error')),
+            '503': answer(`This web process holds its most event streams (${DEFAULT_MAX_EVENT_STREAMS}); Retry-After says when to try again.`, ref('Error')),
             ...ERROR_ANSWERS,
           },
         },

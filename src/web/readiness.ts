@@ -1,6 +1,8 @@
 // /readyz (SPEC 6): ready when Redis answers, at least one worker has
 // sent a heartbeat recently, and the last health job found at least one
-// node fit to take VMs. The answer says which of these failed, and why.
+// node fit to take VMs of at least one image (SPEC 27: one broken image
+// does not make the service unready while another still works). The
+// answer says which of these failed, and why.
 import type { NodeHealth } from '../provider/types.js';
 import type { LastHealth } from '../queue/health-store.js';
 import type { WorkerBeat } from '../queue/heartbeat.js';
@@ -71,7 +73,7 @@ function healthCheck(result: PromiseSettledResult<LastHealth | undefined>): Read
   if (result.status === 'rejected') return { ok: false, error: messageOf(result.reason) };
   const last = result.value;
   if (last === undefined) return { ok: false, error: 'no health result yet; the worker runs the health job at start and every health.everySeconds' };
-  const ok = last.nodes.some((node) => node.ok);
+  const ok = last.nodes.some((node) => node.ok || (node.images ?? []).some((image) => image.ok));
   return ok
     ? { ok, at: last.at, nodes: last.nodes }
     : { ok, at: last.at, nodes: last.nodes, error: 'the last health job found no node fit to take VMs' };

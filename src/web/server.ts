@@ -3,13 +3,14 @@
 // then listens on http.host:http.port. `web` and `all` both start it here.
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { createProvisionerClient } from '../client.js';
+import { createUncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createWebConnection, type RedisClient } from '../queue/connection.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { createQueues } from '../queue/queues.js';
+import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
 import { loadCredentials } from './auth/credentials.js';
 import { BOARD_PATH } from './board.js';
@@ -62,9 +63,11 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   const redisDown = redisDownProbe(redis, config.redis);
   const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const queues = createQueues(redis, prefix);
-  const client = createProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
+  // Shown on Bull Board whether or not webhooks.url is set: deliveries left from when it was.
+  const deliveries = createWebhookQueue(redis, prefix, config);
+  const client = createUncheckedProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
   const closeConnections = async (): Promise<void> => {
-    await Promise.allSettled([client.close(), queues.close()]);
+    await Promise.allSettled([client.close(), queues.close(), deliveries.close()]);
     redis.disconnect();
   };
   let app: FastifyInstance;
@@ -73,7 +76,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       config,
       logger,
       service: client,
-      queues: [queues.vm, queues.system],
+      queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
       metrics: options.metrics,
       credentials,

@@ -1,6 +1,7 @@
 // The BullMQ processor: one job's way through validation (SPEC 1), the
 // generation check (SPEC 2), the name lock (SPEC 3), the handler with
-// progress, log and abort wiring, and the retry policy (SPEC 4).
+// progress, log and abort wiring, the retry policy (SPEC 4), and the
+// job's webhook event (SPEC 27), added before BullMQ records its end.
 import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { JobLimits, JobName } from '../../jobs/schema.js';
@@ -15,6 +16,7 @@ import type { HeldLock, NameLocks } from '../queue/name-lock.js';
 import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import { BadJobDataError, lockWaitDelayMs, toJobError } from './retry.js';
+import type { JobEvents } from './webhook-events.js';
 
 export interface ProcessorOptions {
   definitions: ReadonlyMap<JobName, AnyJobDefinition>;
@@ -29,6 +31,10 @@ export interface ProcessorOptions {
   locks: NameLocks;
   lockTtlMs: number;
   metrics?: JobMetrics;
+  /** Webhook events of the jobs' ends (SPEC 27); none when absent. */
+  events?: JobEvents;
+  /** Told when an event of a job that failed for good could not be added. */
+  logger?: Logger;
 }
 
 interface SupersededResult {
@@ -64,6 +70,11 @@ function redactResult(result: unknown): unknown {
   const json = JSON.stringify(result);
   const redacted = redactSecrets(json);
   return redacted === json ? result : (JSON.parse(redacted) as unknown);
+}
+
+/** Whether this failure is the job's last: no retry (Permanent, bad data) or its last attempt (SPEC 4). */
+function failsForGood(job: Job, err: unknown): boolean {
+  return err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
 
 function generationOf(data: unknown): number {
@@ -115,7 +126,7 @@ function jobContext(
 }
 
 export function createProcessor(options: ProcessorOptions): JobProcessor {
-  const { definitions, deps, limits, registry, locks, lockTtlMs, metrics } = options;
+  const { definitions, deps, limits, registry, locks, lockTtlMs, metrics, events } = options;
 
   const running = new Map<string, LazyAbortController>();
 
@@ -187,7 +198,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
         const failure = { reason: jobError.message, jobId: job.id ?? '', generation: generationOf(data), at: new Date().toISOString() };
         await registry.recordFailure(name, failure).catch(() => undefined);
       }
-      finish(jobError instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1) ? 'failed' : 'retried');
+      finish(failsForGood(job, jobError) ? 'failed' : 'retried');
       throw jobError;
     } finally {
       await settle().catch(() => undefined);
@@ -201,10 +212,28 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     const id = job.id ?? '';
     running.set(id, aborter);
     try {
-      return await run(job, token, aborter);
+      let result: unknown;
+      try {
+        result = await run(job, token, aborter);
+      } catch (err) {
+        if (events && !(err instanceof DelayedError) && failsForGood(job, err)) await failedForGood(job, err);
+        throw err;
+      }
+      // In Redis before BullMQ marks the job completed: a crash in between
+      // runs the job again, and its event's id makes the second add a no-op.
+      // An add that fails fails the attempt, so the job is retried.
+      await events?.completed(job, result);
+      return result;
     } finally {
       running.delete(id);
     }
+  };
+  const failedForGood = async (job: Job, err: unknown): Promise<void> => {
+    const reason = redactSecrets(err instanceof Error ? err.message : String(err));
+    // The job fails whatever happens here; an event that cannot be added is told, not thrown.
+    await events?.failedForGood(job, reason).catch((addError: unknown) => {
+      options.logger?.warn({ jobId: job.id, err: addError }, 'could not add the job.failed webhook');
+    });
   };
   return Object.assign(processJob, {
     cancel(jobId: string, reason: string): boolean {

@@ -1,5 +1,6 @@
 // The worker process's job service: a worker on each queue, the health
-// and reconcile schedules, heartbeats, and graceful shutdown (SPEC 1 to 4, 19).
+// and reconcile schedules, heartbeats, webhook deliveries (SPEC 27), and
+// graceful shutdown (SPEC 1 to 4, 19).
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import type { BackoffStrategy } from 'bullmq';
@@ -8,7 +9,7 @@ import { limitsFromConfig } from '../../jobs/schema.js';
 import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { JobMetrics } from '../metrics.js';
+import type { JobMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection, reportRedisError } from '../queue/connection.js';
@@ -21,13 +22,18 @@ import { NameLocks } from '../queue/name-lock.js';
 import { createProcessor } from './processor.js';
 import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, WORKER_METRICS, createQueues, keepJobs } from '../queue/queues.js';
 import { DesiredStateRegistry } from '../queue/registry.js';
+import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { retryDelayMs } from './retry.js';
+import { webhookEvents } from './webhook-events.js';
+import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
 
 export interface WorkerServiceOptions {
   config: Config;
   provider: Provider;
   logger: Logger;
   metrics?: JobMetrics;
+  /** The webhook deliveries' counts (SPEC 27). */
+  webhookMetrics?: WebhookMetrics;
   /** This process's id in heartbeats; random when absent. */
   id?: string;
   definitions?: readonly AnyJobDefinition[];
@@ -62,6 +68,8 @@ function sleep(ms: number): Promise<'timeout'> {
 export async function startWorkerService(options: WorkerServiceOptions): Promise<WorkerService> {
   const { config, provider, logger, metrics } = options;
   const id = options.id ?? randomUUID();
+  // Read first: a missing secret is a start-up error, before any connection.
+  const webhookSecret = config.webhooks.url === '' ? undefined : readWebhookSecret(config);
   const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const definitions = buildJobRegistry(options.definitions ?? jobDefinitions);
   const redis: RedisClient = createWorkerConnection(config.redis);
@@ -78,6 +86,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     logger,
   };
   const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}) };
+  const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
+  const events = deliveries && { events: webhookEvents(deliveries), logger };
   const backoffStrategy: BackoffStrategy = (attemptsMade, type, _err, job) => {
     const base = type === BACKOFF_TYPE ? (job?.opts.backoff as { delay?: number } | undefined)?.delay : undefined;
     return retryDelayMs(attemptsMade, base ?? config.jobs.backoffMs);
@@ -106,14 +116,19 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   }
 
   // One processor per worker: each cancels the jobs its worker runs.
+  // VM jobs' ends are webhook events; the system jobs' are not.
   const served = [
-    { queue: VM_QUEUE, concurrency: config.jobs.concurrency },
+    { queue: VM_QUEUE, concurrency: config.jobs.concurrency, ...events },
     { queue: SYSTEM_QUEUE, concurrency: 1 },
-  ].map(({ queue, concurrency }) => {
-    const processor = createProcessor(processorOptions);
+  ].map(({ queue, concurrency, ...withEvents }) => {
+    const processor = createProcessor({ ...processorOptions, ...withEvents });
     return { processor, worker: new Worker(queue, processor, { ...common, concurrency }) };
   });
-  const workers = served.map((s) => s.worker);
+  const webhooks =
+    webhookSecret === undefined
+      ? undefined
+      : startWebhookWorker({ config, connection: redis, secret: webhookSecret, logger, ...(options.webhookMetrics ? { metrics: options.webhookMetrics } : {}) });
+  const workers = [...served.map((s) => s.worker), ...(webhooks ? [webhooks.worker] : [])];
   for (const { worker, processor } of served) {
     // A job whose BullMQ lock could not be renewed may already run
     // elsewhere: abort its Proxmox calls before the next write (SPEC 3).
@@ -156,9 +171,10 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
         forced = true;
         logger.warn({ graceMs }, 'running jobs did not finish within the grace period; cancelling them');
         for (const { processor } of served) processor.cancelAll('worker shutting down');
+        webhooks?.cancelAll('worker shutting down');
         await Promise.race([closing, sleep(CANCEL_SETTLE_MS)]);
       }
-      await Promise.race([queues.close().catch(() => undefined), sleep(REDIS_GONE_MS)]);
+      await Promise.race([Promise.all([queues.close(), deliveries?.close()]).catch(() => undefined), sleep(REDIS_GONE_MS)]);
       redis.disconnect();
       return { forced };
     },

@@ -24,7 +24,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const provider = createProvider({ api: proxmox.api, config, logger });
   let service: WorkerService;
   try {
-    service = await startWorkerService({ config, provider, logger, metrics });
+    service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics });
   } catch (err) {
     await proxmox.close();
     throw err;

@@ -9,6 +9,12 @@ import { createHarness } from '../support/harness.js';
 import { fixtureKey } from '../support/ssh-keys.js';
 import type { Harness } from '../support/harness.js';
 
+/** Two images the simulator's population serves on pve1 and pve2: each node's debian template, and 9200 on shared storage. */
+const TWO_IMAGES = [
+  { name: 'debian', templates: { pve1: 9001, pve2: 9002 } },
+  { name: 'shared', templates: { pve1: 9200, pve2: { vmid: 9200, node: 'pve1' } } },
+];
+
 describe('producer library (SPEC 6)', function () {
   let h: Harness;
 
@@ -46,14 +52,15 @@ describe('producer library (SPEC 6)', function () {
   });
 
   it('a create that changes any one spec field of the table is a SpecConflictError naming exactly that field (SPEC 2)', async () => {
-    h = createHarness('spec-fields');
+    h = createHarness('spec-fields', { config: { proxmox: { images: TWO_IMAGES } } });
     // Every field of the create's table is either compared or named here as not what the VM is.
     const notSpec = ['name', 'uid', 'waitForAddress'];
     expect([...SPEC_FIELDS, ...notSpec].sort()).to.deep.equal(Object.keys(createInputFields).sort());
     const [nodeA = '', nodeB = ''] = h.config.proxmox.nodes.map((n) => n.name);
-    const base = { cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', networkConfig: 'version: 2\n', sshKeys: [fixtureKey('ed25519.pub')], vlanTag: 10, bridge: 'vmbr0', node: nodeA };
+    const base = { cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', networkConfig: 'version: 2\n', sshKeys: [fixtureKey('ed25519.pub')], vlanTag: 10, bridge: 'vmbr0', node: nodeA, image: 'debian' };
     const changed: Record<(typeof SPEC_FIELDS)[number], unknown> = {
       node: nodeB,
+      image: 'shared',
       cores: 3,
       memoryMiB: 4096,
       diskGiB: 20,
@@ -94,6 +101,28 @@ describe('producer library (SPEC 6)', function () {
     expect((swapped as SpecConflictError).fields).to.deep.equal(['sshKeys']);
     await h.client.createVm({ name: 'keys-2' });
     expect((await h.client.createVm({ name: 'keys-2', sshKeys: [] })).existing).to.equal(true);
+  });
+
+  it('a spec recorded before images (no image) means the default image: the same create is no conflict, another image is (SPEC 2, 27)', async () => {
+    h = createHarness('spec-old-image', { config: { proxmox: { images: TWO_IMAGES, defaultImage: 'debian' } } });
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    const old = { name: 'old-1', uid: 'owner-1', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true };
+    expect((await registry.recordPresent('old-1', 'owner-1', old)).kind).to.equal('recorded');
+    expect((await h.client.createVm({ name: 'old-1' })).existing, 'no image: the default').to.equal(true);
+    expect((await h.client.createVm({ name: 'old-1', image: 'debian' })).existing, 'the default named').to.equal(true);
+    const other = await h.client.createVm({ name: 'old-1', image: 'shared' }).catch((e: unknown) => e);
+    expect(other).to.be.instanceOf(SpecConflictError);
+    expect((other as SpecConflictError).fields).to.deep.equal(['image']);
+  });
+
+  it('fills the default image into a create that names none, and refuses an unknown image naming image (SPEC 27)', async () => {
+    h = createHarness('image-default', { config: { proxmox: { images: TWO_IMAGES, defaultImage: 'shared' } } });
+    const made = await h.client.createVm({ name: 'img-1' });
+    expect((await h.queues.vm.getJob(made.jobId))?.data).to.include({ image: 'shared' });
+    const err = await h.client.createVm({ name: 'img-2', image: 'windows' }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ValidationError);
+    expect((err as ValidationError).fields.map((f) => f.field)).to.deep.equal(['image']);
+    expect(await h.client.getVm('img-2')).to.equal(undefined);
   });
 
   it('refuses bad input with every failing field, enqueuing and recording nothing', async () => {

@@ -44,6 +44,8 @@ const WANTED: [string, RegExp][] = [
   ['queue depth', /bullmq_job_count/],
   ['node health', /pvep_node_healthy/],
   ['HTTP request duration', /pvep_http_request_duration_seconds_bucket/],
+  ['webhook deliveries by outcome', /sum by \(event, outcome\) \(rate\(pvep_webhook_deliveries_total/],
+  ['webhook delivery duration', /pvep_webhook_delivery_duration_seconds_bucket/],
 ];
 
 describe('the Grafana dashboard in deploy/ (SPEC 27)', () => {

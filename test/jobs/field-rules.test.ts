@@ -13,6 +13,8 @@ const LIMITS: JobLimits = {
   nodes: ['pve1', 'pve2'],
   limits: { maxCores: 8, maxMemoryMiB: 4096, maxDiskGiB: 100 },
   defaults: { cores: 2, memoryMiB: 1024, diskGiB: 10 },
+  images: { default: ['pve1', 'pve2'] },
+  defaultImage: 'default',
 };
 
 const TABLE = {
@@ -138,13 +140,32 @@ describe('field rules (SPEC 1, SPEC 24)', () => {
     });
   });
 
-  it('limits come from config: node names, limits and defaults', () => {
+  it('limits come from config: node names, limits, defaults and the implicit image of nodes[].template', () => {
     const proxmox = {
-      nodes: [{ name: 'a' }, { name: 'b' }],
+      nodes: [{ name: 'a', template: 9001 }, { name: 'b', template: 9002 }],
+      images: [],
+      defaultImage: '',
       limits: LIMITS.limits,
       defaults: LIMITS.defaults,
     } as unknown as Config['proxmox'];
-    expect(limitsFromConfig({ proxmox })).to.deep.equal({ nodes: ['a', 'b'], limits: LIMITS.limits, defaults: LIMITS.defaults });
+    expect(limitsFromConfig({ proxmox })).to.deep.equal({ nodes: ['a', 'b'], limits: LIMITS.limits, defaults: LIMITS.defaults, images: { default: ['a', 'b'] }, defaultImage: 'default' });
+  });
+
+  it('limits carry each configured image with the nodes that serve it, and the default image (SPEC 27)', () => {
+    const proxmox = {
+      nodes: [{ name: 'a' }, { name: 'b' }],
+      images: [
+        { name: 'debian', templates: { a: 9001, b: 9002 } },
+        { name: 'shared', templates: { b: { vmid: 9200, node: 'a' } } },
+      ],
+      defaultImage: 'shared',
+      limits: LIMITS.limits,
+      defaults: LIMITS.defaults,
+    } as unknown as Config['proxmox'];
+    const limits = limitsFromConfig({ proxmox });
+    expect(limits.images).to.deep.equal({ debian: ['a', 'b'], shared: ['b'] });
+    expect(limits.defaultImage).to.equal('shared');
+    expect(limitsFromConfig({ proxmox: { ...proxmox, defaultImage: '' } }).defaultImage, 'empty: the first image').to.equal('debian');
   });
 
   it('requiredField makes a field required and keeps the rest', () => {

@@ -87,7 +87,7 @@ describe('one field table for every door (SPEC 24, SPEC 1)', function () {
 
   it('draws a case for every bounded field of the table', () => {
     const fields = new Set(cases.map((c) => c.field));
-    for (const field of ['cores', 'memoryMiB', 'diskGiB', 'vlanTag', 'userData', 'networkConfig', 'node', 'bridge']) expect(fields, field).to.include(field);
+    for (const field of ['cores', 'memoryMiB', 'diskGiB', 'vlanTag', 'userData', 'networkConfig', 'node', 'image', 'bridge']) expect(fields, field).to.include(field);
   });
 
   it('the provider refuses, as Permanent naming the field, exactly what the table refuses (what the worker would refuse)', () => {

@@ -9,6 +9,8 @@ const limits: JobLimits = {
   nodes: ['pve1', 'pve2'],
   limits: { maxCores: 16, maxMemoryMiB: 65536, maxDiskGiB: 500 },
   defaults: { cores: 2, memoryMiB: 2048, diskGiB: 10 },
+  images: { default: ['pve1', 'pve2'] },
+  defaultImage: 'default',
 };
 
 function failingFields(job: (typeof JOB_NAMES)[number], data: unknown): string[] {
@@ -19,7 +21,7 @@ function failingFields(job: (typeof JOB_NAMES)[number], data: unknown): string[]
 describe('job data schemas (SPEC 1)', () => {
   it('fills defaults from config and keeps what was given', () => {
     const result = validateJobData('create', { name: 'web-1' }, limits);
-    expect(result).to.deep.equal({ ok: true, value: { name: 'web-1', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true } });
+    expect(result).to.deep.equal({ ok: true, value: { name: 'web-1', image: 'default', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true } });
   });
 
   it('names are DNS labels', () => {

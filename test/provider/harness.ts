@@ -1,7 +1,7 @@
 // Builds a provider on a FakeProxmox with a fake clock, and VMs of ours.
 import type { ProviderConfig, ProviderDeps } from '../../src/provider/deps.js';
 import type { OperationContext, Provider } from '../../src/provider/types.js';
-import type { NodeConfig } from '../../src/config/types.js';
+import type { ImageConfig, NodeConfig } from '../../src/config/types.js';
 import { createProvider } from '../../src/provider/provider.js';
 import { formatMark } from '../../src/provider/mark.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
@@ -14,7 +14,7 @@ import type { VmConfig } from '../../src/proxmox/api.js';
 export const RANGE = { min: 100000, max: 199999 };
 export const TAG = 'pve_provisioner';
 
-export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 9001, isoStorage: 'proxy-seeds' }]): ProviderConfig {
+export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 9001, isoStorage: 'proxy-seeds' }], images: ImageConfig[] = [], defaultImage = ''): ProviderConfig {
   return {
     proxmox: {
       url: 'https://pve.invalid:8006',
@@ -25,6 +25,8 @@ export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 900
       installGuestAgent: true,
       seedJoliet: false,
       nodes,
+      images,
+      defaultImage,
       defaults: { cores: 2, memoryMiB: 2048, diskGiB: 10 },
       limits: { maxCores: 16, maxMemoryMiB: 65536, maxDiskGiB: 500 },
       maxRequestsPerSecond: 0,

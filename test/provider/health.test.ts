@@ -1,7 +1,7 @@
 // SPEC 19: health, one entry per configured node, checked concurrently.
 import { expect } from 'chai';
 import { readToken } from '../../src/proxmox/token.js';
-import type { NodeConfig } from '../../src/config/types.js';
+import type { ImageConfig, NodeConfig } from '../../src/config/types.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { apiErrorFromFixture } from '../support/fixtures.js';
@@ -22,7 +22,7 @@ describe('health (SPEC 19)', () => {
   it('answers ok for every healthy node', async () => {
     const h = threeNodes();
     const result = await h.provider.health(h.ctx);
-    expect(result).to.deep.equal(NODES.map((n) => ({ node: n.name, ok: true, reasons: [] })));
+    expect(result).to.deep.equal(NODES.map((n) => ({ node: n.name, ok: true, reasons: [], images: [{ image: 'default', ok: true, reasons: [] }] })));
   });
 
   it('checks the nodes concurrently: each waits until every node has been asked', async () => {
@@ -73,6 +73,34 @@ describe('health (SPEC 19)', () => {
   it('StorageNotFound when the seed storage is missing or holds no ISO content', async () => {
     const h = threeNodes([{ ...NODES[0]!, isoStorage: 'nowhere' }, { ...NODES[1]!, isoStorage: 'local-lvm' }, NODES[2]!]);
     expect(await reasonsOf(h)).to.deep.equal({ a: ['StorageNotFound'], b: ['StorageNotFound'], c: [] });
+  });
+
+  it('checks each image a node serves, on its own: a broken template marks that image on that node, and the node (SPEC 27)', async () => {
+    const images: ImageConfig[] = [
+      { name: 'debian', templates: { a: 9001, b: 9002, c: 9003 } },
+      { name: 'other', templates: { a: 9101, b: 9102 } },
+    ];
+    const nodes = NODES.map(({ template: _t, ...node }) => node);
+    const h = harness({ pve: new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }), config: testConfig(nodes, images) });
+    h.pve.addVm({ vmid: 9101, node: 'a', config: { ...h.pve.vm(9001)!.config, name: 'other-a' } });
+    h.pve.addVm({ vmid: 9102, node: 'b', config: { ...h.pve.vm(9002)!.config, name: 'other-b', template: 0 } });
+    const result = await h.provider.health(h.ctx);
+    const byNode = Object.fromEntries(result.map((n) => [n.node, n.images?.map((i) => [i.image, i.ok, i.reasons.map((r) => r.reason)])]));
+    expect(byNode).to.deep.equal({
+      a: [['debian', true, []], ['other', true, []]],
+      b: [['debian', true, []], ['other', false, ['TemplateNotFound']]],
+      c: [['debian', true, []]],
+    });
+    expect(result.map((n) => n.ok)).to.deep.equal([true, false, true]);
+    expect(result[1]?.reasons[0]?.detail).to.include('9102').and.include('proxmox.images[1].templates.b').and.include('image other');
+  });
+
+  it('a node that fails its own checks is fit for none of its images, for the same reason (SPEC 27)', async () => {
+    const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b', status: 'offline' }] });
+    const h = harness({ pve, config: testConfig(NODES.slice(0, 2)) });
+    const result = await h.provider.health(h.ctx);
+    expect(result[1]?.images).to.deep.equal([{ image: 'default', ok: false, reasons: result[1]?.reasons }]);
+    expect(result[1]?.reasons.map((r) => r.reason)).to.deep.equal(['NodeOffline']);
   });
 
   it('TemplateNotFound when the template is missing or not a template', async () => {

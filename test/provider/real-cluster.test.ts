@@ -141,7 +141,7 @@ describe('a real cluster (SPEC 23)', () => {
       const pve = twoNodes();
       const h = harness({ pve, config: testConfig(nodes({ template: { vmid: 9399, node: 'pv1-1' } })) });
       const [, second] = await h.provider.health(h.ctx);
-      expect(second?.reasons[0]).to.deep.equal({ reason: 'TemplateNotFound', detail: 'template 9399 does not exist on pv1-1; fix proxmox.nodes[1].template' });
+      expect(second?.reasons[0]).to.deep.equal({ reason: 'TemplateNotFound', detail: 'template 9399 does not exist on pv1-1; fix proxmox.nodes[1].template (image default)' });
     });
   });
 

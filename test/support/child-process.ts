@@ -18,7 +18,7 @@ export function killChildWorkers(): void {
   running.clear();
 }
 
-export async function startChildWorker(options: { prefix: string; stepMs: number; config?: Record<string, unknown> }): Promise<ChildWorker> {
+export async function startChildWorker(options: { prefix: string; stepMs: number; config?: Record<string, unknown>; realProvider?: boolean }): Promise<ChildWorker> {
   const script = resolve(import.meta.dirname, 'child-worker.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     env: { ...process.env, CHILD_WORKER: JSON.stringify(options) },

@@ -1,8 +1,12 @@
 // A worker process for the crash and shutdown tests: the real worker
 // service and signal handling over the Redis-backed provider double, so
 // what it did survives a SIGKILL. Configured by the CHILD_WORKER variable
-// (JSON: prefix, stepMs, config overrides); prints "ready" once started.
+// (JSON: prefix, stepMs, config overrides, realProvider); prints "ready"
+// once started. With realProvider the worker runs the real provider
+// against config's proxmox.url (a simulator) instead of the double.
 import { silentLogger } from '../../src/log.js';
+import { createHttpApi } from '../../src/proxmox/http-api.js';
+import { createProvider } from '../../src/provider/provider.js';
 import { handleShutdownSignals } from '../../src/worker/shutdown.js';
 import { startWorkerService } from '../../src/worker/service.js';
 import { RecordingProvider } from './recording-provider.js';
@@ -12,13 +16,16 @@ interface ChildOptions {
   prefix: string;
   stepMs: number;
   config?: Record<string, unknown>;
+  realProvider?: boolean;
 }
 
 const options = JSON.parse(process.env.CHILD_WORKER ?? '{}') as ChildOptions;
 const config = testConfig(options.prefix, options.config);
 const redis = newRedis();
-const provider = new RecordingProvider(redis, options.prefix, { stepMs: options.stepMs });
 const logger = silentLogger();
+const provider = options.realProvider
+  ? createProvider({ api: createHttpApi({ baseUrl: config.proxmox.url, tokenFile: config.proxmox.tokenFile }), config, logger })
+  : new RecordingProvider(redis, options.prefix, { stepMs: options.stepMs });
 const service = await startWorkerService({ config, provider, logger, schedule: false, id: `child-${process.pid}` });
 handleShutdownSignals(service, logger, {
   graceMs: config.jobs.shutdownGraceSeconds * 1000,

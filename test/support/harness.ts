@@ -2,8 +2,8 @@
 // the provider double, and workers started on demand; close() stops them
 // and removes every key of the prefix.
 import type { Redis } from 'ioredis';
-import { createProvisionerClient } from '../../src/client.js';
-import type { ProvisionerClient } from '../../src/client.js';
+import { createUncheckedProvisionerClient } from '../../src/client.js';
+import type { UncheckedProvisionerClient } from '../../src/client.js';
 import type { Config } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createQueues } from '../../src/queue/queues.js';
@@ -20,7 +20,7 @@ export interface Harness {
   prefix: string;
   config: Config;
   redis: Redis;
-  client: ProvisionerClient;
+  client: UncheckedProvisionerClient;
   queues: Queues;
   provider: RecordingProvider;
   startWorker(options?: Partial<WorkerServiceOptions>): Promise<WorkerService>;
@@ -37,7 +37,7 @@ export function createHarness(what: string, options: HarnessOptions = {}): Harne
   const config = testConfig(configured, options.config);
   const prefix = keyPrefixOf(configured, config.redis);
   const redis = newRedis();
-  const client = createProvisionerClient({ redisUrl: REDIS_URL, redis: config.redis, prefix: configured, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, redis: config.redis, prefix: configured, config });
   const queues = createQueues(redis, prefix);
   const provider = new RecordingProvider(redis, prefix, options.provider);
   const workers: WorkerService[] = [];

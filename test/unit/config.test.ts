@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, describeKeys, envNameOf, loadConfig } from '../../src/config/index.js';
+import { imagesOf } from '../../src/config/images.js';
 
 function loadError(env: Record<string, string>): string {
   try {
@@ -106,6 +107,17 @@ describe('config (SPEC 7)', () => {
     ['a template on another node without its node', { PROXMOX_NODES: '[{"name":"a","template":{"vmid":9001},"isoStorage":"s1"}]' }, /entry 0 \(a\): template\.node must be a Proxmox node name/],
     ['a template on another node with a bad VMID', { PROXMOX_NODES: '[{"name":"a","template":{"vmid":5,"node":"b"},"isoStorage":"s1"}]' }, /entry 0 \(a\): template\.vmid must be a VMID/],
     ['a template with an unknown key', { PROXMOX_NODES: '[{"name":"a","template":{"vmid":9001,"node":"b","pool":"x"},"isoStorage":"s1"}]' }, /entry 0 \(a\): template has unknown key "pool"/],
+    ['an image list that is not a list', { PROXMOX_IMAGES: '"debian"' }, /proxmox\.images: must be a JSON list of \{name, description\?, templates\}/],
+    ['an image without templates', { PROXMOX_IMAGES: '[{"name":"debian"}]' }, /proxmox\.images: entry 0 \(debian\): templates must be a non-empty object/],
+    ['an image with an empty templates object', { PROXMOX_IMAGES: '[{"name":"debian","templates":{}}]' }, /proxmox\.images: entry 0 \(debian\): templates must be a non-empty object/],
+    ['an image with a bad VMID', { PROXMOX_IMAGES: '[{"name":"debian","templates":{"pve1":5}}]' }, /proxmox\.images: entry 0 \(debian\) templates\.pve1: template must be a VMID/],
+    ['an image with a bad name', { PROXMOX_IMAGES: '[{"name":"Debian 12","templates":{"pve1":9001}}]' }, /proxmox\.images: entry 0: name must be 1 to 63 of a-z/],
+    ['an image with an unknown key', { PROXMOX_IMAGES: '[{"name":"debian","template":9001}]' }, /proxmox\.images: entry 0 has unknown key "template"/],
+    ['an image named twice', { PROXMOX_IMAGES: '[{"name":"debian","templates":{"pve1":9001}},{"name":"debian","templates":{"pve2":9002}}]' }, /proxmox\.images: names image "debian" twice/],
+    ['an image naming an unconfigured node', { PROXMOX_IMAGES: '[{"name":"debian","templates":{"pve1":9001,"pve9":9009}}]' }, /proxmox\.images\[0\] \(debian\) names node "pve9", which is not in proxmox\.nodes \(pve1, pve2\)/],
+    ['an unknown default image', { PROXMOX_IMAGES: '[{"name":"debian","templates":{"pve1":9001}}]', PROXMOX_DEFAULT_IMAGE: 'ubuntu' }, /proxmox\.defaultImage "ubuntu" is not an image \(images: debian\)/],
+    ['a default image other than "default" without images', { PROXMOX_DEFAULT_IMAGE: 'debian' }, /proxmox\.defaultImage "debian" is not an image \(images: default\)/],
+    ['a node without a template when there are no images', { PROXMOX_NODES: '[{"name":"a","isoStorage":"s1"}]' }, /proxmox\.nodes\[0\] \(a\) has no template, and proxmox\.images is empty/],
     ['a port out of range', { HTTP_PORT: '99999' }, /http\.port: ports must be within range 0 - 65535/],
     ['a tag Proxmox would refuse or fold', { PROXMOX_TAG: 'Bad Tag' }, /proxmox\.tag: must be a Proxmox tag: lowercase letters/],
     ['a word for a number', { JOBS_ATTEMPTS: 'many' }, /jobs\.attempts: must be a whole number of at least 1/],
@@ -118,6 +130,38 @@ describe('config (SPEC 7)', () => {
       expect(loadError(env)).to.match(/^invalid configuration: /).and.match(message);
     });
   }
+
+  it('without proxmox.images, one image "default" made of nodes[].template, the default (SPEC 27)', () => {
+    const config = loadConfig({ env: {} });
+    expect(config.proxmox.images).to.deep.equal([]);
+    expect(imagesOf(config.proxmox)).to.deep.equal([
+      {
+        name: 'default',
+        description: 'the template of each node (proxmox.nodes[].template)',
+        isDefault: true,
+        templates: [
+          { node: 'pve1', template: 9001, key: 'proxmox.nodes[0].template' },
+          { node: 'pve2', template: 9002, key: 'proxmox.nodes[1].template' },
+        ],
+      },
+    ]);
+  });
+
+  it('takes images from PROXMOX_IMAGES, nodes without a template, and PROXMOX_DEFAULT_IMAGE (SPEC 27)', () => {
+    const env = {
+      PROXMOX_NODES: '[{"name":"pve1","isoStorage":"proxy-seeds"},{"name":"pve2","isoStorage":"proxy-seeds"}]',
+      PROXMOX_IMAGES: '[{"name":"debian","templates":{"pve1":9001,"pve2":9002}},{"name":"shared","description":"on vm-shared","templates":{"pve2":{"vmid":9200,"node":"pve1"}}}]',
+      PROXMOX_DEFAULT_IMAGE: 'shared',
+    };
+    const images = imagesOf(loadConfig({ env }).proxmox);
+    expect(images.map((i) => [i.name, i.isDefault, i.templates.map((t) => t.node)])).to.deep.equal([
+      ['debian', false, ['pve1', 'pve2']],
+      ['shared', true, ['pve2']],
+    ]);
+    expect(images[1]?.templates[0]).to.deep.equal({ node: 'pve2', template: { vmid: 9200, node: 'pve1' }, key: 'proxmox.images[1].templates.pve2' });
+    const { PROXMOX_DEFAULT_IMAGE: _unset, ...noDefault } = env;
+    expect(imagesOf(loadConfig({ env: noDefault }).proxmox).find((i) => i.isDefault)?.name, 'no defaultImage: the first').to.equal('debian');
+  });
 
   it('refuses a key the schema does not know in a config file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pvep-config-'));

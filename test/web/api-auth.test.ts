@@ -20,6 +20,7 @@ describe('HTTP auth (SPEC 6)', () => {
       ['DELETE', '/v1/vms/web-a'],
       ['POST', '/v1/vms/web-a/check'],
       ['GET', '/v1/jobs/1'],
+      ['GET', '/v1/jobs/1/events'],
       ['GET', '/v1/openapi.json'],
     ];
     for (const [method, url] of v1Routes) {

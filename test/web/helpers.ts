@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
+import { createUncheckedProvisionerClient, type UncheckedProvisionerClient } from '../../src/client.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
@@ -15,13 +15,15 @@ import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+import type { VmService } from '../../src/web/deps.js';
+import type { JobEventOptions } from '../../src/web/job-event-options.js';
 import type { RedisDownProbe } from '../../src/web/redis-down.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 
 export interface TestWeb {
   app: FastifyInstance;
   config: Config;
-  client: ProvisionerClient;
+  client: UncheckedProvisionerClient;
   queues: Queues;
   redis: Redis;
   metrics: Metrics;
@@ -32,7 +34,16 @@ export interface TestWeb {
   close(): Promise<void>;
 }
 
-export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: { redisDown?: RedisDownProbe } = {}): Promise<TestWeb> {
+export interface TestWebOptions {
+  redisDown?: RedisDownProbe;
+  /** What the routes call instead of the client itself: a wrapper that counts or fails calls, delegating the rest. */
+  service?: (client: UncheckedProvisionerClient) => VmService;
+  jobEvents?: Partial<JobEventOptions>;
+  /** Config variables (PROXMOX_IMAGES, ...) the test's config is loaded with. */
+  env?: Record<string, string>;
+}
+
+export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: TestWebOptions = {}): Promise<TestWeb> {
   const prefix = uniquePrefix('web');
   const dir = mkdtempSync(join(tmpdir(), 'pvep-web-'));
   const token = `test-token-${randomBytes(12).toString('hex')}`;
@@ -41,7 +52,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   writeFileSync(join(dir, 'tokens'), `${token}\n`, { mode: 0o600 });
   writeFileSync(join(dir, 'users'), `${boardUser}:${boardPassword}\n`, { mode: 0o600 });
   const config = loadConfig({
-    env: {},
+    env: options.env ?? {},
     overrides: {
       redis: { url: REDIS_URL, prefix },
       http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), ...httpOverrides },
@@ -50,17 +61,18 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   const logger = silentLogger();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const queues = createQueues(redis, prefix);
-  const client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
   const metrics = createMetrics();
   const app = await buildWebApp({
     config,
     logger,
-    service: client,
+    service: options.service?.(client) ?? client,
     queues: [queues.vm, queues.system],
     readiness: redisReadinessSources(redis, prefix, options.redisDown),
     metrics,
     credentials: await loadCredentials(config, logger),
     ...(options.redisDown ? { redisDown: options.redisDown } : {}),
+    ...(options.jobEvents ? { jobEvents: options.jobEvents } : {}),
   });
   return {
     app,

@@ -42,6 +42,24 @@ describe('readiness (SPEC 6)', () => {
     });
   }
 
+  it('is ready while a node is fit for one image though another image is broken there, and not once none is (SPEC 27)', async () => {
+    const broken = { reason: 'TemplateNotFound' as const, detail: 'template 9501 on pve1 does not exist' };
+    const node = (ubuntuOk: boolean) => ({
+      node: 'pve1',
+      ok: false,
+      reasons: [broken],
+      images: [
+        { image: 'debian', ok: false, reasons: [broken] },
+        { image: 'ubuntu', ok: ubuntuOk, reasons: ubuntuOk ? [] : [broken] },
+      ],
+    });
+    const oneImage = await checkReadiness(sources({ lastHealth: () => Promise.resolve({ at: 'x', nodes: [node(true)] }) }));
+    expect(oneImage.ready).to.equal(true);
+    const none = await checkReadiness(sources({ lastHealth: () => Promise.resolve({ at: 'x', nodes: [node(false)] }) }));
+    expect(none.ready).to.equal(false);
+    expect(none.checks.health.error).to.match(/no node fit/);
+  });
+
   it('reports the failing node reasons', async () => {
     const nodes = [{ node: 'pve1', ok: false, reasons: [{ reason: 'NodeOffline' as const, detail: 'status offline' }] }];
     const report = await checkReadiness(sources({ lastHealth: () => Promise.resolve({ at: 'x', nodes }) }));

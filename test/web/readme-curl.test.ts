@@ -5,23 +5,18 @@
 // naming the field instead of a blank job id and a 404.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { startWorkerService, type WorkerService } from '../../src/worker/service.js';
 import { RecordingProvider } from '../support/recording-provider.js';
+import { readmeBlock as readmeShellBlock, readmeServiceEnv } from '../support/readme.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
 function readmeBlock(port: number): string {
-  const readme = readFileSync(join(repo, 'README.md'), 'utf8');
-  const match = /<!-- readme-curl:[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(readme);
-  if (!match?.[1]) throw new Error('README.md has no readme-curl block');
-  return match[1].replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
+  return readmeShellBlock('readme-curl').replaceAll('127.0.0.1:8080', `127.0.0.1:${port}`);
 }
 
 function runShell(script: string, cwd: string): Promise<string> {
@@ -38,7 +33,9 @@ describe("the README's curl example can be run twice (SPEC 2, SPEC 6)", function
   let port: number;
 
   before(async () => {
-    web = await buildTestWeb();
+    // The images the walk's service block configures, which the block's create names.
+    const { PROXMOX_IMAGES } = readmeServiceEnv();
+    web = await buildTestWeb({}, PROXMOX_IMAGES === undefined ? {} : { env: { PROXMOX_IMAGES } });
     worker = await startWorkerService({ config: web.config, provider: new RecordingProvider(web.redis, web.prefix), logger: silentLogger(), schedule: false });
     await web.app.listen({ port: 0, host: '127.0.0.1' });
     port = (web.app.server.address() as AddressInfo).port;

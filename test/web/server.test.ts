@@ -83,4 +83,12 @@ describe('web server on a real socket (SPEC 6)', () => {
     expect(page.status).to.equal(200);
     expect(await page.text()).to.contain('<div id="root">');
   });
+
+  it("Bull Board lists the VM and system queues and the webhook deliveries' own (SPEC 27)", async () => {
+    const [user, password] = boardLogin();
+    const listed = await fetch(`${server.url}/admin/queues/api/queues`, { headers: { authorization: basicHeader(user, password) } });
+    expect(listed.status).to.equal(200);
+    const { queues } = (await listed.json()) as { queues: { name: string }[] };
+    expect(queues.map((q) => q.name).sort()).to.deep.equal(['system', 'vm', 'webhooks']);
+  });
 });

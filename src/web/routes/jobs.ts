@@ -1,6 +1,6 @@
 // GET /v1/jobs/:id (SPEC 6), with an optional wait bounded at
 // MAX_WAIT_SECONDS so a client cannot hold a connection open forever.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
 
@@ -17,12 +17,16 @@ function parseWaitSeconds(raw: unknown): number | string {
   return seconds;
 }
 
+export function noSuchJob(reply: FastifyReply, id: string): FastifyReply {
+  return reply.code(404).send({ error: 'NotFound', message: `no job ${id}` });
+}
+
 export function jobRoutes(app: FastifyInstance, service: VmService): void {
   app.get<{ Params: { id: string }; Querystring: { waitSeconds?: string } }>('/jobs/:id', async (request, reply) => {
     const wait = parseWaitSeconds(request.query.waitSeconds);
     if (typeof wait === 'string') return reply.code(400).send(validationBody([{ field: 'waitSeconds', message: wait }]));
     const job = await service.getJob(request.params.id);
-    if (job === undefined) return reply.code(404).send({ error: 'NotFound', message: `no job ${request.params.id}` });
+    if (job === undefined) return noSuchJob(reply, request.params.id);
     if (wait === 0 || FINISHED.has(job.state)) return job;
     try {
       return await service.waitForJob(request.params.id, { timeoutMs: wait * 1000 });

@@ -1,0 +1,120 @@
+// What the producer library reads of the service's configuration (SPEC 6,
+// 27): the nodes, defaults and limits a job is checked against, the job
+// options and the tombstone time. The service's defaults fill anything a
+// caller leaves out, so a backend enqueues without the config loader
+// (convict). test/client/producer-config.test.ts keeps them equal to
+// loadConfig()'s defaults.
+import { IMPLICIT_IMAGE } from './images.js';
+import type { Config, ImageConfig } from './types.js';
+
+type JobOptionKey = 'attempts' | 'backoffMs' | 'keepCompletedCount' | 'keepCompletedSeconds' | 'keepFailedCount' | 'keepFailedSeconds';
+
+/** The job options the producer gives each job it adds (SPEC 1, 4). */
+export type ProducerJobOptions = Pick<Config['jobs'], JobOptionKey>;
+
+export interface ProducerConfig {
+  proxmox: {
+    /** The configured nodes: a create's `node` must be one of their names. */
+    nodes: { name: string }[];
+    defaults: Config['proxmox']['defaults'];
+    limits: Config['proxmox']['limits'];
+    /** The images (SPEC 27): a create's `image` must be one, on a node its templates name. Templates' values are not read. */
+    images: Pick<ImageConfig, 'name' | 'templates'>[];
+    /** Empty: the first image, or the implicit `default` without images. */
+    defaultImage: string;
+  };
+  jobs: ProducerJobOptions;
+  registry: Config['registry'];
+}
+
+/** Any part of a ProducerConfig; the whole service Config is one too. */
+export interface ProducerSettings {
+  proxmox?: {
+    nodes?: { name: string }[];
+    defaults?: Partial<Config['proxmox']['defaults']>;
+    limits?: Partial<Config['proxmox']['limits']>;
+    images?: Pick<ImageConfig, 'name' | 'templates'>[];
+    defaultImage?: string;
+  };
+  jobs?: Partial<ProducerJobOptions>;
+  registry?: Partial<Config['registry']>;
+}
+
+/** The service's defaults: config/default.json over src/config/schema.ts. */
+export const PRODUCER_DEFAULTS: ProducerConfig = {
+  proxmox: {
+    nodes: [{ name: 'pve1' }, { name: 'pve2' }],
+    defaults: { cores: 2, memoryMiB: 2048, diskGiB: 10 },
+    limits: { maxCores: 32, maxMemoryMiB: 131072, maxDiskGiB: 2048 },
+    images: [],
+    defaultImage: '',
+  },
+  jobs: { attempts: 10, backoffMs: 2000, keepCompletedCount: 1000, keepCompletedSeconds: 86400, keepFailedCount: 5000, keepFailedSeconds: 604800 },
+  registry: { tombstoneSeconds: 604800 },
+};
+
+/** Counts and ages that may be 0 (keep none, no age bound); every other number is at least 1. */
+const MAY_BE_ZERO = new Set(['jobs.keepCompletedCount', 'jobs.keepCompletedSeconds', 'jobs.keepFailedCount', 'jobs.keepFailedSeconds']);
+
+export class ProducerConfigError extends Error {
+  override readonly name = 'ProducerConfigError';
+}
+
+function checkNumbers(group: string, values: object): void {
+  for (const [key, value] of Object.entries(values)) {
+    const path = `${group}.${key}`;
+    const least = MAY_BE_ZERO.has(path) ? 0 : 1;
+    if (!Number.isSafeInteger(value) || (value as number) < least) throw new ProducerConfigError(`config.${path} is ${JSON.stringify(value)}; it must be an integer of at least ${least}`);
+  }
+}
+
+function checkNodes(nodes: unknown): void {
+  if (!Array.isArray(nodes) || nodes.length === 0) throw new ProducerConfigError('config.proxmox.nodes must be a non-empty list of { name }');
+  nodes.forEach((node: unknown, i) => {
+    const name: unknown = typeof node === 'object' && node !== null ? (node as { name?: unknown }).name : undefined;
+    if (typeof name !== 'string' || name === '') throw new ProducerConfigError(`config.proxmox.nodes[${i}].name must be a non-empty string`);
+  });
+}
+
+function checkImages({ nodes, images, defaultImage }: ProducerConfig['proxmox']): void {
+  if (!Array.isArray(images)) throw new ProducerConfigError('config.proxmox.images must be a list of { name, templates }');
+  const nodeNames = nodes.map((node) => node.name);
+  images.forEach((image: unknown, i) => {
+    const { name, templates } = (typeof image === 'object' && image !== null ? image : {}) as { name?: unknown; templates?: unknown };
+    if (typeof name !== 'string' || name === '') throw new ProducerConfigError(`config.proxmox.images[${i}].name must be a non-empty string`);
+    if (typeof templates !== 'object' || templates === null) throw new ProducerConfigError(`config.proxmox.images[${i}].templates must be an object of node name to template`);
+    const unknownNode = Object.keys(templates).find((node) => !nodeNames.includes(node));
+    if (unknownNode !== undefined) throw new ProducerConfigError(`config.proxmox.images[${i}] (${name}) names node "${unknownNode}", which is not in config.proxmox.nodes (${nodeNames.join(', ')})`);
+  });
+  const names = images.length === 0 ? [IMPLICIT_IMAGE] : images.map((image) => image.name);
+  if (defaultImage !== '' && !names.includes(defaultImage)) throw new ProducerConfigError(`config.proxmox.defaultImage "${defaultImage}" is not an image (images: ${names.join(', ')})`);
+}
+
+/** The settings given, over the service's defaults; throws ProducerConfigError naming a bad key. */
+export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
+  const { proxmox, jobs, registry } = PRODUCER_DEFAULTS;
+  const config: ProducerConfig = {
+    proxmox: {
+      nodes: given.proxmox?.nodes ?? proxmox.nodes,
+      defaults: { ...proxmox.defaults, ...given.proxmox?.defaults },
+      limits: { ...proxmox.limits, ...given.proxmox?.limits },
+      images: given.proxmox?.images ?? proxmox.images,
+      defaultImage: given.proxmox?.defaultImage ?? proxmox.defaultImage,
+    },
+    jobs: { ...jobs, ...pickJobOptions(given.jobs) },
+    registry: { tombstoneSeconds: given.registry?.tombstoneSeconds ?? registry.tombstoneSeconds },
+  };
+  checkNodes(config.proxmox.nodes);
+  checkImages(config.proxmox);
+  checkNumbers('proxmox.defaults', config.proxmox.defaults);
+  checkNumbers('proxmox.limits', config.proxmox.limits);
+  checkNumbers('jobs', config.jobs);
+  checkNumbers('registry', config.registry);
+  return config;
+}
+
+/** Only the job options of `jobs` (a service Config's jobs carry worker keys too). */
+function pickJobOptions(jobs: Partial<ProducerJobOptions> = {}): Partial<ProducerJobOptions> {
+  const keys = Object.keys(PRODUCER_DEFAULTS.jobs) as JobOptionKey[];
+  return Object.fromEntries(keys.filter((key) => jobs[key] !== undefined).map((key) => [key, jobs[key]]));
+}

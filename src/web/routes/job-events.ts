@@ -1,0 +1,108 @@
+// GET /v1/jobs/:id/events (SPEC 27): one job's states, steps, log lines
+// and end as server-sent events; the server closes the stream at the end.
+// Each stream reads the job view on a short interval, one read at a time,
+// so it works the same with any number of workers and web processes, and
+// a Redis blip only delays the next read (docs/decisions.md).
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { JobView } from '../../queue/job-view.js';
+import { unreachableReason } from '../../queue/redis-failure.js';
+import { redactSecrets } from '../../secrets/redact.js';
+import type { VmService } from '../deps.js';
+import { validationBody } from '../error-handler.js';
+import { openEventStream, type EventStream } from '../event-stream.js';
+import { STREAM_START, cursorEnded, eventsSince, parseCursor, settledState, type EventCursor } from '../job-event-cursor.js';
+import { JOB_EVENT_DEFAULTS, type JobEventOptions } from '../job-event-options.js';
+import { noSuchJob } from './jobs.js';
+
+const RETRY_AFTER_SECONDS = 5;
+
+interface Follow {
+  stream: EventStream;
+  service: Pick<VmService, 'getJob'>;
+  id: string;
+  options: JobEventOptions;
+  log: FastifyBaseLogger;
+}
+
+/** Sends what the job has from `cursor` on, then keeps reading it until it ends or the client goes away. */
+function follow({ stream, service, id, options, log }: Follow, first: JobView, from: EventCursor): void {
+  let cursor = from;
+  let unavailable = false;
+  let lastSeen: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const heartbeat = setInterval(() => stream.comment('heartbeat'), options.heartbeatMs);
+  stream.onClose(() => {
+    clearTimeout(timer);
+    clearInterval(heartbeat);
+  });
+  const deliver = (view: JobView): void => {
+    const state = settledState(lastSeen, view);
+    lastSeen = state.seen;
+    const next = eventsSince(cursor, view, state.settled);
+    for (const event of next.events) stream.send(event);
+    cursor = next.cursor;
+    if (cursorEnded(cursor)) stream.end();
+  };
+  const read = async (): Promise<void> => {
+    try {
+      const view = await service.getJob(id);
+      if (stream.closed) return;
+      if (view === undefined) {
+        stream.send({ event: 'gone', data: { error: 'NotFound', message: `job ${id} is gone (removed by retention or from Bull Board)` } });
+        stream.end();
+        return;
+      }
+      unavailable = false;
+      deliver(view);
+    } catch (err) {
+      if (stream.closed) return;
+      // Sent once an outage; the stream stays open and goes on where it was.
+      if (!unavailable) {
+        unavailable = true;
+        const reason = unreachableReason(err);
+        if (reason === undefined) log.warn({ jobId: id, message: redactSecrets(err instanceof Error ? err.message : String(err)) }, 'job events: reading the job failed; trying again');
+        stream.send({ event: 'unavailable', data: { message: `cannot read the job now (${reason ?? 'the read failed'}); the stream goes on when it can` } });
+      }
+    }
+    schedule();
+  };
+  const schedule = (): void => {
+    if (!stream.closed) timer = setTimeout(() => void read(), options.pollMs);
+  };
+  deliver(first);
+  schedule();
+}
+
+export function jobEventRoutes(app: FastifyInstance, service: Pick<VmService, 'getJob'>, options: JobEventOptions = JOB_EVENT_DEFAULTS): void {
+  const open = new Set<EventStream>();
+  // A stream would hold app.close() until its job ends: end them first.
+  app.addHook('preClose', (done) => {
+    for (const stream of open) stream.end();
+    done();
+  });
+  app.get<{ Params: { id: string } }>('/jobs/:id/events', async (request, reply) => {
+    const id = request.params.id;
+    const lastEventId = request.headers['last-event-id'];
+    let from = STREAM_START;
+    if (lastEventId !== undefined) {
+      const parsed = typeof lastEventId === 'string' ? parseCursor(lastEventId) : undefined;
+      if (parsed === undefined) return reply.code(400).send(validationBody([{ field: 'Last-Event-ID', message: 'must be an id this stream sent, such as 7s.active.1' }]));
+      from = parsed;
+    }
+    const first = await service.getJob(id);
+    if (first === undefined) return noSuchJob(reply, id);
+    // The client has the end: 204 tells an EventSource to stop reconnecting.
+    if (cursorEnded(from)) return reply.code(204).send();
+    if (open.size >= options.maxStreams) {
+      return reply
+        .code(503)
+        .header('Retry-After', String(RETRY_AFTER_SECONDS))
+        .send({ error: 'TooManyStreams', message: `this web process has ${open.size} event streams open, its most; try again in ${RETRY_AFTER_SECONDS} s or poll GET /v1/jobs/${id}` });
+    }
+    const stream = openEventStream(reply);
+    open.add(stream);
+    stream.onClose(() => open.delete(stream));
+    follow({ stream, service, id, options, log: request.log }, first, from);
+    return reply;
+  });
+}

@@ -1,0 +1,64 @@
+// One webhook POST (SPEC 27) with got: the stored body as it is, signed,
+// within webhooks.timeoutMs. Anything but a 2xx answer throws, so the
+// delivery queue retries it. got's own retry and redirects are off: the
+// queue is the one retry policy, and a redirect would resend the body
+// somewhere webhooks.url does not name. Errors never carry the URL,
+// which may hold credentials of its own.
+import { got, RequestError } from 'got';
+import type { WebhookEvent } from './body.js';
+import { SIGNATURE_HEADER, signBody } from './signature.js';
+
+export const DELIVERY_ID_HEADER = 'x-delivery-id';
+export const EVENT_HEADER = 'x-webhook-event';
+export const USER_AGENT = 'pve-provisioner-webhooks/1';
+
+export interface Delivery {
+  deliveryId: string;
+  event: WebhookEvent;
+  /** The JSON body, exactly the bytes signed and sent, the same on every attempt. */
+  body: string;
+}
+
+export interface SendOptions {
+  url: string;
+  secret: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export class DeliveryError extends Error {
+  override readonly name = 'DeliveryError';
+}
+
+/** The headers of one delivery. */
+export function deliveryHeaders(delivery: Delivery, secret: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    [SIGNATURE_HEADER]: signBody(delivery.body, secret),
+    [DELIVERY_ID_HEADER]: delivery.deliveryId,
+    [EVENT_HEADER]: delivery.event,
+  };
+}
+
+/** POSTs the delivery; resolves with the 2xx status, throws DeliveryError otherwise. */
+export async function sendDelivery(delivery: Delivery, options: SendOptions): Promise<number> {
+  let status: number;
+  try {
+    const response = await got.post(options.url, {
+      body: delivery.body,
+      headers: deliveryHeaders(delivery, options.secret),
+      timeout: { request: options.timeoutMs },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    status = response.statusCode;
+  } catch (err) {
+    const code = err instanceof RequestError ? err.code : 'ERR_UNKNOWN';
+    throw new DeliveryError(`webhook receiver (webhooks.url) not reached: ${code}`);
+  }
+  if (status < 200 || status > 299) throw new DeliveryError(`webhook receiver (webhooks.url) answered ${status}`);
+  return status;
+}

@@ -1,0 +1,104 @@
+// SPEC 27: one delivery's POST against a local server: the stored body
+// as it is, signed; anything but a 2xx, a redirect, a timeout or a
+// refused connection throws; the error never holds the URL.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { DeliveryError, sendDelivery, type Delivery } from '../../src/webhooks/send.js';
+import { verifySignature } from '../../src/webhooks/signature.js';
+import { freePort } from '../support/free-port.js';
+
+const SECRET = 'send-test-secret-9a8b7c';
+const DELIVERY: Delivery = { deliveryId: 'vm.ready-create-s-1', event: 'vm.ready', body: '{"deliveryId":"vm.ready-create-s-1",  "event":"vm.ready"}' };
+
+interface Seen {
+  path: string;
+  headers: IncomingMessage['headers'];
+  raw: string;
+}
+
+async function server(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  const s: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ path: req.url ?? '', headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
+      answer(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as AddressInfo;
+  return {
+    url: `http://hookuser:hookpass-123@127.0.0.1:${port}/in`,
+    seen,
+    close: async () => {
+      s.closeAllConnections();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+  };
+}
+
+async function failure(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected the delivery to fail');
+}
+
+describe('webhook POST (SPEC 27)', () => {
+  it('sends the body bytes unchanged with its signature, delivery id, event, type and user agent; resolves with the 2xx', async () => {
+    const s = await server((_req, res) => res.writeHead(204).end());
+    try {
+      expect(await sendDelivery(DELIVERY, { url: s.url, secret: SECRET, timeoutMs: 5000 })).to.equal(204);
+      const [one] = s.seen;
+      expect(s.seen).to.have.length(1);
+      expect(one?.raw).to.equal(DELIVERY.body);
+      expect(one?.path).to.equal('/in');
+      expect(verifySignature(one?.raw ?? '', SECRET, one?.headers['x-signature-256'] as string)).to.equal(true);
+      expect(one?.headers).to.deep.include({ 'content-type': 'application/json', 'x-delivery-id': DELIVERY.deliveryId, 'x-webhook-event': 'vm.ready' });
+      expect(one?.headers['user-agent']).to.match(/^pve-provisioner-webhooks\//);
+    } finally {
+      await s.close();
+    }
+  });
+
+  for (const status of [400, 404, 500, 503]) {
+    it(`a ${status} answer throws, naming the status and not the URL`, async () => {
+      const s = await server((_req, res) => res.writeHead(status).end('no'));
+      try {
+        const err = await failure(sendDelivery(DELIVERY, { url: s.url, secret: SECRET, timeoutMs: 5000 }));
+        expect(err).to.be.instanceOf(DeliveryError);
+        expect(err.message).to.equal(`webhook receiver (webhooks.url) answered ${status}`);
+      } finally {
+        await s.close();
+      }
+    });
+  }
+
+  it('a redirect is not followed: it throws, and nothing else is asked', async () => {
+    const s = await server((_req, res) => res.writeHead(302, { location: '/elsewhere' }).end());
+    try {
+      const err = await failure(sendDelivery(DELIVERY, { url: s.url, secret: SECRET, timeoutMs: 5000 }));
+      expect(err.message).to.equal('webhook receiver (webhooks.url) answered 302');
+      expect(s.seen.map((r) => r.path)).to.deep.equal(['/in']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a receiver that never answers fails after timeoutMs; a refused connection fails at once; neither error holds the URL', async () => {
+    const s = await server(() => undefined);
+    try {
+      const err = await failure(sendDelivery(DELIVERY, { url: s.url, secret: SECRET, timeoutMs: 200 }));
+      expect(err.message).to.equal('webhook receiver (webhooks.url) not reached: ETIMEDOUT');
+    } finally {
+      await s.close();
+    }
+    const refused = await failure(sendDelivery(DELIVERY, { url: `http://hookuser:hookpass-123@127.0.0.1:${await freePort()}/in`, secret: SECRET, timeoutMs: 5000 }));
+    expect(refused.message).to.equal('webhook receiver (webhooks.url) not reached: ECONNREFUSED');
+    expect(`${refused.message}${String(refused.stack)}`).to.not.include('hookpass');
+  });
+});
