@@ -1,8 +1,8 @@
 // SPEC 22 and 25: the quick chaos run on a six-node Redis Cluster and on a
 // Sentinel set of the test's own, with the master that holds our keys
 // SIGKILLed in the middle of the drive: every invariant of SPEC 22 holds.
-// Runs with CHAOS_FLEET=1 (.ci/run; `npm run test:chaos-fleet` runs each
-// ten times); CHAOS_FLEET_RUNS=N repeats each N times. npm test has the
+// Runs with CHAOS_FLEET=1 (`npm run test:chaos-fleet` runs each ten
+// times; not in .ci/run, see docs/decisions.md); CHAOS_FLEET_RUNS=N repeats each N times. npm test has the
 // failover itself in test/e2e/redis-failover.test.ts.
 import { expect } from 'chai';
 import type { FleetKind } from '../support/redis-fleet.js';
