@@ -83,7 +83,7 @@ describe('pve-provisioner worker (SPEC 6)', function () {
         ...process.env,
         PVE_PROVISIONER_CONFIG: '',
         REDIS_URL,
-        REDIS_PREFIX: h.prefix,
+        REDIS_PREFIX: h.config.redis.prefix,
         PROXMOX_URL: 'sim',
         PROXMOX_TOKEN_FILE: join(dir, 'token'),
         SIM_HOST: '127.0.0.1',

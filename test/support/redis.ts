@@ -5,7 +5,7 @@ import { Cluster, Redis } from 'ioredis';
 import { loadConfig } from '../../src/config/index.js';
 import type { Config } from '../../src/config/index.js';
 import type { RedisClient } from '../../src/queue/connection.js';
-import { hostPorts } from '../../src/queue/redis-target.js';
+import { hostPorts, keyPrefixOf } from '../../src/queue/redis-target.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -48,6 +48,14 @@ export async function scanKeys(redis: RedisClient, prefix: string): Promise<stri
   }
   return found;
 }
+
+/** The prefix the service's keys of configured prefix `prefix` are under: its hash tag {prefix} under `npm run test:cluster`. */
+export function keyPrefix(prefix: string): string {
+  return keyPrefixOf(prefix, { url: REDIS_URL, clusterNodes: REDIS_CLUSTER_NODES });
+}
+
+/** For a child that talks to a redis-server of the test's own: no Cluster even under `npm run test:cluster`. */
+export const NO_CLUSTER_ENV = { REDIS_CLUSTER_NODES: '' } as const;
 
 export async function deletePrefix(redis: RedisClient, prefix: string): Promise<void> {
   const found = await scanKeys(redis, prefix);
