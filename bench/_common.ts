@@ -4,7 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { createWorkerConnection, type RedisClient } from '../src/queue/connection.js';
+import type { RedisConnection } from '../src/queue/redis-target.js';
 import type { CreateResult, CreateSpec, DeleteResult, ListedVm, NodeHealth, Provider, SeedIso, VmObservation } from '../src/provider/types.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -40,14 +42,35 @@ export function benchPrefix(what: string): string {
   return `pvep-bench-${what}-${randomBytes(4).toString('hex')}`;
 }
 
-export async function deletePrefix(redis: Redis, prefix: string): Promise<number> {
-  let cursor = '0';
+/**
+ * The Redis a bench runs on: REDIS_URL, or the Redis Cluster that
+ * REDIS_CLUSTER_NODES names (comma-separated host:port), read when asked
+ * so that a bench can start a cluster and set it for its children.
+ */
+export function benchTarget(): RedisConnection {
+  const nodes = (process.env.REDIS_CLUSTER_NODES ?? '').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  return nodes.length > 0 ? { url: REDIS_URL, clusterNodes: nodes } : { url: REDIS_URL };
+}
+
+/** A worker-style connection (commands wait while Redis is away) to benchTarget(). */
+export function benchConnection(): RedisClient {
+  return createWorkerConnection(benchTarget());
+}
+
+/** Removes the keys under the prefix (and its {prefix} hash tag); on a Cluster from every master, one key per DEL. */
+export async function deletePrefix(redis: RedisClient, prefix: string): Promise<number> {
+  const servers = redis instanceof Cluster ? redis.nodes('master') : [redis];
   let removed = 0;
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    if (found.length > 0) removed += await redis.del(...found);
-  } while (cursor !== '0');
+  for (const server of servers) {
+    for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, found] = await server.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        for (const key of found) removed += await server.del(key);
+      } while (cursor !== '0');
+    }
+  }
   return removed;
 }
 

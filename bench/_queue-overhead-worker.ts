@@ -7,12 +7,12 @@
 //   node dist/bench/_queue-overhead-worker.js bare|ours <prefix> <concurrency> <redisUrl>
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { loadConfig } from '../src/config/index.js';
 import { silentLogger } from '../src/log.js';
 import { keepJobs, VM_QUEUE, WORKER_METRICS } from '../src/queue/queues.js';
+import { keyPrefixOf } from '../src/queue/redis-target.js';
 import { startWorkerService } from '../src/worker/service.js';
-import { NullProvider } from './_common.js';
+import { NullProvider, benchConnection, benchTarget } from './_common.js';
 
 const BARE_QUEUE = 'bare'; // bench/queue-overhead.ts enqueues on this name
 
@@ -22,6 +22,9 @@ if ((mode !== 'bare' && mode !== 'ours') || prefix === undefined || redisUrl ===
   process.exit(2);
 }
 const concurrency = Number(concurrencyText);
+// On a Cluster (REDIS_CLUSTER_NODES) every key goes under the hash tag {prefix} (SPEC 25).
+const target = { ...benchTarget(), url: redisUrl };
+const keyPrefix = keyPrefixOf(prefix, target);
 
 /** Waits until nothing is waiting, active or delayed; returns failed jobs. */
 async function drained(queue: Queue): Promise<number> {
@@ -33,13 +36,13 @@ async function drained(queue: Queue): Promise<number> {
 }
 
 async function runBare(): Promise<{ seconds: number; failed: number }> {
-  const observer = new Redis(redisUrl ?? '', { maxRetriesPerRequest: null });
-  const queue = new Queue(BARE_QUEUE, { connection: observer, prefix });
+  const observer = benchConnection();
+  const queue = new Queue(BARE_QUEUE, { connection: observer, prefix: keyPrefix });
   const start = performance.now();
-  const connection = new Redis(redisUrl ?? '', { maxRetriesPerRequest: null });
+  const connection = benchConnection();
   const worker = new Worker(BARE_QUEUE, () => Promise.resolve(undefined), {
     connection,
-    prefix,
+    prefix: keyPrefix,
     concurrency,
     removeOnComplete: keepJobs(1000, 86400),
     removeOnFail: keepJobs(5000, 604800),
@@ -57,9 +60,9 @@ async function runBare(): Promise<{ seconds: number; failed: number }> {
 }
 
 async function runOurs(): Promise<{ seconds: number; failed: number }> {
-  const observer = new Redis(redisUrl ?? '', { maxRetriesPerRequest: null });
-  const queue = new Queue(VM_QUEUE, { connection: observer, prefix });
-  const config = loadConfig({ env: {}, overrides: { redis: { url: redisUrl ?? '', prefix: prefix ?? '' }, jobs: { concurrency } } });
+  const observer = benchConnection();
+  const queue = new Queue(VM_QUEUE, { connection: observer, prefix: keyPrefix });
+  const config = loadConfig({ env: {}, overrides: { redis: { ...target, prefix }, jobs: { concurrency } } });
   const start = performance.now();
   const service = await startWorkerService({ config, provider: new NullProvider(), logger: silentLogger(), schedule: false });
   const failed = await drained(queue);

@@ -8,19 +8,29 @@
 // process only enqueues and checks. Bar: jobs/s ratio 0.8 or better.
 // Options: --jobs N, --concurrency N, --rounds N, --quick, --profile DIR
 // (a CPU profile of each worker process, node --cpu-prof,
-// read with bench/_cpuprofile-top.ts).
+// read with bench/_cpuprofile-top.ts), --cluster (both on a six-node Redis
+// Cluster this bench starts on loopback, SPEC 25; REDIS_CLUSTER_NODES set
+// instead runs them on that cluster).
+
 import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { createProvisionerClient } from '../src/client.js';
 import { loadConfig } from '../src/config/index.js';
+import type { RedisClient } from '../src/queue/connection.js';
 import { VM_QUEUE } from '../src/queue/queues.js';
+import { keyPrefixOf } from '../src/queue/redis-target.js';
+import { startOwnCluster, type OwnCluster } from '../test/support/redis-cluster.js';
 import { ensureBuilt, transpileBenchFiles } from './_compiled.js';
-import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable } from './_common.js';
+import { REDIS_URL, benchConnection, benchFlags, benchPrefix, benchTarget, deletePrefix, intFlag, printJson, printTable } from './_common.js';
 
-const flags = benchFlags('queue-overhead', { jobs: { type: 'string' }, concurrency: { type: 'string' }, rounds: { type: 'string' }, profile: { type: 'string' } });
+const flags = benchFlags('queue-overhead', { jobs: { type: 'string' }, concurrency: { type: 'string' }, rounds: { type: 'string' }, profile: { type: 'string' }, cluster: { type: 'boolean' } });
+// The children inherit REDIS_CLUSTER_NODES.
+const ownCluster: OwnCluster | undefined = flags.values.cluster === true ? await startOwnCluster() : undefined;
+if (ownCluster !== undefined) process.env.REDIS_CLUSTER_NODES = ownCluster.nodes.join(',');
+const TARGET = benchTarget();
+const WHERE = TARGET.clusterNodes === undefined ? `same Redis (${REDIS_URL})` : `same Redis Cluster (${TARGET.clusterNodes.length} nodes given)`;
 const JOBS = intFlag(flags, 'jobs', 10_000, 2_000);
 const CONCURRENCY = intFlag(flags, 'concurrency', 16, 16);
 const ROUNDS = intFlag(flags, 'rounds', 3, 1);
@@ -48,9 +58,9 @@ async function runWorkerChild(mode: 'bare' | 'ours', prefix: string, round: numb
   return seconds;
 }
 
-async function bareRound(redis: Redis, round: number): Promise<Round> {
+async function bareRound(redis: RedisClient, round: number): Promise<Round> {
   const prefix = benchPrefix('qo-bare');
-  const queue = new Queue('bare', { connection: redis, prefix });
+  const queue = new Queue('bare', { connection: redis, prefix: keyPrefixOf(prefix, TARGET) });
   try {
     for (let i = 0; i < JOBS; i += 1000) {
       const batch = Array.from({ length: Math.min(1000, JOBS - i) }, (_, k) => ({ name: 'create', data: { name: `bench-${i + k}` } }));
@@ -64,11 +74,11 @@ async function bareRound(redis: Redis, round: number): Promise<Round> {
   }
 }
 
-async function ourRound(redis: Redis, round: number): Promise<Round> {
+async function ourRound(redis: RedisClient, round: number): Promise<Round> {
   const prefix = benchPrefix('qo-ours');
-  const config = loadConfig({ env: {}, overrides: { redis: { url: REDIS_URL, prefix }, jobs: { concurrency: CONCURRENCY } } });
-  const client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
-  const queue = new Queue(VM_QUEUE, { connection: redis, prefix });
+  const config = loadConfig({ env: {}, overrides: { redis: { ...TARGET, prefix }, jobs: { concurrency: CONCURRENCY } } });
+  const client = createProvisionerClient({ redisUrl: REDIS_URL, redis: config.redis, prefix, config });
+  const queue = new Queue(VM_QUEUE, { connection: redis, prefix: keyPrefixOf(prefix, TARGET) });
   try {
     // One call first: the producer's connection must be up before calls run concurrently (see docs/benchmarks.md).
     await client.listVms();
@@ -93,7 +103,7 @@ function median(values: number[]): number {
 }
 
 const loadBefore = loadavg().map((l) => Number(l.toFixed(2)));
-const redis = newRedis();
+const redis = benchConnection();
 const rounds: Round[] = [];
 try {
   for (let round = 1; round <= ROUNDS; round += 1) {
@@ -102,12 +112,13 @@ try {
   }
 } finally {
   redis.disconnect();
+  await ownCluster?.close();
 }
 
 const bare = median(rounds.filter((r) => r.worker === 'bare BullMQ').map((r) => r.jobsPerSecond));
 const ours = median(rounds.filter((r) => r.worker === 'pve-provisioner').map((r) => r.jobsPerSecond));
 const ratio = ours / bare;
 const loadAfter = loadavg().map((l) => Number(l.toFixed(2)));
-printTable(`queue overhead: ${JOBS} jobs per round, concurrency ${CONCURRENCY}, same Redis (${REDIS_URL}), both compiled (dist/ at ${build.commit}), load ${loadBefore.join(' ')} -> ${loadAfter.join(' ')}`, rounds.map((r) => ({ ...r, seconds: Number(r.seconds.toFixed(3)), jobsPerSecond: Math.round(r.jobsPerSecond) })));
+printTable(`queue overhead: ${JOBS} jobs per round, concurrency ${CONCURRENCY}, ${WHERE}, both compiled (dist/ at ${build.commit}), load ${loadBefore.join(' ')} -> ${loadAfter.join(' ')}`, rounds.map((r) => ({ ...r, seconds: Number(r.seconds.toFixed(3)), jobsPerSecond: Math.round(r.jobsPerSecond) })));
 printTable('summary (medians)', [{ bareJobsPerSecond: Math.round(bare), oursJobsPerSecond: Math.round(ours), ratio: Number(ratio.toFixed(3)), bar: BAR, meets: ratio >= BAR ? 'yes' : 'NO' }]);
-printJson('queue-overhead', { build: { compiled: true, commit: build.commit, rebuilt: build.rebuilt, dist: build.dist }, loadAverage: { before: loadBefore, after: loadAfter }, jobs: JOBS, concurrency: CONCURRENCY, rounds, bareJobsPerSecond: bare, oursJobsPerSecond: ours, ratio, bar: BAR, meetsBar: ratio >= BAR });
+printJson('queue-overhead', { redis: TARGET.clusterNodes === undefined ? 'single' : 'cluster', build: { compiled: true, commit: build.commit, rebuilt: build.rebuilt, dist: build.dist }, loadAverage: { before: loadBefore, after: loadAfter }, jobs: JOBS, concurrency: CONCURRENCY, rounds, bareJobsPerSecond: bare, oursJobsPerSecond: ours, ratio, bar: BAR, meetsBar: ratio >= BAR });

@@ -10,6 +10,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # command the tests run -> the Debian package that has it
 declare -A PACKAGE_OF=(
+  # Also the Cluster and Sentinel tests' servers (SPEC 25): Debian's
+  # redis-server 7 runs as a cluster node (--cluster-enabled) and as a
+  # sentinel (--sentinel), and its redis-cli makes the cluster.
   [redis-server]=redis-server
   [redis-cli]=redis-server
   [openssl]=openssl

@@ -12,6 +12,7 @@ import type { ConfigMismatch } from './config/producer-published.js';
 import { keys } from './queue/keys.js';
 import { readProducerConfig } from './queue/producer-config-store.js';
 import { connected, createProducerConnection } from './queue/connection.js';
+import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
 import { SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
@@ -38,6 +39,12 @@ export type { ConfigDifference } from './config/producer-diff.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
+  /**
+   * A Redis Cluster or Sentinel-managed master to use instead of redisUrl
+   * alone (SPEC 25), as config.redis describes it; its url wins over redisUrl.
+   */
+  redis?: RedisConnection;
+  /** The key prefix as configured (redis.prefix); on a Cluster the keys go under the hash tag {prefix}. */
   prefix: string;
   /**
    * Left out (usual): on its first call the client reads the config the
@@ -175,16 +182,18 @@ interface Session {
 export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
   const given = options.config === undefined ? undefined : producerConfig(options.config);
   const givenLimits = given && limitsFromConfig(given);
-  const redis = createProducerConnection(options.redisUrl);
+  const target: RedisConnection = options.redis ?? { url: options.redisUrl };
+  const redis = createProducerConnection(target);
+  const prefix = keyPrefixOf(options.prefix, target);
   let session: Promise<Session> | undefined;
 
   const start = async (): Promise<Session> => {
     await connected(redis);
-    const published = await readProducerConfig(redis, options.prefix);
-    const config = chooseProducerConfig(given, published, keys.producerConfig(options.prefix), options.onConfigMismatch ?? warnOfMismatch);
+    const published = await readProducerConfig(redis, prefix);
+    const config = chooseProducerConfig(given, published, keys.producerConfig(prefix), options.onConfigMismatch ?? warnOfMismatch);
     const limits = limitsFromConfig(config);
-    const queues = createQueues(redis, options.prefix, config.jobs);
-    return { limits, queues, registry: new DesiredStateRegistry(redis, options.prefix, config.registry.tombstoneSeconds), door: jobDoor(queues, limits) };
+    const queues = createQueues(redis, prefix, config.jobs);
+    return { limits, queues, registry: new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds), door: jobDoor(queues, limits) };
   };
   // A failed start (Redis down, an unreadable published config) is tried again by the next call.
   const ready = async (): Promise<Session> => {

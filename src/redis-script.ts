@@ -3,7 +3,10 @@
 // scripts of its own (the registry and name locks in src/queue/, the
 // request budget in src/proxmox/) builds on it.
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+
+/** A connection to one Redis (alone or behind Sentinel) or to a Redis Cluster (SPEC 25). */
+export type RedisClient = Redis | Cluster;
 
 /**
  * A Lua script run by its SHA1 (EVALSHA), so a call sends neither the
@@ -17,7 +20,7 @@ export class LuaScript {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async run(redis: RedisClient, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     try {
       return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
     } catch (err) {
@@ -47,7 +50,7 @@ export class ScriptBatch {
   private calls: BatchedCall[] = [];
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly script: LuaScript,
   ) {}
 

@@ -161,7 +161,7 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
     throw err;
   }
 
-  const client = createUncheckedProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
   try {
     let result: EnqueueResult;
     try {

@@ -49,7 +49,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfigOrExplain('get');
   if (config === undefined) return 2;
 
-  const client = createProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
+  const client = createProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
   try {
     const vm = await client.getVm(name);
     if (vm === undefined) {

@@ -4,6 +4,7 @@
 // input or config.
 import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';
 import { readLastHealth } from '../queue/health-store.js';
+import { keyPrefixOf } from '../queue/redis-target.js';
 import { loadConfigOrExplain, plainArguments } from './common.js';
 
 export async function run(args: string[]): Promise<number> {
@@ -11,10 +12,10 @@ export async function run(args: string[]): Promise<number> {
   if (refused !== undefined) return refused;
   const config = loadConfigOrExplain('health');
   if (config === undefined) return 2;
-  const redis = createProducerConnection(config.redis.url);
+  const redis = createProducerConnection(config.redis);
   try {
     await connected(redis);
-    const last = await readLastHealth(redis, config.redis.prefix);
+    const last = await readLastHealth(redis, keyPrefixOf(config.redis.prefix, config.redis));
     if (last === undefined) {
       process.stderr.write('pve-provisioner health: no health result yet; is a worker running (it schedules the health job)?\n');
       return 1;

@@ -40,7 +40,7 @@ export async function run(args: string[]): Promise<number> {
   if (values.state !== undefined) filter.state = values.state as VmListQuery['state'];
   if (values.node !== undefined) filter.node = values.node;
 
-  const client = createProvisionerClient({ redisUrl: config.redis.url, prefix: config.redis.prefix, config });
+  const client = createProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
   try {
     const vms: DesiredView[] = [];
     let cursor: string | null = null;

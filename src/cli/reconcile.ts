@@ -10,6 +10,7 @@ import type { Config } from '../config/index.js';
 import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';
 import { jobDoor } from '../queue/enqueue.js';
 import { createQueues } from '../queue/queues.js';
+import { keyPrefixOf } from '../queue/redis-target.js';
 import { BadInput, parseFlags } from './flags.js';
 import { answerUsage, wantsHelp } from './help.js';
 
@@ -62,7 +63,7 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
   const data = validateJobData('reconcile', { dryRun: options.dryRun }, limits);
   if (!data.ok) throw new Error(`reconcile job data refused: ${data.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`);
 
-  const redis = createProducerConnection(config.redis.url);
+  const redis = createProducerConnection(config.redis);
   try {
     await connected(redis);
   } catch (err) {
@@ -71,7 +72,7 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
     stderr.write(`pve-provisioner reconcile: ${err.message}\n`);
     return 1;
   }
-  const queues = createQueues(redis, config.redis.prefix, config.jobs);
+  const queues = createQueues(redis, keyPrefixOf(config.redis.prefix, config.redis), config.jobs);
   try {
     const job = await jobDoor(queues, limits).add('reconcile', data.value);
     stdout.write(`${job.id ?? ''}\n`);

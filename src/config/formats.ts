@@ -1,6 +1,7 @@
 // Custom convict formats. Each throws a message that says what is wrong
 // and the allowed form; convict prefixes the key and the value.
 import convict from 'convict';
+import { parseHostPort } from './host-port.js';
 import type { NodeConfig } from './types.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -24,6 +25,16 @@ function parseJsonIfString(value: unknown): unknown {
   } catch {
     return value;
   }
+}
+
+/** A JSON list as it is; any other text split at commas (the environment's form). */
+function splitList(value: unknown): unknown {
+  const parsed = parseJsonIfString(value);
+  if (typeof parsed !== 'string') return parsed;
+  return parsed
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 function firstDuplicate(names: string[]): string | undefined {
@@ -169,6 +180,17 @@ export function registerFormats(): void {
       if (typeof value !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(value)) {
         throw new Error('must be 1 to 64 of letters, digits, "_", "-", "." (no ":" or spaces)');
       }
+    },
+  });
+  convict.addFormat({
+    name: 'host-port-list',
+    coerce: splitList,
+    validate(value: unknown) {
+      const form = 'a list of host:port, such as ["10.0.0.1:6379","10.0.0.2:6379"] or, in the environment, 10.0.0.1:6379,10.0.0.2:6379';
+      if (!Array.isArray(value)) throw new Error(`must be ${form}`);
+      value.forEach((entry: unknown, i) => {
+        if (typeof entry !== 'string' || parseHostPort(entry) === undefined) throw new Error(`entry ${i + 1} (${JSON.stringify(entry)}) is not host:port with a port from 1 to 65535; must be ${form}`);
+      });
     },
   });
   convict.addFormat({

@@ -99,6 +99,12 @@ function crossCheck(config: Config): void {
   if (vmidRange.min > vmidRange.max) {
     fail(`proxmox.vmidRange: min (${vmidRange.min}) is above max (${vmidRange.max}); min must be at most max`);
   }
+  const { clusterNodes, sentinel } = config.redis;
+  if (clusterNodes.length > 0 && sentinel.nodes.length > 0) {
+    fail('redis.clusterNodes and redis.sentinel.nodes are both set; a Redis is either a Cluster or behind Sentinel: set one of them');
+  }
+  if (sentinel.nodes.length > 0 && sentinel.name === '') fail('redis.sentinel.name (REDIS_SENTINEL_NAME) is empty; with redis.sentinel.nodes it must name the master the sentinels monitor');
+  if (sentinel.nodes.length === 0 && sentinel.name !== '') fail(`redis.sentinel.name is "${sentinel.name}" but redis.sentinel.nodes (REDIS_SENTINEL_NODES) is empty; list the sentinels as host:port`);
   if (defaults.cores > limits.maxCores) fail(`proxmox.defaults.cores (${defaults.cores}) is above proxmox.limits.maxCores (${limits.maxCores})`);
   if (defaults.memoryMiB > limits.maxMemoryMiB) fail(`proxmox.defaults.memoryMiB (${defaults.memoryMiB}) is above proxmox.limits.maxMemoryMiB (${limits.maxMemoryMiB})`);
   if (defaults.diskGiB > limits.maxDiskGiB) fail(`proxmox.defaults.diskGiB (${defaults.diskGiB}) is above proxmox.limits.maxDiskGiB (${limits.maxDiskGiB})`);

@@ -99,7 +99,21 @@ export const schema: Schema<Config> = {
   },
   redis: {
     url: { doc: 'Redis URL (redis:// or rediss://).', format: 'redis-url', default: 'redis://127.0.0.1:6379' },
-    prefix: { doc: 'Prefix of every Redis key this service writes (queues, registry, locks).', format: 'key-prefix', default: 'pvep' },
+    prefix: { doc: 'Prefix of every Redis key this service writes (queues, registry, locks). On a Redis Cluster every key goes under the hash tag {<prefix>}, so all of them share one slot (SPEC 25).', format: 'key-prefix', default: 'pvep' },
+    passwordFile: { doc: 'File holding the Redis password (of every node, on a Cluster or behind Sentinel); empty uses the password in redis.url, if any.', format: String, default: '' },
+    clusterNodes: {
+      doc: 'Redis Cluster nodes to start from, a list of host:port (REDIS_CLUSTER_NODES comma-separated); empty: no cluster. redis.url still gives the scheme (rediss:// for TLS) and the user and password; its host is not used (SPEC 25).',
+      format: 'host-port-list',
+      default: [],
+    },
+    sentinel: {
+      nodes: {
+        doc: 'Sentinels to ask for the master, a list of host:port (REDIS_SENTINEL_NODES comma-separated); empty: no Sentinel. redis.url still gives the scheme, the user, the password and the database (SPEC 25).',
+        format: 'host-port-list',
+        default: [],
+      },
+      name: { doc: 'The master\'s name as the sentinels know it (sentinel monitor <name> ...); required with redis.sentinel.nodes.', format: String, default: '' },
+    },
   },
   jobs: {
     attempts: { doc: 'Attempts of a job whose errors are Transient (SPEC 4).', format: 'positive-int', default: 10 },

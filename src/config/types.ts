@@ -67,7 +67,14 @@ export interface Config {
     connectMs: number;
     responseMs: number;
   };
-  redis: { url: string; prefix: string };
+  redis: {
+    url: string;
+    prefix: string;
+    passwordFile: string;
+    /** host:port of each; empty: one Redis (or Sentinel). */
+    clusterNodes: string[];
+    sentinel: { nodes: string[]; name: string };
+  };
   jobs: {
     attempts: number;
     backoffMs: number;

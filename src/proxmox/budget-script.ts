@@ -13,7 +13,7 @@
 // A fixed window (rate-limiter-flexible's RateLimiterRedis) cannot give
 // the ceiling: a second that straddles two windows sees both windows'
 // points (docs/decisions.md).
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import { LuaScript } from '../redis-script.js';
 
 // Numbers that reach Redis go through string.format: Lua prints a
@@ -80,7 +80,7 @@ export function budgetKeys(prefix: string): BudgetKeys {
 
 export type SlotAnswer = { slot: string } | { waitUs: number };
 
-export async function takeBudgetSlot(redis: Redis, keys: BudgetKeys, shape: BudgetShape): Promise<SlotAnswer> {
+export async function takeBudgetSlot(redis: RedisClient, keys: BudgetKeys, shape: BudgetShape): Promise<SlotAnswer> {
   // Rounded up, so `limit` intervals never add up to less than a second.
   const intervalUs = Math.ceil(1_000_000 / shape.limit);
   const args = [intervalUs, intervalUs * shape.burst, shape.limit, shape.windowUs, shape.inFlightUs, shape.pollUs];
@@ -88,6 +88,6 @@ export async function takeBudgetSlot(redis: Redis, keys: BudgetKeys, shape: Budg
   return slot === undefined ? { waitUs } : { slot };
 }
 
-export async function finishBudgetSlot(redis: Redis, keys: BudgetKeys, slot: string, shape: BudgetShape): Promise<void> {
+export async function finishBudgetSlot(redis: RedisClient, keys: BudgetKeys, slot: string, shape: BudgetShape): Promise<void> {
   await DONE.run(redis, [keys[1]], [slot, shape.windowUs, shape.inFlightUs]);
 }

@@ -6,7 +6,7 @@
 // polling. A job's signal takes its call out of the line at once. When
 // Redis does not answer, the process paces its own calls at the same rate
 // (fail open, but bounded; docs/decisions.md).
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import type { Logger } from '../log.js';
 import type { RequestBudgetMetrics } from '../metrics.js';
 import { budgetKeys, finishBudgetSlot, takeBudgetSlot } from './budget-script.js';
@@ -28,7 +28,7 @@ export interface RequestBudgetOptions {
    * within a bound when Redis is down (commandTimeout), never queue for
    * ever as the worker's BullMQ connection does.
    */
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   /** At least 1. */
   maxRequestsPerSecond: number;

@@ -1,6 +1,6 @@
 // The last health result (SPEC 19), written by the health job and read by
 // /readyz. Kept as one JSON string; the newest result replaces the last.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import type { NodeHealth } from '../provider/types.js';
 import { keys } from './keys.js';
 
@@ -9,12 +9,12 @@ export interface LastHealth {
   nodes: NodeHealth[];
 }
 
-export async function writeLastHealth(redis: Redis, prefix: string, nodes: NodeHealth[], at = new Date()): Promise<void> {
+export async function writeLastHealth(redis: RedisClient, prefix: string, nodes: NodeHealth[], at = new Date()): Promise<void> {
   const value: LastHealth = { at: at.toISOString(), nodes };
   await redis.set(keys.lastHealth(prefix), JSON.stringify(value));
 }
 
-export async function readLastHealth(redis: Redis, prefix: string): Promise<LastHealth | undefined> {
+export async function readLastHealth(redis: RedisClient, prefix: string): Promise<LastHealth | undefined> {
   const text = await redis.get(keys.lastHealth(prefix));
   if (text === null) return undefined;
   try {

@@ -1,8 +1,11 @@
-// Worker liveness for /readyz: each worker process keeps a key
-// `<prefix>:workers:<id>` alive with a TTL; a process that dies stops
-// renewing it and drops out of the list within the TTL.
+// Worker liveness for /readyz: each worker process keeps its id in the
+// sorted set `<prefix>:workers`, scored with the time its beat expires,
+// and its beat in the hash `<prefix>:worker-beats`. A process that dies
+// stops renewing and drops out within the TTL; whoever lists the workers
+// removes the expired ones. Two keys of one prefix and no SCAN of the
+// keyspace, which a Redis Cluster does not give (SPEC 25).
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import { LuaScript, type RedisClient } from '../redis-script.js';
 import { keys } from './keys.js';
 
 export interface WorkerBeat {
@@ -15,43 +18,63 @@ export interface WorkerBeat {
 }
 
 export interface Heartbeat {
+  /** Settles once the first beat is written (or failed: Redis down, the next beat tries again). */
+  first: Promise<void>;
   stop(): Promise<void>;
 }
 
 const HEARTBEAT_EVERY_MS = 5_000;
 
-export function startHeartbeat(redis: Redis, prefix: string, id: string, concurrency: number, everyMs = HEARTBEAT_EVERY_MS): Heartbeat {
+// Redis's own clock scores the beats, so workers on hosts whose clocks
+// disagree still expire on time.
+const NOW_MS = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** KEYS: workers, beats. ARGV: id, beat JSON, ttl ms. */
+const BEAT = new LuaScript(`${NOW_MS}
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+return 1`);
+
+/** KEYS: workers, beats. Drops the expired, answers the live beats. */
+const LIVE = new LuaScript(`${NOW_MS}
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
+if #gone > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  redis.call('HDEL', KEYS[2], unpack(gone))
+end
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
+if #live == 0 then return {} end
+return redis.call('HMGET', KEYS[2], unpack(live))`);
+
+export function startHeartbeat(redis: RedisClient, prefix: string, id: string, concurrency: number, everyMs = HEARTBEAT_EVERY_MS): Heartbeat {
   const startedAt = new Date().toISOString();
-  const key = keys.worker(prefix, id);
+  const scriptKeys = [keys.workers(prefix), keys.workerBeats(prefix)];
   const beat = async (): Promise<void> => {
     const value: WorkerBeat = { id, host: hostname(), pid: process.pid, startedAt, concurrency, at: new Date().toISOString() };
     // Three missed beats and the worker counts as gone.
-    await redis.set(key, JSON.stringify(value), 'PX', everyMs * 3);
+    await BEAT.run(redis, scriptKeys, [id, JSON.stringify(value), everyMs * 3]);
   };
-  const tick = (): void => {
-    beat().catch(() => undefined); // Redis down: the next beat tries again.
-  };
-  tick();
-  const timer = setInterval(tick, everyMs);
+  const tick = (): Promise<void> => beat().catch(() => undefined); // Redis down: the next beat tries again.
+  const first = tick();
+  const timer = setInterval(() => void tick(), everyMs);
   timer.unref();
   return {
+    first,
     async stop() {
       clearInterval(timer);
-      await redis.del(key).catch(() => undefined);
+      await redis
+        .multi()
+        .zrem(keys.workers(prefix), id)
+        .hdel(keys.workerBeats(prefix), id)
+        .exec()
+        .catch(() => undefined);
     },
   };
 }
 
-export async function listLiveWorkers(redis: Redis, prefix: string): Promise<WorkerBeat[]> {
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', keys.workerPattern(prefix), 'COUNT', 200);
-    cursor = next;
-    found.push(...batch);
-  } while (cursor !== '0');
-  if (found.length === 0) return [];
-  const values = await redis.mget(...found);
+export async function listLiveWorkers(redis: RedisClient, prefix: string): Promise<WorkerBeat[]> {
+  const values = (await LIVE.run(redis, [keys.workers(prefix), keys.workerBeats(prefix)], [])) as (string | null)[];
   return values.flatMap((text) => {
     if (text === null) return [];
     try {

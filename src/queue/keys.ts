@@ -10,9 +10,10 @@ export const keys = {
   generations: (prefix: string): string => `${prefix}:generations`,
   /** String: the per-name lock's token (SPEC 3). */
   nameLock: (prefix: string, name: string): string => `${prefix}:lock:${name}`,
-  /** String with TTL: one live worker process. */
-  worker: (prefix: string, id: string): string => `${prefix}:workers:${id}`,
-  workerPattern: (prefix: string): string => `${prefix}:workers:*`,
+  /** Sorted set: worker id -> when its heartbeat expires (Redis time, ms); read without a SCAN (SPEC 25). */
+  workers: (prefix: string): string => `${prefix}:workers`,
+  /** Hash: worker id -> its last beat (JSON). */
+  workerBeats: (prefix: string): string => `${prefix}:worker-beats`,
   /** String: the last health job's result (SPEC 19). */
   lastHealth: (prefix: string): string => `${prefix}:health:last`,
   /** String: what a producer reads of the service's config, as JSON (SPEC 6, 27). */

@@ -6,7 +6,7 @@
 // with the other jobs' calls of the same tick (SPEC 21: the round trips
 // are what a no-op job costs).
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import { keys } from './keys.js';
 import { headFrom, lastKnownArgs } from './registry.js';
 import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
@@ -39,7 +39,7 @@ export class NameLocks {
   private readonly jobOps: ScriptBatch;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {
     this.jobOps = new ScriptBatch(redis, JOB_LOCK_OPS);
@@ -155,7 +155,7 @@ export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: n
  * second holder (a second sweep) started; stopping early costs a sweep
  * nothing, the next scheduled one comes.
  */
-export async function tryHoldKey<T>(redis: Redis, key: string, ttlMs: number, what: string, fn: (lost: AbortSignal) => Promise<T>): Promise<HoldOutcome<T>> {
+export async function tryHoldKey<T>(redis: RedisClient, key: string, ttlMs: number, what: string, fn: (lost: AbortSignal) => Promise<T>): Promise<HoldOutcome<T>> {
   const token = randomUUID();
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return { ran: false };
   const renew = async (): Promise<boolean> => (await RENEW.run(redis, [key], [token, ttlMs])) === 1;

@@ -2,7 +2,7 @@
 // processes write it at start and again on each reconnect (a Redis that
 // restarted without it); a client given no config reads it. Several
 // processes with different configs on one prefix: the last writer wins.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import { parsePublished, publishedProducerConfig, type PublishedRead } from '../config/producer-published.js';
 import type { ProducerSettings } from '../config/producer.js';
 import { keys } from './keys.js';
@@ -14,7 +14,7 @@ export interface ProducerConfigPublisher {
   stop(): void;
 }
 
-export function producerConfigPublisher(redis: Redis, prefix: string, config: ProducerSettings): ProducerConfigPublisher {
+export function producerConfigPublisher(redis: RedisClient, prefix: string, config: ProducerSettings): ProducerConfigPublisher {
   const text = JSON.stringify(publishedProducerConfig(config));
   const write = async (): Promise<void> => {
     await redis.set(keys.producerConfig(prefix), text);
@@ -25,7 +25,7 @@ export function producerConfigPublisher(redis: Redis, prefix: string, config: Pr
   return { write, stop: () => void redis.off('ready', rewrite) };
 }
 
-export async function readProducerConfig(redis: Redis, prefix: string): Promise<PublishedRead> {
+export async function readProducerConfig(redis: RedisClient, prefix: string): Promise<PublishedRead> {
   const key = keys.producerConfig(prefix);
   return parsePublished(await redis.get(key), key);
 }

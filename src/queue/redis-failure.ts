@@ -36,7 +36,12 @@ const UNREACHABLE_TEXTS: [RegExp, string][] = [
   [/^connect ETIMEDOUT$/, 'connection timed out'],
   [/ECONNREFUSED/, 'connection refused'],
   [/^LOADING\b/, 'Redis is still loading its data'],
-  [/^(NOAUTH|WRONGPASS)\b/, 'authentication refused: check the password in redis.url'],
+  [/^(NOAUTH|WRONGPASS)\b/, 'authentication refused: check the password in redis.url or redis.passwordFile'],
+  // A Cluster or Sentinel between masters (SPEC 25).
+  [/^Failed to refresh slots cache|^None of startup nodes is available/, 'no cluster node answers'],
+  [/^CLUSTERDOWN\b/, 'the cluster is down: a slot has no master, a failover may be under way'],
+  [/^All sentinels are unreachable/, 'no sentinel answers'],
+  [/^(READONLY|MASTERDOWN)\b/, 'the master is changing: a failover may be under way'],
 ];
 
 /** The reason in words when err means Redis is not reachable; undefined for any other error. */
@@ -49,7 +54,10 @@ export function unreachableReason(err: unknown): string | undefined {
   return undefined;
 }
 
+/** What to check about a single Redis at redis.url; a Cluster and Sentinel have their own (redis-target.ts). */
+export const SINGLE_CHECK = 'check that redis-server runs there and that redis.url (REDIS_URL) names it';
+
 /** The one line that says Redis is down, where, and what to check. */
-export function unreachableLine(address: string, reason: string): string {
-  return `Redis at ${address} is not reachable (${reason}): check that redis-server runs there and that redis.url (REDIS_URL) names it`;
+export function unreachableLine(address: string, reason: string, check = SINGLE_CHECK): string {
+  return `Redis at ${address} is not reachable (${reason}): ${check}`;
 }

@@ -32,6 +32,8 @@ export class RedisOutageReporter {
     readonly address: string,
     private logger: OutageLogger | undefined,
     private readonly now: () => number = Date.now,
+    /** What the line tells an operator to check (redis-target.ts). */
+    readonly check?: string,
   ) {}
 
   /** Where the lines go; undefined keeps the reporter silent (a library embedded in someone's app). */
@@ -65,7 +67,7 @@ export class RedisOutageReporter {
     const since = this.now();
     this.outage = { address: this.address, reason, since };
     this.nextLineAt = since + REDIS_RETRY_FIRST_MS * 0.9;
-    this.logger?.error({ redis: this.address, reason }, `${unreachableLine(this.address, reason)}; retrying with backoff (up to every ${REDIS_RETRY_MAX_MS / 1000} s)`);
+    this.logger?.error({ redis: this.address, reason }, `${unreachableLine(this.address, reason, this.check)}; retrying with backoff (up to every ${REDIS_RETRY_MAX_MS / 1000} s)`);
     return true;
   }
 
@@ -100,10 +102,10 @@ export class RedisOutageReporter {
 const reporters = new Map<string, RedisOutageReporter>();
 let processLogger: OutageLogger | undefined;
 
-export function redisOutageReporter(address: string): RedisOutageReporter {
+export function redisOutageReporter(address: string, check?: string): RedisOutageReporter {
   let reporter = reporters.get(address);
   if (reporter === undefined) {
-    reporter = new RedisOutageReporter(address, processLogger);
+    reporter = new RedisOutageReporter(address, processLogger, Date.now, check);
     reporters.set(address, reporter);
   }
   return reporter;

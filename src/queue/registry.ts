@@ -2,7 +2,7 @@
 // generation) or `absent` (a tombstone kept registry.tombstoneSeconds),
 // with one generation counter per name. Producers record here first,
 // then add the job carrying the generation; workers compare.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import type { DesiredHead, DesiredRecord, LastKnown, LastKnownWrite, RecordedFailure } from '../desired-state.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { intentJobIdPrefix } from '../../jobs/job-ids.js';
@@ -88,7 +88,7 @@ function parseJson<T>(text: string | undefined): T | undefined {
 
 export class DesiredStateRegistry {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly tombstoneSeconds: number,
   ) {}

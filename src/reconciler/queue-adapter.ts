@@ -4,7 +4,7 @@
 // later supersedes it (jobs/delete.ts), and it is refused here when the
 // name moved on since the sweep read it, or now claims the VM's uid.
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import type { JobDoor } from '../queue/enqueue.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import { knownGeneration } from './registry-adapter.js';
@@ -25,7 +25,7 @@ const PENDING_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'acti
 export interface PendingJobLookupOptions {
   vmQueue: Queue;
   registry: DesiredStateRegistry;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
 }
 
@@ -51,7 +51,7 @@ export interface QueueEnqueuerOptions {
   /** The producer's door (src/queue/enqueue.ts): it checks the data, picks the queue and the job id. */
   jobs: JobDoor;
   registry: DesiredStateRegistry;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
 }
 

@@ -1,7 +1,7 @@
 // The job layer's desired-state registry (src/queue/registry.ts) as the
 // sweep's DesiredStateReader. The generations hash is read directly: it is
 // the one record of every name this registry ever handed a generation.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import { keys } from '../queue/keys.js';
 import type { DesiredRecord } from '../desired-state.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
@@ -16,7 +16,7 @@ function toEntry(record: DesiredRecord): DesiredEntry {
   return entry;
 }
 
-export function registryReader(registry: DesiredStateRegistry, redis: Redis, prefix: string): DesiredStateReader {
+export function registryReader(registry: DesiredStateRegistry, redis: RedisClient, prefix: string): DesiredStateReader {
   return {
     async listAll() {
       return (await registry.list()).map(toEntry);
@@ -33,7 +33,7 @@ export function registryReader(registry: DesiredStateRegistry, redis: Redis, pre
 }
 
 /** The last generation handed out for one name; undefined when it was never recorded. */
-export async function knownGeneration(redis: Redis, prefix: string, name: string): Promise<number | undefined> {
+export async function knownGeneration(redis: RedisClient, prefix: string, name: string): Promise<number | undefined> {
   const value = await redis.hget(keys.generations(prefix), name);
   return value === null ? undefined : Number(value);
 }

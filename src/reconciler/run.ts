@@ -3,7 +3,7 @@
 // over the registry, the name locks and the vm queue, and its findings
 // counted for metrics (SPEC 9). The worker registers it as the `reconcile`
 // handler; the CLI only enqueues the job.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import type { Config } from '../config/types.js';
 import type { OperationContext } from '../provider/types.js';
 import { limitsFromConfig } from '../../jobs/schema.js';
@@ -11,6 +11,7 @@ import { jobDoor } from '../queue/enqueue.js';
 import type { JobDoor } from '../queue/enqueue.js';
 import type { NameLocks } from '../queue/name-lock.js';
 import type { Queues } from '../queue/queues.js';
+import { keyPrefixOf } from '../queue/redis-target.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import { nameLocksAdapter } from './lock-adapter.js';
 import { pendingJobLookup, queueEnqueuer } from './queue-adapter.js';
@@ -23,7 +24,7 @@ import type { SweepReport } from './report.js';
 
 export interface ReconcileRunnerOptions {
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   provider: SweepProvider;
   /** Its deletes and creates go in through the producer's door (src/queue/enqueue.ts). */
   queues: Queues;
@@ -38,7 +39,7 @@ export type ReconcileOutcome = SweepReport | { skipped: true; reason: string };
 
 export function createReconcileRunner(options: ReconcileRunnerOptions): (data: { dryRun: boolean }, ctx: OperationContext) => Promise<ReconcileOutcome> {
   const { config, redis, registry, metrics } = options;
-  const prefix = config.redis.prefix;
+  const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const ttlMs = config.budgets.lockTtlMs;
   const jobs = jobDoor(options.queues, limitsFromConfig(config));
   return async (data, ctx) => {

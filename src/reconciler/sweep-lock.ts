@@ -3,7 +3,7 @@
 // token, renewed while the sweep runs, released only by its holder). A
 // process that finds it held skips its sweep: the next scheduled one will
 // come.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import { tryHoldKey } from '../queue/name-lock.js';
 
 /** The sweep lock's key under the configured prefix (redis.prefix). */
@@ -16,7 +16,7 @@ export function sweepLockKey(prefix: string): string {
  * holds it. `fn`'s signal aborts when the lock is lost, so the sweep stops
  * before its next action rather than race a second sweep.
  */
-export async function withSweepLock<T>(redis: Redis, key: string, ttlMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T | 'skipped'> {
+export async function withSweepLock<T>(redis: RedisClient, key: string, ttlMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T | 'skipped'> {
   const outcome = await tryHoldKey(redis, key, ttlMs, `the sweep lock ${key}`, fn);
   return outcome.ran ? outcome.value : 'skipped';
 }

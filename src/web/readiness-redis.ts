@@ -1,13 +1,13 @@
 // The readiness sources of /readyz, read from Redis: a PING, the worker
 // heartbeats and the last health result the workers keep there. While
 // Redis is down the PING fails at once with the reason in words (SPEC 24).
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis-script.js';
 import { readLastHealth } from '../queue/health-store.js';
 import { listLiveWorkers } from '../queue/heartbeat.js';
 import type { ReadinessSources } from './readiness.js';
 import { redisNeverDown, type RedisDownProbe } from './redis-down.js';
 
-export function redisReadinessSources(redis: Redis, prefix: string, redisDown: RedisDownProbe = redisNeverDown): ReadinessSources {
+export function redisReadinessSources(redis: RedisClient, prefix: string, redisDown: RedisDownProbe = redisNeverDown): ReadinessSources {
   return {
     pingRedis: async () => {
       const before = redisDown();

@@ -3,8 +3,9 @@
 // instead of a 500 with ioredis's text or a request hanging on a retry.
 // A request refused so was not accepted: nothing of it reached Redis.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
-import { redisAddressOf, unreachableLine } from '../queue/redis-failure.js';
+import type { RedisClient } from '../redis-script.js';
+import { unreachableLine } from '../queue/redis-failure.js';
+import { redisPlaceOf, type RedisConnection } from '../queue/redis-target.js';
 import { redisOutageReporter } from '../queue/redis-outage.js';
 
 export interface RedisDown {
@@ -19,13 +20,13 @@ export type RedisDownProbe = () => RedisDown | undefined;
 export const redisNeverDown: RedisDownProbe = () => undefined;
 
 /** Down while the web process's own connection is not ready; the reason is the process's outage reporter's. */
-export function redisDownProbe(redis: Redis, url: string): RedisDownProbe {
-  const address = redisAddressOf(url);
-  const reporter = redisOutageReporter(address);
+export function redisDownProbe(redis: RedisClient, target: string | RedisConnection): RedisDownProbe {
+  const { address, check } = redisPlaceOf(target);
+  const reporter = redisOutageReporter(address, check);
   return () => {
     if (redis.status === 'ready') return undefined;
     const reason = reporter.current()?.reason ?? (redis.status === 'connecting' || redis.status === 'wait' ? 'not connected yet' : 'not connected');
-    return { message: unreachableLine(address, reason), retryAfterSeconds: reporter.retryAfterSeconds() };
+    return { message: unreachableLine(address, reason, check), retryAfterSeconds: reporter.retryAfterSeconds() };
   };
 }
 

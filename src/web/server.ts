@@ -7,8 +7,9 @@ import { createUncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { createWebConnection, type Redis } from '../queue/connection.js';
+import { createWebConnection, type RedisClient } from '../queue/connection.js';
 import { producerConfigPublisher } from '../queue/producer-config-store.js';
+import { keyPrefixOf } from '../queue/redis-target.js';
 import { createQueues } from '../queue/queues.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
@@ -34,7 +35,7 @@ export interface WebServerOptions {
 const REDIS_FIRST_CONTACT_MS = 2_500;
 
 /** True once the connection is ready; false when it failed first or did not answer within timeoutMs. */
-function firstContact(redis: Redis, timeoutMs: number): Promise<boolean> {
+function firstContact(redis: RedisClient, timeoutMs: number): Promise<boolean> {
   if (redis.status === 'ready') return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = (ready: boolean): void => {
@@ -59,15 +60,17 @@ function publicHost(host: string): string {
 export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
   const credentials = await loadCredentials(config, logger);
   // Fails fast when Redis is down, so a request answers instead of hanging.
-  const redis = createWebConnection(config.redis.url);
-  const redisDown = redisDownProbe(redis, config.redis.url);
-  const queues = createQueues(redis, config.redis.prefix);
+  const redis = createWebConnection(config.redis);
+  const redisDown = redisDownProbe(redis, config.redis);
+  const prefix = keyPrefixOf(config.redis.prefix, config.redis);
+  const queues = createQueues(redis, prefix);
   // Shown on Bull Board whether or not webhooks.url is set: deliveries left from when it was.
-  const deliveries = createWebhookQueue(redis, config.redis.prefix, config);
+  const deliveries = createWebhookQueue(redis, prefix, config);
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
-  const published = producerConfigPublisher(redis, config.redis.prefix, config);
+  const published = producerConfigPublisher(redis, prefix, config);
   const client = createUncheckedProvisionerClient({
     redisUrl: config.redis.url,
+    redis: config.redis,
     prefix: config.redis.prefix,
     config,
     onConfigMismatch: ({ redisKey, differences, message }) => logger.warn({ redisKey, differences }, `${message}: another web or worker process on this prefix runs another config`),
@@ -84,7 +87,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       logger,
       service: client,
       queues: [queues.vm, queues.system, deliveries.queue],
-      readiness: redisReadinessSources(redis, config.redis.prefix, redisDown),
+      readiness: redisReadinessSources(redis, prefix, redisDown),
       metrics: options.metrics,
       credentials,
       redisDown,

@@ -2,10 +2,10 @@
 // got (SPEC 18), the debug line and metrics of each call (SPEC 9), and
 // the request budget shared by every worker (SPEC 26), outermost so the
 // call's own latency leaves its wait out.
-import { Redis } from 'ioredis';
 import type { Logger } from '../log.js';
 import type { Config } from '../config/index.js';
 import type { Metrics } from '../metrics.js';
+import { createBudgetConnection } from '../queue/connection.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import { budgetApi } from '../proxmox/budgeted-api.js';
 import { createHttpApi } from '../proxmox/http-api.js';
@@ -36,8 +36,8 @@ export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger
   const { maxRequestsPerSecond, requestBurst } = config.proxmox;
   if (maxRequestsPerSecond === 0) return { api, close: () => Promise.resolve() };
   // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
-  const redis = new Redis(config.redis.url, { commandTimeout: BUDGET_COMMAND_TIMEOUT_MS, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
+  const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
+  // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
   // The longest a call can be on its way: DNS, TCP and TLS, then the answer's headers.
   const inFlightMs = 3 * config.budgets.connectMs + config.budgets.responseMs;
   const budget = createRequestBudget({ redis, prefix: config.redis.prefix, maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics });

@@ -13,7 +13,8 @@ import type { JobMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection, reportRedisError } from '../queue/connection.js';
-import type { Redis } from '../queue/connection.js';
+import type { RedisClient } from '../queue/connection.js';
+import { keyPrefixOf } from '../queue/redis-target.js';
 import { jobDoor } from '../queue/enqueue.js';
 import { writeLastHealth } from '../queue/health-store.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
@@ -70,9 +71,9 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const id = options.id ?? randomUUID();
   // Read first: a missing secret is a start-up error, before any connection.
   const webhookSecret = config.webhooks.url === '' ? undefined : readWebhookSecret(config);
-  const prefix = config.redis.prefix;
+  const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const definitions = buildJobRegistry(options.definitions ?? jobDefinitions);
-  const redis: Redis = createWorkerConnection(config.redis.url);
+  const redis: RedisClient = createWorkerConnection(config.redis);
   const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
@@ -144,6 +145,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }
   const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency);
+  // Listed in /readyz from the moment the service is up.
+  await heartbeat.first;
   logger.info({ id, prefix, concurrency: config.jobs.concurrency }, 'workers started');
 
   return {

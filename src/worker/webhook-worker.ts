@@ -11,9 +11,10 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { WebhookMetrics } from '../metrics.js';
 import { SecretFileError, readSecretFileSync } from '../secrets/read.js';
-import type { Redis } from '../queue/connection.js';
+import type { RedisClient } from '../queue/connection.js';
 import { reportRedisError } from '../queue/connection.js';
 import { WORKER_METRICS } from '../queue/queues.js';
+import { keyPrefixOf } from '../queue/redis-target.js';
 import { WEBHOOK_QUEUE } from '../queue/webhook-queue.js';
 import { sendDelivery } from '../webhooks/send.js';
 import type { Delivery } from '../webhooks/send.js';
@@ -30,7 +31,7 @@ export function readWebhookSecret(config: Pick<Config, 'webhooks'>): string {
 
 export interface WebhookWorkerOptions {
   config: Config;
-  connection: Redis;
+  connection: RedisClient;
   secret: string;
   logger: Logger;
   metrics?: WebhookMetrics;
@@ -60,7 +61,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
   };
   const worker = new Worker<Delivery>(WEBHOOK_QUEUE, deliver, {
     connection,
-    prefix: config.redis.prefix,
+    // The queue's prefix, under the hash tag {redis.prefix} on a Cluster (SPEC 25).
+    prefix: keyPrefixOf(config.redis.prefix, config.redis),
     concurrency,
     lockDuration: config.budgets.lockTtlMs,
     stalledInterval: config.budgets.lockTtlMs,

@@ -26,7 +26,7 @@ export function summary(report: ChaosReport, seed: number): string {
     `seed ${seed}: ${report.names} names, ${report.operations} operations, ${report.jobs} jobs ` +
     `(${tally.completed} completed, ${tally.superseded} superseded, ${tally.failed} failed), ${report.kills} kills, ` +
     `${report.injected5xx} 5xx answers, ${report.dropped} dropped connections, ${report.slowTaskPhases} slow-task phases, ` +
-    `${report.redisRestarts} Redis restarts, ${report.producerRetries} producer retries, ${report.seconds.toFixed(1)} s`
+    `${report.redisRestarts} Redis restarts, ${report.failovers} failovers, ${report.producerRetries} producer retries, ${report.seconds.toFixed(1)} s`
   );
 }
 

@@ -6,15 +6,17 @@
 // mid-run. Then the faults stop, the queues drain, one reconcile sweep
 // runs and the queues drain again, and the end state is read.
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
+import { createWorkerConnection } from '../../src/queue/connection.js';
+import { keyPrefixOf, type RedisConnection } from '../../src/queue/redis-target.js';
 import { SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { foreignViolations, stateViolations, tallyJobs, type Desired, type ForeignVm, type JobTally, type SimStateView } from './invariants.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 import { deletePrefix } from '../support/redis.js';
+import { startRedisFleet, type FleetKind, type RedisFleet } from '../support/redis-fleet.js';
 
 export interface ChaosOptions {
   names: number;
@@ -25,6 +27,8 @@ export interface ChaosOptions {
   /** Restart a private Redis (AOF on) this many times during the drive; 0 uses the shared Redis. */
   redisRestarts: number;
   sharedRedisUrl: string;
+  /** Run on a Redis Cluster or a Sentinel set of the test's own, whose master is SIGKILLed mid-run (SPEC 25). */
+  fleet?: FleetKind;
   prefix: string;
   /** Random seed: the same seed gives the same operations. */
   seed: number;
@@ -39,6 +43,8 @@ export interface ChaosReport {
   kills: number;
   workerStarts: number;
   redisRestarts: number;
+  /** Masters SIGKILLed (a replica took over each). */
+  failovers: number;
   injected5xx: number;
   dropped: number;
   slowTaskPhases: number;
@@ -119,15 +125,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const random = seeded(options.seed);
   const privateRedis: PrivateRedis | undefined = options.redisRestarts > 0 ? await startPrivateRedis() : undefined;
+  const fleet: RedisFleet | undefined = options.fleet === undefined ? undefined : await startRedisFleet(options.fleet);
   const redisUrl = privateRedis?.url ?? options.sharedRedisUrl;
+  const target: RedisConnection = fleet?.connection ?? { url: redisUrl };
   const { prefix } = options;
+  const keyPrefix = keyPrefixOf(prefix, target);
   let sim: SimChild | undefined;
   const workers: (Child | undefined)[] = [undefined, undefined];
   let client: ProvisionerClient | undefined;
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  redis.on('error', () => undefined); // a Redis restart is part of the scenario
-  const vmQueue = new Queue(VM_QUEUE, { connection: redis, prefix });
-  const systemQueue = new Queue(SYSTEM_QUEUE, { connection: redis, prefix });
+  // A Redis restart or failover is part of the scenario: its errors are expected.
+  const redis = createWorkerConnection(target);
+  const vmQueue = new Queue(VM_QUEUE, { connection: redis, prefix: keyPrefix });
+  const systemQueue = new Queue(SYSTEM_QUEUE, { connection: redis, prefix: keyPrefix });
+  for (const queue of [vmQueue, systemQueue]) queue.on('error', () => undefined);
   const report: ChaosReport = {
     names: options.names,
     operations: 0,
@@ -136,6 +146,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     kills: 0,
     workerStarts: 0,
     redisRestarts: 0,
+    failovers: 0,
     injected5xx: 0,
     dropped: 0,
     slowTaskPhases: 0,
@@ -155,6 +166,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   try {
     sim = await startSimChild({ vms: 3, timeScale: 0.01 });
     const env = serviceEnv(sim, redisUrl, prefix, {
+      // Only this run's own Redis, whatever the suite's environment names.
+      REDIS_CLUSTER_NODES: '',
+      REDIS_SENTINEL_NODES: '',
+      REDIS_SENTINEL_NAME: '',
+      ...fleet?.env,
       JOBS_CONCURRENCY: '8',
       JOBS_BACKOFF_MS: '200',
       JOBS_KEEP_COMPLETED_COUNT: '1000000',
@@ -174,8 +190,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
     startWorker(0);
     startWorker(1);
-    const config = loadConfig({ env: {}, overrides: { redis: { url: redisUrl, prefix } } });
-    client = createProvisionerClient({ redisUrl, prefix, config });
+    const config = loadConfig({ env: {}, overrides: { redis: { ...target, prefix } } });
+    client = createProvisionerClient({ redisUrl, redis: config.redis, prefix, config });
     const producer = client;
     const names = Array.from({ length: options.names }, (_, i) => `chaos-${i}`);
     const foreign = await plantForeign(sim, names, config.proxmox.vmidRange);
@@ -190,6 +206,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       for (let s = 0; s < steps; s += 1) ops.push({ verb: s === 0 || random() < 0.5 ? 'create' : 'delete', afterMs: Math.floor(random() * (options.driveMs / steps)) });
       return { name, ops };
     });
+    const driveStarted = Date.now();
     const drive = Promise.all(
       plans.map(async ({ name, ops }) => {
         for (const op of ops) {
@@ -208,6 +225,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // The chaos: kills, slow-task phases, Redis restarts, until the drive ends.
     let driving = true;
     void drive.finally(() => (driving = false)).catch(() => undefined);
+    // The failover comes in the middle of the drive, with jobs running.
+    let failoverAt = fleet === undefined ? Infinity : driveStarted + options.driveMs / 2;
+    let failing: Promise<void> | undefined;
     const restartAt = Array.from({ length: options.redisRestarts }, (_, i) => started + ((i + 1) * options.driveMs) / (options.redisRestarts + 1));
     while (driving) {
       await sleep(options.killEveryMs * (0.5 + random()));
@@ -227,8 +247,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         report.redisRestarts = privateRedis.restarts;
         log(`restarted Redis (${report.redisRestarts})`);
       }
+      if (fleet !== undefined && Date.now() >= failoverAt) {
+        failoverAt = Infinity;
+        // Not awaited here: the worker kills go on while the replica takes over.
+        failing = fleet.failover(prefix).then((failover) => {
+          report.failovers += 1;
+          log(`SIGKILLed the master on ${failover.killedPort}; ${failover.promotedPort} took over after ${failover.promotedAfterMs} ms`);
+        });
+      }
     }
     await drive;
+    await failing;
     while (privateRedis !== undefined && restartAt.length > 0) {
       restartAt.shift();
       await privateRedis.restart(500);
@@ -284,9 +313,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await vmQueue.close().catch(() => undefined);
     await systemQueue.close().catch(() => undefined);
     await sim?.child.stop();
-    await deletePrefix(redis, prefix).catch(() => undefined);
+    if (fleet === undefined) await deletePrefix(redis, prefix).catch(() => undefined);
     redis.disconnect();
     await privateRedis?.close();
+    await fleet?.close();
   }
 }
 

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect } from 'chai';
 import { writeLastHealth } from '../../src/queue/health-store.js';
-import { REDIS_URL, deletePrefix, newRedis, uniquePrefix } from '../support/redis.js';
+import { REDIS_URL, deletePrefix, keyPrefix, newRedis, uniquePrefix } from '../support/redis.js';
 
 function health(prefix: string): { status: number | null; stdout: string; stderr: string } {
   const cli = resolve(import.meta.dirname, '../../src/cli.ts');
@@ -29,14 +29,14 @@ describe('pve-provisioner health (SPEC 19)', function () {
   });
 
   it('prints the last result and exits 0 when every node is ok', async () => {
-    await writeLastHealth(redis, prefix, [{ node: 'pve1', ok: true, reasons: [] }]);
+    await writeLastHealth(redis, keyPrefix(prefix), [{ node: 'pve1', ok: true, reasons: [] }]);
     const out = health(prefix);
     expect(out.status, out.stderr).to.equal(0);
     expect((JSON.parse(out.stdout) as { nodes: unknown[] }).nodes).to.deep.equal([{ node: 'pve1', ok: true, reasons: [] }]);
   });
 
   it('exits 1 naming the node and its reason when a node is not ok', async () => {
-    await writeLastHealth(redis, prefix, [
+    await writeLastHealth(redis, keyPrefix(prefix), [
       { node: 'pve1', ok: true, reasons: [] },
       { node: 'pve2', ok: false, reasons: [{ reason: 'StorageNotFound', detail: 'proxy-seeds is not on pve2' }] },
     ]);

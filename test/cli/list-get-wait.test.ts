@@ -13,7 +13,7 @@ import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';
-import { REDIS_URL } from '../support/redis.js';
+import { NO_CLUSTER_ENV, REDIS_URL } from '../support/redis.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tsx = pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
@@ -40,7 +40,7 @@ describe('pve-provisioner list, get and --wait progress (SPEC 27)', function () 
       execFile(
         process.execPath,
         ['--import', tsx, join(repo, 'src', 'cli.ts'), ...args],
-        { cwd, env: { ...process.env, REDIS_URL, REDIS_PREFIX: h.prefix, PVE_PROVISIONER_CONFIG: '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+        { cwd, env: { ...process.env, REDIS_URL, REDIS_PREFIX: h.config.redis.prefix, PVE_PROVISIONER_CONFIG: '', LOG_LEVEL: 'warn', ...env }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
         (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
       );
     });
@@ -114,7 +114,7 @@ describe('pve-provisioner list, get and --wait progress (SPEC 27)', function () 
   it('list and get with Redis down exit 1 with one line naming the address, no stack trace, nothing on stdout', async () => {
     h = createHarness('cli-down');
     for (const args of [['list', '--json'], ['get', 'any-name']]) {
-      const down = await cli(args, { REDIS_URL: 'redis://127.0.0.1:1' });
+      const down = await cli(args, { REDIS_URL: 'redis://127.0.0.1:1', ...NO_CLUSTER_ENV });
       expect(down.code, args.join(' ')).to.equal(1);
       expect(down.stdout, args.join(' ')).to.equal('');
       expect(down.stderr, args.join(' ')).to.match(/^pve-provisioner: Redis at 127\.0\.0\.1:1 is not reachable \(connection refused\): [^\n]*\n$/);

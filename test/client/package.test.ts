@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { freePort } from '../support/free-port.js';
-import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
+import { NO_CLUSTER_ENV, deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 const repo = resolve(import.meta.dirname, '..', '..');
 const packageDir = join(repo, 'packages', 'client');
@@ -87,7 +87,7 @@ try {
 
 /** Starts `pve-provisioner all` on the default config (the simulator), as npm start does, on free ports and `prefix`. */
 async function startService(cwd: string, prefix: string): Promise<{ child: ChildProcess; output: () => string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: String(await freePort()), SIM_PORT: String(await freePort()), REDIS_URL, REDIS_PREFIX: prefix, SIM_TIME_SCALE: '0.02' };
+  const env: NodeJS.ProcessEnv = { ...process.env, HTTP_PORT: String(await freePort()), SIM_PORT: String(await freePort()), REDIS_URL, ...NO_CLUSTER_ENV, REDIS_PREFIX: prefix, SIM_TIME_SCALE: '0.02' };
   delete env.PVE_PROVISIONER_CONFIG;
   const loader = pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
   const child = spawn(process.execPath, ['--import', loader, join(repo, 'src', 'cli.ts'), 'all'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { uniquePrefix } from '../support/redis.js';
+import { NO_CLUSTER_ENV, uniquePrefix } from '../support/redis.js';
 import { freePort } from '../support/free-port.js';
 import { startOwnRedis, type OwnRedis } from './redis-server.js';
 
@@ -75,6 +75,7 @@ describe('Redis unreachable and back, one `all` process (SPEC 24)', function () 
       HTTP_PORT: String(port),
       SIM_PORT: String(await freePort()),
       REDIS_URL: redis.url,
+      ...NO_CLUSTER_ENV,
       REDIS_PREFIX: uniquePrefix('outage'),
       SIM_TIME_SCALE: '0.02',
       LOG_LEVEL: 'info',

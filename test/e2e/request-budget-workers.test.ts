@@ -13,7 +13,7 @@ import type { ProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
 import { budgetKeys } from '../../src/proxmox/budget-script.js';
 import { listLiveWorkers } from '../../src/queue/heartbeat.js';
-import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
+import { NO_CLUSTER_ENV, REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 
 const LIMIT = 5;
 const CREATES = 8;
@@ -60,6 +60,8 @@ describe('two worker processes share one Proxmox request budget (SPEC 26)', func
   it(`sends the simulator no more than ${LIMIT} requests in any second while ${CREATES} creates run, and completes them all`, async () => {
     sim = await startSimChild({ vms: 3, timeScale: 0.01 });
     const env = serviceEnv(sim, REDIS_URL, prefix, {
+      // The test reads the budget and the client on the single Redis, even under npm run test:cluster.
+      ...NO_CLUSTER_ENV,
       PROXMOX_MAX_REQUESTS_PER_SECOND: String(LIMIT),
       // The simulator's first node and the template it holds there.
       PROXMOX_NODES: JSON.stringify([{ name: 'pve1', template: 9001, isoStorage: 'proxy-seeds' }]),

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { intentJobId, intentJobIdPrefix, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
-import { deletePrefix, newRedis, uniquePrefix } from '../support/redis.js';
+import { deletePrefix, keyPrefix, newRedis, uniquePrefix } from '../support/redis.js';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -43,7 +43,7 @@ describe('job ids (SPEC 2, 6)', () => {
     });
 
     it('records the intent ids intentJobId gives', async () => {
-      const registry = new DesiredStateRegistry(redis, prefix, 60);
+      const registry = new DesiredStateRegistry(redis, keyPrefix(prefix), 60);
       const created = await registry.recordPresent('ids-1', 'u1', { name: 'ids-1', uid: 'u1' });
       if (created.kind === 'conflict') throw new Error('unexpected conflict');
       expect(created.jobId).to.equal(intentJobId('create', 'ids-1', created.generation));

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { run as enqueue } from '../../src/cli/enqueue.js';
 import { PermanentError } from '../../src/errors.js';
+import { listLiveWorkers } from '../../src/queue/heartbeat.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
@@ -82,7 +83,7 @@ describe('pve-provisioner worker (SPEC 6)', function () {
         ...process.env,
         PVE_PROVISIONER_CONFIG: '',
         REDIS_URL,
-        REDIS_PREFIX: h.prefix,
+        REDIS_PREFIX: h.config.redis.prefix,
         PROXMOX_URL: 'sim',
         PROXMOX_TOKEN_FILE: join(dir, 'token'),
         SIM_HOST: '127.0.0.1',
@@ -105,7 +106,7 @@ describe('pve-provisioner worker (SPEC 6)', function () {
       expect(view.logs).to.include('step: cloned');
       const { vmid } = view.result as { vmid: number };
       expect([...sim.sim.state.allVms()].some((vm) => vm.vmid === vmid && vm.config.name === 'e2e-1')).to.equal(true);
-      await eventually(async () => ((await h.redis.keys(`${h.prefix}:workers:*`)).length > 0 ? true : undefined));
+      await eventually(async () => ((await listLiveWorkers(h.redis, h.prefix)).length > 0 ? true : undefined));
       // Run alone, the worker serves its own counters (SPEC 9).
       const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       expect(scraped).to.match(/pvep_jobs_total\{[^}]*job="create"[^}]*\} 1/);

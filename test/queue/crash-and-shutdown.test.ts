@@ -2,6 +2,7 @@
 // (SIGKILL) has its job recovered as stalled and finished on the same VM;
 // a worker sent SIGTERM finishes its running job, then exits.
 import { expect } from 'chai';
+import { listLiveWorkers } from '../../src/queue/heartbeat.js';
 import { killChildWorkers, startChildWorker } from '../support/child-process.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
@@ -43,7 +44,7 @@ describe('worker processes (SPEC 1, 3)', function () {
   });
 
   it('a worker killed mid-create: the job is picked up again and finishes the same VM', async () => {
-    const child = await startChildWorker({ prefix: h.prefix, stepMs: 300, config: { budgets: { lockTtlMs: LOCK_TTL_MS } } });
+    const child = await startChildWorker({ prefix: h.config.redis.prefix, stepMs: 300, config: { budgets: { lockTtlMs: LOCK_TTL_MS } } });
     const { jobId } = await h.client.createVm({ name: 'crash-1', uid: 'u1' });
     const before = await eventually(async () => {
       const vm = await h.provider.vm('crash-1');
@@ -72,13 +73,13 @@ describe('worker processes (SPEC 1, 3)', function () {
     // the test waits for the child's exit event (issue 19: a 6 s race
     // against the exit failed on a loaded machine).
     this.timeout(60_000);
-    const child = await startChildWorker({ prefix: h.prefix, stepMs: 500, config: { jobs: { shutdownGraceSeconds: 45 } } });
+    const child = await startChildWorker({ prefix: h.config.redis.prefix, stepMs: 500, config: { jobs: { shutdownGraceSeconds: 45 } } });
     const { jobId } = await h.client.createVm({ name: 'term-1', uid: 'u1' });
     await eventually(async () => ((await h.provider.vm('term-1'))?.steps.includes('cloned') ? true : undefined));
     const termAt = Date.now();
     child.process.kill('SIGTERM');
     // Closing starts by dropping the heartbeat: from then on no job is taken.
-    await eventually(async () => ((await h.redis.exists(`${h.prefix}:workers:child-${child.process.pid}`)) === 0 ? true : undefined));
+    await eventually(async () => ((await listLiveWorkers(h.redis, h.prefix)).some((w) => w.id === `child-${child.process.pid}`) ? undefined : true));
     const later = await h.client.createVm({ name: 'term-2', uid: 'u2' });
 
     const exit = await child.exited;
@@ -95,7 +96,7 @@ describe('worker processes (SPEC 1, 3)', function () {
   });
 
   it('SIGTERM with a job longer than the grace period: the worker exits, the job resumes elsewhere on the same VM', async () => {
-    const child = await startChildWorker({ prefix: h.prefix, stepMs: 1500, config: { budgets: { lockTtlMs: LOCK_TTL_MS }, jobs: { shutdownGraceSeconds: 1 } } });
+    const child = await startChildWorker({ prefix: h.config.redis.prefix, stepMs: 1500, config: { budgets: { lockTtlMs: LOCK_TTL_MS }, jobs: { shutdownGraceSeconds: 1 } } });
     const { jobId } = await h.client.createVm({ name: 'long-1', uid: 'u1' });
     const before = await eventually(async () => {
       const vm = await h.provider.vm('long-1');

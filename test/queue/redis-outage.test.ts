@@ -89,7 +89,7 @@ describe('Redis outage reporting (SPEC 24)', () => {
     ['an unknown host', Object.assign(new Error('getaddrinfo ENOTFOUND redis.example'), { code: 'ENOTFOUND' }), 'host name not found'],
     ['a closed connection', new Error('Connection is closed.'), 'connection closed'],
     ['no offline queue', new Error("Stream isn't writeable and enableOfflineQueue options is false"), 'not connected'],
-    ['a wrong password', new Error('WRONGPASS invalid username-password pair or user is disabled.'), 'authentication refused: check the password in redis.url'],
+    ['a wrong password', new Error('WRONGPASS invalid username-password pair or user is disabled.'), 'authentication refused: check the password in redis.url or redis.passwordFile'],
     ['a Lua error', new Error('ERR Error running script'), undefined],
   ];
   for (const [what, err, reason] of reasons) {

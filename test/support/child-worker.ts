@@ -1,7 +1,7 @@
 // A worker process for the crash and shutdown tests: the real worker
 // service and signal handling over the Redis-backed provider double, so
 // what it did survives a SIGKILL. Configured by the CHILD_WORKER variable
-// (JSON: prefix, stepMs, config overrides, realProvider); prints "ready"
+// (JSON: prefix as configured, redis.prefix; stepMs, config overrides, realProvider); prints "ready"
 // once started. With realProvider the worker runs the real provider
 // against config's proxmox.url (a simulator) instead of the double.
 import { silentLogger } from '../../src/log.js';
@@ -10,7 +10,7 @@ import { createProvider } from '../../src/provider/provider.js';
 import { handleShutdownSignals } from '../../src/worker/shutdown.js';
 import { startWorkerService } from '../../src/worker/service.js';
 import { RecordingProvider } from './recording-provider.js';
-import { newRedis, testConfig } from './redis.js';
+import { keyPrefix, newRedis, testConfig } from './redis.js';
 
 interface ChildOptions {
   prefix: string;
@@ -25,7 +25,7 @@ const redis = newRedis();
 const logger = silentLogger();
 const provider = options.realProvider
   ? createProvider({ api: createHttpApi({ baseUrl: config.proxmox.url, tokenFile: config.proxmox.tokenFile }), config, logger })
-  : new RecordingProvider(redis, options.prefix, { stepMs: options.stepMs });
+  : new RecordingProvider(redis, keyPrefix(options.prefix), { stepMs: options.stepMs });
 const service = await startWorkerService({ config, provider, logger, schedule: false, id: `child-${process.pid}` });
 handleShutdownSignals(service, logger, {
   graceMs: config.jobs.shutdownGraceSeconds * 1000,

@@ -10,11 +10,13 @@ import { createQueues } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { startWorkerService } from '../../src/worker/service.js';
 import type { WorkerService, WorkerServiceOptions } from '../../src/worker/service.js';
+import { keyPrefixOf } from '../../src/queue/redis-target.js';
 import { RecordingProvider } from './recording-provider.js';
 import type { RecordingProviderOptions } from './recording-provider.js';
 import { REDIS_URL, deletePrefix, newRedis, testConfig, uniquePrefix } from './redis.js';
 
 export interface Harness {
+  /** The prefix keys are under: redis.prefix, or its hash tag {redis.prefix} under `npm run test:cluster`. */
   prefix: string;
   config: Config;
   redis: Redis;
@@ -31,10 +33,11 @@ export interface HarnessOptions {
 }
 
 export function createHarness(what: string, options: HarnessOptions = {}): Harness {
-  const prefix = uniquePrefix(what);
-  const config = testConfig(prefix, options.config);
+  const configured = uniquePrefix(what);
+  const config = testConfig(configured, options.config);
+  const prefix = keyPrefixOf(configured, config.redis);
   const redis = newRedis();
-  const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, redis: config.redis, prefix: configured, config });
   const queues = createQueues(redis, prefix);
   const provider = new RecordingProvider(redis, prefix, options.provider);
   const workers: WorkerService[] = [];

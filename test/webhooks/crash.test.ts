@@ -21,7 +21,7 @@ describe('webhooks across a worker crash (SPEC 27)', function () {
     // The first request is held open: the worker is killed while it waits.
     w.receiver.answer = (_request, index) => (index === 0 ? 'hold' : 200);
     await w.receiver.listen();
-    const child = { prefix: w.harness.prefix, stepMs: 0, config: w.overrides, realProvider: true };
+    const child = { prefix: w.harness.config.redis.prefix, stepMs: 0, config: w.overrides, realProvider: true };
     const first = await startChildWorker(child);
     const created = await w.harness.client.createVm({ name: 'hook-crash', node: 'pve1', waitForAddress: false });
     expect((await w.harness.client.waitForJob(created.jobId, { timeoutMs: 30_000 })).state).to.equal('completed');

@@ -1,0 +1,166 @@
+// SPEC 25: the service on a six-node Redis Cluster and on a Sentinel set,
+// started by the test on loopback. 200 creates go in through the producer
+// library while two worker processes run them against the simulator; the
+// master that holds our keys is SIGKILLed mid-run and its replica takes
+// over. Every create the library accepted ends with its VM, no name has
+// two VMs, and the figures (requests refused during the failover, seconds
+// until the service accepts again) are printed.
+import { expect } from 'chai';
+import { Queue } from 'bullmq';
+import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
+import { loadConfig } from '../../src/config/index.js';
+import { createWorkerConnection } from '../../src/queue/connection.js';
+import { VM_QUEUE } from '../../src/queue/queues.js';
+import { keyPrefixOf } from '../../src/queue/redis-target.js';
+import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
+import { stateViolations, tallyJobs, type SimStateView } from '../chaos/invariants.js';
+import { startRedisFleet, type FleetKind, type RedisFleet } from '../support/redis-fleet.js';
+import { uniquePrefix } from '../support/redis.js';
+
+const CREATES = 200;
+const IN_FLIGHT = 8;
+/** The master is killed once this many creates were accepted. */
+const KILL_AFTER = 60;
+/** Refused this long in a row and the test fails. */
+const REFUSED_FOR_MS = 60_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Keeps no environment of the whole suite's Redis (npm run test:cluster) in a child of this test's own. */
+const NO_FLEET = { REDIS_CLUSTER_NODES: '', REDIS_SENTINEL_NODES: '', REDIS_SENTINEL_NAME: '' };
+
+interface Figures {
+  refused: number;
+  /** From the SIGKILL to the first create accepted after the last refusal. */
+  recoverSeconds: number;
+  promotedSeconds: number;
+}
+
+async function drained(queue: Queue, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let quietSince: number | undefined;
+  for (;;) {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    const pending = Object.values(counts).reduce((a, b) => a + b, 0);
+    if (pending === 0) {
+      quietSince ??= Date.now();
+      if (Date.now() - quietSince >= 2000) return;
+    } else quietSince = undefined;
+    if (Date.now() > deadline) throw new Error(`the vm queue did not drain within ${timeoutMs} ms: ${JSON.stringify(counts)}`);
+    await sleep(250);
+  }
+}
+
+for (const kind of ['cluster', 'sentinel'] as FleetKind[]) {
+  describe(`Redis ${kind === 'cluster' ? 'Cluster' : 'Sentinel'}: a master SIGKILLed during ${CREATES} creates (SPEC 25)`, function () {
+    this.timeout(300_000);
+    let fleet: RedisFleet | undefined;
+    let sim: SimChild | undefined;
+    let client: ProvisionerClient | undefined;
+    const workers: Child[] = [];
+
+    after(async () => {
+      await Promise.all(workers.map((w) => w.kill()));
+      await client?.close();
+      await sim?.child.stop();
+      await fleet?.close();
+    });
+
+    it('loses no accepted create and leaves no name with two VMs', async () => {
+      fleet = await startRedisFleet(kind);
+      sim = await startSimChild({ vms: 0, timeScale: 0.01 });
+      const prefix = uniquePrefix(`failover-${kind}`);
+      const env = serviceEnv(sim, fleet.connection.url, prefix, {
+        ...NO_FLEET,
+        ...fleet.env,
+        JOBS_CONCURRENCY: '8',
+        JOBS_BACKOFF_MS: '200',
+        JOBS_KEEP_COMPLETED_COUNT: '100000',
+        BUDGETS_POLL_MS: '10',
+        BUDGETS_LOCK_TTL_MS: '2000',
+        RECONCILER_EVERY_SECONDS: '3600',
+        HEALTH_EVERY_SECONDS: '3600',
+        PROXMOX_MAX_REQUESTS_PER_SECOND: '0',
+      });
+      workers.push(startCli(['worker'], env), startCli(['worker'], env));
+      const config = loadConfig({ env: {}, overrides: { redis: { ...fleet.connection, url: fleet.connection.url, prefix } } });
+      const producer = createProvisionerClient({ redisUrl: fleet.connection.url, redis: config.redis, prefix, config });
+      client = producer;
+
+      let accepted = 0;
+      let refused = 0;
+      let killedAt: number | undefined;
+      let lastRefusalAt: number | undefined;
+      let recoveredAt: number | undefined;
+      let refusingSince: number | undefined;
+      const jobIds = new Map<string, string>();
+      const names = Array.from({ length: CREATES }, (_, i) => `fo-${i}`);
+      let failover: Promise<{ promotedAfterMs: number }> | undefined;
+      let next = 0;
+      const lane = async (): Promise<void> => {
+        while (next < names.length) {
+          const name = names[next++] as string;
+          for (;;) {
+            try {
+              const result = await producer.createVm({ name, uid: `uid-${name}` });
+              jobIds.set(name, result.jobId);
+              accepted += 1;
+              refusingSince = undefined;
+              if (killedAt !== undefined && lastRefusalAt !== undefined && recoveredAt === undefined) recoveredAt = Date.now();
+              break;
+            } catch (err) {
+              // Refused while Redis fails over: the caller repeats the same request, as SPEC 24 tells it to.
+              if (err instanceof Error && (err.name === 'ValidationError' || err.name === 'ConflictError')) throw err;
+              // A failover takes seconds; refusals for longer are a broken service, not a failover.
+              refusingSince ??= Date.now();
+              if (Date.now() - refusingSince > REFUSED_FOR_MS) throw err;
+              refused += 1;
+              lastRefusalAt = Date.now();
+              recoveredAt = undefined;
+              await sleep(100);
+            }
+          }
+          if (accepted === KILL_AFTER && failover === undefined) {
+            const where = fleet;
+            failover = where?.failover(prefix, () => (killedAt = Date.now()));
+          }
+          await sleep(20);
+        }
+      };
+      await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+      const promoted = await failover;
+      expect(killedAt, 'the master was killed').to.be.a('number');
+
+      const watcher = createWorkerConnection(fleet.connection);
+      const queue = new Queue(VM_QUEUE, { connection: watcher, prefix: keyPrefixOf(prefix, fleet.connection) });
+      try {
+        await drained(queue, 180_000);
+      } finally {
+        await queue.close();
+        watcher.disconnect();
+      }
+      const views = new Map<string, JobView | undefined>();
+      for (const id of jobIds.values()) views.set(id, await producer.getJob(id));
+      const tally = tallyJobs(views);
+      const desired = [];
+      for (const name of names) {
+        const record = await producer.getVm(name);
+        expect(record?.state, `${name} is recorded present`).to.equal('present');
+        desired.push({ name, state: 'present' as const, uid: `uid-${name}` });
+      }
+      const state = await sim.control<SimStateView>('GET', '/_sim/state');
+      const violations = [...stateViolations(state, desired), ...tally.problems];
+      const figures: Figures = {
+        refused,
+        recoverSeconds: recoveredAt === undefined || killedAt === undefined ? 0 : (recoveredAt - killedAt) / 1000,
+        promotedSeconds: (promoted?.promotedAfterMs ?? 0) / 1000,
+      };
+      process.stdout.write(
+        `      ${kind}: ${accepted} creates accepted, ${figures.refused} refused during the failover, accepting again ${figures.recoverSeconds.toFixed(1)} s after the SIGKILL (replica promoted after ${figures.promotedSeconds.toFixed(1)} s); jobs ${tally.completed} completed, ${tally.failed} failed\n`,
+      );
+      expect(accepted).to.equal(CREATES);
+      expect(violations, violations.slice(0, 20).join('\n')).to.deep.equal([]);
+      expect(tally.completed, 'every accepted create completed').to.equal(CREATES);
+    });
+  });
+}
