@@ -5,16 +5,11 @@
 // GET /v1/images and /metrics show each image's health per node once a
 // health job has run; bad images are refused at the door naming image.
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { startAll, type RunningAll } from '../../src/cli/all.js';
-import { loadConfig } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log.js';
+import type { RunningAll } from '../../src/cli/all.js';
 import type { ImageView } from '../../src/web/image-list.js';
 import { parseSamples, valueOf } from '../support/prometheus-scrape.js';
-import { REDIS_URL, deletePrefix, eventually, uniquePrefix } from '../support/redis.js';
+import { eventually } from '../support/redis.js';
+import { startServiceOnSim, type ServiceOnSim } from '../support/service-on-sim.js';
 
 /** The simulator's population: each node's debian template 9001+i, and 9200 on the shared vm-shared on pve1. */
 const IMAGES = [
@@ -32,8 +27,7 @@ interface SimVmView {
 
 describe('images end to end on the simulator (SPEC 27)', function () {
   this.timeout(120_000);
-  let dir: string;
-  let prefix: string;
+  let service: ServiceOnSim;
   let running: RunningAll;
   let headers: Record<string, string>;
 
@@ -46,30 +40,12 @@ describe('images end to end on the simulator (SPEC 27)', function () {
   };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pvep-images-'));
-    prefix = uniquePrefix('images');
-    const config = loadConfig({
-      env: {},
-      overrides: {
-        redis: { url: REDIS_URL, prefix },
-        sim: { timeScale: 0.02 },
-        health: { everySeconds: 1 },
-        proxmox: { tokenFile: join(dir, 'proxmox-token'), images: IMAGES, defaultImage: 'debian' },
-        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
-      },
-    });
-    const started = await startAll(config, silentLogger(), { webPort: 0, simPort: 0 });
-    if (started === undefined) throw new Error('startAll refused to start');
-    running = started;
-    headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
+    service = await startServiceOnSim('images', { overrides: { health: { everySeconds: 1 }, proxmox: { images: IMAGES, defaultImage: 'debian' } } });
+    ({ running, headers } = service);
   });
 
   after(async () => {
-    await running?.close();
-    const redis = new Redis(REDIS_URL);
-    await deletePrefix(redis, prefix);
-    redis.disconnect();
-    rmSync(dir, { recursive: true, force: true });
+    await service?.close();
   });
 
   it('a create naming a non-default image runs to Running from that image\'s template, cloned across with target', async () => {

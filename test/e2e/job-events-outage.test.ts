@@ -4,13 +4,8 @@
 // started again. The stream stays open through it and ends with the
 // job's end, each log line once, in order.
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startAll, type RunningAll } from '../../src/cli/all.js';
-import { loadConfig } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log.js';
-import { uniquePrefix } from '../support/redis.js';
+import type { RunningAll } from '../../src/cli/all.js';
+import { startServiceOnSim, type ServiceOnSim } from '../support/service-on-sim.js';
 import { readEventStream } from '../support/sse-client.js';
 import { startOwnRedis, type OwnRedis } from './redis-server.js';
 
@@ -20,33 +15,21 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 describe('job events across a Redis outage (SPEC 27, SPEC 24)', function () {
   this.timeout(120_000);
   let redis: OwnRedis;
-  let dir: string;
+  let service: ServiceOnSim | undefined;
   let running: RunningAll | undefined;
   let headers: Record<string, string>;
 
   before(async () => {
     redis = await startOwnRedis();
-    dir = mkdtempSync(join(tmpdir(), 'pvep-events-outage-'));
-    const config = loadConfig({
-      env: {},
-      overrides: {
-        redis: { url: redis.url, prefix: uniquePrefix('events-outage') },
-        // Slow enough that the create is still running when Redis stops.
-        sim: { timeScale: 0.5 },
-        proxmox: { tokenFile: join(dir, 'proxmox-token') },
-        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
-      },
-    });
-    running = await startAll(config, silentLogger(), { webPort: 0, simPort: 0 });
-    if (running === undefined) throw new Error('startAll refused to start');
-    headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
+    // Slow enough that the create is still running when Redis stops.
+    service = await startServiceOnSim('events-outage', { redisUrl: redis.url, overrides: { sim: { timeScale: 0.5 } } });
+    ({ running, headers } = service);
   });
 
   after(async () => {
     await redis.start().catch(() => undefined);
-    await running?.close();
+    await service?.close();
     await redis.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps the stream open while Redis is down, then ends it with the end, every log line once and in order', async () => {

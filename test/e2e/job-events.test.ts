@@ -5,15 +5,9 @@
 // server closes; a failed create ends with its reason; a finished job is
 // replayed and closed; Last-Event-ID at any event resumes right after it.
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { startAll, type RunningAll } from '../../src/cli/all.js';
-import { loadConfig } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log.js';
+import type { RunningAll } from '../../src/cli/all.js';
 import { parseSamples, valueOf } from '../support/prometheus-scrape.js';
-import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
+import { startServiceOnSim, type ServiceOnSim } from '../support/service-on-sim.js';
 import { readEventStream, type EventStreamRead, type ReadEvent } from '../support/sse-client.js';
 
 const CREATE_STEPS = ['cloned', 'seeded', 'configured', 'resized', 'started', 'running', 'address'];
@@ -32,8 +26,7 @@ const lastOf = (read: EventStreamRead): ReadEvent | undefined => read.events[rea
 
 describe('job events as server-sent events on the running service (SPEC 27)', function () {
   this.timeout(120_000);
-  let dir: string;
-  let prefix: string;
+  let service: ServiceOnSim;
   let running: RunningAll;
   let headers: Record<string, string>;
   let createdJobId: string;
@@ -48,38 +41,18 @@ describe('job events as server-sent events on the running service (SPEC 27)', fu
     return ((await res.json()) as { jobId: string }).jobId;
   };
   const jobOf = async (jobId: string): Promise<JobAnswer> => (await (await fetch(url(`/v1/jobs/${jobId}`), { headers })).json()) as JobAnswer;
-  const simFaults = async (faults: Record<string, unknown>): Promise<void> => {
-    const res = await fetch(`${running.sim?.url ?? ''}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
-    expect(res.status, await res.text()).to.equal(200);
-  };
+  const simFaults = (faults: Record<string, unknown>): Promise<void> => service.simFaults(faults);
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pvep-events-'));
-    prefix = uniquePrefix('events-e2e');
-    const config = loadConfig({
-      env: {},
-      overrides: {
-        redis: { url: REDIS_URL, prefix },
-        sim: { timeScale: 0.02 },
-        proxmox: { tokenFile: join(dir, 'proxmox-token') },
-        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
-      },
-    });
-    const started = await startAll(config, silentLogger(), { webPort: 0, simPort: 0 });
-    if (started === undefined) throw new Error('startAll refused to start');
-    running = started;
-    headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
+    service = await startServiceOnSim('events-e2e');
+    ({ running, headers } = service);
     // Read from the moment it is enqueued, so the stream sees it live.
     createdJobId = await create({ name: 'events-e2e', userData: `#cloud-config\nruncmd:\n  - echo ${USER_DATA_MARK}\n` });
     live = await events(createdJobId);
   });
 
   after(async () => {
-    await running?.close();
-    const redis = new Redis(REDIS_URL);
-    await deletePrefix(redis, prefix);
-    await redis.quit();
-    rmSync(dir, { recursive: true, force: true });
+    await service?.close();
   });
 
   it("streams a create's states, its steps in order, every log line and an end with the address, then the server closes", async () => {

@@ -6,17 +6,16 @@
 // bad key is a 400 naming sshKeys[0], and nothing is recorded or enqueued.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { startAll, type RunningAll } from '../../src/cli/all.js';
-import { loadConfig, type Config } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log.js';
+import type { RunningAll } from '../../src/cli/all.js';
+import type { Config } from '../../src/config/index.js';
 import { buildSeed } from '../../src/nocloud/seed.js';
 import { createQueues } from '../../src/queue/queues.js';
 import { pycdlibView } from '../nocloud/readers.js';
-import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
+import { REDIS_URL } from '../support/redis.js';
+import { startServiceOnSim, type ServiceOnSim } from '../support/service-on-sim.js';
 import { fixtureKey } from '../support/ssh-keys.js';
 
 interface SimVolume {
@@ -35,6 +34,7 @@ async function bytesOf(source: ReturnType<typeof buildSeed>): Promise<Buffer> {
 
 describe('sshKeys through the running service on the simulator (SPEC 27)', function () {
   this.timeout(120_000);
+  let service: ServiceOnSim;
   let dir: string;
   let prefix: string;
   let config: Config;
@@ -46,29 +46,12 @@ describe('sshKeys through the running service on the simulator (SPEC 27)', funct
   const post = (body: unknown): Promise<Response> => fetch(url('/v1/vms'), { method: 'POST', headers, body: JSON.stringify(body) });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pvep-ssh-'));
-    prefix = uniquePrefix('ssh-e2e');
-    config = loadConfig({
-      env: {},
-      overrides: {
-        redis: { url: REDIS_URL, prefix },
-        sim: { timeScale: 0.02 },
-        proxmox: { tokenFile: join(dir, 'proxmox-token') },
-        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
-      },
-    });
-    const started = await startAll(config, silentLogger(), { webPort: 0, simPort: 0 });
-    if (started === undefined) throw new Error('startAll refused to start');
-    running = started;
-    headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
+    service = await startServiceOnSim('ssh-e2e');
+    ({ running, headers, dir, prefix, config } = service);
   });
 
   after(async () => {
-    await running?.close();
-    const redis = new Redis(REDIS_URL);
-    await deletePrefix(redis, prefix);
-    await redis.quit();
-    rmSync(dir, { recursive: true, force: true });
+    await service?.close();
   });
 
   it('uploads a seed whose meta-data gives the default user both keys, and shows the keys as sent', async () => {

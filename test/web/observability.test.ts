@@ -6,18 +6,13 @@
 // to say about our names; every metric the deploy/ dashboard and alert
 // rules query is declared on the scrape.
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { startAll, type RunningAll } from '../../src/cli/all.js';
-import { loadConfig } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log.js';
+import type { RunningAll } from '../../src/cli/all.js';
 import { createMetrics } from '../../src/metrics.js';
 import { deployQueries, metricNamesIn } from '../support/deploy-queries.js';
 import { parseSamples, queryableNames, valueOf, type Sample } from '../support/prometheus-scrape.js';
 import { promtool } from '../support/promtool.js';
-import { REDIS_URL, deletePrefix, eventually, uniquePrefix } from '../support/redis.js';
+import { eventually } from '../support/redis.js';
+import { startServiceOnSim, type ServiceOnSim } from '../support/service-on-sim.js';
 
 const COMPLETED = 3;
 
@@ -31,8 +26,7 @@ const PROM_CLIENT_GAUGES_NAMED_TOTAL = ['pvep_nodejs_active_handles_total', 'pve
 
 describe('metrics of the running service (SPEC 9, 27)', function () {
   this.timeout(120_000);
-  let dir: string;
-  let prefix: string;
+  let service: ServiceOnSim;
   let running: RunningAll;
   let headers: Record<string, string>;
 
@@ -43,10 +37,7 @@ describe('metrics of the running service (SPEC 9, 27)', function () {
     return res.text();
   };
   const scrape = async (): Promise<Sample[]> => parseSamples(await scrapeText());
-  const simFaults = async (faults: Record<string, unknown>): Promise<void> => {
-    const res = await fetch(`${running.sim?.url ?? ''}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
-    expect(res.status, await res.text()).to.equal(200);
-  };
+  const simFaults = (faults: Record<string, unknown>): Promise<void> => service.simFaults(faults);
   const createAndWait = async (body: Record<string, unknown>): Promise<string> => {
     const created = await fetch(url('/v1/vms'), { method: 'POST', headers, body: JSON.stringify({ waitForAddress: false, ...body }) });
     expect(created.status).to.equal(202);
@@ -56,30 +47,12 @@ describe('metrics of the running service (SPEC 9, 27)', function () {
   };
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pvep-observe-'));
-    prefix = uniquePrefix('observe');
-    const config = loadConfig({
-      env: {},
-      overrides: {
-        redis: { url: REDIS_URL, prefix },
-        sim: { timeScale: 0.02 },
-        health: { everySeconds: 1 },
-        proxmox: { tokenFile: join(dir, 'proxmox-token') },
-        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
-      },
-    });
-    const started = await startAll(config, silentLogger(), { metrics: createMetrics({ processMetrics: true }), webPort: 0, simPort: 0 });
-    if (started === undefined) throw new Error('startAll refused to start');
-    running = started;
-    headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
+    service = await startServiceOnSim('observe', { overrides: { health: { everySeconds: 1 } }, metrics: createMetrics({ processMetrics: true }) });
+    ({ running, headers } = service);
   });
 
   after(async () => {
-    await running?.close();
-    const redis = new Redis(REDIS_URL);
-    await deletePrefix(redis, prefix);
-    redis.disconnect();
-    rmSync(dir, { recursive: true, force: true });
+    await service?.close();
   });
 
   it('bullmq_job_completed_total and bullmq_job_failed_total count the jobs that finished', async () => {

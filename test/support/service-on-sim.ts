@@ -1,0 +1,72 @@
+// The whole service as `npm start` runs it, in-process (startAll: the
+// simulator, the web app and the worker on real sockets), on free ports,
+// a temp directory for its secret files and a Redis prefix of its own;
+// for end-to-end tests driven over HTTP.
+import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { startAll, type RunningAll, type StartAllOptions } from '../../src/cli/all.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
+import { silentLogger } from '../../src/log.js';
+import { REDIS_URL, deletePrefix, uniquePrefix } from './redis.js';
+
+export interface ServiceOnSimOptions {
+  /** Config groups merged over the test defaults, key by key (`{ sim: { timeScale: 0.5 } }`). */
+  overrides?: Record<string, Record<string, unknown>>;
+  /** Another Redis than the shared one (a test's own server). */
+  redisUrl?: string;
+  metrics?: StartAllOptions['metrics'];
+}
+
+export interface ServiceOnSim {
+  running: RunningAll;
+  config: Config;
+  dir: string;
+  prefix: string;
+  /** The API token and a JSON content type. */
+  headers: Record<string, string>;
+  url(path: string): string;
+  /** POST /_sim/faults on the simulator (SPEC 8). */
+  simFaults(faults: Record<string, unknown>): Promise<void>;
+  /** Stops it, removes its Redis keys and its directory. */
+  close(): Promise<void>;
+}
+
+export async function startServiceOnSim(name: string, options: ServiceOnSimOptions = {}): Promise<ServiceOnSim> {
+  const dir = mkdtempSync(join(tmpdir(), `pvep-${name}-`));
+  const prefix = uniquePrefix(name);
+  const redisUrl = options.redisUrl ?? REDIS_URL;
+  const given = options.overrides ?? {};
+  const defaults: Record<string, Record<string, unknown>> = {
+    redis: { url: redisUrl, prefix },
+    sim: { timeScale: 0.02 },
+    proxmox: { tokenFile: join(dir, 'proxmox-token') },
+    http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
+  };
+  const overrides = Object.fromEntries([...new Set([...Object.keys(defaults), ...Object.keys(given)])].map((group) => [group, { ...defaults[group], ...given[group] }]));
+  const config = loadConfig({ env: {}, overrides });
+  const running = await startAll(config, silentLogger(), { webPort: 0, simPort: 0, ...(options.metrics ? { metrics: options.metrics } : {}) });
+  if (running === undefined) throw new Error('startAll refused to start');
+  const headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
+  return {
+    running,
+    config,
+    dir,
+    prefix,
+    headers,
+    url: (path) => `${running.web.url}${path}`,
+    async simFaults(faults) {
+      const res = await fetch(`${running.sim?.url ?? ''}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(faults) });
+      expect(res.status, await res.text()).to.equal(200);
+    },
+    async close() {
+      await running.close();
+      const redis = new Redis(redisUrl);
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
