@@ -9,12 +9,10 @@ import { UnrecoverableError } from 'bullmq';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
-import { createJob } from '../../jobs/create.js';
 import { checkJob } from '../../jobs/check.js';
 import { limitsFromConfig } from '../../jobs/schema.js';
-import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
+import type { AnyJobDefinition } from '../../jobs/types.js';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { silentLogger } from '../../src/log.js';
 import type { JobMetrics } from '../../src/metrics.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -22,6 +20,8 @@ import { createProcessor } from '../../src/worker/processor.js';
 import type { JobProcessor } from '../../src/worker/processor.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { testJobDeps, withCreate } from '../support/processor-deps.js';
+import { rejection } from '../support/rejection.js';
 
 interface World {
   processor: JobProcessor;
@@ -31,20 +31,6 @@ interface World {
   /** The duration each finished job was counted with, in seconds. */
   seconds: number[];
   waited: string[];
-}
-
-/** The job definitions with create's handler replaced. */
-function withCreate(handler: AnyJobDefinition['handler']): AnyJobDefinition[] {
-  return [{ ...createJob, handler }, ...jobDefinitions.filter((d) => d.name !== 'create')];
-}
-
-async function rejection(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('processor: the other paths (SPEC 1, 2, 3, 4)', function () {
@@ -58,14 +44,7 @@ describe('processor: the other paths (SPEC 1, 2, 3, 4)', function () {
   function world(definitions: readonly AnyJobDefinition[] = jobDefinitions): World {
     const locks = new NameLocks(h.redis, h.prefix);
     const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
-    const deps: JobDeps = {
-      provider: h.provider,
-      registry,
-      isNameLocked: (name) => locks.isHeld(name),
-      saveHealth: () => Promise.resolve(),
-      reconcile: () => Promise.resolve({}),
-      logger: silentLogger(),
-    };
+    const deps = testJobDeps(h.provider, registry, locks);
     const finished: [string, string][] = [];
     const seconds: number[] = [];
     const waited: string[] = [];

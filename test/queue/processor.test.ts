@@ -11,14 +11,14 @@ import sinon from 'sinon';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
 import { createJob } from '../../jobs/create.js';
 import { limitsFromConfig } from '../../jobs/schema.js';
-import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
-import { silentLogger } from '../../src/log.js';
+import type { AnyJobDefinition } from '../../jobs/types.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { createProcessor } from '../../src/worker/processor.js';
 import type { JobProcessor } from '../../src/worker/processor.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { testJobDeps } from '../support/processor-deps.js';
 import { countingRedis } from '../support/redis.js';
 
 interface World {
@@ -58,14 +58,7 @@ describe('processor: lock, record and last-known state in two Redis calls (SPEC 
     counted = redis;
     const locks = new NameLocks(redis, h.prefix);
     const registry = new DesiredStateRegistry(redis, h.prefix, 60);
-    const deps: JobDeps = {
-      provider: h.provider,
-      registry,
-      isNameLocked: (name) => locks.isHeld(name),
-      saveHealth: () => Promise.resolve(),
-      reconcile: () => Promise.resolve({}),
-      logger: silentLogger(),
-    };
+    const deps = testJobDeps(h.provider, registry, locks);
     const processor = createProcessor({ definitions: buildJobRegistry(definitions), deps, limits: limitsFromConfig(h.config), registry, locks, lockTtlMs: 5000 });
     return { processor, locks, registry, sent };
   }

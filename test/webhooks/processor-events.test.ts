@@ -6,11 +6,9 @@
 import type { Job } from 'bullmq';
 import { expect } from 'chai';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
-import { createJob } from '../../jobs/create.js';
 import { limitsFromConfig } from '../../jobs/schema.js';
-import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
+import type { AnyJobDefinition } from '../../jobs/types.js';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { silentLogger } from '../../src/log.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createWebhookQueue, type WebhookQueue } from '../../src/queue/webhook-queue.js';
@@ -19,21 +17,10 @@ import type { Delivery } from '../../src/webhooks/send.js';
 import { createProcessor, type JobProcessor } from '../../src/worker/processor.js';
 import { webhookEvents } from '../../src/worker/webhook-events.js';
 import { createHarness, type Harness } from '../support/harness.js';
+import { testJobDeps, withCreate } from '../support/processor-deps.js';
+import { rejection } from '../support/rejection.js';
 
 const CREATED = { providerId: 'vms/100200/ev', vmid: 100200, node: 'pve1', uid: 'u1', state: 'Running', address: '10.0.0.7', createdAt: '2026-01-01T00:00:00.000Z' };
-
-function withCreate(handler: AnyJobDefinition['handler']): AnyJobDefinition[] {
-  return [{ ...createJob, handler }, ...jobDefinitions.filter((d) => d.name !== 'create')];
-}
-
-async function rejects(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('processor: webhook events of VM jobs (SPEC 27)', function () {
   let h: Harness;
@@ -47,14 +34,7 @@ describe('processor: webhook events of VM jobs (SPEC 27)', function () {
   function processor(definitions: readonly AnyJobDefinition[], queue: Pick<WebhookQueue, 'add'> = deliveries): JobProcessor {
     const locks = new NameLocks(h.redis, h.prefix);
     const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
-    const deps: JobDeps = {
-      provider: h.provider,
-      registry,
-      isNameLocked: (name) => locks.isHeld(name),
-      saveHealth: () => Promise.resolve(),
-      reconcile: () => Promise.resolve({}),
-      logger: silentLogger(),
-    };
+    const deps = testJobDeps(h.provider, registry, locks);
     return createProcessor({ definitions: buildJobRegistry(definitions), deps, limits: limitsFromConfig(h.config), registry, locks, lockTtlMs: 5000, events: webhookEvents(queue) });
   }
 
@@ -114,10 +94,10 @@ describe('processor: webhook events of VM jobs (SPEC 27)', function () {
     const job = await queued(made.jobId);
     const attempts = job.opts.attempts ?? 1;
     expect(attempts).to.be.greaterThan(1);
-    await rejects(p(job, 'token'));
+    await rejection(p(job, 'token'));
     expect(await bodies()).to.deep.equal({});
     job.attemptsMade = attempts - 1;
-    await rejects(p(job, 'token'));
+    await rejection(p(job, 'token'));
     const id = `job.failed-${made.jobId}-attempt-${attempts}`;
     const all = await bodies();
     expect(Object.keys(all)).to.deep.equal([id]);
@@ -129,7 +109,7 @@ describe('processor: webhook events of VM jobs (SPEC 27)', function () {
     world('ev-permanent');
     const p = processor(withCreate(() => Promise.reject(new PermanentError('template 9001 is not a template'))));
     const made = await h.client.createVm({ name: 'bad', uid: 'u1' });
-    await rejects(p(await queued(made.jobId), 'token'));
+    await rejection(p(await queued(made.jobId), 'token'));
     const all = Object.values(await bodies());
     expect(all.map((b) => [b.event, b.result.error])).to.deep.equal([['job.failed', 'template 9001 is not a template']]);
   });
@@ -141,7 +121,7 @@ describe('processor: webhook events of VM jobs (SPEC 27)', function () {
       { add: () => Promise.reject(new Error('Redis went away')) },
     );
     const made = await h.client.createVm({ name: 'lost', uid: 'u1' });
-    const err = await rejects(p(await queued(made.jobId), 'token'));
+    const err = await rejection(p(await queued(made.jobId), 'token'));
     expect(err.message).to.equal('Redis went away');
   });
 });
