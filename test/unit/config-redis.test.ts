@@ -2,18 +2,9 @@
 // environment in its comma-separated form, and refused at start with the
 // key and what is wrong when they cannot work.
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { loadError } from '../support/config-error.js';
 import { keyPrefixOf, redisModeOf, redisPlaceOf } from '../../src/queue/redis-target.js';
-
-function loadError(env: Record<string, string>): string {
-  try {
-    loadConfig({ env });
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('expected the config to be refused');
-}
 
 describe('config of Redis Cluster and Sentinel (SPEC 25)', () => {
   it('reads REDIS_CLUSTER_NODES as a comma-separated list and puts the keys under the hash tag', () => {

@@ -4,18 +4,9 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, describeKeys, envNameOf, loadConfig } from '../../src/config/index.js';
+import { describeKeys, envNameOf, loadConfig } from '../../src/config/index.js';
+import { loadError } from '../support/config-error.js';
 import { imagesOf } from '../../src/config/images.js';
-
-function loadError(env: Record<string, string>): string {
-  try {
-    loadConfig({ env });
-  } catch (err) {
-    expect(err).to.be.instanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('expected the config to be refused');
-}
 
 describe('config (SPEC 7)', () => {
   it('defaults run against the simulator with the configured nodes', () => {
