@@ -31,7 +31,9 @@ export async function takeInventory(
   const byName = new Map(entries.map((e) => [e.name, e]));
   // Tagged VMs and every known or seed name's VMs in one cluster listing;
   // the VMs the registry knows where they are need no config read (SPEC 26).
-  const [recorded, listed] = await Promise.all([provider.listRecordedSeeds(ctx), listStorages ? provider.listSeeds(ctx) : []]);
+  // The listing first: it reads the storages' shared flags the records then use.
+  const listed = listStorages ? await provider.listSeeds(ctx) : [];
+  const recorded = await provider.listRecordedSeeds(ctx);
   const seeds = mergeSeeds(listed, recorded);
   const names = new Set([...byName.keys(), ...seeds.map((seed) => seed.name)]);
   const vms = await provider.listTaggedOrNamed([...names], ctx, knownVms(entries));
