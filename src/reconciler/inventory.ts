@@ -29,12 +29,12 @@ export async function takeInventory(
   // Either listing failing fails the sweep: an empty answer must never be
   // read as "nothing is there" (that would re-create every VM).
   const byName = new Map(entries.map((e) => [e.name, e]));
-  // Tagged VMs and every known or seed name's VMs in one cluster listing;
-  // the VMs the registry knows where they are need no config read (SPEC 26).
-  // The listing first: it reads the storages' shared flags the records then use.
+  // The storage listing first: it reads the shared flags the records then use.
   const listed = listStorages ? await provider.listSeeds(ctx) : [];
   const recorded = await provider.listRecordedSeeds(ctx);
   const seeds = mergeSeeds(listed, recorded);
+  // Tagged VMs and every known or seed name's VMs in one cluster listing;
+  // the VMs the registry knows where they are need no config read (SPEC 26).
   const names = new Set([...byName.keys(), ...seeds.map((seed) => seed.name)]);
   const vms = await provider.listTaggedOrNamed([...names], ctx, knownVms(entries));
   return { vms: mergeByVmid(vms), seeds, seedsListed: listStorages, entries: byName, generations };
