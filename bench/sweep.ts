@@ -131,8 +131,14 @@ async function runScenario(label: string, foreign: number, ours: number): Promis
     let requests: SimRequest[] = [];
     let report: SweepReport | undefined;
     // A first sweep, not counted, warms the fresh simulator process and
-    // this one's JIT: otherwise the scenario run first pays for both.
-    await run({ dryRun: true }, { signal: new AbortController().signal });
+    // this one's JIT: otherwise the scenario run first pays for both. A
+    // real one (with every VM and seed wanted it changes nothing): a dry
+    // run is no process's first sweep, so only a real one makes the
+    // counted dry runs steady sweeps.
+    const warm = await run({ dryRun: false }, { signal: new AbortController().signal });
+    if ('skipped' in warm || !warm.seeds.storagesListed) throw new Error('the warm-up sweep did not list the storages');
+    const { orphansDeleted, seedsDeleted, missingReenqueued } = warm.counts;
+    if (orphansDeleted + seedsDeleted + missingReenqueued > 0) throw new Error('the warm-up sweep acted on the planted cluster');
     for (let round = 0; round < ROUNDS; round += 1) {
       await sim.control('DELETE', '/_sim/requests');
       const start = performance.now();

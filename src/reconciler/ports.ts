@@ -99,7 +99,7 @@ export type SweepProvider = Pick<Provider, 'listTaggedOrNamed' | 'findByName' | 
 export interface SeedListingSchedule {
   /** Whether this sweep lists; a dry run asks without moving the schedule on. */
   due(dryRun: boolean): Promise<boolean>;
-  /** The listing of a due sweep succeeded. */
+  /** The listing of a due sweep succeeded; a dry run's moves nothing on. */
   listed(dryRun: boolean): Promise<void>;
 }
 

@@ -3,7 +3,9 @@
 // runs the sweep (one sweep at a time, the sweep lock), and the first
 // sweep of each process, which also fills that process's cache of the
 // storages' shared flags. A dry run lists when a real sweep would, and
-// moves the count on neither way.
+// moves the schedule on neither way: not the count, and it is no process's
+// first sweep, so the real sweep after it lists too and deletes what the
+// dry run said it would.
 import type { RedisClient } from '../redis-script.js';
 import { keys } from '../queue/keys.js';
 import type { SeedListingSchedule } from './ports.js';
@@ -17,8 +19,9 @@ export function seedListingSchedule(redis: RedisClient, prefix: string, every: n
       return !listedHere || since >= every;
     },
     async listed(dryRun) {
+      if (dryRun) return;
       listedHere = true;
-      if (!dryRun) await redis.set(key, '0');
+      await redis.set(key, '0');
     },
   };
 }

@@ -116,7 +116,8 @@ describe('reconcile sweep over the seed records (SPEC 5, 26, real Redis)', () =>
     // A dry run first: it enqueues no delete, so no pending job keeps db's seed, only its VM.
     const sweeps = [await sweepCounting(true), await sweepCounting(), await sweepCounting()];
 
-    expect(sweeps.map((s) => s.report.seeds.storagesListed)).to.deep.equal([true, false, true]);
+    // The dry run lists (the process has not listed yet), so does the first real sweep; the next reads the records.
+    expect(sweeps.map((s) => s.report.seeds.storagesListed)).to.deep.equal([true, true, false]);
     expect(sweeps.flatMap((s) => s.report.seeds.deleted)).to.deep.equal([]);
     expect(w.seedsLeft()).to.include.members([`${SEEDS}:iso/web-seed.iso`, `${SEEDS}:iso/db-seed.iso`]);
     expect(await records()).to.deep.equal([`${NODE}/${SEEDS}:iso/db-seed.iso`, `${NODE}/${SEEDS}:iso/web-seed.iso`]);
@@ -130,6 +131,20 @@ describe('reconcile sweep over the seed records (SPEC 5, 26, real Redis)', () =>
     const seen = [await listed(false), await listed(true), await listed(false), await listed(true), await listed(false)];
 
     expect(seen).to.deep.equal([true, false, false, true, true]);
+  });
+
+  it('a dry run as a process\'s first sweep leaves the listing to its first real sweep, which deletes what the dry run found', async () => {
+    w = proxmoxWorld({ seedRecords: true, seedListingEvery: 1000 });
+    await w.tombstone('old', 'uid-old');
+    w.seed('old'); // no record: an older release uploaded it
+
+    const dry = await sweepCounting(true);
+    const real = await sweepCounting();
+
+    expect(dry.report.seeds.deleted.map((s) => s.name)).to.deep.equal(['old']); // would delete
+    expect(real.report.seeds.storagesListed).to.equal(true);
+    expect(real.report.seeds.deleted.map((s) => s.name)).to.deep.equal(['old']);
+    expect(w.seedsLeft()).to.not.include(`${SEEDS}:iso/old-seed.iso`);
   });
 
   it('reads the records a release cannot parse as absent, so the backstop still finds their seeds', async () => {
