@@ -46,9 +46,9 @@ export async function listSeeds(deps: ProviderDeps, ctx: OperationContext): Prom
 
 /**
  * The seeds the records name, on configured nodes' seed storages (a
- * record of a node or storage no longer configured is left to the
- * backstop listing). Its age is the record's: the upload was about to be
- * sent then.
+ * record of a node or storage no longer configured is skipped, as the
+ * listing, which covers configured nodes only, would not show its seed
+ * either). Its age is the record's: the upload was about to be sent then.
  */
 export async function listRecordedSeeds(deps: ProviderDeps, ctx: OperationContext): Promise<SeedIso[]> {
   const records = (await deps.seedRecords?.list()) ?? [];

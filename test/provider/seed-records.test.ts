@@ -133,7 +133,7 @@ describe('seed records (SPEC 5, 26)', () => {
     expect(storageCalls(h)).to.deep.equal(['storages pv1-1']);
   });
 
-  it('a record of a node or storage no longer configured, or of another file, is left to the storage listing', async () => {
+  it('a record of a node or storage no longer configured, or of another file, is skipped (the storage listing covers configured nodes only)', async () => {
     const { h, records } = recorded();
     await records.intend({ node: 'gone-node', storage: 'proxy-seeds', volid: VOLID, name: NAME, uid: UID, vmid: 100, at: '2026-11-30T09:00:00Z' });
     await records.intend({ node: 'pv1-1', storage: 'other', volid: `other:iso/${NAME}-seed.iso`, name: NAME, uid: UID, vmid: 100, at: '2026-11-30T09:00:00Z' });
