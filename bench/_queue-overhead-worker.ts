@@ -14,7 +14,7 @@ import { silentLogger } from '../src/log.js';
 import { keepJobs, VM_QUEUE, WORKER_METRICS } from '../src/queue/queues.js';
 import { keyPrefixOf } from '../src/queue/redis-target.js';
 import { startWorkerService } from '../src/worker/service.js';
-import { NullProvider, benchConnection, benchTarget } from './_common.js';
+import { NullProvider, bareConnection, benchConnection, benchTarget } from './_common.js';
 
 const BARE_QUEUE = 'bare'; // bench/queue-overhead.ts enqueues on this name
 
@@ -54,7 +54,7 @@ async function runBare(): Promise<Drained> {
   const queue = new Queue(BARE_QUEUE, { connection: observer, prefix: keyPrefix });
   const start = performance.now();
   const cpu = process.cpuUsage();
-  const connection = benchConnection();
+  const connection = bareConnection();
   const worker = new Worker(BARE_QUEUE, () => Promise.resolve(undefined), {
     connection,
     prefix: keyPrefix,
