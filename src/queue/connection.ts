@@ -12,7 +12,6 @@ import type { RedisOptions } from 'ioredis';
 import type { RedisClient } from '../redis-script.js';
 import { readSecretFileSync } from '../secrets/read.js';
 import { redisRetryDelayMs } from './redis-backoff.js';
-import { coalesceWrites } from './write-coalescing.js';
 import { unreachableLine, unreachableReason } from './redis-failure.js';
 import { redisOutageReporter, type OutageLogger, type RedisOutageReporter } from './redis-outage.js';
 import { CLUSTER_CHECK, hostPorts, redisModeOf, redisPlaceOf, type RedisConnection, type RedisPlace } from './redis-target.js';
@@ -101,9 +100,8 @@ function connect(target: string | RedisConnection, options: RedisOptions): Redis
   return watched(build(connection, options, retryStrategy), reporter, place);
 }
 
-/** A worker process's connection: commands wait for Redis; the writes of one turn go as one (write-coalescing.ts). */
 export function createWorkerConnection(target: string | RedisConnection): RedisClient {
-  return coalesceWrites(connect(target, { maxRetriesPerRequest: null }));
+  return connect(target, { maxRetriesPerRequest: null });
 }
 
 /** The web process's own connection (readiness, Bull Board, metrics): commands fail at once while it is down. */
