@@ -13,7 +13,7 @@ import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
 import type { Aborter } from './lazy-abort.js';
 import { LuaScript, ScriptBatch } from '../redis-script.js';
 import { JOB_LOCK_OPS } from './registry-scripts.js';
-import { RenewalTimer, type Renewing } from './renewal-timer.js';
+import { RenewalTimer } from './renewal-timer.js';
 
 const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -179,7 +179,7 @@ interface Renewal {
 
 /**
  * The renewal loop of a held lock: `renew` every third of the TTL, on the
- * process's one renewal timer (renewal-timer.ts). `lost`
+ * given renewal timer (renewal-timer.ts; NameLocks's one for holdLock). `lost`
  * aborts when a renewal is refused, or when one fails in Redis and none
  * succeeded for `patienceMs` (holdLock: the TTL; tryHoldKey: 0, at once).
  */
@@ -203,9 +203,7 @@ function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number,
       if (Date.now() - lastRenewed >= patienceMs) lose(patienceMs === 0 ? 'a renewal failed in Redis' : 'it could not be renewed within its TTL');
     }
   };
-  const everyMs = Math.max(10, Math.floor(ttlMs / 3));
-  const entry: Renewing = { at: lastRenewed + everyMs, everyMs, renew: () => void tick() };
-  timer.add(entry);
+  const entry = timer.add(Math.max(10, Math.floor(ttlMs / 3)), () => void tick());
   return {
     get lost() {
       return controller.signal;

@@ -3,13 +3,14 @@
 // renewal is due (all of them with a provider that does nothing, most
 // polls of a real one) then costs a Set entry, not a setInterval made and
 // cleared. The timer is armed for the earliest renewal due, so each lock
-// is renewed at the same moments its own interval would have given.
+// is renewed at its own thirds. Times are on the monotonic clock, as
+// setInterval's are, so a step of the wall clock delays no renewal.
 
 export interface Renewing {
-  /** When the next renewal is due (Date.now() clock). */
+  /** When the next renewal is due (on the timer's clock). */
   at: number;
   readonly everyMs: number;
-  renew(): void;
+  readonly renew: () => void;
 }
 
 export class RenewalTimer {
@@ -17,10 +18,16 @@ export class RenewalTimer {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
 
-  add(entry: Renewing): void {
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** Calls `renew` every `everyMs` from now until the entry is deleted. */
+  add(everyMs: number, renew: () => void): Renewing {
+    const entry: Renewing = { at: this.now() + everyMs, everyMs, renew };
     this.held.add(entry);
-    // Past its time and not fired: a starved loop, or a timer of a clock that was replaced; armed again either way.
-    if (this.timer === undefined || entry.at < this.timerAt || Date.now() > this.timerAt) this.arm(entry.at);
+    // Past its time and not fired (a busy loop, or a timer of a clock that was
+    // replaced): armed again for what is due, never later than it was.
+    if (this.timer === undefined || entry.at < this.timerAt || this.now() > this.timerAt) this.arm(Math.min(entry.at, this.timerAt));
+    return entry;
   }
 
   delete(entry: Renewing): void {
@@ -31,7 +38,7 @@ export class RenewalTimer {
   private arm(at: number): void {
     this.disarm();
     this.timerAt = at;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()));
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - this.now()));
     this.timer.unref();
   }
 
@@ -44,7 +51,7 @@ export class RenewalTimer {
   private fire(): void {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
-    const now = Date.now();
+    const now = this.now();
     let next = Number.POSITIVE_INFINITY;
     for (const entry of this.held) {
       if (entry.at <= now) {

@@ -57,7 +57,7 @@ describe('a held name lock on a moving clock (SPEC 3)', () => {
   let held: HeldLock;
 
   beforeEach(() => {
-    clock = sinon.useFakeTimers({ now: 1_000_000, toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    clock = sinon.useFakeTimers({ now: 1_000_000, toFake: ['Date', 'performance', 'setTimeout', 'clearTimeout'] });
     locks = new ScriptedLocks();
     held = holdLock(locks as unknown as NameLocks, 'web-1', 'tok-1', TTL);
   });
@@ -166,6 +166,12 @@ describe('a held name lock on a moving clock (SPEC 3)', () => {
     expect(clock.countTimers()).to.equal(0);
     await clock.tickAsync(TTL);
     expect(renewedNames).to.have.length(5);
+  });
+
+  it('a wall clock set back an hour delays no renewal (the timer runs on the monotonic clock)', async () => {
+    clock.setSystemTime(Date.now() - 3_600_000);
+    await clock.tickAsync(TTL / 3);
+    expect(locks.renewed).to.equal(1);
   });
 
   it("the lock's controller is the one passed in: its signal is the lock's", () => {
