@@ -59,9 +59,9 @@ export function benchConnection(): RedisClient {
 
 /**
  * The bare BullMQ worker's connection: ioredis as a BullMQ user would make
- * it, without what the service adds to its worker connection (the writes
- * of a turn joined, the outage reporting), so the bar compares against
- * BullMQ alone (SPEC 21).
+ * it, without what the service adds to its worker connection (its retry
+ * strategy, the outage reporting), so the bar compares against BullMQ
+ * alone (SPEC 21).
  */
 export function bareConnection(): RedisClient {
   const { clusterNodes } = benchTarget();
