@@ -184,7 +184,7 @@ interface Renewal {
  * succeeded for `patienceMs` (holdLock: the TTL; tryHoldKey: 0, at once).
  */
 function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number, controller: Aborter, patienceMs: number, timer: RenewalTimer): Renewal {
-  let lastRenewed = Date.now();
+  let lastRenewed = performance.now();
   let stopped = false;
   let lostWith: Error | undefined;
   const lose = (why: string): void => {
@@ -196,11 +196,11 @@ function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number,
     try {
       const ok = await renew();
       if (stopped) return;
-      if (ok) lastRenewed = Date.now();
+      if (ok) lastRenewed = performance.now();
       else lose('it expired and was not ours any more');
     } catch {
       if (stopped) return;
-      if (Date.now() - lastRenewed >= patienceMs) lose(patienceMs === 0 ? 'a renewal failed in Redis' : 'it could not be renewed within its TTL');
+      if (performance.now() - lastRenewed >= patienceMs) lose(patienceMs === 0 ? 'a renewal failed in Redis' : 'it could not be renewed within its TTL');
     }
   };
   const entry = timer.add(Math.max(10, Math.floor(ttlMs / 3)), () => void tick());
@@ -209,7 +209,7 @@ function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number,
       return controller.signal;
     },
     check() {
-      if (lostWith === undefined && Date.now() - lastRenewed >= ttlMs) lose('it was not renewed within its TTL');
+      if (lostWith === undefined && performance.now() - lastRenewed >= ttlMs) lose('it was not renewed within its TTL');
       if (lostWith !== undefined) throw lostWith;
     },
     stop() {

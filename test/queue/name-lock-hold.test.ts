@@ -174,6 +174,13 @@ describe('a held name lock on a moving clock (SPEC 3)', () => {
     expect(locks.renewed).to.equal(1);
   });
 
+  it('a wall clock set forward an hour loses nothing: the TTL is counted on the monotonic clock', async () => {
+    clock.setSystemTime(Date.now() + 3_600_000);
+    expect(thrownBy(held)).to.equal(undefined);
+    await clock.tickAsync(TTL / 3);
+    expect(held.lost.aborted).to.equal(false);
+  });
+
   it("the lock's controller is the one passed in: its signal is the lock's", () => {
     const controller = new AbortController();
     const own = holdLock(locks as unknown as NameLocks, 'web-4', 'tok-4', TTL, controller);
