@@ -57,6 +57,16 @@ function credentialsOf(connection: RedisConnection): RedisOptions {
   };
 }
 
+/**
+ * A connection that retries for ever (the worker's) also waits out a
+ * failover on a Cluster. ioredis retries a command whose node went away
+ * every 100 ms (retryDelayOnFailover) and counts each try against
+ * maxRedirections, 16 by default: about 1.6 s, less than a replica takes
+ * to be promoted. Started during a failover, a worker failed its start
+ * that way and took no job (issue 16).
+ */
+const RIDE_OUT_FAILOVER = Number.POSITIVE_INFINITY;
+
 function build(connection: RedisConnection, options: RedisOptions, retryStrategy: (times: number) => number): RedisClient {
   switch (redisModeOf(connection)) {
     case 'cluster': {
@@ -66,6 +76,7 @@ function build(connection: RedisConnection, options: RedisOptions, retryStrategy
         clusterRetryStrategy: retryStrategy,
         ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
         ...(lazyConnect === undefined ? {} : { lazyConnect }),
+        ...(options.maxRetriesPerRequest === null ? { maxRedirections: RIDE_OUT_FAILOVER } : {}),
         redisOptions: nodeOptions,
       });
     }
