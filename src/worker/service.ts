@@ -111,12 +111,21 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
 
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
-  await published.write();
-  await queues.system.setGlobalConcurrency(1);
-  if (options.schedule ?? true) {
-    const jobs = jobDoor(queues, limitsFromConfig(config));
-    await jobs.schedule('health', config.health.everySeconds * 1000, {});
-    await scheduleReconcile(jobs, config.reconciler.everySeconds);
+  try {
+    await published.write();
+    await queues.system.setGlobalConcurrency(1);
+    if (options.schedule ?? true) {
+      const jobs = jobDoor(queues, limitsFromConfig(config));
+      await jobs.schedule('health', config.health.everySeconds * 1000, {});
+      await scheduleReconcile(jobs, config.reconciler.everySeconds);
+    }
+  } catch (err) {
+    // A start that failed leaves no connection open: the process exits
+    // (and its supervisor starts it again) instead of staying up idle.
+    published.stop();
+    await Promise.race([Promise.all([queues.close(), deliveries?.close()]).catch(() => undefined), sleep(REDIS_GONE_MS)]);
+    redis.disconnect();
+    throw err;
   }
 
   // One processor per worker: each cancels the jobs its worker runs.
