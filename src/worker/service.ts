@@ -162,6 +162,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     id,
     async close(graceMs = config.jobs.shutdownGraceSeconds * 1000) {
       published.stop();
+      // BullMQ may still hand over a job it fetched as the close began.
+      for (const { processor } of served) processor.stopTaking();
       const closing = Promise.all(workers.map((w) => w.close()));
       // With Redis down the heartbeat's DEL and the queues' close would wait
       // for it for ever (SPEC 24): bounded, so a stop signal still stops.
