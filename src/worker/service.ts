@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import type { JobMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
-import { createWorkerConnection, reportRedisError } from '../queue/connection.js';
+import { createWorkerConnection, reportRedisError, unansweredBeatReporter } from '../queue/connection.js';
 import type { RedisClient } from '../queue/connection.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { jobDoor } from '../queue/enqueue.js';
@@ -153,7 +153,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }
-  const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency);
+  const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency, undefined, unansweredBeatReporter(redis));
   // Listed in /readyz from the moment the service is up.
   await heartbeat.first;
   logger.info({ id, prefix, concurrency: config.jobs.concurrency }, 'workers started');
