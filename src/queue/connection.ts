@@ -12,7 +12,8 @@ import type { RedisOptions } from 'ioredis';
 import type { RedisClient } from '../redis-script.js';
 import { readSecretFileSync } from '../secrets/read.js';
 import { redisRetryDelayMs } from './redis-backoff.js';
-import { unreachableLine, unreachableReason } from './redis-failure.js';
+import type { HeartbeatWatch } from './heartbeat.js';
+import { UNANSWERED_BEAT, unreachableLine, unreachableReason } from './redis-failure.js';
 import { redisOutageReporter, type OutageLogger, type RedisOutageReporter } from './redis-outage.js';
 import { CLUSTER_CHECK, hostPorts, redisModeOf, redisPlaceOf, type RedisConnection, type RedisPlace } from './redis-target.js';
 
@@ -57,6 +58,16 @@ function credentialsOf(connection: RedisConnection): RedisOptions {
   };
 }
 
+/**
+ * A connection that retries for ever (the worker's) also waits out a
+ * failover on a Cluster. ioredis retries a command whose node went away
+ * every 100 ms (retryDelayOnFailover) and counts each try against
+ * maxRedirections, 16 by default: about 1.6 s, less than a replica takes
+ * to be promoted. Started during a failover, a worker failed its start
+ * that way and took no job (issue 16).
+ */
+const RIDE_OUT_FAILOVER = Number.POSITIVE_INFINITY;
+
 function build(connection: RedisConnection, options: RedisOptions, retryStrategy: (times: number) => number): RedisClient {
   switch (redisModeOf(connection)) {
     case 'cluster': {
@@ -66,6 +77,7 @@ function build(connection: RedisConnection, options: RedisOptions, retryStrategy
         clusterRetryStrategy: retryStrategy,
         ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
         ...(lazyConnect === undefined ? {} : { lazyConnect }),
+        ...(options.maxRetriesPerRequest === null ? { maxRedirections: RIDE_OUT_FAILOVER } : {}),
         redisOptions: nodeOptions,
       });
     }
@@ -132,6 +144,29 @@ function placeOfConnection(redis: RedisClient): RedisPlace {
   const known = places.get(redis);
   if (known !== undefined) return known;
   return redis instanceof Redis ? redisPlaceOf(`redis://${redis.options.host ?? '127.0.0.1'}:${redis.options.port ?? 6379}`) : { address: 'cluster', check: CLUSTER_CHECK };
+}
+
+/**
+ * A worker's heartbeat unanswered (heartbeat.ts) as an outage of its
+ * connection's address (SPEC 24), unless the connection already reports
+ * one: on a Cluster whose slot lost its master for good every command
+ * waits without an error, and nothing else would say so (issue 16).
+ */
+export function unansweredBeatReporter(redis: RedisClient): HeartbeatWatch {
+  const place = placeOfConnection(redis);
+  const reporter = redisOutageReporter(place.address, place.check);
+  let ours = false;
+  return {
+    unanswered(everyMs) {
+      if (!ours && reporter.current() !== undefined) return;
+      ours = ours || reporter.failed(new Error(UNANSWERED_BEAT));
+      reporter.retrying(everyMs);
+    },
+    answered() {
+      if (ours) reporter.recovered();
+      ours = false;
+    },
+  };
 }
 
 export class RedisUnavailableError extends Error {

@@ -2,7 +2,7 @@
 // generation check (SPEC 2), the name lock (SPEC 3), the handler with
 // progress, log and abort wiring, the retry policy (SPEC 4), and the
 // job's webhook event (SPEC 27), added before BullMQ records its end.
-import { DelayedError, UnrecoverableError } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { JobLimits, JobName } from '../../jobs/schema.js';
 import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js';
@@ -58,6 +58,12 @@ export interface JobProcessor {
   cancelAll(reason: string): void;
   /** How many jobs run here now. */
   runningCount(): number;
+  /**
+   * The worker's shutdown began: a job handed over from now on goes back
+   * to wait untouched, for another worker (SPEC 1; BullMQ 6.7 may still
+   * take one after its close began, docs/decisions.md).
+   */
+  stopTaking(): void;
 }
 
 /**
@@ -209,8 +215,18 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     }
   };
 
+  let stopping = false;
+  // Back to the wait list as it was: no attempt counted, no step run, no
+  // name lock taken. If Redis refuses the move, the job's BullMQ lock runs
+  // out and the stalled check puts it back.
+  const giveBack = async (job: Job, token: string | undefined): Promise<never> => {
+    await job.moveToWait(token).catch(() => undefined);
+    throw new WaitingError();
+  };
+
   // The job's one signal: aborted by cancel/cancelAll, or when its name's lock is lost.
   const processJob = async (job: Job, token?: string): Promise<unknown> => {
+    if (stopping) return giveBack(job, token);
     const aborter = new LazyAbortController();
     // Stryker disable next-line StringLiteral: a job taken from a queue always has an id; ?? '' is for the type checker
     const id = job.id ?? '';
@@ -250,6 +266,9 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     },
     runningCount(): number {
       return running.size;
+    },
+    stopTaking(): void {
+      stopping = true;
     },
   });
 }

@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import type { JobMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
-import { createWorkerConnection, reportRedisError } from '../queue/connection.js';
+import { createWorkerConnection, reportRedisError, unansweredBeatReporter } from '../queue/connection.js';
 import type { RedisClient } from '../queue/connection.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { jobDoor } from '../queue/enqueue.js';
@@ -116,12 +116,21 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
 
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
-  await published.write();
-  await queues.system.setGlobalConcurrency(1);
-  if (options.schedule ?? true) {
-    const jobs = jobDoor(queues, limitsFromConfig(config));
-    await jobs.schedule('health', config.health.everySeconds * 1000, {});
-    await scheduleReconcile(jobs, config.reconciler.everySeconds);
+  try {
+    await published.write();
+    await queues.system.setGlobalConcurrency(1);
+    if (options.schedule ?? true) {
+      const jobs = jobDoor(queues, limitsFromConfig(config));
+      await jobs.schedule('health', config.health.everySeconds * 1000, {});
+      await scheduleReconcile(jobs, config.reconciler.everySeconds);
+    }
+  } catch (err) {
+    // A start that failed leaves no connection open: the process exits
+    // (and its supervisor starts it again) instead of staying up idle.
+    published.stop();
+    await Promise.race([Promise.all([queues.close(), deliveries?.close()]).catch(() => undefined), sleep(REDIS_GONE_MS)]);
+    redis.disconnect();
+    throw err;
   }
 
   // One processor per worker: each cancels the jobs its worker runs.
@@ -149,7 +158,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }
-  const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency);
+  const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency, undefined, unansweredBeatReporter(redis));
   // Listed in /readyz from the moment the service is up.
   await heartbeat.first;
   logger.info({ id, prefix, concurrency: config.jobs.concurrency }, 'workers started');
@@ -158,6 +167,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     id,
     async close(graceMs = config.jobs.shutdownGraceSeconds * 1000) {
       published.stop();
+      // BullMQ may still hand over a job it fetched as the close began.
+      for (const { processor } of served) processor.stopTaking();
       const closing = Promise.all(workers.map((w) => w.close()));
       // With Redis down the heartbeat's DEL and the queues' close would wait
       // for it for ever (SPEC 24): bounded, so a stop signal still stops.

@@ -71,6 +71,28 @@ describe('pve-provisioner worker (SPEC 6)', function () {
     await h.close();
   });
 
+  it('exits 1 with the reason when its start fails, instead of staying up with no worker (issue 16)', async () => {
+    h = createHarness('cli-worker-fail');
+    // BullMQ's HSET of the system queue's global concurrency meets a string: the start fails.
+    await h.redis.set(`${h.prefix}:system:meta`, 'not a hash');
+    const dir = mkdtempSync(join(tmpdir(), 'worker-'));
+    writeFileSync(join(dir, 'token'), 'root@pam!worker-test=5b0a6a2e-3c1d-4c57-9d0e-6f1f5c0e2a11\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, '../../src/cli.ts'), 'worker'], {
+      env: { ...process.env, PVE_PROVISIONER_CONFIG: '', REDIS_URL, REDIS_PREFIX: h.config.redis.prefix, PROXMOX_URL: 'http://127.0.0.1:9', PROXMOX_TOKEN_FILE: join(dir, 'token'), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      const code = await new Promise<number | null>((done) => child.once('exit', (exitCode) => done(exitCode)));
+      expect(code).to.equal(1);
+      expect(stderr).to.include('WRONGTYPE');
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dir, { recursive: true });
+    }
+  });
+
   it('runs creates against the simulator with the real provider, and exits 0 on SIGTERM', async () => {
     h = createHarness('cli-worker');
     const token = 'root@pam!worker-test=5b0a6a2e-3c1d-4c57-9d0e-6f1f5c0e2a11';

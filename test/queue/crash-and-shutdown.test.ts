@@ -1,11 +1,19 @@
 // SPEC 1 and 3 with real worker processes: a worker killed mid-create
 // (SIGKILL) has its job recovered as stalled and finished on the same VM;
 // a worker sent SIGTERM finishes its running job, then exits.
+import { Worker, WaitingError } from 'bullmq';
 import { expect } from 'chai';
+import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
+import { limitsFromConfig } from '../../jobs/schema.js';
 import { listLiveWorkers } from '../../src/queue/heartbeat.js';
+import { NameLocks } from '../../src/queue/name-lock.js';
+import { VM_QUEUE } from '../../src/queue/queues.js';
+import { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { createProcessor } from '../../src/worker/processor.js';
 import { killChildWorkers, startChildWorker } from '../support/child-process.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
+import { testJobDeps } from '../support/processor-deps.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';
 import { eventually } from '../support/redis.js';
 
@@ -32,7 +40,9 @@ describe('worker processes (SPEC 1, 3)', function () {
     try {
       const worker = await slow.startWorker();
       await slow.client.createVm({ name: 'slow-1', uid: 'u1' });
-      await eventually(async () => ((await slow.queues.vm.getJobCounts('active')).active === 1 ? true : undefined));
+      // Running in our processor (its name lock taken), not just active in BullMQ: a job the
+      // processor is handed after the close began goes back to wait (SPEC 1).
+      await eventually(async () => ((await slow.redis.exists(`${slow.prefix}:lock:slow-1`)) === 1 ? true : undefined));
       expect(await worker.close(100)).to.deep.equal({ forced: true });
       // Cancelled, the create stops inside its first 3 s step; not cancelled, that step would be done.
       const create = await eventually(async () => (await slow.provider.calls()).find((c) => c.op === 'create'));
@@ -112,5 +122,49 @@ describe('worker processes (SPEC 1, 3)', function () {
     expect(view.result).to.include({ vmid: before.vmid });
     expect((await h.provider.vm('long-1'))?.steps).to.deep.equal(CREATE_STEPS);
     expect(await h.provider.vmidsIssued()).to.equal(1);
+  });
+});
+
+describe('a job handed over after the shutdown began (SPEC 1)', function () {
+  this.timeout(30_000);
+  let h: Harness;
+  let taker: Worker | undefined;
+
+  afterEach(async () => {
+    await taker?.close();
+    await h.close();
+  });
+
+  it('goes back to wait untouched: no step, no name lock, no attempt; another worker completes it', async () => {
+    h = createHarness('stop-taking');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    const processor = createProcessor({
+      definitions: buildJobRegistry(jobDefinitions),
+      deps: testJobDeps(h.provider, registry, locks),
+      limits: limitsFromConfig(h.config),
+      registry,
+      locks,
+      lockTtlMs: 5000,
+    });
+    const { jobId } = await h.client.createVm({ name: 'late-1', uid: 'u1' });
+    // What BullMQ 6.7 can do as its close begins: a job moved to active after the blocking wait returned.
+    taker = new Worker(VM_QUEUE, undefined, { connection: h.redis, prefix: h.prefix, autorun: false, lockDuration: 30_000 });
+    const job = await taker.getNextJob('late-token');
+    expect(job.id).to.equal(jobId);
+    processor.stopTaking();
+    let thrown: unknown;
+    await processor(job, 'late-token').catch((err: unknown) => (thrown = err));
+    expect(thrown).to.be.instanceOf(WaitingError);
+    expect(await h.provider.calls(), 'no provider step ran').to.deep.equal([]);
+    expect(await h.redis.exists(`${h.prefix}:lock:late-1`), 'no name lock taken').to.equal(0);
+    const back = await h.queues.vm.getJob(jobId);
+    expect(await back?.getState()).to.equal('waiting');
+    expect(back?.attemptsMade, 'no attempt counted').to.equal(0);
+
+    await h.startWorker();
+    const view = await h.client.waitForJob(jobId, { timeoutMs: 20_000 });
+    expect(view.state).to.equal('completed');
+    expect((await h.provider.calls()).map((c) => [c.op, c.name, c.outcome])).to.deep.equal([['create', 'late-1', 'ok']]);
   });
 });

@@ -49,6 +49,25 @@ function startNode(port: number, busPort: number, dir: string): Node {
   return { port, child };
 }
 
+/**
+ * A node answering PING. A port freePort gave may be taken before
+ * redis-server binds it (it then exits at once): started again on others.
+ */
+async function startAnsweringNode(dir: string): Promise<Node> {
+  for (let attempt = 1; ; attempt++) {
+    const node = startNode(await freePort(), await freePort(), dir);
+    const exited = new Promise<string>((resolve) => node.child.once('exit', (code, signal) => resolve(`exited ${code ?? signal ?? ''}`)));
+    const answered = redisAnswers(`redis://127.0.0.1:${node.port}`, 10_000).then(
+      () => 'up',
+      (err: unknown) => (err instanceof Error ? err.message : String(err)),
+    );
+    const outcome = await Promise.race([answered, exited]);
+    if (outcome === 'up') return node;
+    node.child.kill('SIGKILL');
+    if (attempt === 3) throw new Error(`redis-server on port ${node.port}: ${outcome}`);
+  }
+}
+
 export async function ask<T>(port: number, what: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   redis.on('error', () => undefined);
@@ -113,8 +132,7 @@ export async function startOwnCluster(): Promise<OwnCluster> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; i < 6; i++) nodes.push(startNode(await freePort(), await freePort(), dir));
-    await Promise.all(nodes.map((n) => redisAnswers(`redis://127.0.0.1:${n.port}`, 10_000)));
+    for (let i = 0; i < 6; i++) nodes.push(await startAnsweringNode(dir));
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
     await until(async () => ((await Promise.all(nodes.map((n) => clusterOk(n.port)))).every(Boolean) ? true : undefined), 30_000, 'the cluster did not say ok');
