@@ -2,7 +2,9 @@
 // a task type from its UPID (`qmclone`, `imgcopy`, `resize`, `qmstart`,
 // ...), `running`, `address`. A wait's polls follow that expectation: the
 // first lands at about the expected duration, then short polls; with
-// nothing known yet, short polls doubling up.
+// nothing known yet, short polls doubling up. The spread of the samples
+// is learned too: a steady kind of task may take its first poll past
+// pollMs, at its expected time plus a margin.
 
 /** The weight of one new observation in the running average. */
 const WEIGHT = 0.3;
@@ -14,6 +16,17 @@ const WEIGHT = 0.3;
  * goes back up by what it missed.
  */
 const OVER_AT_FIRST_LOOK = 0.98;
+/** Samples before a kind's spread says anything: one sample has none. */
+const STEADY_SAMPLES = 2;
+/** Steady: the samples' mean deviation is at most this share of their mean. */
+const STEADY_SPREAD = 0.25;
+
+interface Learned {
+  mean: number;
+  /** Running mean absolute deviation of the samples from the mean. */
+  spread: number;
+  samples: number;
+}
 
 export type WaitKind = string;
 
@@ -38,9 +51,16 @@ export class PollSchedule {
   constructor(
     readonly expectedMs: number | undefined,
     private readonly shape: ScheduleShape,
+    /**
+     * Set for a steady kind: the first poll comes at the expected time
+     * plus this margin, past pollMs if need be, so it lands after the end.
+     */
+    readonly marginMs?: number,
   ) {
     this.shortMs = Math.max(1, shape.shortMs);
-    this.plan = expectedMs === undefined ? [] : planTo(expectedMs, shape);
+    if (expectedMs === undefined) this.plan = [];
+    else if (marginMs !== undefined) this.plan = [Math.max(1, expectedMs + marginMs)];
+    else this.plan = planTo(expectedMs, shape);
     this.planned = this.plan.length;
   }
 
@@ -75,14 +95,25 @@ function planTo(expectedMs: number, shape: ScheduleShape): number[] {
 }
 
 export class Expectations {
-  private readonly learned = new Map<WaitKind, number>();
+  private readonly learned = new Map<WaitKind, Learned>();
 
   expected(kind: WaitKind): number | undefined {
-    return this.learned.get(kind);
+    return this.learned.get(kind)?.mean;
+  }
+
+  /** Whether the kind's samples are many and close enough to trust its first poll past pollMs. */
+  steady(kind: WaitKind): boolean {
+    const known = this.learned.get(kind);
+    return known !== undefined && known.samples >= STEADY_SAMPLES && known.spread <= STEADY_SPREAD * known.mean;
   }
 
   schedule(kind: WaitKind, shape: ScheduleShape): PollSchedule {
-    return new PollSchedule(this.learned.get(kind), shape);
+    const known = this.learned.get(kind);
+    if (known === undefined) return new PollSchedule(undefined, shape);
+    // Tasks and the running wait: a steady kind's first poll at the mean plus one short poll and the
+    // spread seen, so it lands after the end. The address wait's first poll is at the mean already.
+    const margin = !shape.firstMayExceedPoll && this.steady(kind) ? shape.shortMs + known.spread : undefined;
+    return new PollSchedule(known.mean, shape, margin);
   }
 
   /**
@@ -95,9 +126,18 @@ export class Expectations {
    */
   observe(kind: WaitKind, elapsedMs: number, schedule: PollSchedule): void {
     let sample = elapsedMs;
-    if (schedule.withinPlan) sample = elapsedMs * OVER_AT_FIRST_LOOK;
+    // The margin was added to the plan, not seen: without taking it off, every wait would push the mean up by it.
+    if (schedule.withinPlan) sample = (elapsedMs - (schedule.marginMs ?? 0)) * OVER_AT_FIRST_LOOK;
     else if (schedule.longGapMs > 0) sample = elapsedMs - schedule.longGapMs / 2;
     const before = this.learned.get(kind);
-    this.learned.set(kind, before === undefined ? sample : before + WEIGHT * (sample - before));
+    if (before === undefined) {
+      this.learned.set(kind, { mean: sample, spread: 0, samples: 1 });
+      return;
+    }
+    this.learned.set(kind, {
+      mean: before.mean + WEIGHT * (sample - before.mean),
+      spread: before.spread + WEIGHT * (Math.abs(sample - before.mean) - before.spread),
+      samples: before.samples + 1,
+    });
   }
 }

@@ -181,4 +181,37 @@ describe('poll schedules (SPEC 26)', () => {
     e.observe('qmclone', 1875, onTime);
     expect(e.expected('qmclone')).to.be.below(1875).and.above(1800);
   });
+
+  /** Two waits of the kind seen at these times, each over at a poll outside any plan. */
+  function learnedFrom(kind: string, ...elapsed: number[]): Expectations {
+    const e = new Expectations();
+    for (const ms of elapsed) e.observe(kind, ms, new PollSchedule(undefined, TASK_SHAPE));
+    return e;
+  }
+
+  it('a steady task expected later than pollMs: its first poll at the expected time plus a margin, past pollMs, then short polls', () => {
+    const e = learnedFrom('qmclone', 2000, 2000);
+    expect(e.steady('qmclone')).to.equal(true);
+    // 2000 learned, margin one short poll (125) and no spread.
+    expect(delays(e.schedule('qmclone', TASK_SHAPE), 4)).to.deep.equal([2125, 125, 250, 500]);
+  });
+
+  it('one sample, or samples far apart, keep every gap within pollMs', () => {
+    const once = learnedFrom('qmclone', 2000);
+    expect(once.steady('qmclone')).to.equal(false);
+    expect(Math.max(...delays(once.schedule('qmclone', TASK_SHAPE), 4))).to.be.at.most(1000);
+    const wide = learnedFrom('qmclone', 2000, 6000);
+    expect(wide.steady('qmclone')).to.equal(false);
+    expect(Math.max(...delays(wide.schedule('qmclone', TASK_SHAPE), 8))).to.be.at.most(1000);
+  });
+
+  it('the margin of a steady first poll is not learned: waits over at it bring the expectation down, not up', () => {
+    const e = learnedFrom('qmclone', 2000, 2000);
+    for (let i = 0; i < 5; i++) {
+      const schedule = e.schedule('qmclone', TASK_SHAPE);
+      const first = schedule.next();
+      e.observe('qmclone', first, schedule);
+    }
+    expect(e.expected('qmclone')).to.be.below(2000).and.above(1900);
+  });
 });
