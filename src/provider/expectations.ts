@@ -40,6 +40,11 @@ export interface ScheduleShape {
   firstMayExceedPoll: boolean;
 }
 
+/** The shape of the boards' waits (tasks, running): short polls from pollMs/8, never a gap above pollMs before a learned time. */
+export function boardShape(pollMs: number): ScheduleShape {
+  return { pollMs, shortMs: pollMs / 8, unknownCapMs: pollMs, firstMayExceedPoll: false };
+}
+
 /** The delays between one wait's polls. */
 export class PollSchedule {
   private readonly plan: number[];
