@@ -63,8 +63,8 @@ export async function judge(
   return { kind: 'ours', vm: { node, vmid, config } };
 }
 
-/** `/cluster/resources?type=vm`, shared with the process's other creates asking at once, sent after this asked. */
-function vmListing(deps: ProviderDeps, ctx: OperationContext): Promise<ClusterResource[]> {
+/** `/cluster/resources?type=vm`, shared with the process's other creates and deletes asking at once, sent after this asked. */
+export function vmListing(deps: ProviderDeps, ctx: OperationContext): Promise<ClusterResource[]> {
   return sharedOr(ctx, deps.waits?.reads.vms, () => deps.api.clusterResources('vm', callOpts(ctx)));
 }
 

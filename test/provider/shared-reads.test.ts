@@ -10,7 +10,7 @@ import { call } from '../../src/provider/call.js';
 import type { CreateSpec } from '../../src/provider/types.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
-import { harness } from './harness.js';
+import { addOurVm, harness } from './harness.js';
 import { rejection } from '../support/rejection.js';
 
 /** Holds every call of the fake's clusterResources until released. */
@@ -136,5 +136,17 @@ describe('shared step reads (SPEC 26, SPEC 13)', () => {
     expect(h.pve.callsTo('clusterResources').map((x) => x.args[0])).to.deep.equal(['vm', 'node']);
     expect(h.pve.callsTo('getConfig').filter((x) => x.args[1] === 9001)).to.have.length(1);
     expect(h.pve.count('clone')).to.equal(2);
+  });
+
+  it('two deletes at once in one process share the VM listing', async () => {
+    const h = harness();
+    addOurVm(h.pve, 'proxy-a', 'b7e1c0de-0000-4000-8000-00000000000a');
+    addOurVm(h.pve, 'proxy-b', 'b7e1c0de-0000-4000-8000-00000000000b');
+    const results = await Promise.all([
+      h.provider.delete({ name: 'proxy-a', uid: 'b7e1c0de-0000-4000-8000-00000000000a' }, h.ctx),
+      h.provider.delete({ name: 'proxy-b', uid: 'b7e1c0de-0000-4000-8000-00000000000b' }, h.ctx),
+    ]);
+    expect(results.map((r) => r.deleted)).to.deep.equal([true, true]);
+    expect(h.pve.count('clusterResources')).to.equal(1);
   });
 });
