@@ -3,8 +3,8 @@
 // ...), `running`, `address`. A wait's polls follow that expectation: the
 // first lands at about the expected duration, then short polls; with
 // nothing known yet, short polls doubling up. The spread of the samples
-// is learned too: a steady kind of task may take its first poll past
-// pollMs, at its expected time plus a margin.
+// is learned too: a steady kind takes its first poll at its expected
+// time plus a margin, past pollMs if need be.
 
 /** The weight of one new observation in the running average. */
 const WEIGHT = 0.3;
@@ -18,8 +18,12 @@ const WEIGHT = 0.3;
 const OVER_AT_FIRST_LOOK = 0.98;
 /** Samples before a kind's spread says anything: one sample has none. */
 const STEADY_SAMPLES = 2;
-/** Steady: the samples' mean deviation is at most this share of their mean. */
-const STEADY_SPREAD = 0.25;
+/**
+ * Steady: the samples' mean deviation is at most this share of their
+ * mean. Half, not less: the samples are poll times, so their spread holds
+ * the gaps between polls too (docs/decisions.md, "Calls per create").
+ */
+const STEADY_SPREAD = 0.5;
 
 interface Learned {
   mean: number;
@@ -36,7 +40,7 @@ export interface ScheduleShape {
   shortMs: number;
   /** The longest gap between two polls while nothing is known (tasks: pollMs). */
   unknownCapMs: number;
-  /** Whether the first poll may wait past pollMs for the expected time (the address wait); tasks poll at least every pollMs. */
+  /** Whether the first poll may wait past pollMs for the expected time (the address wait); tasks poll at least every pollMs until their kind is steady. */
   firstMayExceedPoll: boolean;
 }
 
@@ -115,9 +119,8 @@ export class Expectations {
   schedule(kind: WaitKind, shape: ScheduleShape): PollSchedule {
     const known = this.learned.get(kind);
     if (known === undefined) return new PollSchedule(undefined, shape);
-    // Tasks and the running wait: a steady kind's first poll at the mean plus one short poll and the
-    // spread seen, so it lands after the end. The address wait's first poll is at the mean already.
-    const margin = !shape.firstMayExceedPoll && this.steady(kind) ? shape.shortMs + known.spread : undefined;
+    // A steady kind's first poll at the mean plus one short poll and the spread seen, so it lands after the end.
+    const margin = this.steady(kind) ? shape.shortMs + known.spread : undefined;
     return new PollSchedule(known.mean, shape, margin);
   }
 

@@ -209,18 +209,21 @@ describe('poll schedules (SPEC 26)', () => {
     return e;
   }
 
-  it('a steady task expected later than pollMs: its first poll at the expected time plus a margin, past pollMs, then short polls', () => {
+  it('a steady task expected later than pollMs: its first poll at the expected time plus a margin (a short poll and the spread), past pollMs, then short polls', () => {
     const e = learnedFrom('qmclone', 2000, 2000);
     expect(e.steady('qmclone')).to.equal(true);
     // 2000 learned, margin one short poll (125) and no spread.
     expect(delays(e.schedule('qmclone', TASK_SHAPE), 4)).to.deep.equal([2125, 125, 250, 500]);
+    // 2000 then 2400: mean 2120, spread 120; the first poll waits for the spread too.
+    const spread = learnedFrom('qmclone', 2000, 2400);
+    expect(spread.schedule('qmclone', TASK_SHAPE).next()).to.be.closeTo(2120 + 125 + 120, 1e-9);
   });
 
   it('one sample, or samples far apart, keep every gap within pollMs', () => {
     const once = learnedFrom('qmclone', 2000);
     expect(once.steady('qmclone')).to.equal(false);
     expect(Math.max(...delays(once.schedule('qmclone', TASK_SHAPE), 4))).to.be.at.most(1000);
-    const wide = learnedFrom('qmclone', 2000, 6000);
+    const wide = learnedFrom('qmclone', 1000, 9000);
     expect(wide.steady('qmclone')).to.equal(false);
     expect(Math.max(...delays(wide.schedule('qmclone', TASK_SHAPE), 8))).to.be.at.most(1000);
   });
