@@ -88,7 +88,7 @@ export const schema: Schema<Config> = {
     },
   },
   budgets: {
-    pollMs: { doc: 'Interval between task and state polls (ms).', format: 'positive-int', default: 1000 },
+    pollMs: { doc: 'Longest gap between two polls of a task or state (ms); a kind of wait whose learned duration is steady takes its first poll at that duration plus a margin, even when that is longer (SPEC 26).', format: 'positive-int', default: 1000 },
     cloneSeconds: { doc: 'Longest wait for a clone task or a clone lock.', format: 'positive-int', default: 600 },
     taskSeconds: { doc: 'Longest wait for any other task (upload, resize, start, stop, destroy, volume delete).', format: 'positive-int', default: 300 },
     runningSeconds: { doc: 'Longest wait after start for status and qmpstatus both "running".', format: 'positive-int', default: 120 },
