@@ -108,6 +108,31 @@ describe('shared step reads (SPEC 26, SPEC 13)', () => {
     expect(pve.count('clusterResources')).to.equal(1);
   });
 
+  it('the shared call is aborted once every asker has left, not before', async () => {
+    const signals: AbortSignal[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const reads = new SharedReads({
+      clusterResources: async (_type, opts) => {
+        signals.push(opts.signal);
+        await gate;
+        return [];
+      },
+      getConfig: () => Promise.resolve({}),
+    });
+    const [a, b] = [new AbortController(), new AbortController()];
+    const [first, second] = [reads.vms.read(a.signal), reads.vms.read(b.signal)];
+    await new Promise((r) => setImmediate(r));
+    expect(signals).to.have.length(1);
+    a.abort(new Error('a cancelled'));
+    await rejection(first);
+    expect(signals[0]?.aborted).to.equal(false);
+    b.abort(new Error('b cancelled'));
+    await rejection(second);
+    expect(signals[0]?.aborted).to.equal(true);
+    release();
+  });
+
   it('a batch whose askers all left before it went is never sent', async () => {
     const pve = new FakeProxmox();
     const reads = new SharedReads(pve);
