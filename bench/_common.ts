@@ -138,6 +138,9 @@ export class NullProvider implements Provider {
   listSeeds(): Promise<SeedIso[]> {
     return Promise.resolve([]);
   }
+  listRecordedSeeds(): Promise<SeedIso[]> {
+    return Promise.resolve([]);
+  }
   deleteSeed(): Promise<void> {
     return Promise.resolve();
   }

@@ -30,7 +30,11 @@ import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
 
 export interface WorkerServiceOptions {
   config: Config;
-  provider: Provider;
+  /**
+   * The provider, or how to build it on this service's Redis connection
+   * (the worker's own provider keeps its seed records there, SPEC 5, 26).
+   */
+  provider: Provider | ((redis: RedisClient, prefix: string) => Provider);
   logger: Logger;
   metrics?: JobMetrics;
   /** The webhook deliveries' counts (SPEC 27). */
@@ -67,13 +71,14 @@ function sleep(ms: number): Promise<'timeout'> {
 }
 
 export async function startWorkerService(options: WorkerServiceOptions): Promise<WorkerService> {
-  const { config, provider, logger, metrics } = options;
+  const { config, logger, metrics } = options;
   const id = options.id ?? randomUUID();
   // Read first: a missing secret is a start-up error, before any connection.
   const webhookSecret = config.webhooks.url === '' ? undefined : readWebhookSecret(config);
   const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const definitions = buildJobRegistry(options.definitions ?? jobDefinitions);
   const redis: RedisClient = createWorkerConnection(config.redis);
+  const provider = typeof options.provider === 'function' ? options.provider(redis, prefix) : options.provider;
   const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
