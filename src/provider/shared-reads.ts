@@ -56,7 +56,10 @@ export class SharedRead<T> {
   private leave(batch: Batch<T>, asker: Asker<T>): void {
     asker.detach();
     batch.askers.delete(asker);
-    if (batch.askers.size === 0) batch.controller.abort(new Error('every job that asked was cancelled'));
+    if (batch.askers.size > 0) return;
+    // Not sent yet: dropped, so who asks next opens a fresh batch rather than join one whose call is already aborted.
+    if (batch === this.next) this.next = undefined;
+    else batch.controller.abort(new Error('every job that asked was cancelled'));
   }
 
   private async send(): Promise<void> {

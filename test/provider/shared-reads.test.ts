@@ -151,6 +151,23 @@ describe('shared step reads (SPEC 26, SPEC 13)', () => {
     expect(pve.count('clusterResources')).to.equal(1);
   });
 
+  it('an asker who comes after every asker of the waiting batch left gets an answer, not their cancellation', async () => {
+    const pve = new FakeProxmox();
+    const reads = new SharedReads(pve);
+    const gate = gated(pve);
+    const sent = reads.vms.read(live());
+    await gate.entered();
+    const gone = new AbortController();
+    const left = reads.vms.read(gone.signal);
+    gone.abort(new Error('cancelled'));
+    await rejection(left);
+    const after = reads.vms.read(live());
+    gate.release();
+    await sent;
+    expect(names(await after)).to.deep.equal(names(await sent));
+    expect(pve.count('clusterResources')).to.equal(2);
+  });
+
   it('two creates at once in one process share the node listing, the name look-up and the template config', async () => {
     const h = harness();
     const spec = (name: string, uid: string): CreateSpec => ({ name, uid, cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: false });
