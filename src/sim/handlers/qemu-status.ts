@@ -40,7 +40,9 @@ export const statusCurrent: Handler = (ctx) => {
  * GET /nodes/{node}/qemu (vmlist): every VM on the node as vmstatus gives
  * it; with `full` the running ones carry `qmpstatus` from QMP, the others
  * their `status` (qemu-server's vmstatus). Audit per VM is not modelled:
- * the simulator's tokens see every VM.
+ * the simulator's tokens see every VM. With `full` each running VM's QMP
+ * is asked (query-status and five more commands), every VM of the node,
+ * not only the caller's: the capacity model charges each one a request.
  */
 export const nodeVms: Handler = (ctx) => {
   const node = ctx.sim.state.node(param(ctx, 'node')).node;
@@ -59,6 +61,7 @@ export const nodeVms: Handler = (ctx) => {
       uptime: running && vm.startedAt !== undefined ? Math.floor((ctx.sim.now() - vm.startedAt) / 1000) : 0,
     };
     if (full) entry.qmpstatus = running ? (vm.paused ? 'paused' : 'running') : vm.status;
+    if (full && running) ctx.work.qmpVms += 1;
     if (typeof vm.config.lock === 'string') entry.lock = vm.config.lock;
     if (vm.config.template === 1) entry.template = 1;
     answer.push(entry);
