@@ -1,7 +1,10 @@
 // The per-process board of VMs waited on to run (SPEC 26, SPEC 13 step
 // 7), one loop per node. A poll with one VM due asks its
 // `status/current`; a poll with more asks the node's VM listing once
-// (`GET /nodes/{node}/qemu?full=1`), which answers `status` and
+// (`GET /nodes/{node}/qemu?full=1`) while that pays (node-load.ts: the
+// listing asks the QMP of every running VM on the node, ours or not, so
+// only while those are at most a small multiple of ours due), else each
+// VM's status/current. The listing answers `status` and
 // `qmpstatus` for every VM on the node as status/current does (both come
 // from qemu-server's vmstatus, live from the pid and QMP, not from
 // pvestatd): both `running` ends the wait, paused (F14) or stopped waits
@@ -13,6 +16,7 @@ import type { OperationContext } from './types.js';
 import { callOpts } from './context.js';
 import { classifyCall } from './errors.js';
 import { ListingFailures } from './listing-failures.js';
+import type { NodeLoad } from './node-load.js';
 import { boardShape, type ScheduleShape } from './expectations.js';
 import { PollLoop, type Waiter } from './poll-loop.js';
 import type { BoardDeps } from './task-board.js';
@@ -37,7 +41,10 @@ export class RunningBoard {
   private readonly nodes = new Map<string, NodeRuns>();
   private readonly shape: ScheduleShape;
 
-  constructor(private readonly deps: BoardDeps) {
+  constructor(
+    private readonly deps: BoardDeps,
+    private readonly load: NodeLoad,
+  ) {
     this.shape = boardShape(deps.pollMs);
   }
 
@@ -80,7 +87,7 @@ export class RunningBoard {
 
   private async tick(node: string, state: NodeRuns, waiters: RunningWaiter[], now: number): Promise<void> {
     const due = waiters.filter((w) => state.loop.isDue(w, now));
-    if (due.length <= 1) {
+    if (!this.load.listingPays(node, due.length, new Set(waiters.map((w) => w.vmid)))) {
       await Promise.all(due.map((w) => this.confirm(state.loop, w, now)));
       return;
     }
@@ -88,6 +95,7 @@ export class RunningBoard {
     try {
       entries = await this.deps.api.nodeVms(node);
       state.failures.succeeded();
+      this.load.sawNode(node, entries);
     } catch (err) {
       this.listingFailed(node, state, waiters, now, err);
       return;

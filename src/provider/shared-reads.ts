@@ -9,6 +9,7 @@
 import type { ClusterResource, VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
 import { cancelled } from './errors.js';
+import type { NodeLoad } from './node-load.js';
 
 interface Asker<T> {
   signal: AbortSignal;
@@ -92,9 +93,17 @@ export class SharedReads {
   readonly vms: SharedRead<ClusterResource[]>;
   private readonly configs = new Map<string, SharedRead<VmConfig>>();
 
-  constructor(private readonly api: SharedReadsApi) {
+  /** `load` (when given) learns each node's running VMs from every VM listing. */
+  constructor(
+    private readonly api: SharedReadsApi,
+    load?: NodeLoad,
+  ) {
     this.nodes = new SharedRead((signal) => api.clusterResources('node', { signal }));
-    this.vms = new SharedRead((signal) => api.clusterResources('vm', { signal }));
+    this.vms = new SharedRead(async (signal) => {
+      const entries = await api.clusterResources('vm', { signal });
+      load?.sawCluster(entries);
+      return entries;
+    });
   }
 
   /** A template's config (the check of SPEC 13 step 2). */

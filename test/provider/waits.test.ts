@@ -1,6 +1,7 @@
 // SPEC 26, SPEC 13 step 7, SPEC 1 and 10: the running board asks a VM
 // due alone its status/current and several at once one node VM listing
-// (`/nodes/{node}/qemu?full=1`) per poll; the address wait asks only the guest agent while it
+// (`/nodes/{node}/qemu?full=1`) per poll while the node's other running
+// VMs are few beside them, else each its status/current; the address wait asks only the guest agent while it
 // is not up; poll schedules follow the learned durations.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
@@ -20,6 +21,14 @@ function boarded(pve = new FakeProxmox()): Harness & { deps: ProviderDeps } {
   return { ...h, deps: { ...h.deps, waits } };
 }
 
+/** The name look-up's cluster listing as a create makes it before its waits: the process then knows what runs on each node. */
+async function lookedUp(h: Harness & { deps: ProviderDeps }): Promise<void> {
+  const waits = h.deps.waits;
+  if (waits === undefined) throw new Error('no waits');
+  await waits.reads.vms.read(new AbortController().signal);
+  h.pve.calls.length = 0;
+}
+
 const TASK_SHAPE: ScheduleShape = { pollMs: 1000, shortMs: 125, unknownCapMs: 1000, firstMayExceedPoll: false };
 
 function delays(schedule: PollSchedule, n: number): number[] {
@@ -37,6 +46,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   it('VMs waited on at once share one node VM listing per poll, which alone decides: paused waits on (F14)', async () => {
     const h = boarded();
     for (const vmid of [150, 151, 152]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
+    await lookedUp(h);
     // The VMs go on at the second listing.
     h.pve.on('nodeVms', () => {
       if (h.pve.count('nodeVms') < 2) return;
@@ -54,6 +64,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   it('a VM the node listing does not show asks its own status/current at once, whose error it gets; the others go on', async () => {
     const h = boarded();
     for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
+    await lookedUp(h);
     h.pve.on('nodeVms', () => {
       if (h.pve.count('nodeVms') < 2) return;
       for (const vmid of [150, 151]) {
@@ -67,6 +78,47 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
     expect(there.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled']);
     // Its own status right after the first listing, not once it is left alone.
     expect(h.pve.methods()).to.deep.equal(['nodeVms', 'statusCurrent', 'nodeVms']);
+  });
+
+  it('a node where many VMs not ours run: each VM due asks its own status/current, never the listing that would ask all their QMP', async () => {
+    const h = boarded();
+    for (let vmid = 100; vmid < 110; vmid++) h.pve.addVm({ vmid, config: { name: `other${vmid}` }, status: 'running' });
+    for (const vmid of [150, 151, 152]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
+    await lookedUp(h);
+    h.pve.on('statusCurrent', () => {
+      if (h.pve.count('statusCurrent') < 4) return;
+      for (const vmid of [150, 151, 152]) {
+        const vm = h.pve.vm(vmid);
+        if (vm) vm.qmpstatus = 'running';
+      }
+    });
+    await Promise.all([150, 151, 152].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
+    expect(h.pve.count('nodeVms')).to.equal(0);
+    expect(h.pve.count('statusCurrent')).to.be.at.least(6);
+  });
+
+  it('a node listing that shows many VMs not ours running turns the next polls to status/current', async () => {
+    const h = boarded();
+    for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
+    await lookedUp(h);
+    // Started since the look-up: the listing is the first to show them.
+    for (let vmid = 100; vmid < 110; vmid++) h.pve.addVm({ vmid, config: { name: `other${vmid}` }, status: 'running' });
+    h.pve.on('statusCurrent', () => {
+      for (const vmid of [150, 151]) {
+        const vm = h.pve.vm(vmid);
+        if (vm) vm.qmpstatus = 'running';
+      }
+    });
+    await Promise.all([150, 151].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
+    expect(h.pve.count('nodeVms')).to.equal(1);
+    expect(h.pve.methods().slice(0, 3)).to.deep.equal(['nodeVms', 'statusCurrent', 'statusCurrent']);
+  });
+
+  it('a node this process has not seen listed: status/current for each VM due', async () => {
+    const h = boarded();
+    for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running' });
+    await Promise.all([150, 151].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
+    expect(h.pve.methods()).to.deep.equal(['statusCurrent', 'statusCurrent']);
   });
 
   it('a VM running at the first look teaches the running wait nothing; one seen later does', async () => {
@@ -94,6 +146,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   it('a Permanent failure of the node listing fails every running wait on the node at once', async () => {
     const h = boarded();
     for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'stopped' });
+    await lookedUp(h);
     h.pve.failNext('nodeVms', fakeErrors.authFailed());
     const errors = await Promise.all([150, 151].map((vmid) => rejection(waitRunning(h.deps, h.ctx, 'pv1-1', vmid))));
     for (const [i, err] of errors.entries()) {
