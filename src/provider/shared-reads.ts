@@ -64,6 +64,8 @@ export class SharedRead<T> {
   }
 
   private async send(): Promise<void> {
+    // A send scheduled for a batch since dropped may find a call on its way: the one after it is sent when it is back.
+    if (this.sending) return;
     const batch = this.next;
     this.next = undefined;
     if (batch === undefined || batch.askers.size === 0) return;

@@ -168,6 +168,30 @@ describe('shared step reads (SPEC 26, SPEC 13)', () => {
     expect(pve.count('clusterResources')).to.equal(2);
   });
 
+  it('one call at a time even after a batch was dropped: an asker during the call waits for the one after it', async () => {
+    const pve = new FakeProxmox();
+    const reads = new SharedReads(pve);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    let during: Promise<unknown> | undefined;
+    pve.on('clusterResources', async () => {
+      // Asked while the first call is on its way, from inside it.
+      if (pve.count('clusterResources') === 1) during = reads.vms.read(live());
+      await gate;
+    });
+    const gone = new AbortController();
+    const dropped = reads.vms.read(gone.signal);
+    gone.abort(new Error('cancelled'));
+    await rejection(dropped);
+    const first = reads.vms.read(live());
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(pve.count('clusterResources')).to.equal(1);
+    release();
+    await first;
+    await during;
+    expect(pve.count('clusterResources')).to.equal(2);
+  });
+
   it('two creates at once in one process share the node listing, the name look-up and the template config', async () => {
     const h = harness();
     const spec = (name: string, uid: string): CreateSpec => ({ name, uid, cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: false });
