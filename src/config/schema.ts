@@ -88,7 +88,7 @@ export const schema: Schema<Config> = {
     },
   },
   budgets: {
-    pollMs: { doc: 'Interval between task and state polls (ms).', format: 'positive-int', default: 1000 },
+    pollMs: { doc: 'Longest gap between two polls of a task or state (ms); a kind of wait whose learned duration is steady takes its first poll at that duration plus a margin, even when that is longer (SPEC 26).', format: 'positive-int', default: 1000 },
     cloneSeconds: { doc: 'Longest wait for a clone task or a clone lock.', format: 'positive-int', default: 600 },
     taskSeconds: { doc: 'Longest wait for any other task (upload, resize, start, stop, destroy, volume delete).', format: 'positive-int', default: 300 },
     runningSeconds: { doc: 'Longest wait after start for status and qmpstatus both "running".', format: 'positive-int', default: 120 },
@@ -192,7 +192,7 @@ export const schema: Schema<Config> = {
       format: 'nat',
       default: 0,
     },
-    requestCostMs: { doc: 'With sim.apiWorkers, the time one request holds a worker, before timeScale (ms).', format: 'non-negative-number', default: 20 },
+    requestCostMs: { doc: 'With sim.apiWorkers, the time one request holds a worker, before timeScale (ms); a node\'s full VM listing holds it once more per VM running there (their QMP is asked).', format: 'non-negative-number', default: 20 },
     requestCostPerKibMs: { doc: 'With sim.apiWorkers, the time added per KiB of answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
     statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle (0: always current).", format: 'non-negative-number', default: 10 },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },

@@ -9,6 +9,7 @@ import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { parseMark } from './mark.js';
+import { vmListing } from './ownership.js';
 import { maybeNamed, qemuEntries, walkChain } from './resolve.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
@@ -28,7 +29,8 @@ interface Resolved {
 
 async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: DeleteRequest): Promise<Resolved> {
   const range = deps.config.proxmox.vmidRange;
-  const resources = await call(ctx, () => deps.api.clusterResources('vm', callOpts(ctx)));
+  // Shared with the process's other operations asking at once; sent after this asked, so after the name's lock.
+  const resources = await call(ctx, () => vmListing(deps, ctx));
   if (request.uid !== undefined) {
     // Correction 1: a clone in progress at the uid's VMID is not an absence.
     const chain = walkChain(resources, request.name, request.uid, range);

@@ -2,7 +2,9 @@
 // a task type from its UPID (`qmclone`, `imgcopy`, `resize`, `qmstart`,
 // ...), `running`, `address`. A wait's polls follow that expectation: the
 // first lands at about the expected duration, then short polls; with
-// nothing known yet, short polls doubling up.
+// nothing known yet, short polls doubling up. The spread of the samples
+// is learned too: a steady kind takes its first poll at its expected
+// time plus a margin, past pollMs if need be.
 
 /** The weight of one new observation in the running average. */
 const WEIGHT = 0.3;
@@ -14,6 +16,21 @@ const WEIGHT = 0.3;
  * goes back up by what it missed.
  */
 const OVER_AT_FIRST_LOOK = 0.98;
+/** Samples before a kind's spread says anything: one sample has none. */
+const STEADY_SAMPLES = 2;
+/**
+ * Steady: the samples' mean deviation is at most this share of their
+ * mean. Half, not less: the samples are poll times, so their spread holds
+ * the gaps between polls too (docs/decisions.md, "Calls per create").
+ */
+const STEADY_SPREAD = 0.5;
+
+interface Learned {
+  mean: number;
+  /** Running mean absolute deviation of the samples from the mean. */
+  spread: number;
+  samples: number;
+}
 
 export type WaitKind = string;
 
@@ -23,8 +40,13 @@ export interface ScheduleShape {
   shortMs: number;
   /** The longest gap between two polls while nothing is known (tasks: pollMs). */
   unknownCapMs: number;
-  /** Whether the first poll may wait past pollMs for the expected time (the address wait); tasks poll at least every pollMs. */
+  /** Whether the first poll may wait past pollMs for the expected time (the address wait); tasks poll at least every pollMs until their kind is steady. */
   firstMayExceedPoll: boolean;
+}
+
+/** The shape of the boards' waits (tasks, running): short polls from pollMs/8, never a gap above pollMs before a learned time. */
+export function boardShape(pollMs: number): ScheduleShape {
+  return { pollMs, shortMs: pollMs / 8, unknownCapMs: pollMs, firstMayExceedPoll: false };
 }
 
 /** The delays between one wait's polls. */
@@ -38,9 +60,16 @@ export class PollSchedule {
   constructor(
     readonly expectedMs: number | undefined,
     private readonly shape: ScheduleShape,
+    /**
+     * Set for a steady kind: the first poll comes at the expected time
+     * plus this margin, past pollMs if need be, so it lands after the end.
+     */
+    readonly marginMs?: number,
   ) {
     this.shortMs = Math.max(1, shape.shortMs);
-    this.plan = expectedMs === undefined ? [] : planTo(expectedMs, shape);
+    if (expectedMs === undefined) this.plan = [];
+    else if (marginMs !== undefined) this.plan = [Math.max(1, expectedMs + marginMs)];
+    else this.plan = planTo(expectedMs, shape);
     this.planned = this.plan.length;
   }
 
@@ -75,14 +104,24 @@ function planTo(expectedMs: number, shape: ScheduleShape): number[] {
 }
 
 export class Expectations {
-  private readonly learned = new Map<WaitKind, number>();
+  private readonly learned = new Map<WaitKind, Learned>();
 
   expected(kind: WaitKind): number | undefined {
-    return this.learned.get(kind);
+    return this.learned.get(kind)?.mean;
+  }
+
+  /** Whether the kind's samples are many and close enough to trust its first poll past pollMs. */
+  steady(kind: WaitKind): boolean {
+    const known = this.learned.get(kind);
+    return known !== undefined && known.samples >= STEADY_SAMPLES && known.spread <= STEADY_SPREAD * known.mean;
   }
 
   schedule(kind: WaitKind, shape: ScheduleShape): PollSchedule {
-    return new PollSchedule(this.learned.get(kind), shape);
+    const known = this.learned.get(kind);
+    if (known === undefined) return new PollSchedule(undefined, shape);
+    // A steady kind's first poll at the mean plus one short poll and the spread seen, so it lands after the end.
+    const margin = this.steady(kind) ? shape.shortMs + known.spread : undefined;
+    return new PollSchedule(known.mean, shape, margin);
   }
 
   /**
@@ -95,9 +134,18 @@ export class Expectations {
    */
   observe(kind: WaitKind, elapsedMs: number, schedule: PollSchedule): void {
     let sample = elapsedMs;
-    if (schedule.withinPlan) sample = elapsedMs * OVER_AT_FIRST_LOOK;
+    // The margin was added to the plan, not seen: without taking it off, every wait would push the mean up by it.
+    if (schedule.withinPlan) sample = (elapsedMs - (schedule.marginMs ?? 0)) * OVER_AT_FIRST_LOOK;
     else if (schedule.longGapMs > 0) sample = elapsedMs - schedule.longGapMs / 2;
     const before = this.learned.get(kind);
-    this.learned.set(kind, before === undefined ? sample : before + WEIGHT * (sample - before));
+    if (before === undefined) {
+      this.learned.set(kind, { mean: sample, spread: 0, samples: 1 });
+      return;
+    }
+    this.learned.set(kind, {
+      mean: before.mean + WEIGHT * (sample - before.mean),
+      spread: before.spread + WEIGHT * (Math.abs(sample - before.mean) - before.spread),
+      samples: before.samples + 1,
+    });
   }
 }

@@ -3,7 +3,10 @@
 // exist) fails them all at once; a Transient one is tried again at the
 // next poll, and fails them only after LISTING_TRIES in a row.
 import { TransientError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { jobIdsOf } from './context.js';
 import { classify, permanent, transient } from './errors.js';
+import type { PollLoop, Waiter } from './poll-loop.js';
 
 /**
  * One listing stands for every wait it answers: a single blip (a 5xx, a
@@ -41,5 +44,18 @@ export class ListingFailures {
         : transient(`${why} (${LISTING_TRIES} tries in a row): ${classified.reason}`, classified);
     };
     return { inARow, failWith };
+  }
+
+  /** A failed listing: one warn line for all its waiters, then each fails now or polls again when due. */
+  handle<T, W extends Waiter<T>>(err: unknown, at: { logger: Logger; line: string; fields: object; loop: PollLoop<T, W>; waiters: W[]; now: number }): void {
+    const { inARow, failWith } = this.failed(err);
+    at.logger.warn(
+      { ...at.fields, err: err instanceof Error ? err.message : String(err), inARow, waiting: at.waiters.length, jobIds: jobIdsOf(at.waiters.map((w) => w.ctx)) },
+      at.line,
+    );
+    for (const w of at.waiters) {
+      if (failWith !== undefined) at.loop.fail(w, failWith(w.what));
+      else if (at.loop.isDue(w, at.now)) at.loop.again(w);
+    }
   }
 }

@@ -4,12 +4,13 @@
 // another name is probed past; our name with a foreign mark, and a
 // hibernated VM of ours, are Permanent.
 import { NotFoundError } from '../errors.js';
-import type { VmConfig } from '../proxmox/api.js';
+import type { ClusterResource, VmConfig } from '../proxmox/api.js';
 import type { CreateSpec, OperationContext } from './types.js';
 import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
+import { sharedOr } from './shared-reads.js';
 import { parseMark } from './mark.js';
 import { qemuEntries } from './resolve.js';
 import { waitUnlocked } from './tasks.js';
@@ -62,6 +63,11 @@ export async function judge(
   return { kind: 'ours', vm: { node, vmid, config } };
 }
 
+/** `/cluster/resources?type=vm`, shared with the process's other creates and deletes asking at once, sent after this asked. */
+export function vmListing(deps: ProviderDeps, ctx: OperationContext): Promise<ClusterResource[]> {
+  return sharedOr(ctx, deps.waits?.reads.vms, () => deps.api.clusterResources('vm', callOpts(ctx)));
+}
+
 /** The holder of a VMID the clone found taken (F4); `gone` when it vanished meanwhile. */
 export async function holderOfVmid(
   deps: ProviderDeps,
@@ -69,7 +75,7 @@ export async function holderOfVmid(
   spec: Pick<CreateSpec, 'name' | 'uid'>,
   vmid: number,
 ): Promise<Holder> {
-  const resources = await call(ctx, () => deps.api.clusterResources('vm', callOpts(ctx)));
+  const resources = await call(ctx, () => vmListing(deps, ctx));
   const entry = resources.find((r) => r.vmid === vmid);
   if (!entry) return { kind: 'gone' };
   if (entry.type !== 'qemu' || entry.node === undefined) return { kind: 'other' };
@@ -82,7 +88,7 @@ export async function findOurs(
   ctx: OperationContext,
   spec: Pick<CreateSpec, 'name' | 'uid'>,
 ): Promise<FoundVm | undefined> {
-  const resources = await call(ctx, () => deps.api.clusterResources('vm', callOpts(ctx)));
+  const resources = await call(ctx, () => vmListing(deps, ctx));
   const named = qemuEntries(resources).filter((r) => r.name === spec.name && r.template !== 1);
   let ours: FoundVm | undefined;
   for (const entry of named) {

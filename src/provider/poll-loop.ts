@@ -99,6 +99,8 @@ export class PollLoop<T, W extends Waiter<T>> {
   private async run(): Promise<void> {
     this.running = true;
     try {
+      // Waiters that join in the same turn of the event loop share the first poll.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       while (this.waiters.size > 0) {
         const now = this.clock.now().getTime();
         const dueAt = Math.min(...[...this.waiters.keys()].map((w) => w.dueAt));

@@ -1,17 +1,23 @@
 // The per-process board of VMs waited on to run (SPEC 26, SPEC 13 step
-// 7): one `/cluster/resources?type=vm` per poll for all of them; a VM
-// whose entry shows `running` (or that has no entry) is confirmed with
-// its own `status/current`, which alone decides: `status` and `qmpstatus`
-// both `running`. The entry's status comes from pvestatd and may lag one
-// cycle (SPEC 23, 10 s): a VM that runs but still shows `stopped` is
-// seen at the next cycle, within the budget; one shown `running` while
-// paused (F14) fails its confirmation and waits on.
-import type { ClusterResource } from '../proxmox/api.js';
+// 7), one loop per node. A poll with one VM due asks its
+// `status/current`; a poll with more asks the node's VM listing once
+// (`GET /nodes/{node}/qemu?full=1`) while that pays (node-load.ts: the
+// listing asks the QMP of every running VM on the node, ours or not, so
+// only while those are at most a small multiple of ours due), else each
+// VM's status/current. The listing answers `status` and
+// `qmpstatus` for every VM on the node as status/current does (both come
+// from qemu-server's vmstatus, live from the pid and QMP, not from
+// pvestatd): both `running` ends the wait, paused (F14) or stopped waits
+// on. A VM the listing does not show asks its own status/current, which
+// says why (gone, another node). One VM alone never costs a listing of
+// every VM on its node.
+import type { NodeVmEntry } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts, jobIdsOf } from './context.js';
+import { callOpts } from './context.js';
 import { classifyCall } from './errors.js';
 import { ListingFailures } from './listing-failures.js';
-import type { ScheduleShape } from './expectations.js';
+import type { NodeLoad } from './node-load.js';
+import { boardShape, type ScheduleShape } from './expectations.js';
 import { PollLoop, type Waiter } from './poll-loop.js';
 import type { BoardDeps } from './task-board.js';
 
@@ -22,29 +28,40 @@ interface RunningWaiter extends Waiter<true> {
   vmid: number;
 }
 
-export class RunningBoard {
-  private readonly loop: PollLoop<true, RunningWaiter>;
-  private readonly shape: ScheduleShape;
-  private readonly failures = new ListingFailures('the cluster resources');
+interface NodeRuns {
+  loop: PollLoop<true, RunningWaiter>;
+  failures: ListingFailures;
+}
 
-  constructor(private readonly deps: BoardDeps) {
-    this.shape = { pollMs: deps.pollMs, shortMs: deps.pollMs / 8, unknownCapMs: deps.pollMs, firstMayExceedPoll: false };
-    this.loop = new PollLoop<true, RunningWaiter>(deps, (waiters, now) => this.tick(waiters, now), deps.pollMs / 8);
+function runs(s: { status: string; qmpstatus?: string | undefined }): boolean {
+  return s.status === 'running' && (s.qmpstatus ?? 'running') === 'running';
+}
+
+export class RunningBoard {
+  private readonly nodes = new Map<string, NodeRuns>();
+  private readonly shape: ScheduleShape;
+
+  constructor(
+    private readonly deps: BoardDeps,
+    private readonly load: NodeLoad,
+  ) {
+    this.shape = boardShape(deps.pollMs);
   }
 
+  /** Waits for the VM to run; the first look is at once (after a start that ended OK it normally runs). */
   wait(ctx: OperationContext, node: string, vmid: number, budgetSeconds: number): Promise<void> {
     const startedAt = this.deps.now().getTime();
     const schedule = this.deps.expectations.schedule(RUNNING, this.shape);
     const deadline = startedAt + budgetSeconds * 1000;
     return new Promise<true>((resolve, reject) => {
-      this.loop.join({
+      this.loopOf(node).loop.join({
         ctx,
         what: `VM ${vmid} on ${node} to run`,
         budgetSeconds,
         startedAt,
         deadline,
         schedule,
-        dueAt: Math.min(startedAt + schedule.next(), deadline),
+        dueAt: startedAt,
         node,
         vmid,
         resolve,
@@ -53,54 +70,68 @@ export class RunningBoard {
     }).then(() => undefined);
   }
 
-  private async tick(waiters: RunningWaiter[], now: number): Promise<void> {
-    let resources: ClusterResource[];
-    try {
-      resources = await this.deps.api.clusterResources('vm');
-      this.failures.succeeded();
-    } catch (err) {
-      this.listingFailed(waiters, now, err);
+  private loopOf(node: string): NodeRuns {
+    let runs = this.nodes.get(node);
+    if (runs === undefined) {
+      const failures = new ListingFailures(`the VMs of node ${node}`);
+      const loop: PollLoop<true, RunningWaiter> = new PollLoop<true, RunningWaiter>(
+        this.deps,
+        (waiters, now) => this.tick(node, { loop, failures }, waiters, now),
+        this.deps.pollMs / 8,
+      );
+      runs = { loop, failures };
+      this.nodes.set(node, runs);
+    }
+    return runs;
+  }
+
+  private async tick(node: string, state: NodeRuns, waiters: RunningWaiter[], now: number): Promise<void> {
+    const due = waiters.filter((w) => state.loop.isDue(w, now));
+    if (!this.load.listingPays(node, due.length, new Set(waiters.map((w) => w.vmid)))) {
+      await Promise.all(due.map((w) => this.confirm(state.loop, w, now)));
       return;
     }
-    const byVmid = new Map(resources.filter((r) => r.type === 'qemu').map((r) => [r.vmid, r]));
-    await Promise.all(
-      waiters.map(async (w) => {
-        const entry = byVmid.get(w.vmid);
-        const looksRunning = entry?.status === 'running';
-        if (!looksRunning && !this.loop.isDue(w, now)) return;
-        if (entry !== undefined && !looksRunning) {
-          this.loop.again(w);
-          return;
-        }
-        await this.confirm(w, now);
-      }),
-    );
+    let entries: NodeVmEntry[];
+    try {
+      entries = await this.deps.api.nodeVms(node);
+      state.failures.succeeded();
+      this.load.sawNode(node, entries);
+    } catch (err) {
+      this.listingFailed(node, state, waiters, now, err);
+      return;
+    }
+    const byVmid = new Map(entries.map((e) => [e.vmid, e]));
+    const unlisted: Promise<void>[] = [];
+    for (const w of waiters) {
+      if (!state.loop.has(w)) continue;
+      const entry = byVmid.get(w.vmid);
+      if (entry !== undefined && runs(entry)) this.ran(state.loop, w, now);
+      else if (!state.loop.isDue(w, now)) continue;
+      else if (entry !== undefined) state.loop.again(w);
+      else unlisted.push(this.confirm(state.loop, w, now));
+    }
+    await Promise.all(unlisted);
   }
 
-  /** status/current decides (SPEC 13 step 7); a VM with no entry answers its own error here. */
-  private async confirm(w: RunningWaiter, now: number): Promise<void> {
+  /** The VM's own status/current: one VM due alone, or one the listing did not show (its error says why). */
+  private async confirm(loop: PollLoop<true, RunningWaiter>, w: RunningWaiter, now: number): Promise<void> {
     try {
       const s = await this.deps.api.statusCurrent(w.node, w.vmid, callOpts(w.ctx));
-      if (s.status === 'running' && (s.qmpstatus ?? 'running') === 'running') {
-        this.deps.expectations.observe(RUNNING, now - w.startedAt, w.schedule);
-        this.loop.settle(w, true);
-      } else {
-        this.loop.again(w);
-      }
+      if (runs(s)) this.ran(loop, w, now);
+      else loop.again(w);
     } catch (err) {
-      this.loop.fail(w, classifyCall(err, w.ctx.signal));
+      loop.fail(w, classifyCall(err, w.ctx.signal));
     }
   }
 
-  private listingFailed(waiters: RunningWaiter[], now: number, err: unknown): void {
-    const { inARow, failWith } = this.failures.failed(err);
-    this.deps.logger.warn(
-      { err: err instanceof Error ? err.message : String(err), inARow, waiting: waiters.length, jobIds: jobIdsOf(waiters.map((w) => w.ctx)) },
-      'listing the cluster resources failed',
-    );
-    for (const w of waiters) {
-      if (failWith !== undefined) this.loop.fail(w, failWith(w.what));
-      else if (this.loop.isDue(w, now)) this.loop.again(w);
-    }
+  private ran(loop: PollLoop<true, RunningWaiter>, w: RunningWaiter, now: number): void {
+    // The first look is at once, not on the schedule (dueAt is still startedAt): only waits that needed another teach it.
+    if (w.dueAt !== w.startedAt) this.deps.expectations.observe(RUNNING, now - w.startedAt, w.schedule);
+    loop.settle(w, true);
   }
+
+  private listingFailed(node: string, state: NodeRuns, waiters: RunningWaiter[], now: number, err: unknown): void {
+    state.failures.handle(err, { logger: this.deps.logger, line: 'listing the VMs of a node failed', fields: { node }, loop: state.loop, waiters, now });
+  }
+
 }

@@ -7,10 +7,10 @@
 import type { Logger } from '../log.js';
 import type { ProxmoxApi, TaskListEntry, Upid } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts, jobIdsOf } from './context.js';
+import { callOpts } from './context.js';
 import { classifyCall } from './errors.js';
 import { ListingFailures } from './listing-failures.js';
-import type { Expectations, ScheduleShape } from './expectations.js';
+import { boardShape, type Expectations, type ScheduleShape } from './expectations.js';
 import { PollLoop, type LoopClock, type Waiter } from './poll-loop.js';
 
 /**
@@ -63,7 +63,7 @@ export class TaskBoard {
   private readonly shape: ScheduleShape;
 
   constructor(private readonly deps: BoardDeps) {
-    this.shape = { pollMs: deps.pollMs, shortMs: deps.pollMs / 8, unknownCapMs: deps.pollMs, firstMayExceedPoll: false };
+    this.shape = boardShape(deps.pollMs);
   }
 
   /** Resolves with the task's exit status once it stopped; rejects on budget, cancellation or a failed read. */
@@ -154,14 +154,7 @@ export class TaskBoard {
   }
 
   private listingFailed(node: string, state: NodeWaits, waiters: TaskWaiter[], now: number, err: unknown): void {
-    const { inARow, failWith } = state.failures.failed(err);
-    this.deps.logger.warn(
-      { node, err: err instanceof Error ? err.message : String(err), inARow, waiting: waiters.length, jobIds: jobIdsOf(waiters.map((w) => w.ctx)) },
-      'listing the tasks of a node failed',
-    );
-    for (const w of waiters) {
-      if (failWith !== undefined) state.loop.fail(w, failWith(w.what));
-      else if (state.loop.isDue(w, now)) state.loop.again(w);
-    }
+    state.failures.handle(err, { logger: this.deps.logger, line: 'listing the tasks of a node failed', fields: { node }, loop: state.loop, waiters, now });
   }
+
 }

@@ -133,9 +133,10 @@ export async function waitUnlocked(
 
 /**
  * Waits until `status` and `qmpstatus` are both `running` (SPEC 13 step
- * 7). One status/current first: after a start that ended OK the VM
- * normally runs. Only a VM that does not yet run joins the running
- * board (one /cluster/resources per poll for every such VM, SPEC 26).
+ * 7). With the process's waits the running board answers, looking at
+ * once (after a start that ended OK the VM normally runs): one
+ * status/current for a VM due alone, one node VM listing for several
+ * (SPEC 26).
  */
 export async function waitRunning(deps: ProviderDeps, ctx: OperationContext, node: string, vmid: number): Promise<void> {
   const budgetSeconds = deps.config.budgets.runningSeconds;
@@ -152,6 +153,5 @@ export async function waitRunning(deps: ProviderDeps, ctx: OperationContext, nod
     return;
   }
   throwIfAborted(ctx.signal);
-  if (await runs()) return;
   await deps.waits.running.wait(ctx, node, vmid, budgetSeconds);
 }

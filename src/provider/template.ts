@@ -8,6 +8,7 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
 import { call } from './call.js';
+import { sharedOr } from './shared-reads.js';
 import { describeTemplate, type NodeImageTemplate } from './template-ref.js';
 import { bootDisk, cloudInitDrive, diskSizeBytes, GIB } from './vm-config.js';
 
@@ -21,7 +22,8 @@ export async function checkTemplate(
   const what = `image ${image.image}'s ${describeTemplate(template)}`;
   let config: VmConfig;
   try {
-    config = await call(ctx, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx)));
+    const shared = deps.waits?.reads.config(template.node, template.vmid);
+    config = await call(ctx, () => sharedOr(ctx, shared, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx))));
   } catch (err) {
     if (err instanceof NotFoundError) throw permanent(`${what} does not exist; fix ${image.key}`, err);
     throw err;

@@ -1,18 +1,24 @@
 // What one provider instance (one worker process) shares between all its
-// operations' waits (SPEC 26): the learned durations, the task board and
-// the running board. Deps built without them (tests of a helper alone)
+// operations' waits (SPEC 26): the learned durations, the task board,
+// the running board, the step reads creates share and the running VMs
+// seen per node. Deps built without them (tests of a helper alone)
 // poll each task and VM on its own, as before.
 import type { Logger } from '../log.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import type { Sleep } from './sleep.js';
 import { Expectations } from './expectations.js';
+import { NodeLoad } from './node-load.js';
 import { RunningBoard } from './running-board.js';
+import { SharedReads } from './shared-reads.js';
 import { TaskBoard } from './task-board.js';
 
 export interface Waits {
   expectations: Expectations;
   tasks: TaskBoard;
   running: RunningBoard;
+  reads: SharedReads;
+  /** The running VMs seen on each node: whether the running board's node listing pays. */
+  load: NodeLoad;
 }
 
 export interface WaitsDeps {
@@ -26,5 +32,6 @@ export interface WaitsDeps {
 export function createWaits(deps: WaitsDeps): Waits {
   const expectations = new Expectations();
   const boardDeps = { ...deps, expectations };
-  return { expectations, tasks: new TaskBoard(boardDeps), running: new RunningBoard(boardDeps) };
+  const load = new NodeLoad();
+  return { expectations, tasks: new TaskBoard(boardDeps), running: new RunningBoard(boardDeps, load), reads: new SharedReads(deps.api, load), load };
 }

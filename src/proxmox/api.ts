@@ -83,6 +83,11 @@ export interface VmStatus {
   vmid?: number;
 }
 
+/** One VM of `GET /nodes/{node}/qemu?full=1`: vmstatus of qemu-server, `qmpstatus` from QMP as in status/current. */
+export interface NodeVmEntry extends VmStatus {
+  vmid: number;
+}
+
 export interface CloneParams {
   newid: number;
   name: string;
@@ -188,6 +193,8 @@ export interface ProxmoxApi {
   /** Synchronous `PUT .../config`; values go out as a form body. */
   putConfig(node: string, vmid: number, params: Record<string, string | number>, opts?: CallOptions): Promise<void>;
   statusCurrent(node: string, vmid: number, opts?: CallOptions): Promise<VmStatus>;
+  /** `GET /nodes/{node}/qemu?full=1`: every VM on the node with `status` and `qmpstatus`, as status/current reads them (SPEC 26). */
+  nodeVms(node: string, opts?: CallOptions): Promise<NodeVmEntry[]>;
   clone(node: string, templateVmid: number, params: CloneParams, opts?: CallOptions): Promise<Upid>;
   /** `size` as Proxmox takes it: `10G`, `+2G`. A task (F20). */
   resize(node: string, vmid: number, disk: string, size: string, opts?: CallOptions): Promise<Upid>;

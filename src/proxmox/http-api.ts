@@ -24,6 +24,7 @@ import type {
   VersionInfo,
   VmConfig,
   VmStatus,
+  NodeVmEntry,
 } from './api.js';
 import { createCaLoader } from './ca.js';
 import type { CaLoader } from './ca.js';
@@ -151,6 +152,7 @@ export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
       await call('putConfig', vm(node, vmid), { form: params }, opts);
     },
     statusCurrent: async (node, vmid, opts) => (await call('statusCurrent', vm(node, vmid), {}, opts)) as VmStatus,
+    nodeVms: async (node, opts) => (await call('nodeVms', { node }, { query: { full: 1 } }, opts)) as NodeVmEntry[],
     clone: async (node, templateVmid, params, opts) => {
       const form = withoutUndefined({
         newid: params.newid,

@@ -5,8 +5,11 @@
 // few requests at a time and the rest wait. The simulator models that as
 // `workers` slots; a request holds one for `costMs` plus `costPerKibMs`
 // per KiB of its answer (a /cluster/resources of 10,000 VMs costs more
-// than a config read), scaled by timeScale like every simulated duration;
-// requests beyond the slots wait in arrival order. 0 workers: no model.
+// than a config read), plus `costMs` for each running VM whose QMP the
+// handler asked (a `GET /nodes/{node}/qemu?full=1` asks every running VM
+// of the node, qemu-server's vmstatus), scaled by timeScale like every
+// simulated duration; requests beyond the slots wait in arrival order.
+// 0 workers: no model.
 //
 // Time is kept on a virtual schedule: a slot's next request starts when
 // its last one ended on that schedule, not when the timer that ended it
@@ -75,8 +78,11 @@ export class ApiCapacity {
     return this.options.workers > 0;
   }
 
-  /** Runs `work` when a slot is free and holds the slot for its cost; with the model off, at once. */
-  async serve<T>(work: () => Promise<T>, bytesOf: (value: T) => number = answerBytes): Promise<T> {
+  /**
+   * Runs `work` when a slot is free and holds the slot for its cost; with the model off, at once.
+   * `qmpVmsOf` (read once the work ended): the running VMs whose QMP it asked, each charged one request's cost.
+   */
+  async serve<T>(work: () => Promise<T>, bytesOf: (value: T) => number = answerBytes, qmpVmsOf: () => number = () => 0): Promise<T> {
     if (!this.enabled) return work();
     const arrivedAt = this.now();
     const freeAt = await this.acquire();
@@ -84,13 +90,15 @@ export class ApiCapacity {
     this.counts.inProgress += 1;
     this.counts.peakInProgress = Math.max(this.counts.peakInProgress, this.counts.inProgress);
     let bytes = 0;
+    let qmpVms = 0;
     try {
       const value = await work();
       bytes = bytesOf(value);
+      qmpVms = qmpVmsOf();
       return value;
     } finally {
       // An error answer is small: it costs the base alone.
-      const end = start + this.cost(bytes);
+      const end = start + this.cost(bytes, qmpVms);
       this.counts.served += 1;
       this.counts.waitedMs += start - arrivedAt;
       this.counts.busyMs += end - start;
@@ -111,8 +119,8 @@ export class ApiCapacity {
     this.counts = { ...ApiCapacity.zero(), inProgress, waiting, peakInProgress: inProgress, peakWaiting: waiting };
   }
 
-  private cost(bytes: number): number {
-    const ms = this.options.costMs + this.options.costPerKibMs * (bytes / 1024);
+  private cost(bytes: number, qmpVms: number): number {
+    const ms = this.options.costMs * (1 + qmpVms) + this.options.costPerKibMs * (bytes / 1024);
     return ms * this.options.timeScale;
   }
 

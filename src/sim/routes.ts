@@ -4,7 +4,7 @@ import type { Handler } from './handlers/context.js';
 import { clusterResources, nodeStatus, nodes, version } from './handlers/cluster.js';
 import { getConfig, putConfig } from './handlers/qemu-config.js';
 import { clone, destroy, resize, start, stop } from './handlers/qemu-lifecycle.js';
-import { agentInterfaces, statusCurrent } from './handlers/qemu-status.js';
+import { agentInterfaces, nodeVms, statusCurrent } from './handlers/qemu-status.js';
 import { deleteVolume, storageContent, storages, upload } from './handlers/storage.js';
 import { taskLog, taskStatus } from './handlers/tasks.js';
 import { nodeTasks } from './handlers/task-list.js';
@@ -19,6 +19,7 @@ export const ROUTES: Record<string, Handler> = {
   [`GET ${QEMU}/config`]: getConfig,
   [`PUT ${QEMU}/config`]: putConfig,
   [`GET ${QEMU}/status/current`]: statusCurrent,
+  'GET /nodes/{node}/qemu': nodeVms,
   [`POST ${QEMU}/clone`]: clone,
   [`PUT ${QEMU}/resize`]: resize,
   [`POST ${QEMU}/status/start`]: start,

@@ -19,7 +19,7 @@ import { ROUTES, UPLOAD_ROUTE } from './routes.js';
 import { ApiSchema, verifyParameters } from './schema.js';
 import { Simulator, type SimulatorOptions } from './simulator.js';
 import { texts } from './texts.js';
-import type { UploadedFile } from './handlers/context.js';
+import type { HandlerContext, UploadedFile } from './handlers/context.js';
 
 const API_PREFIX = '/api2/json';
 
@@ -123,11 +123,16 @@ class SimServer {
       if (drop !== undefined && drop.afterEffect !== true) return this.drop(req, record);
       const delay = (this.sim.options.latencyMs ?? 0) + this.sim.faults.latencyMs;
       if (delay > 0) await sleep(delay);
-      const data = await this.sim.capacity.serve(async () => {
-        const fault = this.sim.faults.errorFor(method, path);
-        if (fault !== undefined) throw errorFaultAnswer(fault);
-        return this.answer(req, method, path, url.searchParams, record.params);
-      });
+      const work = { qmpVms: 0 };
+      const data = await this.sim.capacity.serve(
+        async () => {
+          const fault = this.sim.faults.errorFor(method, path);
+          if (fault !== undefined) throw errorFaultAnswer(fault);
+          return this.answer(req, method, path, url.searchParams, record.params, work);
+        },
+        undefined,
+        () => work.qmpVms,
+      );
       if (drop !== undefined) return this.drop(req, record);
       record.status = 200;
       sendData(res, data);
@@ -151,7 +156,14 @@ class SimServer {
     req.socket.destroy();
   }
 
-  private async answer(req: IncomingMessage, method: string, path: string, query: URLSearchParams, recorded: Record<string, string>): Promise<unknown> {
+  private async answer(
+    req: IncomingMessage,
+    method: string,
+    path: string,
+    query: URLSearchParams,
+    recorded: Record<string, string>,
+    work: HandlerContext['work'],
+  ): Promise<unknown> {
     const owner = checkToken(req.headers.authorization, this.sim.options.tokens);
     const relPath = path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX ? path.slice(API_PREFIX.length) || '/' : undefined;
     if (relPath === undefined) throw bareError(404, 'Not Found');
@@ -177,7 +189,7 @@ class SimServer {
       if (this.sim.faults.nodeOffline(node)) throw bareError(595, 'No route to host');
     }
     verifyParameters(match.properties, params);
-    const data = handler({ sim: this.sim, params, owner, properties: match.properties, upload });
+    const data = handler({ sim: this.sim, params, owner, properties: match.properties, upload, work });
     return data;
   }
 }

@@ -92,6 +92,7 @@ import type {
   VersionInfo,
   VmConfig,
   VmStatus,
+  NodeVmEntry,
 } from '../../src/proxmox/api.js';
 import { fixtureData } from '../support/fixtures.js';
 import { fakeErrors, fakeTaskExits } from './fake-errors.js';
@@ -451,6 +452,20 @@ export class FakeProxmox implements ProxmoxApi {
       ...(lock ? { lock } : {}),
       ...(agentEnabled(vm.config) ? { agent: 1 } : {}),
     };
+  }
+
+  async nodeVms(node: string, opts?: CallOptions): Promise<NodeVmEntry[]> {
+    await this.enter('nodeVms', [node], opts);
+    this.node(node);
+    return [...this.vms.values()]
+      .filter((vm) => vm.node === node && vm.kind === 'qemu')
+      .map((vm) => ({
+        vmid: vm.vmid,
+        status: vm.status,
+        qmpstatus: vm.qmpstatus,
+        ...(vm.config.name !== undefined ? { name: vm.config.name } : {}),
+        ...(vm.config.lock ? { lock: vm.config.lock } : {}),
+      }));
   }
 
   async clone(node: string, templateVmid: number, params: CloneParams, opts?: CallOptions): Promise<Upid> {

@@ -1,7 +1,7 @@
-// SPEC 26, SPEC 13 step 7, SPEC 1 and 10: the running wait asks
-// status/current once and joins the running board (one
-// /cluster/resources per poll for every VM waited on) only when the VM
-// does not run yet; the address wait asks only the guest agent while it
+// SPEC 26, SPEC 13 step 7, SPEC 1 and 10: the running board asks a VM
+// due alone its status/current and several at once one node VM listing
+// (`/nodes/{node}/qemu?full=1`) per poll while the node's other running
+// VMs are few beside them, else each its status/current; the address wait asks only the guest agent while it
 // is not up; poll schedules follow the learned durations.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
@@ -21,6 +21,14 @@ function boarded(pve = new FakeProxmox()): Harness & { deps: ProviderDeps } {
   return { ...h, deps: { ...h.deps, waits } };
 }
 
+/** The name look-up's cluster listing as a create makes it before its waits: the process then knows what runs on each node. */
+async function lookedUp(h: Harness & { deps: ProviderDeps }): Promise<void> {
+  const waits = h.deps.waits;
+  if (waits === undefined) throw new Error('no waits');
+  await waits.reads.vms.read(new AbortController().signal);
+  h.pve.calls.length = 0;
+}
+
 const TASK_SHAPE: ScheduleShape = { pollMs: 1000, shortMs: 125, unknownCapMs: 1000, firstMayExceedPoll: false };
 
 function delays(schedule: PollSchedule, n: number): number[] {
@@ -35,34 +43,96 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
     expect(h.pve.methods()).to.deep.equal(['statusCurrent']);
   });
 
-  it('VMs that do not run yet share one /cluster/resources per poll, each confirmed by its own status/current', async () => {
+  it('VMs waited on at once share one node VM listing per poll, which alone decides: paused waits on (F14)', async () => {
     const h = boarded();
-    for (const vmid of [150, 151, 152]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'prelaunch' });
-    // The VMs go on after the third listing; resources shows them running all along (F14).
-    h.pve.on('clusterResources', () => {
-      if (h.pve.count('clusterResources') < 3) return;
+    for (const vmid of [150, 151, 152]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
+    await lookedUp(h);
+    // The VMs go on at the second listing.
+    h.pve.on('nodeVms', () => {
+      if (h.pve.count('nodeVms') < 2) return;
       for (const vmid of [150, 151, 152]) {
         const vm = h.pve.vm(vmid);
         if (vm) vm.qmpstatus = 'running';
       }
     });
     await Promise.all([150, 151, 152].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
-    expect(h.pve.count('clusterResources')).to.equal(3);
-    // One first look each, one failed confirmation each after listings 1 and 2, one that holds.
-    expect(h.pve.count('statusCurrent')).to.equal(3 * 4);
+    expect(h.pve.count('nodeVms')).to.equal(2);
+    expect(h.pve.count('statusCurrent')).to.equal(0);
+    expect(h.pve.count('clusterResources')).to.equal(0);
   });
 
-  it('a VM whose entry is not running is not asked again until the entry says so', async () => {
+  it('a VM the node listing does not show asks its own status/current at once, whose error it gets; the others go on', async () => {
     const h = boarded();
-    h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'stopped' });
-    h.pve.on('clusterResources', () => {
-      if (h.pve.count('clusterResources') < 4) return;
-      const vm = h.pve.vm(150);
-      if (vm) [vm.status, vm.qmpstatus] = ['running', 'running'];
+    for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
+    await lookedUp(h);
+    h.pve.on('nodeVms', () => {
+      if (h.pve.count('nodeVms') < 2) return;
+      for (const vmid of [150, 151]) {
+        const vm = h.pve.vm(vmid);
+        if (vm) vm.qmpstatus = 'running';
+      }
     });
+    const [gone, ...there] = await Promise.allSettled([999, 150, 151].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
+    expect(gone?.status).to.equal('rejected');
+    expect(String((gone as PromiseRejectedResult).reason)).to.contain("Configuration file 'nodes/pv1-1/qemu-server/999.conf' does not exist");
+    expect(there.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled']);
+    // Its own status right after the first listing, not once it is left alone.
+    expect(h.pve.methods()).to.deep.equal(['nodeVms', 'statusCurrent', 'nodeVms']);
+  });
+
+  it('a node where many VMs not ours run: each VM due asks its own status/current, never the listing that would ask all their QMP', async () => {
+    const h = boarded();
+    for (let vmid = 100; vmid < 110; vmid++) h.pve.addVm({ vmid, config: { name: `other${vmid}` }, status: 'running' });
+    for (const vmid of [150, 151, 152]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
+    await lookedUp(h);
+    h.pve.on('statusCurrent', () => {
+      if (h.pve.count('statusCurrent') < 4) return;
+      for (const vmid of [150, 151, 152]) {
+        const vm = h.pve.vm(vmid);
+        if (vm) vm.qmpstatus = 'running';
+      }
+    });
+    await Promise.all([150, 151, 152].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
+    expect(h.pve.count('nodeVms')).to.equal(0);
+    expect(h.pve.count('statusCurrent')).to.be.at.least(6);
+  });
+
+  it('a node listing that shows many VMs not ours running turns the next polls to status/current', async () => {
+    const h = boarded();
+    for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
+    await lookedUp(h);
+    // Started since the look-up: the listing is the first to show them.
+    for (let vmid = 100; vmid < 110; vmid++) h.pve.addVm({ vmid, config: { name: `other${vmid}` }, status: 'running' });
+    h.pve.on('statusCurrent', () => {
+      for (const vmid of [150, 151]) {
+        const vm = h.pve.vm(vmid);
+        if (vm) vm.qmpstatus = 'running';
+      }
+    });
+    await Promise.all([150, 151].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
+    expect(h.pve.count('nodeVms')).to.equal(1);
+    expect(h.pve.methods().slice(0, 3)).to.deep.equal(['nodeVms', 'statusCurrent', 'statusCurrent']);
+  });
+
+  it('a node this process has not seen listed: status/current for each VM due', async () => {
+    const h = boarded();
+    for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running' });
+    await Promise.all([150, 151].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
+    expect(h.pve.methods()).to.deep.equal(['statusCurrent', 'statusCurrent']);
+  });
+
+  it('a VM running at the first look teaches the running wait nothing; one seen later does', async () => {
+    const h = boarded();
+    h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'running' });
     await waitRunning(h.deps, h.ctx, 'pv1-1', 150);
-    expect(h.pve.count('clusterResources')).to.equal(4);
-    expect(h.pve.count('statusCurrent')).to.equal(2);
+    expect(h.deps.waits?.expectations.expected('running')).to.equal(undefined);
+    h.pve.addVm({ vmid: 151, config: { name: 'b' }, status: 'running', qmpstatus: 'paused' });
+    h.pve.on('statusCurrent', () => {
+      const vm = h.pve.vm(151);
+      if (vm && h.pve.count('statusCurrent') >= 3) vm.qmpstatus = 'running';
+    });
+    await waitRunning(h.deps, h.ctx, 'pv1-1', 151);
+    expect(h.deps.waits?.expectations.expected('running')).to.be.above(0);
   });
 
   it('gives up after budgets.runningSeconds', async () => {
@@ -73,14 +143,17 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
     expect(err.message).to.equal(`gave up waiting for VM 150 on pv1-1 to run after ${h.config.budgets.runningSeconds} s`);
   });
 
-  it('a Permanent resources failure fails the running waits at once', async () => {
+  it('a Permanent failure of the node listing fails every running wait on the node at once', async () => {
     const h = boarded();
-    h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'stopped' });
-    h.pve.failNext('clusterResources', fakeErrors.authFailed());
-    const err = await rejection(waitRunning(h.deps, h.ctx, 'pv1-1', 150));
-    expect(err).to.be.instanceOf(PermanentError);
-    expect(err.message).to.contain('could not list the cluster resources while waiting for VM 150 on pv1-1 to run');
-    expect(h.pve.count('clusterResources')).to.equal(1);
+    for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'stopped' });
+    await lookedUp(h);
+    h.pve.failNext('nodeVms', fakeErrors.authFailed());
+    const errors = await Promise.all([150, 151].map((vmid) => rejection(waitRunning(h.deps, h.ctx, 'pv1-1', vmid))));
+    for (const [i, err] of errors.entries()) {
+      expect(err).to.be.instanceOf(PermanentError);
+      expect(err.message).to.contain(`could not list the VMs of node pv1-1 while waiting for VM ${150 + i} on pv1-1 to run`);
+    }
+    expect(h.pve.count('nodeVms')).to.equal(1);
   });
 });
 
@@ -180,5 +253,41 @@ describe('poll schedules (SPEC 26)', () => {
     delays(onTime, 2);
     e.observe('qmclone', 1875, onTime);
     expect(e.expected('qmclone')).to.be.below(1875).and.above(1800);
+  });
+
+  /** Two waits of the kind seen at these times, each over at a poll outside any plan. */
+  function learnedFrom(kind: string, ...elapsed: number[]): Expectations {
+    const e = new Expectations();
+    for (const ms of elapsed) e.observe(kind, ms, new PollSchedule(undefined, TASK_SHAPE));
+    return e;
+  }
+
+  it('a steady task expected later than pollMs: its first poll at the expected time plus a margin (a short poll and the spread), past pollMs, then short polls', () => {
+    const e = learnedFrom('qmclone', 2000, 2000);
+    expect(e.steady('qmclone')).to.equal(true);
+    // 2000 learned, margin one short poll (125) and no spread.
+    expect(delays(e.schedule('qmclone', TASK_SHAPE), 4)).to.deep.equal([2125, 125, 250, 500]);
+    // 2000 then 2400: mean 2120, spread 120; the first poll waits for the spread too.
+    const spread = learnedFrom('qmclone', 2000, 2400);
+    expect(spread.schedule('qmclone', TASK_SHAPE).next()).to.be.closeTo(2120 + 125 + 120, 1e-9);
+  });
+
+  it('one sample, or samples far apart, keep every gap within pollMs', () => {
+    const once = learnedFrom('qmclone', 2000);
+    expect(once.steady('qmclone')).to.equal(false);
+    expect(Math.max(...delays(once.schedule('qmclone', TASK_SHAPE), 4))).to.be.at.most(1000);
+    const wide = learnedFrom('qmclone', 1000, 9000);
+    expect(wide.steady('qmclone')).to.equal(false);
+    expect(Math.max(...delays(wide.schedule('qmclone', TASK_SHAPE), 8))).to.be.at.most(1000);
+  });
+
+  it('the margin of a steady first poll is not learned: waits over at it bring the expectation down, not up', () => {
+    const e = learnedFrom('qmclone', 2000, 2000);
+    for (let i = 0; i < 5; i++) {
+      const schedule = e.schedule('qmclone', TASK_SHAPE);
+      const first = schedule.next();
+      e.observe('qmclone', first, schedule);
+    }
+    expect(e.expected('qmclone')).to.be.below(2000).and.above(1900);
   });
 });

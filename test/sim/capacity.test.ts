@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { ApiCapacity, answerBytes, type CapacityOptions } from '../../src/sim/capacity.js';
 import { rawJson } from '../../src/sim/http-io.js';
-import { startTestSim, type TestSim } from './sim-helpers.js';
+import { NODES, startTestSim, type TestSim } from './sim-helpers.js';
 
 /** A model on a clock that never moves and holds that end at once: only order and accounting remain. */
 function frozenModel(options: Partial<CapacityOptions>): ApiCapacity {
@@ -138,6 +138,17 @@ describe('simulator API capacity model (SPEC 26)', () => {
       const counters = (await sim.control('GET', 'capacity')) as { busyMs: number };
       expect(counters.busyMs).to.be.closeTo(Buffer.byteLength(answer.body) / 1024, 0.01);
       expect(await sim.control('DELETE', 'capacity')).to.include({ served: 0, busyMs: 0, peakInProgress: 0 });
+    });
+
+    it("charges a node's full VM listing one request for each VM running on the node, as its QMP is asked for each (qemu-server vmstatus)", async () => {
+      sim = await startTestSim({ vms: 20, apiWorkers: 3, requestCostMs: 10, requestCostPerKibMs: 0 });
+      const listed = await sim.data<{ status: string }[]>('GET', `/nodes/${NODES[0] ?? ''}/qemu`);
+      const running = listed.filter((vm) => vm.status === 'running').length;
+      expect(running).to.be.at.least(2);
+      await sim.control('DELETE', 'capacity');
+      await sim.api('GET', `/nodes/${NODES[0] ?? ''}/qemu`, { full: 1 });
+      const counters = (await sim.control('GET', 'capacity')) as { busyMs: number };
+      expect(counters.busyMs).to.be.closeTo(10 * (1 + running), 0.01);
     });
   });
 });

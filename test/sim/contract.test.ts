@@ -84,6 +84,19 @@ const ONE_NODE: Record<string, Scenario> = {
     };
   },
 
+  "the node's VM listing with full=1 tells status and qmpstatus as status/current does (SPEC 26)": async (world) => {
+    const { api } = world;
+    await cloned(world);
+    const look = async (): Promise<unknown> => {
+      const entry = (await api.nodeVms('pv1-1')).find((e) => e.vmid === 199999);
+      const status = await api.statusCurrent('pv1-1', 199999);
+      return { listed: [entry?.status, entry?.qmpstatus, entry?.name], own: [status.status, status.qmpstatus] };
+    };
+    const stopped = await look();
+    await finish(world, await api.start('pv1-1', 199999));
+    return { stopped, running: await look() };
+  },
+
   'the clone copies the template, with the description given (F10, F11, F19)': async (world) => {
     await cloned(world);
     const [template, config] = [await world.api.getConfig('pv1-1', 9001), await world.api.getConfig('pv1-1', 199999)];

@@ -18,6 +18,8 @@ export interface HandlerContext {
   /** The route's parameter schema, for the type of each config key. */
   properties: Record<string, PropSchema>;
   upload?: UploadedFile;
+  /** What the handler did beyond answering, for the capacity model: the running VMs whose QMP it asked. */
+  work: { qmpVms: number };
 }
 
 /** Returns the answer's `data`. */

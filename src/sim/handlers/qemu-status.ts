@@ -4,7 +4,7 @@
 import { dieError } from '../answer-error.js';
 import { agentEnabled, bootDiskBytes, cpuCount, memoryBytes, type SimVm } from '../state.js';
 import { texts } from '../texts.js';
-import { param, vmidParam, type Handler } from './context.js';
+import { flag, param, vmidParam, type Handler } from './context.js';
 
 export const statusCurrent: Handler = (ctx) => {
   const now = ctx.sim.now();
@@ -33,6 +33,39 @@ export const statusCurrent: Handler = (ctx) => {
   if (typeof vm.config.tags === 'string' && vm.config.tags !== '') answer.tags = vm.config.tags;
   if (typeof vm.config.lock === 'string') answer.lock = vm.config.lock;
   if (vm.config.template === 1) answer.template = 1;
+  return answer;
+};
+
+/**
+ * GET /nodes/{node}/qemu (vmlist): every VM on the node as vmstatus gives
+ * it; with `full` the running ones carry `qmpstatus` from QMP, the others
+ * their `status` (qemu-server's vmstatus). Audit per VM is not modelled:
+ * the simulator's tokens see every VM. With `full` each running VM's QMP
+ * is asked (query-status and five more commands), every VM of the node,
+ * not only the caller's: the capacity model charges each one a request.
+ */
+export const nodeVms: Handler = (ctx) => {
+  const node = ctx.sim.state.node(param(ctx, 'node')).node;
+  const full = flag(ctx, 'full');
+  const answer: Record<string, unknown>[] = [];
+  for (const vm of ctx.sim.state.allVms()) {
+    if (vm.node !== node) continue;
+    const running = vm.status === 'running';
+    const entry: Record<string, unknown> = {
+      vmid: vm.vmid,
+      status: vm.status,
+      name: vm.config.name,
+      cpus: cpuCount(vm),
+      maxmem: memoryBytes(vm),
+      maxdisk: bootDiskBytes(vm),
+      uptime: running && vm.startedAt !== undefined ? Math.floor((ctx.sim.now() - vm.startedAt) / 1000) : 0,
+    };
+    if (full) entry.qmpstatus = running ? (vm.paused ? 'paused' : 'running') : vm.status;
+    if (full && running) ctx.work.qmpVms += 1;
+    if (typeof vm.config.lock === 'string') entry.lock = vm.config.lock;
+    if (vm.config.template === 1) entry.template = 1;
+    answer.push(entry);
+  }
   return answer;
 };
 
