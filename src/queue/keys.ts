@@ -18,4 +18,6 @@ export const keys = {
   lastHealth: (prefix: string): string => `${prefix}:health:last`,
   /** String: what a producer reads of the service's config, as JSON (SPEC 6, 27). */
   producerConfig: (prefix: string): string => `${prefix}:producer-config`,
+  /** String: written just before each WAIT, so the WAIT covers every write the master had (replica-acks.ts). */
+  replicaAckFence: (prefix: string): string => `${prefix}:replica-ack-fence`,
 };
