@@ -67,7 +67,7 @@ export async function startRedisFleet(kind: FleetKind): Promise<RedisFleet> {
       onKill?.();
       const promotedPort = await set.promoted(killedPort);
       const promotedAfterMs = Date.now() - killedAt;
-      await set.restart(killedPort);
+      await set.restart(killedPort, promotedPort);
       return { killedPort, promotedPort, promotedAfterMs, replicaBackAfterMs: Date.now() - killedAt };
     },
     close: () => set.close(),

@@ -23,8 +23,12 @@ export interface OwnSentinels {
   replicaPort: number;
   /** SIGKILL of the current master. */
   killMaster(): void;
-  /** Starts a killed server again on its port (as a supervisor would); resolves once the sentinels made it a replica in sync. */
-  restart(port: number, timeoutMs?: number): Promise<void>;
+  /**
+   * Starts a killed server again on its port as a replica of `master` (an
+   * operator bringing it back; the sentinels alone took 15 s to 30 s and
+   * more to turn it into one); resolves once it is in sync.
+   */
+  restart(port: number, master: number, timeoutMs?: number): Promise<void>;
   /** Resolves with the port the sentinels name as master once it is not `dead` and it answers as a master. */
   promoted(dead: number, timeoutMs?: number): Promise<number>;
   close(): Promise<void>;
@@ -104,8 +108,8 @@ export async function startOwnSentinels(): Promise<OwnSentinels> {
     killMaster() {
       byPort.get(master)?.kill('SIGKILL');
     },
-    async restart(port, timeoutMs = 30_000) {
-      const child = dataServer(port, dir);
+    async restart(port, replicaOf, timeoutMs = 30_000) {
+      const child = dataServer(port, dir, ['--replicaof', '127.0.0.1', String(replicaOf)]);
       children.push(child);
       byPort.set(port, child);
       await redisAnswers(`redis://127.0.0.1:${port}`, 10_000);
