@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
 import { createWorkerConnection, type RedisClient } from '../src/queue/connection.js';
-import type { RedisConnection } from '../src/queue/redis-target.js';
+import { hostPorts, type RedisConnection } from '../src/queue/redis-target.js';
 import type { CreateResult, CreateSpec, DeleteResult, ListedVm, NodeHealth, Provider, SeedIso, VmObservation } from '../src/provider/types.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -55,6 +55,17 @@ export function benchTarget(): RedisConnection {
 /** A worker-style connection (commands wait while Redis is away) to benchTarget(). */
 export function benchConnection(): RedisClient {
   return createWorkerConnection(benchTarget());
+}
+
+/**
+ * The bare BullMQ worker's connection: ioredis as a BullMQ user would make
+ * it, without what the service adds to its worker connection (its retry
+ * strategy, the outage reporting), so the bar compares against BullMQ
+ * alone (SPEC 21).
+ */
+export function bareConnection(): RedisClient {
+  const { clusterNodes } = benchTarget();
+  return clusterNodes === undefined ? new Redis(REDIS_URL, { maxRetriesPerRequest: null }) : new Cluster(hostPorts(clusterNodes), { redisOptions: { maxRetriesPerRequest: null } });
 }
 
 /** Removes the keys under the prefix (and its {prefix} hash tag); on a Cluster from every master, one key per DEL. */
@@ -136,6 +147,9 @@ export class NullProvider implements Provider {
     return Promise.resolve([]);
   }
   listSeeds(): Promise<SeedIso[]> {
+    return Promise.resolve([]);
+  }
+  listRecordedSeeds(): Promise<SeedIso[]> {
     return Promise.resolve([]);
   }
   deleteSeed(): Promise<void> {

@@ -3,7 +3,9 @@
 // does nothing; `ours` is the worker service with a provider that does
 // nothing. It drains the jobs the parent enqueued under the prefix and
 // prints one JSON line: the seconds from the worker's start to the queue
-// drained, and how many jobs failed.
+// drained, the CPU seconds this process spent in them (user + system: a
+// figure the other processes on a shared machine move less than the
+// wall time), and how many jobs failed.
 //   node dist/bench/_queue-overhead-worker.js bare|ours <prefix> <concurrency> <redisUrl>
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
@@ -12,7 +14,7 @@ import { silentLogger } from '../src/log.js';
 import { keepJobs, VM_QUEUE, WORKER_METRICS } from '../src/queue/queues.js';
 import { keyPrefixOf } from '../src/queue/redis-target.js';
 import { startWorkerService } from '../src/worker/service.js';
-import { NullProvider, benchConnection, benchTarget } from './_common.js';
+import { NullProvider, bareConnection, benchConnection, benchTarget } from './_common.js';
 
 const BARE_QUEUE = 'bare'; // bench/queue-overhead.ts enqueues on this name
 
@@ -35,11 +37,24 @@ async function drained(queue: Queue): Promise<number> {
   }
 }
 
-async function runBare(): Promise<{ seconds: number; failed: number }> {
+interface Drained {
+  seconds: number;
+  cpuSeconds: number;
+  failed: number;
+}
+
+/** The wall and CPU time from `start` (performance.now(), process.cpuUsage()) to now. */
+function since(start: number, cpu: NodeJS.CpuUsage): Omit<Drained, 'failed'> {
+  const used = process.cpuUsage(cpu);
+  return { seconds: (performance.now() - start) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
+}
+
+async function runBare(): Promise<Drained> {
   const observer = benchConnection();
   const queue = new Queue(BARE_QUEUE, { connection: observer, prefix: keyPrefix });
   const start = performance.now();
-  const connection = benchConnection();
+  const cpu = process.cpuUsage();
+  const connection = bareConnection();
   const worker = new Worker(BARE_QUEUE, () => Promise.resolve(undefined), {
     connection,
     prefix: keyPrefix,
@@ -51,26 +66,27 @@ async function runBare(): Promise<{ seconds: number; failed: number }> {
     metrics: WORKER_METRICS,
   });
   const failed = await drained(queue);
-  const seconds = (performance.now() - start) / 1000;
+  const took = since(start, cpu);
   await worker.close();
   await queue.close();
   connection.disconnect();
   observer.disconnect();
-  return { seconds, failed };
+  return { ...took, failed };
 }
 
-async function runOurs(): Promise<{ seconds: number; failed: number }> {
+async function runOurs(): Promise<Drained> {
   const observer = benchConnection();
   const queue = new Queue(VM_QUEUE, { connection: observer, prefix: keyPrefix });
   const config = loadConfig({ env: {}, overrides: { redis: { ...target, prefix }, jobs: { concurrency } } });
   const start = performance.now();
+  const cpu = process.cpuUsage();
   const service = await startWorkerService({ config, provider: new NullProvider(), logger: silentLogger(), schedule: false });
   const failed = await drained(queue);
-  const seconds = (performance.now() - start) / 1000;
+  const took = since(start, cpu);
   await service.close(1000);
   await queue.close();
   observer.disconnect();
-  return { seconds, failed };
+  return { ...took, failed };
 }
 
 const result = mode === 'bare' ? await runBare() : await runOurs();

@@ -90,7 +90,7 @@ export interface Config {
   };
   worker: { metricsPort: number };
   registry: { tombstoneSeconds: number };
-  reconciler: { everySeconds: number; graceSeconds: number; recreateMissing: boolean };
+  reconciler: { everySeconds: number; graceSeconds: number; recreateMissing: boolean; seedListingEvery: number };
   health: { everySeconds: number };
   http: {
     host: string;

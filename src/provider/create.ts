@@ -67,7 +67,7 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
     await logLine(ctx, `VM ${vm.vmid} already runs; seed, config and disk were done before`);
     for (const step of ['seeded', 'configured', 'resized', 'started'] as const) await reached(ctx, step);
   } else {
-    await uploadSeed(deps, ctx, spec, node);
+    await uploadSeed(deps, ctx, spec, node, vm.vmid);
     await reached(ctx, 'seeded');
     await configure(deps, ctx, spec, node, vm);
     await reached(ctx, 'configured');
@@ -102,8 +102,12 @@ function netOf(config: FoundVm['config']): string | undefined {
   return typeof config.net0 === 'string' ? config.net0 : undefined;
 }
 
-/** 4. The seed, over any file of that name (F12); its task runs on the node of its UPID. */
-async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig): Promise<void> {
+/**
+ * 4. The seed, over any file of that name (F12); its task runs on the node
+ * of its UPID. Recorded first (SPEC 5, 26): a crash after the record leaves
+ * a record and perhaps a seed, never a seed the sweep has no record of.
+ */
+async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vmid: number): Promise<void> {
   const source = buildSeed({
     name: spec.name,
     ...(spec.userData !== undefined ? { userData: spec.userData } : {}),
@@ -113,9 +117,11 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
     joliet: deps.config.proxmox.seedJoliet,
   });
   beforeWrite(ctx);
+  const volid = seedVolid(node.isoStorage, spec.name);
+  await deps.seedRecords?.intend({ node: node.name, storage: node.isoStorage, volid, name: spec.name, uid: spec.uid, vmid, at: deps.now().toISOString() });
   const upid = await call(ctx, () => deps.api.upload(node.name, node.isoStorage, seedFileName(spec.name), source, callOpts(ctx)));
   await waitTask(deps, ctx, upid, { what: `upload of ${seedFileName(spec.name)} to ${node.isoStorage}`, budgetSeconds: deps.config.budgets.taskSeconds });
-  await logLine(ctx, `uploaded ${seedVolid(node.isoStorage, spec.name)} (${source.size} bytes) on ${node.name}`);
+  await logLine(ctx, `uploaded ${volid} (${source.size} bytes) on ${node.name}`);
 }
 
 /** 5. One synchronous config write. */

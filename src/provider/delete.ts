@@ -82,6 +82,7 @@ async function deleteSeedOn(deps: ProviderDeps, ctx: OperationContext, nodeName:
   if (!node) return;
   const volid = seedVolid(node.isoStorage, name);
   await runTask(deps, ctx, `delete of ${volid} on ${node.name}`, () => deps.api.deleteVolume(node.name, node.isoStorage, volid, callOpts(ctx)));
+  await deps.seedRecords?.forget(node.name, volid);
   await logLine(ctx, `deleted ${volid} on ${node.name}`);
 }
 
@@ -91,7 +92,11 @@ async function deleteSeedsEverywhere(deps: ProviderDeps, ctx: OperationContext, 
   for (const node of deps.config.proxmox.nodes) {
     const volid = seedVolid(node.isoStorage, name);
     const volumes = await call(ctx, () => deps.api.storageContent(node.name, node.isoStorage, 'iso', callOpts(ctx)));
-    if (!volumes.some((v) => v.volid === volid)) continue;
+    if (!volumes.some((v) => v.volid === volid)) {
+      // No seed there: a record of one (an upload that never ran) is stale.
+      await deps.seedRecords?.forget(node.name, volid);
+      continue;
+    }
     await deleteSeedOn(deps, ctx, node.name, name);
     deleted += 1;
   }

@@ -7,7 +7,8 @@ import type { ProviderConfig, ProviderDeps } from './deps.js';
 import { realSleep, type Sleep } from './sleep.js';
 import { getVm } from './get.js';
 import { findByName, findByNames, listByTag, listTaggedOrNamed } from './list.js';
-import { deleteSeed, listSeeds } from './seeds.js';
+import { deleteSeed, listRecordedSeeds, listSeeds } from './seeds.js';
+import type { SeedRecords } from './seed-records.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
 import { health } from './health.js';
@@ -21,6 +22,8 @@ export interface ProviderOptions {
   now?: () => Date;
   /** How polls wait; tests inject one that returns at once. */
   sleep?: Sleep;
+  /** Where each seed a create uploads is recorded, before the upload (SPEC 5, 26). */
+  seedRecords?: SeedRecords;
 }
 
 export function createProvider(options: ProviderOptions): Provider {
@@ -34,6 +37,8 @@ export function createProvider(options: ProviderOptions): Provider {
     sleep,
     // Shared by every operation of this provider: one worker process, one board (SPEC 26).
     waits: createWaits({ api: options.api, logger: options.logger, now, sleep, pollMs: options.config.budgets.pollMs }),
+    ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}),
+    storageShared: new Map(),
   };
   return {
     get: (ref, ctx) => getVm(deps, ref, ctx),
@@ -42,6 +47,7 @@ export function createProvider(options: ProviderOptions): Provider {
     listByTag: (ctx) => listByTag(deps, ctx),
     listTaggedOrNamed: (names, ctx, known) => listTaggedOrNamed(deps, names, ctx, known),
     listSeeds: (ctx) => listSeeds(deps, ctx),
+    listRecordedSeeds: (ctx) => listRecordedSeeds(deps, ctx),
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
     create: (spec, ctx) => createVm(deps, spec, ctx),
     delete: (request, ctx) => deleteVm(deps, request, ctx),

@@ -159,7 +159,10 @@ export interface Provider {
    * once, none for an entry a KnownVm confirms (the sweep, SPEC 5, 21, 26).
    */
   listTaggedOrNamed(names: string[], ctx: OperationContext, known?: readonly KnownVm[]): Promise<ListedVm[]>;
+  /** Every configured node's seed storage, listed (one content and one storage call per node; refreshes the shared flags). */
   listSeeds(ctx: OperationContext): Promise<SeedIso[]>;
+  /** The seeds the records say were uploaded, with no Proxmox call once the shared flags are known (SPEC 5, 26). */
+  listRecordedSeeds(ctx: OperationContext): Promise<SeedIso[]>;
   deleteSeed(seed: SeedIso, ctx: OperationContext): Promise<void>;
   create(spec: CreateSpec, ctx: OperationContext): Promise<CreateResult>;
   delete(request: DeleteRequest, ctx: OperationContext): Promise<DeleteResult>;

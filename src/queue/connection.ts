@@ -12,7 +12,8 @@ import type { RedisOptions } from 'ioredis';
 import type { RedisClient } from '../redis-script.js';
 import { readSecretFileSync } from '../secrets/read.js';
 import { redisRetryDelayMs } from './redis-backoff.js';
-import { unreachableLine, unreachableReason } from './redis-failure.js';
+import type { HeartbeatWatch } from './heartbeat.js';
+import { UNANSWERED_BEAT, unreachableLine, unreachableReason } from './redis-failure.js';
 import { redisOutageReporter, type OutageLogger, type RedisOutageReporter } from './redis-outage.js';
 import { CLUSTER_CHECK, hostPorts, redisModeOf, redisPlaceOf, type RedisConnection, type RedisPlace } from './redis-target.js';
 
@@ -143,6 +144,29 @@ function placeOfConnection(redis: RedisClient): RedisPlace {
   const known = places.get(redis);
   if (known !== undefined) return known;
   return redis instanceof Redis ? redisPlaceOf(`redis://${redis.options.host ?? '127.0.0.1'}:${redis.options.port ?? 6379}`) : { address: 'cluster', check: CLUSTER_CHECK };
+}
+
+/**
+ * A worker's heartbeat unanswered (heartbeat.ts) as an outage of its
+ * connection's address (SPEC 24), unless the connection already reports
+ * one: on a Cluster whose slot lost its master for good every command
+ * waits without an error, and nothing else would say so (issue 16).
+ */
+export function unansweredBeatReporter(redis: RedisClient): HeartbeatWatch {
+  const place = placeOfConnection(redis);
+  const reporter = redisOutageReporter(place.address, place.check);
+  let ours = false;
+  return {
+    unanswered(everyMs) {
+      if (!ours && reporter.current() !== undefined) return;
+      ours = ours || reporter.failed(new Error(UNANSWERED_BEAT));
+      reporter.retrying(everyMs);
+    },
+    answered() {
+      if (ours) reporter.recovered();
+      ours = false;
+    },
+  };
 }
 
 export class RedisUnavailableError extends Error {

@@ -47,7 +47,16 @@ local live = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. now, '+inf')
 if #live == 0 then return {} end
 return redis.call('HMGET', KEYS[2], unpack(live))`);
 
-export function startHeartbeat(redis: RedisClient, prefix: string, id: string, concurrency: number, everyMs = HEARTBEAT_EVERY_MS): Heartbeat {
+/** Told at each beat skipped while one has gone unanswered for a while, and when it is answered again. */
+export interface HeartbeatWatch {
+  unanswered(everyMs: number): void;
+  answered(): void;
+}
+
+/** Beats skipped, one still waiting for Redis, before the watch is told. */
+const UNANSWERED_AFTER_BEATS = 2;
+
+export function startHeartbeat(redis: RedisClient, prefix: string, id: string, concurrency: number, everyMs = HEARTBEAT_EVERY_MS, watch?: HeartbeatWatch): Heartbeat {
   const startedAt = new Date().toISOString();
   const scriptKeys = [keys.workers(prefix), keys.workerBeats(prefix)];
   const beat = async (): Promise<void> => {
@@ -55,7 +64,26 @@ export function startHeartbeat(redis: RedisClient, prefix: string, id: string, c
     // Three missed beats and the worker counts as gone.
     await BEAT.run(redis, scriptKeys, [id, JSON.stringify(value), everyMs * 3]);
   };
-  const tick = (): Promise<void> => beat().catch(() => undefined); // Redis down: the next beat tries again.
+  // One beat at a time: a connection that waits for Redis for ever (a
+  // worker's) would otherwise pile them up. Skipped ones are counted, as a
+  // Cluster slot without a master waits without an error (issue 16).
+  let pending: Promise<void> | undefined;
+  let skipped = 0;
+  const tick = (): Promise<void> => {
+    if (pending !== undefined) {
+      skipped += 1;
+      if (skipped >= UNANSWERED_AFTER_BEATS) watch?.unanswered(everyMs);
+      return pending;
+    }
+    pending = beat()
+      .catch(() => undefined) // Redis down: the next beat tries again.
+      .finally(() => {
+        pending = undefined;
+        if (skipped >= UNANSWERED_AFTER_BEATS) watch?.answered();
+        skipped = 0;
+      });
+    return pending;
+  };
   const first = tick();
   const timer = setInterval(() => void tick(), everyMs);
   timer.unref();

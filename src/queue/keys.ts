@@ -16,6 +16,10 @@ export const keys = {
   workerBeats: (prefix: string): string => `${prefix}:worker-beats`,
   /** String: the last health job's result (SPEC 19). */
   lastHealth: (prefix: string): string => `${prefix}:health:last`,
+  /** Hash: `<node>/<volid>` -> the seed record a create wrote before its upload, as JSON (SPEC 5, 26). */
+  seeds: (prefix: string): string => `${prefix}:seeds`,
+  /** String: sweeps since the seed storages were last listed (the sweep's backstop, SPEC 5). */
+  sweepsSinceSeedListing: (prefix: string): string => `${prefix}:sweeps-since-seed-listing`,
   /** String: what a producer reads of the service's config, as JSON (SPEC 6, 27). */
   producerConfig: (prefix: string): string => `${prefix}:producer-config`,
   /** String: written just before each WAIT, so the WAIT covers every write the master had (replica-acks.ts). */

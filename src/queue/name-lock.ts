@@ -13,6 +13,7 @@ import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
 import type { Aborter } from './lazy-abort.js';
 import { LuaScript, ScriptBatch } from '../redis-script.js';
 import { JOB_LOCK_OPS } from './registry-scripts.js';
+import { RenewalTimer } from './renewal-timer.js';
 
 const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -37,6 +38,8 @@ export type LockClaim =
 
 export class NameLocks {
   private readonly jobOps: ScriptBatch;
+  /** The one timer that renews every lock held through holdLock. */
+  readonly renewals = new RenewalTimer();
 
   constructor(
     private readonly redis: RedisClient,
@@ -127,7 +130,7 @@ export interface HeldLock {
  * signal also tells of a lost lock (one signal per job, not three).
  */
 export function holdLock(locks: NameLocks, name: string, token: string, ttlMs: number, controller: Aborter = new AbortController()): HeldLock {
-  const renewal = keepRenewed(() => locks.renew(name, token, ttlMs), `the lock of ${name}`, ttlMs, controller, ttlMs);
+  const renewal = keepRenewed(() => locks.renew(name, token, ttlMs), `the lock of ${name}`, ttlMs, controller, ttlMs, locks.renewals);
   return {
     get lost() {
       return renewal.lost;
@@ -159,7 +162,7 @@ export async function tryHoldKey<T>(redis: RedisClient, key: string, ttlMs: numb
   const token = randomUUID();
   if ((await redis.set(key, token, 'PX', ttlMs, 'NX')) !== 'OK') return { ran: false };
   const renew = async (): Promise<boolean> => (await RENEW.run(redis, [key], [token, ttlMs])) === 1;
-  const renewal = keepRenewed(renew, what, ttlMs, new AbortController(), 0);
+  const renewal = keepRenewed(renew, what, ttlMs, new AbortController(), 0, new RenewalTimer());
   try {
     return { ran: true, value: await fn(renewal.lost) };
   } finally {
@@ -175,12 +178,13 @@ interface Renewal {
 }
 
 /**
- * The renewal loop of a held lock: `renew` every third of the TTL. `lost`
+ * The renewal loop of a held lock: `renew` every third of the TTL, on the
+ * given renewal timer (renewal-timer.ts; NameLocks's one for holdLock). `lost`
  * aborts when a renewal is refused, or when one fails in Redis and none
  * succeeded for `patienceMs` (holdLock: the TTL; tryHoldKey: 0, at once).
  */
-function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number, controller: Aborter, patienceMs: number): Renewal {
-  let lastRenewed = Date.now();
+function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number, controller: Aborter, patienceMs: number, timer: RenewalTimer): Renewal {
+  let lastRenewed = performance.now();
   let stopped = false;
   let lostWith: Error | undefined;
   const lose = (why: string): void => {
@@ -192,26 +196,25 @@ function keepRenewed(renew: () => Promise<boolean>, what: string, ttlMs: number,
     try {
       const ok = await renew();
       if (stopped) return;
-      if (ok) lastRenewed = Date.now();
+      if (ok) lastRenewed = performance.now();
       else lose('it expired and was not ours any more');
     } catch {
       if (stopped) return;
-      if (Date.now() - lastRenewed >= patienceMs) lose(patienceMs === 0 ? 'a renewal failed in Redis' : 'it could not be renewed within its TTL');
+      if (performance.now() - lastRenewed >= patienceMs) lose(patienceMs === 0 ? 'a renewal failed in Redis' : 'it could not be renewed within its TTL');
     }
   };
-  const timer = setInterval(() => void tick(), Math.max(10, Math.floor(ttlMs / 3)));
-  timer.unref();
+  const entry = timer.add(Math.max(10, Math.floor(ttlMs / 3)), () => void tick());
   return {
     get lost() {
       return controller.signal;
     },
     check() {
-      if (lostWith === undefined && Date.now() - lastRenewed >= ttlMs) lose('it was not renewed within its TTL');
+      if (lostWith === undefined && performance.now() - lastRenewed >= ttlMs) lose('it was not renewed within its TTL');
       if (lostWith !== undefined) throw lostWith;
     },
     stop() {
       stopped = true;
-      clearInterval(timer);
+      timer.delete(entry);
     },
   };
 }

@@ -28,8 +28,13 @@ const UNREACHABLE_CODES: Record<string, string> = {
   EPIPE: 'connection broken',
 };
 
+/** The start of the error a worker's unanswered heartbeat is reported as (connection.ts). */
+export const UNANSWERED_BEAT = 'No answer to the worker heartbeat';
+
 // ioredis and BullMQ texts for a connection that is down or going down.
 const UNREACHABLE_TEXTS: [RegExp, string][] = [
+  // Connected, yet no answer: on a Cluster, a slot whose master is gone and no replica took over.
+  [new RegExp(`^${UNANSWERED_BEAT}`), 'no answer to the heartbeat: on a Cluster, the master of the slot of the service\'s keys may be down'],
   [/^Connection is closed\.?$/, 'connection closed'],
   [/^Stream isn't writeable and enableOfflineQueue options is false$/, 'not connected'],
   [/^Reached the max retries per request limit/, 'not connected'],

@@ -1,4 +1,5 @@
-// Step 1 of a sweep (SPEC 5): what is there. Our seeds on every node, then
+// Step 1 of a sweep (SPEC 5): what is there. Our seeds (the recorded ones,
+// and when the backstop is due every node's seed storage listed), then
 // in one listing our VMs by tag (SPEC 14) and the VMs of every name the
 // registry knows or a seed carries, because a VM gets our tag only after
 // its clone (SPEC 11): a crash between the two leaves a VM with our name
@@ -11,6 +12,8 @@ export interface Inventory {
   /** Distinct VMs by VMID, from the one listing of tagged and named VMs. */
   vms: ListedVm[];
   seeds: SeedIso[];
+  /** The seed storages were listed this sweep (the backstop), not only the records read. */
+  seedsListed: boolean;
   entries: Map<string, DesiredEntry>;
   /** The last generation handed out per name; a name missing was never ours. */
   generations: Map<string, number>;
@@ -21,16 +24,32 @@ export async function takeInventory(
   entries: DesiredEntry[],
   generations: Map<string, number>,
   ctx: OperationContext,
+  listStorages = true,
 ): Promise<Inventory> {
   // Either listing failing fails the sweep: an empty answer must never be
   // read as "nothing is there" (that would re-create every VM).
   const byName = new Map(entries.map((e) => [e.name, e]));
+  // The storage listing first: it reads the shared flags the records then use.
+  const listed = listStorages ? await provider.listSeeds(ctx) : [];
+  const recorded = await provider.listRecordedSeeds(ctx);
+  const seeds = mergeSeeds(listed, recorded);
   // Tagged VMs and every known or seed name's VMs in one cluster listing;
   // the VMs the registry knows where they are need no config read (SPEC 26).
-  const seeds = await provider.listSeeds(ctx);
   const names = new Set([...byName.keys(), ...seeds.map((seed) => seed.name)]);
   const vms = await provider.listTaggedOrNamed([...names], ctx, knownVms(entries));
-  return { vms: mergeByVmid(vms), seeds, entries: byName, generations };
+  return { vms: mergeByVmid(vms), seeds, seedsListed: listStorages, entries: byName, generations };
+}
+
+/**
+ * One seed per node and volid: the storage's word (its real ctime) over
+ * the record's. A record whose seed the listing lacks stays: an upload
+ * may be on its way, and deleting a seed that is not there is a no-op that
+ * forgets the record (F13).
+ */
+export function mergeSeeds(listed: SeedIso[], recorded: SeedIso[]): SeedIso[] {
+  const byPlace = new Map<string, SeedIso>();
+  for (const seed of [...recorded, ...listed]) byPlace.set(`${seed.node}/${seed.volid}`, seed);
+  return [...byPlace.values()];
 }
 
 /**

@@ -85,10 +85,23 @@ export interface Enqueuer {
 
 /**
  * The part of the provider the sweep uses (SPEC 14, 11, 26): one listing
- * of our tagged VMs and of every named one (listTaggedOrNamed), the seeds,
- * and a name's look-up again under its lock before a seed delete.
+ * of our tagged VMs and of every named one (listTaggedOrNamed), the seeds
+ * (recorded, and listed from the storages when the backstop is due), and
+ * a name's look-up again under its lock before a seed delete.
  */
-export type SweepProvider = Pick<Provider, 'listTaggedOrNamed' | 'findByName' | 'listSeeds' | 'deleteSeed'>;
+export type SweepProvider = Pick<Provider, 'listTaggedOrNamed' | 'findByName' | 'listSeeds' | 'listRecordedSeeds' | 'deleteSeed'>;
+
+/**
+ * When a sweep lists the seed storages besides reading the seed records
+ * (SPEC 5, 26): the backstop that finds seeds no record names (uploaded by
+ * an older release or by hand, a record lost).
+ */
+export interface SeedListingSchedule {
+  /** Whether this sweep lists; a dry run asks without moving the schedule on. */
+  due(dryRun: boolean): Promise<boolean>;
+  /** The listing of a due sweep succeeded; a dry run's moves nothing on. */
+  listed(dryRun: boolean): Promise<void>;
+}
 
 interface Clock {
   now(): Date;
@@ -125,6 +138,8 @@ export interface SweepDeps {
   provider: SweepProvider;
   clock: Clock;
   settings: SweepSettings;
+  /** Without one, every sweep lists the seed storages. */
+  seedListing?: SeedListingSchedule;
   /** Counts findings for metrics (SPEC 9: reconcilerFindings{kind}). */
   onFinding?: (kind: FindingKind) => void;
   /** One line per action and skip, for the job log. */

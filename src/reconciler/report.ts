@@ -84,7 +84,10 @@ export interface SweepReport {
     unknown: UnknownVmRef[];
   };
   seeds: {
+    /** Seeds seen: the recorded ones, and the listed ones when storagesListed. */
     listed: number;
+    /** This sweep listed the seed storages (the backstop, reconciler.seedListingEvery), not only the records. */
+    storagesListed: boolean;
     deleted: SeedRef[];
     skippedYoung: SeedRef[];
     skippedLocked: SeedRef[];
@@ -114,7 +117,7 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     listed: 0,
     ours: 0,
     orphans: { deleted: [], skippedYoung: [], skippedLocked: [], skippedPending: [], unknown: [] },
-    seeds: { listed: 0, deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
+    seeds: { listed: 0, storagesListed: false, deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
     missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [], failedPermanent: [] },
     errors: [],
   };
@@ -144,7 +147,7 @@ export function summarize(report: SweepReport): string {
     `orphan VMs ${verb} ${report.orphans.deleted.length}` +
       ` (skipped: young ${report.orphans.skippedYoung.length}, locked ${report.orphans.skippedLocked.length},` +
       ` pending ${report.orphans.skippedPending.length}; unknown ${report.orphans.unknown.length})`,
-    `seeds ${verb} ${report.seeds.deleted.length} of ${report.seeds.listed}`,
+    `seeds ${verb} ${report.seeds.deleted.length} of ${report.seeds.listed}${report.seeds.storagesListed ? ' (storages listed)' : ' (from records)'}`,
     `missing VMs ${report.dryRun ? 'would re-enqueue' : 're-enqueued'} ${report.missing.reenqueued.length}` +
       (report.missing.failedPermanent.length > 0 ? ` (left until a new create, their create failed Permanent: ${report.missing.failedPermanent.length})` : ''),
     `errors ${report.errors.length}`,

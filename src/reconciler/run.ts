@@ -18,6 +18,7 @@ import { pendingJobLookup, queueEnqueuer } from './queue-adapter.js';
 import { registryReader } from './registry-adapter.js';
 import { sweep } from './sweep.js';
 import { sweepLockKey, withSweepLock } from './sweep-lock.js';
+import { seedListingSchedule } from './seed-schedule.js';
 import type { SweepDeps, SweepProvider } from './ports.js';
 import { summarize } from './report.js';
 import type { SweepReport } from './report.js';
@@ -42,6 +43,8 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
   const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const ttlMs = config.budgets.lockTtlMs;
   const jobs = jobDoor(options.queues, limitsFromConfig(config));
+  // One per runner, so per process: its first sweep lists the seed storages.
+  const seedListing = seedListingSchedule(redis, prefix, config.reconciler.seedListingEvery);
   return async (data, ctx) => {
     const deps: SweepDeps = {
       registry: registryReader(registry, redis, prefix),
@@ -51,6 +54,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
       provider: options.provider,
       clock: { now: options.now ?? (() => new Date()) },
       settings: { graceSeconds: config.reconciler.graceSeconds, recreateMissing: config.reconciler.recreateMissing },
+      seedListing,
       ...(metrics ? { onFinding: (kind) => metrics.reconcilerFindings(kind, 1) } : {}),
       log: (line) => writeLog(ctx, line),
     };

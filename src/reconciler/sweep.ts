@@ -25,11 +25,14 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   // The registry is read before Proxmox: a VM created after this read is
   // younger than the grace period, so it cannot be mistaken for an orphan.
   const [entries, generations] = await Promise.all([deps.registry.listAll(), deps.registry.knownGenerations()]);
-  const inventory = await takeInventory(deps.provider, entries, generations, ctx);
+  const listStorages = deps.seedListing === undefined || (await deps.seedListing.due(options.dryRun));
+  const inventory = await takeInventory(deps.provider, entries, generations, ctx, listStorages);
+  if (listStorages) await deps.seedListing?.listed(options.dryRun);
   const plan = decide(inventory, deps.clock.now(), deps.settings.graceSeconds);
   report.listed = plan.listed;
   report.ours = plan.ours;
   report.seeds.listed = inventory.seeds.length;
+  report.seeds.storagesListed = inventory.seedsListed;
 
   await act(plan, deps, report, ctx, options.dryRun);
   report.counts = countsOf(report);

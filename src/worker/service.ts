@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import type { JobMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
-import { createWorkerConnection, reportRedisError } from '../queue/connection.js';
+import { createWorkerConnection, reportRedisError, unansweredBeatReporter } from '../queue/connection.js';
 import type { RedisClient } from '../queue/connection.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { jobDoor } from '../queue/enqueue.js';
@@ -30,7 +30,11 @@ import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
 
 export interface WorkerServiceOptions {
   config: Config;
-  provider: Provider;
+  /**
+   * The provider, or how to build it on this service's Redis connection
+   * (the worker's own provider keeps its seed records there, SPEC 5, 26).
+   */
+  provider: Provider | ((redis: RedisClient, prefix: string) => Provider);
   logger: Logger;
   metrics?: JobMetrics;
   /** The webhook deliveries' counts (SPEC 27). */
@@ -67,13 +71,14 @@ function sleep(ms: number): Promise<'timeout'> {
 }
 
 export async function startWorkerService(options: WorkerServiceOptions): Promise<WorkerService> {
-  const { config, provider, logger, metrics } = options;
+  const { config, logger, metrics } = options;
   const id = options.id ?? randomUUID();
   // Read first: a missing secret is a start-up error, before any connection.
   const webhookSecret = config.webhooks.url === '' ? undefined : readWebhookSecret(config);
   const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const definitions = buildJobRegistry(options.definitions ?? jobDefinitions);
   const redis: RedisClient = createWorkerConnection(config.redis);
+  const provider = typeof options.provider === 'function' ? options.provider(redis, prefix) : options.provider;
   const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
@@ -153,7 +158,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }
-  const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency);
+  const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency, undefined, unansweredBeatReporter(redis));
   // Listed in /readyz from the moment the service is up.
   await heartbeat.first;
   logger.info({ id, prefix, concurrency: config.jobs.concurrency }, 'workers started');

@@ -1,11 +1,15 @@
 // A worker process's wiring, the same for `worker` and `all` (SPEC 6):
 // the Proxmox client (request budget, metrics, debug lines), the provider
-// on it, and the job service. Closing it closes the workers first, then
-// the client, so no running job loses its Proxmox calls mid-way.
+// on it (its seed records on the service's Redis), and the job service.
+// Closing it closes the workers first, then the client, so no running job
+// loses its Proxmox calls mid-way.
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import type { Provider } from '../provider/types.js';
+import type { RedisClient } from '../redis-script.js';
 import { createProvider } from '../provider/provider.js';
+import { redisSeedRecords } from '../queue/seed-records.js';
 import { workerProxmoxApi } from './proxmox-api.js';
 import { startWorkerService, type CloseOutcome, type WorkerService } from './service.js';
 
@@ -21,7 +25,8 @@ export interface WorkerProcessOptions {
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerService> {
   const { config, logger, metrics } = options;
   const proxmox = workerProxmoxApi(config, options.proxmoxUrl, logger, metrics);
-  const provider = createProvider({ api: proxmox.api, config, logger });
+  // Its seed records live on the service's Redis connection, under its prefix.
+  const provider = (redis: RedisClient, prefix: string): Provider => createProvider({ api: proxmox.api, config, logger, seedRecords: redisSeedRecords(redis, prefix) });
   let service: WorkerService;
   try {
     service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics });

@@ -1,6 +1,7 @@
 // Builds a provider on a FakeProxmox with a fake clock, and VMs of ours.
 import type { ProviderConfig, ProviderDeps } from '../../src/provider/deps.js';
 import type { OperationContext, Provider } from '../../src/provider/types.js';
+import type { SeedRecords } from '../../src/provider/seed-records.js';
 import type { ImageConfig, NodeConfig } from '../../src/config/types.js';
 import { createProvider } from '../../src/provider/provider.js';
 import { formatMark } from '../../src/provider/mark.js';
@@ -47,12 +48,12 @@ export interface Harness {
   deps: ProviderDeps;
 }
 
-export function harness(options: { pve?: FakeProxmox; config?: ProviderConfig; logger?: Logger } = {}): Harness {
+export function harness(options: { pve?: FakeProxmox; config?: ProviderConfig; logger?: Logger; seedRecords?: SeedRecords } = {}): Harness {
   const pve = options.pve ?? new FakeProxmox();
   const clock = new FakeClock();
   const config = options.config ?? testConfig();
   const logger = options.logger ?? silentLogger();
-  const deps: ProviderDeps = { api: pve, config, logger, now: clock.now, sleep: clock.sleep };
+  const deps: ProviderDeps = { api: pve, config, logger, now: clock.now, sleep: clock.sleep, ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}) };
   const provider = createProvider(deps);
   const lines: string[] = [];
   const ctx: OperationContext = { signal: new AbortController().signal, log: (l) => void lines.push(l) };

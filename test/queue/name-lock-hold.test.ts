@@ -9,6 +9,7 @@ import { keys } from '../../src/queue/keys.js';
 import { holdLock, NameLocks } from '../../src/queue/name-lock.js';
 import type { HeldLock } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { RenewalTimer } from '../../src/queue/renewal-timer.js';
 import { ScriptBatch } from '../../src/redis-script.js';
 import type { LastKnownWrite } from '../../src/desired-state.js';
 import { createHarness } from '../support/harness.js';
@@ -18,13 +19,15 @@ const TTL = 3000;
 
 /** NameLocks as holdLock uses it, each renewal answered by the test. */
 class ScriptedLocks {
-  renewals = 0;
+  /** NameLocks's own renewal timer, as holdLock reads it. */
+  readonly renewals = new RenewalTimer();
+  renewed = 0;
   answer: () => Promise<boolean> = () => Promise.resolve(true);
   released: unknown[][] = [];
   releaseFails = false;
 
-  renew(): Promise<boolean> {
-    this.renewals += 1;
+  renew(_name: string): Promise<boolean> {
+    this.renewed += 1;
     return this.answer();
   }
 
@@ -54,7 +57,7 @@ describe('a held name lock on a moving clock (SPEC 3)', () => {
   let held: HeldLock;
 
   beforeEach(() => {
-    clock = sinon.useFakeTimers({ now: 1_000_000, toFake: ['Date', 'setInterval', 'clearInterval'] });
+    clock = sinon.useFakeTimers({ now: 1_000_000, toFake: ['Date', 'performance', 'setTimeout', 'clearTimeout'] });
     locks = new ScriptedLocks();
     held = holdLock(locks as unknown as NameLocks, 'web-1', 'tok-1', TTL);
   });
@@ -65,11 +68,11 @@ describe('a held name lock on a moving clock (SPEC 3)', () => {
 
   it('renews every third of its TTL and stays held while renewals succeed', async () => {
     await clock.tickAsync(TTL / 3 - 1);
-    expect(locks.renewals).to.equal(0);
+    expect(locks.renewed).to.equal(0);
     await clock.tickAsync(1);
-    expect(locks.renewals).to.equal(1);
+    expect(locks.renewed).to.equal(1);
     await clock.tickAsync(3 * TTL);
-    expect(locks.renewals).to.equal(10);
+    expect(locks.renewed).to.equal(10);
     expect(held.lost.aborted).to.equal(false);
     expect(thrownBy(held)).to.equal(undefined);
   });
@@ -77,7 +80,7 @@ describe('a held name lock on a moving clock (SPEC 3)', () => {
   it('renews at least every 10 ms, whatever the TTL', async () => {
     holdLock(locks as unknown as NameLocks, 'web-2', 'tok-2', 15);
     await clock.tickAsync(10);
-    expect(locks.renewals).to.equal(1);
+    expect(locks.renewed).to.equal(1);
   });
 
   it('a refused renewal loses the lock, saying so, and aborts its signal', async () => {
@@ -121,11 +124,11 @@ describe('a held name lock on a moving clock (SPEC 3)', () => {
     let refuse: (ok: boolean) => void = () => undefined;
     locks.answer = () => new Promise<boolean>((resolve) => (refuse = resolve));
     await clock.tickAsync(TTL / 3);
-    expect(locks.renewals).to.equal(1);
+    expect(locks.renewed).to.equal(1);
     await held.release();
     refuse(false);
     await clock.tickAsync(3 * TTL);
-    expect(locks.renewals).to.equal(1);
+    expect(locks.renewed).to.equal(1);
     expect(held.lost.aborted).to.equal(false);
     expect(locks.released).to.deep.equal([['web-1', 'tok-1']]);
   });
@@ -140,7 +143,42 @@ describe('a held name lock on a moving clock (SPEC 3)', () => {
     expect(String(thrown)).to.contain('Connection is closed.');
     expect(locks.released).to.deep.equal([['web-1', 'tok-1'], ['web-3', 'tok-3', write]]);
     await clock.tickAsync(3 * TTL);
-    expect(locks.renewals).to.equal(0);
+    expect(locks.renewed).to.equal(0);
+  });
+
+  it('locks taken at different moments share one timer, each renewed at its own thirds; none held, no timer left (SPEC 21)', async () => {
+    const renewedNames: string[] = [];
+    locks.renew = (name: string) => {
+      renewedNames.push(name);
+      return Promise.resolve(true);
+    };
+    await clock.tickAsync(TTL / 6);
+    const second = holdLock(locks as unknown as NameLocks, 'web-5', 'tok-5', TTL);
+    expect(clock.countTimers()).to.equal(1);
+    await clock.tickAsync(TTL / 6); // web-1's first third
+    expect(renewedNames).to.deep.equal(['web-1']);
+    await clock.tickAsync(TTL / 6); // web-5's first third
+    expect(renewedNames).to.deep.equal(['web-1', 'web-5']);
+    await second.release();
+    await clock.tickAsync(TTL); // three more of web-1's, none of web-5's
+    expect(renewedNames).to.deep.equal(['web-1', 'web-5', 'web-1', 'web-1', 'web-1']);
+    await held.release();
+    expect(clock.countTimers()).to.equal(0);
+    await clock.tickAsync(TTL);
+    expect(renewedNames).to.have.length(5);
+  });
+
+  it('a wall clock set back an hour delays no renewal (the timer runs on the monotonic clock)', async () => {
+    clock.setSystemTime(Date.now() - 3_600_000);
+    await clock.tickAsync(TTL / 3);
+    expect(locks.renewed).to.equal(1);
+  });
+
+  it('a wall clock set forward an hour loses nothing: the TTL is counted on the monotonic clock', async () => {
+    clock.setSystemTime(Date.now() + 3_600_000);
+    expect(thrownBy(held)).to.equal(undefined);
+    await clock.tickAsync(TTL / 3);
+    expect(held.lost.aborted).to.equal(false);
   });
 
   it("the lock's controller is the one passed in: its signal is the lock's", () => {

@@ -38,6 +38,7 @@ function inventory(parts: { vms?: ListedVm[]; seeds?: SeedIso[]; entries?: Desir
   return {
     vms: parts.vms ?? [],
     seeds: parts.seeds ?? [],
+    seedsListed: true,
     entries: new Map(entries.map((e) => [e.name, e])),
     generations: new Map([...entries.map((e): [string, number] => [e.name, e.generation]), ...(parts.generations ?? [])]),
   };

@@ -12,6 +12,7 @@ import type { Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { keys } from '../../src/queue/keys.js';
+import { redisSeedRecords } from '../../src/queue/seed-records.js';
 import { formatMark } from '../../src/provider/mark.js';
 import { createReconcileRunner } from '../../src/reconciler/run.js';
 import type { ReconcileOutcome } from '../../src/reconciler/run.js';
@@ -61,19 +62,20 @@ export interface ProxmoxWorld {
 
 const WRITES = ['clone', 'putConfig', 'resize', 'start', 'stop', 'destroy', 'upload', 'deleteVolume'] as const;
 
-export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boolean } = {}): ProxmoxWorld {
+export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boolean; seedRecords?: boolean; seedListingEvery?: number } = {}): ProxmoxWorld {
   const pve = options.pve ?? new FakeProxmox();
-  const h = harness({ pve });
   const prefix = `pvep-test-recon-${randomBytes(4).toString('hex')}`;
+  const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  // With seedRecords the provider records its uploads in Redis, as the worker's does (SPEC 5, 26).
+  const h = harness({ pve, ...(options.seedRecords ? { seedRecords: redisSeedRecords(redis, prefix) } : {}) });
   const config = loadConfig({
     env: {},
     overrides: {
       redis: { prefix },
       proxmox: { nodes: [{ name: NODE, template: 9001, isoStorage: SEEDS }] },
-      reconciler: { graceSeconds: GRACE_SECONDS, recreateMissing: options.recreateMissing ?? true },
+      reconciler: { graceSeconds: GRACE_SECONDS, recreateMissing: options.recreateMissing ?? true, ...(options.seedListingEvery ? { seedListingEvery: options.seedListingEvery } : {}) },
     },
   });
-  const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const registry = new DesiredStateRegistry(redis, prefix, 3600);
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);

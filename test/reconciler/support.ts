@@ -45,9 +45,12 @@ export interface DoubleVm {
  */
 export class ProviderDouble implements SweepProvider {
   vms = new Map<number, DoubleVm>();
+  /** What the storages hold, as their listing shows it. */
   seeds: SeedIso[] = [];
+  /** What the seed records name (SPEC 5, 26), as the provider turns them into seeds. */
+  recorded: SeedIso[] = [];
   deletedSeeds: string[] = [];
-  calls = { findByName: 0, listTaggedOrNamed: 0, listSeeds: 0, deleteSeed: 0 };
+  calls = { findByName: 0, listTaggedOrNamed: 0, listSeeds: 0, listRecordedSeeds: 0, deleteSeed: 0 };
   configReads: number[] = [];
 
   addVm(vm: DoubleVm): this {
@@ -61,6 +64,14 @@ export class ProviderDouble implements SweepProvider {
     const seed: SeedIso = { node, storage: 'seeds', volid, name, ctime: Math.floor(ctime.getTime() / 1000) };
     if (shared !== 'unsaid') seed.shared = shared;
     this.seeds.push(seed);
+    return this;
+  }
+
+  /** A record of a seed, as a create writes it before its upload; `uploaded` also puts the seed on the storage. */
+  recordSeed(name: string, node: string, at: Date = OLD, uploaded = true): this {
+    const seed: SeedIso = { node, storage: 'seeds', volid: `seeds:iso/${name}-seed.iso`, name, ctime: Math.floor(at.getTime() / 1000), shared: false };
+    this.recorded.push(seed);
+    if (uploaded) this.seeds.push({ ...seed });
     return this;
   }
 
@@ -97,9 +108,17 @@ export class ProviderDouble implements SweepProvider {
     return Promise.resolve([...this.seeds]);
   }
 
+  listRecordedSeeds(_ctx: OperationContext): Promise<SeedIso[]> {
+    this.calls.listRecordedSeeds++;
+    return Promise.resolve([...this.recorded]);
+  }
+
+  /** Deleting a seed that is not there succeeds (F13); either way its record is forgotten. */
   deleteSeed(seed: SeedIso, _ctx: OperationContext): Promise<void> {
     this.calls.deleteSeed++;
-    this.seeds = this.seeds.filter((s) => s.volid !== seed.volid || s.node !== seed.node);
+    const other = (s: SeedIso): boolean => s.volid !== seed.volid || s.node !== seed.node;
+    this.seeds = this.seeds.filter(other);
+    this.recorded = this.recorded.filter(other);
     this.deletedSeeds.push(seed.volid);
     return Promise.resolve();
   }

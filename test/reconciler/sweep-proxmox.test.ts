@@ -70,7 +70,7 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     });
     expect(w.findings.sort()).to.deep.equal(['missing_vm', 'orphan_seed', 'orphan_vm', 'orphan_vm']);
     expect(w.lines.at(-1)).to.equal(
-      'listed 3, ours 3; orphan VMs deleted 2 (skipped: young 0, locked 0, pending 0; unknown 0); seeds deleted 1 of 4; missing VMs re-enqueued 1; errors 0',
+      'listed 3, ours 3; orphan VMs deleted 2 (skipped: young 0, locked 0, pending 0; unknown 0); seeds deleted 1 of 4 (storages listed); missing VMs re-enqueued 1; errors 0',
     );
   });
 

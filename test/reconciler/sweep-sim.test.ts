@@ -24,6 +24,8 @@ import { createReconcileRunner } from '../../src/reconciler/run.js';
 import type { SweepReport } from '../../src/reconciler/report.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { stateView } from '../../src/sim/control.js';
+import type { RecordedRequest } from '../../src/sim/simulator.js';
+import { redisSeedRecords } from '../../src/queue/seed-records.js';
 import { TOKEN } from '../sim/sim-helpers.js';
 
 interface SimState {
@@ -45,6 +47,12 @@ interface SimWorld {
   make(name: string, uid: string, node?: string): Promise<CreateResult>;
   view(): SimState;
   sweep(): Promise<SweepReport>;
+  /** The Proxmox requests the simulator saw since the last call (its log is cleared). */
+  requests(): RecordedRequest[];
+  /** Destroys a VM behind the service's back, as in the Proxmox UI. */
+  destroyByHand(vmid: number): void;
+  /** The seed records in Redis, as `<node>/<volid>`. */
+  seedRecords(): Promise<string[]>;
 }
 
 /** Runs op again while it fails Transient, as a worker's retries would, for up to 10 s. */
@@ -64,7 +72,7 @@ async function retriedWhileTransient<T>(op: () => Promise<T>): Promise<T> {
 const SIM_NODES = ['pv1-1', 'pv1-2'];
 
 /** A simulator with two nodes (`foreignVms` of its own), Redis under a fresh prefix, and the provider over HTTP. */
-async function withSimWorld(foreignVms: number, configured: string[], body: (w: SimWorld) => Promise<void>): Promise<void> {
+async function withSimWorld(foreignVms: number, configured: string[], body: (w: SimWorld) => Promise<void>, seedListingEvery?: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'recon-sim-'));
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
@@ -77,12 +85,14 @@ async function withSimWorld(foreignVms: number, configured: string[], body: (w: 
       redis: { prefix },
       proxmox: { tokenFile, caFile: '', nodes: configured.map((name) => ({ name, template: 9001 + SIM_NODES.indexOf(name), isoStorage: 'proxy-seeds' })) },
       budgets: { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30 },
+      ...(seedListingEvery === undefined ? {} : { reconciler: { seedListingEvery } }),
     },
   });
   const queues = createQueues(redis, prefix, config.jobs);
   try {
     const api = createHttpApi({ baseUrl: sim.url, tokenFile });
-    const provider = createProvider({ api, config, logger: silentLogger() });
+    // Its seed records on the test's Redis, as the worker's provider keeps them (SPEC 5, 26).
+    const provider = createProvider({ api, config, logger: silentLogger(), seedRecords: redisSeedRecords(redis, prefix) });
     const registry = new DesiredStateRegistry(redis, prefix, 3600);
     const ctx = { signal: new AbortController().signal };
     const limits = limitsFromConfig(config);
@@ -108,6 +118,14 @@ async function withSimWorld(foreignVms: number, configured: string[], body: (w: 
         if ('skipped' in report) throw new Error('skipped');
         return report;
       },
+      requests: () => sim.sim.requests.splice(0),
+      destroyByHand(vmid) {
+        const vm = sim.sim.state.vmAt(vmid);
+        if (vm) sim.sim.state.removeVm(vm);
+      },
+      async seedRecords() {
+        return Object.keys(await redis.hgetall(keys.seeds(prefix))).sort();
+      },
     });
   } finally {
     await queues.vm.obliterate({ force: true }).catch(() => undefined);
@@ -117,6 +135,17 @@ async function withSimWorld(foreignVms: number, configured: string[], body: (w: 
     await redis.quit();
     await sim.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Until pvestatd has sampled them (SPEC 23): a fresh clone is nameless in the listing, so a sweep reads its config. */
+async function namedInListing(w: SimWorld, vmids: number[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const entries = await w.api.clusterResources('vm', { signal: w.ctx.signal });
+    if (vmids.every((vmid) => entries.some((e) => e.vmid === vmid && e.name !== undefined))) return;
+    if (Date.now() > deadline) throw new Error('pvestatd never named the VMs');
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -177,6 +206,79 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
       expect(seedsIn(w.view())).to.deep.equal(['pv1-2 proxy-seeds:iso/web-seed.iso']);
       expect(w.view().vms.filter((v) => v.config.name === 'web').map((v) => v.vmid)).to.deep.equal([second.vmid]);
       expect(await w.queues.vm.getJobs(['waiting', 'delayed'])).to.deep.equal([]);
+    });
+  });
+
+  it('removes the seed of a create whose VM was destroyed behind our back in a steady sweep of one listing, no storage call (SPEC 5, 26)', async () => {
+    await withSimWorld(3, ['pv1-1', 'pv1-2'], async (w) => {
+      const made: CreateResult[] = [];
+      for (const [name, uid, node] of [['web', 'uid-web', 'pv1-2'], ['keep', 'uid-keep', 'pv1-1']] as const) {
+        await w.record(name, uid);
+        const vm = await w.make(name, uid, node);
+        // What the create job writes when it ends: the pair a steady sweep confirms from the listing.
+        await w.registry.recordLastKnown(name, { state: 'Running', vmid: vm.vmid, node: vm.node, at: new Date().toISOString() });
+        made.push(vm);
+      }
+      await namedInListing(w, made.map((vm) => vm.vmid));
+      w.requests();
+      expect((await w.sweep()).seeds.storagesListed).to.equal(true); // the process's first sweep: the backstop
+      // Per node one content and one storage listing, the shared flags then cached for the records.
+      expect(w.requests().filter((r) => r.method === 'GET' && /\/storage(\/[^/]+\/content)?$/.test(r.path)).length).to.equal(4);
+      const steady = await w.sweep();
+      expect(steady.seeds.storagesListed).to.equal(false);
+      expect(w.requests().map((r) => `${r.method} ${r.path}`)).to.deep.equal(['GET /api2/json/cluster/resources']);
+
+      w.destroyByHand(made[0]?.vmid ?? 0);
+      await w.registry.recordAbsent('web', undefined);
+      const report = await w.sweep();
+
+      expect(report.seeds.deleted).to.deep.equal([{ name: 'web', node: 'pv1-2', volid: 'proxy-seeds:iso/web-seed.iso' }]);
+      // The listing, the delete and its task's polls; no storage content or storage listing.
+      expect(w.requests().filter((r) => r.method === 'GET' && /\/storage(\/[^/]+\/content)?$/.test(r.path))).to.deep.equal([]);
+      expect(seedsIn(w.view())).to.deep.equal(['pv1-1 proxy-seeds:iso/keep-seed.iso']);
+      expect(await w.seedRecords()).to.deep.equal(['pv1-1/proxy-seeds:iso/keep-seed.iso']);
+    });
+  });
+
+  it('removes a seed no record names (an older release uploaded it) on the backstop sweep, and keeps it until then (SPEC 5)', async () => {
+    await withSimWorld(0, ['pv1-1'], async (w) => {
+      expect((await w.sweep()).seeds.storagesListed).to.equal(true);
+      // An older release, which kept no seed records, made the VM; it was destroyed by hand since.
+      const older = createProvider({ api: w.api, config: w.config, logger: silentLogger() });
+      await w.record('old', 'uid-old');
+      const made = await older.create({ name: 'old', uid: 'uid-old', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx);
+      w.destroyByHand(made.vmid);
+      await w.registry.recordAbsent('old', undefined);
+      expect(await w.seedRecords()).to.deep.equal([]);
+
+      const steady = await w.sweep();
+      expect(steady.seeds.storagesListed).to.equal(false);
+      expect(seedsIn(w.view())).to.deep.equal(['pv1-1 proxy-seeds:iso/old-seed.iso']);
+
+      const backstop = await w.sweep();
+      expect(backstop.seeds.storagesListed).to.equal(true);
+      expect(backstop.seeds.deleted.map((s) => s.name)).to.deep.equal(['old']);
+      expect(seedsIn(w.view())).to.deep.equal([]);
+    }, 2);
+  });
+
+  it('a create killed between its seed record and its upload leaves neither seed nor record after the sweeps (SPEC 5, 22)', async () => {
+    await withSimWorld(0, ['pv1-1'], async (w) => {
+      await w.sweep();
+      const killedAtUpload = createProvider({ api: { ...w.api, upload: () => Promise.reject(new Error('SIGKILL')) }, config: w.config, logger: silentLogger(), seedRecords: redisSeedRecords(w.redis, w.prefix) });
+      await w.record('web', 'uid-web');
+      await killedAtUpload.create({ name: 'web', uid: 'uid-web', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx).catch(() => undefined);
+      expect(await w.seedRecords()).to.deep.equal(['pv1-1/proxy-seeds:iso/web-seed.iso']);
+      const vm = w.view().vms.find((v) => v.config.name === 'web');
+      if (!vm) throw new Error('the clone did not happen');
+      w.destroyByHand(vm.vmid);
+      await w.registry.recordAbsent('web', undefined);
+
+      const report = await w.sweep();
+
+      expect(report.seeds.deleted.map((s) => s.name)).to.deep.equal(['web']);
+      expect(await w.seedRecords()).to.deep.equal([]);
+      expect(seedsIn(w.view())).to.deep.equal([]);
     });
   });
 });

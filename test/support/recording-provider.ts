@@ -189,6 +189,10 @@ export class RecordingProvider implements Provider {
     return Promise.resolve([]);
   }
 
+  listRecordedSeeds(_ctx: OperationContext): Promise<SeedIso[]> {
+    return Promise.resolve([]);
+  }
+
   deleteSeed(_seed: SeedIso, _ctx: OperationContext): Promise<void> {
     return Promise.resolve();
   }

@@ -112,6 +112,7 @@ describe('config (SPEC 7)', () => {
     ['a port out of range', { HTTP_PORT: '99999' }, /http\.port: ports must be within range 0 - 65535/],
     ['a tag Proxmox would refuse or fold', { PROXMOX_TAG: 'Bad Tag' }, /proxmox\.tag: must be a Proxmox tag: lowercase letters/],
     ['a word for a number', { JOBS_ATTEMPTS: 'many' }, /jobs\.attempts: must be a whole number of at least 1/],
+    ['a seed listing every 0 sweeps (SPEC 5, 26)', { RECONCILER_SEED_LISTING_EVERY: '0' }, /reconciler\.seedListingEvery: must be a whole number of at least 1/],
     ['a redis URL of another scheme', { REDIS_URL: 'http://127.0.0.1:6379' }, /redis\.url: has scheme http:; allowed: redis:\/\//],
     ['a prefix with a colon', { REDIS_PREFIX: 'a:b' }, /redis\.prefix: must be 1 to 64 of letters/],
     ['a default above its limit', { PROXMOX_DEFAULTS_CORES: '64', PROXMOX_LIMITS_MAX_CORES: '8' }, /proxmox\.defaults\.cores \(64\) is above proxmox\.limits\.maxCores \(8\)/],
