@@ -21,7 +21,9 @@ export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 1000;
  * is not confirmed. A RedisUnavailableError (HTTP 503), so callers that
  * repeat a request while Redis is down repeat this one too.
  */
-export class ReplicaAcksError extends RedisUnavailableError {}
+export class ReplicaAcksError extends RedisUnavailableError {
+  override readonly name = 'ReplicaAcksError';
+}
 
 export interface ReplicaAcks {
   /** Runs an accept's writes; resolves with their result once enough replicas have them, else throws ReplicaAcksError. */

@@ -125,6 +125,8 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
           const err = await rejection(client.createVm({ name, uid: `uid-${name}` }));
           expect(err, name).to.be.instanceOf(ReplicaAcksError);
           expect(err).to.be.instanceOf(RedisUnavailableError);
+          // Its own name, as SpecConflictError has: a log or a caller going by err.name tells it from Redis down.
+          expect(err.name).to.equal('ReplicaAcksError');
           expect(err.message).to.match(new RegExp(`^Redis accepted the write but only 0 of 1 replicas confirmed it within ${TIMEOUT_MS} ms: check`));
         }
         // Without replicaAcks the same Redis answers at once, as before.
