@@ -14,7 +14,7 @@ import { RedisUnavailableError } from './connection.js';
 import { keys } from './keys.js';
 import type { RedisConnection } from './redis-target.js';
 
-export const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 1000;
+const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 1000;
 
 /**
  * Redis took the writes but too few replicas confirmed them: the accept

@@ -14,6 +14,7 @@ import { VM_QUEUE } from '../../src/queue/queues.js';
 import { keyPrefixOf, type RedisConnection } from '../../src/queue/redis-target.js';
 import { connected, createProducerConnection, createWorkerConnection } from '../../src/queue/connection.js';
 import { replicaAcks } from '../../src/queue/replica-acks.js';
+import type { RedisClient } from '../../src/redis-script.js';
 import { Cluster } from 'ioredis';
 import { startOwnCluster, type OwnCluster } from '../support/redis-cluster.js';
 import { startOwnSentinels, type OwnSentinels } from '../support/redis-sentinel.js';
@@ -82,6 +83,17 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
     expect(loadConfig({ env: {} }).redis).to.include({ replicaAcks: 0, replicaAckTimeoutMs: 1000 });
     expect(() => createProvisionerClient({ redisUrl: URL_OF_FLEET, redis: { url: URL_OF_FLEET, replicaAcks: -1 }, prefix: 'p' })).to.throw(ProducerConfigError, /redis\.replicaAcks is -1/);
     expect(() => createProvisionerClient({ redisUrl: URL_OF_FLEET, redis: { url: URL_OF_FLEET, replicaAckTimeoutMs: 0 }, prefix: 'p' })).to.throw(ProducerConfigError, /redis\.replicaAckTimeoutMs is 0/);
+  });
+
+  it('with replicaAcks 0, the default, adds nothing to an accept: no command of its own, no round trip', async () => {
+    const untouched = new Proxy({}, {
+      get(_target, key) {
+        throw new Error(`the accept used redis.${String(key)}`);
+      },
+    }) as RedisClient;
+    for (const connection of [{ url: URL_OF_FLEET }, { url: URL_OF_FLEET, replicaAcks: 0 }]) {
+      expect(await replicaAcks(untouched, 'p', connection).confirmed(() => Promise.resolve('written'))).to.equal('written');
+    }
   });
 
   for (const [where, start] of Object.entries(setups)) {
