@@ -5,7 +5,8 @@
 // library one after another (each: the registry script and BullMQ's add)
 // and N SET, alone and followed by WAIT 1 (the replica has it).
 // Settings: AOF off; appendfsync everysec (Redis's default with AOF on);
-// appendfsync always; min-replicas-to-write 1; WAIT 1 after each write.
+// appendfsync always; min-replicas-to-write 1; WAIT 1 after each SET;
+// redis.replicaAcks 1 (the service's own WAIT 1 after each create).
 // Options: --creates N (default 500, --quick 100).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +30,8 @@ interface Setting {
   replica: boolean;
   /** WAIT 1 after each SET. */
   wait: boolean;
+  /** redis.replicaAcks of the producer: the service's WAIT after each create. */
+  replicaAcks?: number;
 }
 
 const SETTINGS: Setting[] = [
@@ -37,6 +40,7 @@ const SETTINGS: Setting[] = [
   { name: 'appendfsync always', args: ['--appendonly', 'yes', '--appendfsync', 'always'], replica: false, wait: false },
   { name: 'everysec + min-replicas-to-write 1', args: ['--appendonly', 'yes', '--appendfsync', 'everysec', '--min-replicas-to-write', '1', '--min-replicas-max-lag', '10'], replica: true, wait: false },
   { name: 'everysec + WAIT 1 after each SET', args: ['--appendonly', 'yes', '--appendfsync', 'everysec'], replica: true, wait: true },
+  { name: 'everysec + redis.replicaAcks 1', args: ['--appendonly', 'yes', '--appendfsync', 'everysec'], replica: true, wait: true, replicaAcks: 1 },
 ];
 
 function server(port: number, dir: string, args: string[]): ChildProcess {
@@ -81,8 +85,8 @@ async function measure(setting: Setting): Promise<Record<string, string | number
     redis = new Redis(url);
     const connection = redis;
     const prefix = benchPrefix('durability');
-    const config = loadConfig({ env: {}, overrides: { redis: { url, prefix } } });
-    const client = createProvisionerClient({ redisUrl: url, prefix, config });
+    const config = loadConfig({ env: {}, overrides: { redis: { url, prefix, replicaAcks: setting.replicaAcks ?? 0 } } });
+    const client = createProvisionerClient({ redisUrl: url, redis: config.redis, prefix, config });
     await client.listVms();
     const creates = await timed(CREATES, (i) => client.createVm({ name: `d-${i}`, uid: `uid-${i}` }));
     await client.close();

@@ -22,6 +22,7 @@ import type { JobDoor } from './queue/enqueue.js';
 import { createQueues } from './queue/queues.js';
 import type { Queues } from './queue/queues.js';
 import { DesiredStateRegistry } from './queue/registry.js';
+import { checkedReplicaAcks, replicaAcks } from './queue/replica-acks.js';
 import type { DesiredRecord, LastKnown, RecordedFailure } from './desired-state.js';
 import { withTextsSummarized } from './queue/text-summary.js';
 import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
@@ -33,6 +34,7 @@ export type { JobView, JobState } from './queue/job-view.js';
 export type { VmListQuery } from './queue/vm-listing.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
+export { ReplicaAcksError } from './queue/replica-acks.js';
 export type { ProducerConfig, ProducerJobOptions, ProducerSettings } from './config/producer.js';
 export type { ConfigMismatch } from './config/producer-published.js';
 export type { ConfigDifference } from './config/producer-diff.js';
@@ -42,6 +44,8 @@ export interface ProvisionerClientOptions {
   /**
    * A Redis Cluster or Sentinel-managed master to use instead of redisUrl
    * alone (SPEC 25), as config.redis describes it; its url wins over redisUrl.
+   * `replicaAcks` (default 0) makes each accept wait for that many replicas
+   * (WAIT, at most `replicaAckTimeoutMs`, default 1000); fewer is a ReplicaAcksError.
    */
   redis?: RedisConnection;
   /** The key prefix as configured (redis.prefix); on a Cluster the keys go under the hash tag {prefix}. */
@@ -185,6 +189,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   const target: RedisConnection = options.redis ?? { url: options.redisUrl };
   const redis = createProducerConnection(target);
   const prefix = keyPrefixOf(options.prefix, target);
+  const acks = replicaAcks(redis, prefix, checkedReplicaAcks(target));
   let session: Promise<Session> | undefined;
 
   const start = async (): Promise<Session> => {
@@ -193,7 +198,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     const config = chooseProducerConfig(given, published, keys.producerConfig(prefix), options.onConfigMismatch ?? warnOfMismatch);
     const limits = limitsFromConfig(config);
     const queues = createQueues(redis, prefix, config.jobs);
-    return { limits, queues, registry: new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds), door: jobDoor(queues, limits) };
+    return { limits, queues, registry: new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds), door: jobDoor(queues, limits, acks) };
   };
   // A failed start (Redis down, an unreadable published config) is tried again by the next call.
   const ready = async (): Promise<Session> => {
@@ -212,7 +217,8 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     // Typed callers cannot name a create or delete here; untyped ones are told (they record desired state).
     if (!(NAME_JOBS as readonly string[]).includes(job)) throw new ValidationError([{ field: 'job', message: `must be one of ${NAME_JOBS.join(', ')}` }]);
     const value = orThrow(validateJobData(job, input, await limitsNow()));
-    const added = await (await ready()).door.add(job, value);
+    const { door } = await ready();
+    const added = await door.accept(() => door.add(job, value));
     return { jobId: added.id ?? '', name: value.name, existing: false };
   };
 
@@ -229,34 +235,38 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     async createVm(input) {
       const value = orThrow(validateJobData('create', input, await limitsNow()));
       const { door: jobs, registry, limits } = await ready();
-      const spec = { ...value, uid: value.uid ?? randomUUID() };
-      const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
-        uidGiven: value.uid !== undefined,
-        compare: SPEC_FIELDS,
-        absentMeans: specFieldDefaults(limits),
+      return jobs.accept(async () => {
+        const spec = { ...value, uid: value.uid ?? randomUUID() };
+        const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
+          uidGiven: value.uid !== undefined,
+          compare: SPEC_FIELDS,
+          absentMeans: specFieldDefaults(limits),
+        });
+        if (outcome.kind === 'conflict') {
+          if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
+          throw new ConflictError(spec.name, outcome.existingUid);
+        }
+        if (outcome.kind === 'recorded') await jobs.add('create', { ...spec, generation: outcome.generation }, { recorded: outcome.jobId });
+        else await jobs.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
+        return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
       });
-      if (outcome.kind === 'conflict') {
-        if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
-        throw new ConflictError(spec.name, outcome.existingUid);
-      }
-      if (outcome.kind === 'recorded') await jobs.add('create', { ...spec, generation: outcome.generation }, { recorded: outcome.jobId });
-      else await jobs.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
-      return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
     },
 
     async deleteVm(input) {
       const value = orThrow(validateJobData('delete', input, await limitsNow()));
       const { door: jobs, registry } = await ready();
-      const outcome = await registry.recordAbsent(value.name, value.uid);
-      const data = { ...value, generation: outcome.generation };
-      if (outcome.kind === 'foreign') {
-        // A delete of another uid than the present one records no intent: a job of its own.
-        const added = await jobs.add('delete', data);
-        return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };
-      }
-      if (outcome.kind === 'recorded') await jobs.add('delete', data, { recorded: outcome.jobId });
-      else await jobs.ensure('delete', data, outcome.jobId);
-      return { jobId: outcome.jobId, name: value.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
+      return jobs.accept(async () => {
+        const outcome = await registry.recordAbsent(value.name, value.uid);
+        const data = { ...value, generation: outcome.generation };
+        if (outcome.kind === 'foreign') {
+          // A delete of another uid than the present one records no intent: a job of its own.
+          const added = await jobs.add('delete', data);
+          return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };
+        }
+        if (outcome.kind === 'recorded') await jobs.add('delete', data, { recorded: outcome.jobId });
+        else await jobs.ensure('delete', data, outcome.jobId);
+        return { jobId: outcome.jobId, name: value.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
+      });
     },
 
     checkVm: (input) => enqueueJob('check', input),

@@ -160,6 +160,13 @@ export function registerFormats(): void {
     },
   });
   convict.addFormat({
+    name: 'whole-number',
+    coerce: (value: unknown) => Number(value),
+    validate(value: unknown) {
+      if (!isInt(value) || value < 0) throw new Error('must be a whole number of at least 0');
+    },
+  });
+  convict.addFormat({
     name: 'non-negative-number',
     coerce: (value: unknown) => Number(value),
     validate(value: unknown) {

@@ -114,6 +114,12 @@ export const schema: Schema<Config> = {
       },
       name: { doc: 'The master\'s name as the sentinels know it (sentinel monitor <name> ...); required with redis.sentinel.nodes.', format: String, default: '' },
     },
+    replicaAcks: {
+      doc: 'Replicas that must confirm an accepted create, delete or job (WAIT) before it is answered; fewer within redis.replicaAckTimeoutMs and the caller gets a 503 (the producer library a RedisUnavailableError) and may repeat the request. 0 waits for none: a write the master answered can be lost in a failover (SPEC 25, docs/operations.md).',
+      format: 'whole-number',
+      default: 0,
+    },
+    replicaAckTimeoutMs: { doc: 'Longest wait for redis.replicaAcks replicas to confirm an accept (ms).', format: 'positive-int', default: 1000 },
   },
   jobs: {
     attempts: { doc: 'Attempts of a job whose errors are Transient (SPEC 4).', format: 'positive-int', default: 10 },

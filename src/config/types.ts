@@ -74,6 +74,9 @@ export interface Config {
     /** host:port of each; empty: one Redis (or Sentinel). */
     clusterNodes: string[];
     sentinel: { nodes: string[]; name: string };
+    /** Replicas that must confirm an accept (WAIT); 0: none. */
+    replicaAcks: number;
+    replicaAckTimeoutMs: number;
   };
   jobs: {
     attempts: number;

@@ -170,7 +170,7 @@ export function unansweredBeatReporter(redis: RedisClient): HeartbeatWatch {
 }
 
 export class RedisUnavailableError extends Error {
-  override readonly name = 'RedisUnavailableError';
+  override readonly name: string = 'RedisUnavailableError';
 }
 
 // Calls made together on a fresh connection share its one connect: the

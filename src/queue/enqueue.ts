@@ -9,6 +9,7 @@ import { JOB_TABLE, validateStoredJobData } from '../../jobs/schema.js';
 import type { IntentJob, JobLimits, JobName } from '../../jobs/schema.js';
 import { ValidationError } from './producer-errors.js';
 import type { Queues } from './queues.js';
+import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
 
 /** Which id a job gets. */
 type JobIdChoice =
@@ -20,6 +21,12 @@ type JobIdChoice =
   | 'own';
 
 export interface JobDoor {
+  /**
+   * A caller's accept: its writes (desired-state record, job), answered only
+   * once redis.replicaAcks replicas have them (SPEC 1, 22, 25); else a
+   * ReplicaAcksError, and repeating the same accept is safe.
+   */
+  accept<T>(writes: () => Promise<T>): Promise<T>;
   /** Checks `data` as the worker will, then adds the job; throws ValidationError, adding nothing, when it is refused. */
   add(job: JobName, data: unknown, id?: JobIdChoice): Promise<Job>;
   /**
@@ -67,9 +74,12 @@ function jobIdFor(job: JobName, data: Identified, choice: JobIdChoice): string {
   return choice.recorded;
 }
 
-export function jobDoor(queues: Queues, limits: JobLimits): JobDoor {
+/** `acks` for the door of callers' requests (the producer library, so the HTTP API); the service's own jobs need none. */
+export function jobDoor(queues: Queues, limits: JobLimits, acks: ReplicaAcks = NO_REPLICA_ACKS): JobDoor {
   const queueOf = (job: JobName) => queues[JOB_TABLE[job].queue];
   return {
+    accept: (writes) => acks.confirmed(writes),
+
     async add(job, data, id = 'own') {
       const value = checked(job, data, limits);
       return queueOf(job).add(job, value, { jobId: jobIdFor(job, value, id) });

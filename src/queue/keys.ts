@@ -22,4 +22,6 @@ export const keys = {
   sweepsSinceSeedListing: (prefix: string): string => `${prefix}:sweeps-since-seed-listing`,
   /** String: what a producer reads of the service's config, as JSON (SPEC 6, 27). */
   producerConfig: (prefix: string): string => `${prefix}:producer-config`,
+  /** String: written just before each WAIT, so the WAIT covers every write the master had (replica-acks.ts). */
+  replicaAckFence: (prefix: string): string => `${prefix}:replica-ack-fence`,
 };

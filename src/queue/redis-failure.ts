@@ -54,7 +54,7 @@ export function unreachableReason(err: unknown): string | undefined {
   if (!(err instanceof Error)) return undefined;
   const code = (err as NodeJS.ErrnoException).code;
   if (code !== undefined && UNREACHABLE_CODES[code] !== undefined) return UNREACHABLE_CODES[code];
-  if (err.name === 'MaxRetriesPerRequestError' || err.name === 'RedisUnavailableError') return 'not connected';
+  if (err.name === 'MaxRetriesPerRequestError' || err.name === 'RedisUnavailableError' || err.name === 'ReplicaAcksError') return 'not connected';
   for (const [pattern, reason] of UNREACHABLE_TEXTS) if (pattern.test(err.message)) return reason;
   return undefined;
 }

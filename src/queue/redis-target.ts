@@ -17,6 +17,10 @@ export interface RedisConnection {
   sentinel?: { nodes: readonly string[]; name: string };
   /** File holding the password; empty or absent: the URL's. */
   passwordFile?: string;
+  /** Replicas that must confirm an accept (WAIT) before it is answered; 0 or absent: none (replica-acks.ts). */
+  replicaAcks?: number;
+  /** Longest wait for them (ms); absent: 1000. */
+  replicaAckTimeoutMs?: number;
 }
 
 export type RedisMode = 'single' | 'cluster' | 'sentinel';

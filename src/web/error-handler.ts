@@ -7,6 +7,7 @@ import { ConflictError, ValidationError } from '../client.js';
 import type { FieldError } from '../../jobs/schema.js';
 import { RedisUnavailableError } from '../queue/connection.js';
 import { unreachableReason } from '../queue/redis-failure.js';
+import { ReplicaAcksError } from '../queue/replica-acks.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { sendRedisDown, type RedisDownProbe } from './redis-down.js';
 
@@ -46,7 +47,8 @@ export function errorHandler(redisDown: RedisDownProbe) {
       const fallback = err instanceof RedisUnavailableError ? err.message : `Redis is not reachable (${reason})`;
       // RedisUnavailableError comes before any command is sent; any other
       // failure of a write may come after its intent was recorded (SPEC 2).
-      const mayBeRecorded = !(err instanceof RedisUnavailableError) && request.method !== 'GET' && request.method !== 'HEAD';
+      // A ReplicaAcksError comes after the writes: the master has them, its replicas may not.
+      const mayBeRecorded = (err instanceof ReplicaAcksError || !(err instanceof RedisUnavailableError)) && request.method !== 'GET' && request.method !== 'HEAD';
       return sendRedisDown(reply, redisDown() ?? { message: redactSecrets(fallback), retryAfterSeconds: 1 }, { mayBeRecorded });
     }
     return handleError(err, request, reply);

@@ -23,6 +23,8 @@ export interface OwnCluster {
   masterOf(key: string): Promise<number>;
   /** SIGKILL of the node on this port. */
   kill(port: number): void;
+  /** Starts a killed node again on its ports (as a supervisor would); resolves once it is a replica in sync. */
+  restart(port: number, timeoutMs?: number): Promise<void>;
   /** Resolves once a live node serves the key's slot as master and the cluster says ok; the port of that master. */
   promoted(key: string, dead: number, timeoutMs?: number): Promise<number>;
   close(): Promise<void>;
@@ -30,6 +32,7 @@ export interface OwnCluster {
 
 interface Node {
   port: number;
+  busPort: number;
   child: ChildProcess;
 }
 
@@ -46,7 +49,7 @@ function startNode(port: number, busPort: number, dir: string): Node {
     ],
     { stdio: 'ignore' },
   );
-  return { port, child };
+  return { port, busPort, child };
 }
 
 /**
@@ -99,6 +102,12 @@ export async function replicaSynced(port: number): Promise<boolean> {
   const info = await ask(port, (r) => r.info('replication'));
   if (info.includes('role:master')) return true;
   return info.includes('master_link_status:up') && info.includes('master_sync_in_progress:0');
+}
+
+/** A replica (not a master) whose link to its master is up and whose sync is done: a restarted master once it follows. */
+export async function followsInSync(port: number): Promise<boolean> {
+  const info = await ask(port, (r) => r.info('replication'));
+  return info.includes('role:slave') && info.includes('master_link_status:up') && info.includes('master_sync_in_progress:0');
 }
 
 async function clusterOk(port: number): Promise<boolean> {
@@ -154,6 +163,15 @@ export async function startOwnCluster(): Promise<OwnCluster> {
     kill(port) {
       killed.add(port);
       nodes.find((n) => n.port === port)?.child.kill('SIGKILL');
+    },
+    async restart(port, timeoutMs = 30_000) {
+      const node = nodes.find((n) => n.port === port);
+      if (node === undefined) throw new Error(`no node on port ${port}`);
+      // Its nodes-<port>.conf is kept: it rejoins and follows the master that took its slots.
+      node.child = startNode(node.port, node.busPort, dir).child;
+      killed.delete(port);
+      await redisAnswers(`redis://127.0.0.1:${port}`, 10_000);
+      await until(async () => ((await followsInSync(port)) ? true : undefined), timeoutMs, `node ${port} did not sync as a replica`);
     },
     async promoted(key, dead, timeoutMs = 30_000) {
       const slot = await slotOf(key);

@@ -13,6 +13,8 @@ export interface Failover {
   promotedPort: number;
   /** From the SIGKILL until the servers name the new master. */
   promotedAfterMs: number;
+  /** From the SIGKILL until the killed server, started again, is the new master's replica in sync. */
+  replicaBackAfterMs: number;
 }
 
 export interface RedisFleet {
@@ -20,7 +22,11 @@ export interface RedisFleet {
   connection: RedisConnection;
   /** The environment variables of SPEC 7 that name it (REDIS_CLUSTER_NODES, or REDIS_SENTINEL_NODES and _NAME). */
   env: Record<string, string>;
-  /** SIGKILLs the master that holds the keys of this prefix and waits for its replica to take over. */
+  /**
+   * SIGKILLs the master that holds the keys of this prefix, waits for its
+   * replica to take over, then starts the killed server again (a
+   * supervisor's restart) and waits until it is the new master's replica.
+   */
   failover(prefix: string, onKill?: () => void): Promise<Failover>;
   close(): Promise<void>;
 }
@@ -42,7 +48,9 @@ export async function startRedisFleet(kind: FleetKind): Promise<RedisFleet> {
         cluster.kill(killedPort);
         onKill?.();
         const promotedPort = await cluster.promoted(tag, killedPort);
-        return { killedPort, promotedPort, promotedAfterMs: Date.now() - killedAt };
+        const promotedAfterMs = Date.now() - killedAt;
+        await cluster.restart(killedPort);
+        return { killedPort, promotedPort, promotedAfterMs, replicaBackAfterMs: Date.now() - killedAt };
       },
       close: () => cluster.close(),
     };
@@ -58,7 +66,9 @@ export async function startRedisFleet(kind: FleetKind): Promise<RedisFleet> {
       set.killMaster();
       onKill?.();
       const promotedPort = await set.promoted(killedPort);
-      return { killedPort, promotedPort, promotedAfterMs: Date.now() - killedAt };
+      const promotedAfterMs = Date.now() - killedAt;
+      await set.restart(killedPort, promotedPort);
+      return { killedPort, promotedPort, promotedAfterMs, replicaBackAfterMs: Date.now() - killedAt };
     },
     close: () => set.close(),
   };

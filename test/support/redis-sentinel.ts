@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { redisAnswers } from '../e2e/redis-server.js';
 import { freePort } from './free-port.js';
-import { ask, replicaSynced, until } from './redis-cluster.js';
+import { ask, followsInSync, replicaSynced, until } from './redis-cluster.js';
 
 export const SENTINEL_MASTER_NAME = 'pvep-master';
 
@@ -23,6 +23,12 @@ export interface OwnSentinels {
   replicaPort: number;
   /** SIGKILL of the current master. */
   killMaster(): void;
+  /**
+   * Starts a killed server again on its port as a replica of `master` (an
+   * operator bringing it back; the sentinels alone took 15 s to 30 s and
+   * more to turn it into one); resolves once it is in sync.
+   */
+  restart(port: number, master: number, timeoutMs?: number): Promise<void>;
   /** Resolves with the port the sentinels name as master once it is not `dead` and it answers as a master. */
   promoted(dead: number, timeoutMs?: number): Promise<number>;
   close(): Promise<void>;
@@ -101,6 +107,13 @@ export async function startOwnSentinels(): Promise<OwnSentinels> {
     replicaPort,
     killMaster() {
       byPort.get(master)?.kill('SIGKILL');
+    },
+    async restart(port, replicaOf, timeoutMs = 30_000) {
+      const child = dataServer(port, dir, ['--replicaof', '127.0.0.1', String(replicaOf)]);
+      children.push(child);
+      byPort.set(port, child);
+      await redisAnswers(`redis://127.0.0.1:${port}`, 10_000);
+      await until(async () => ((await followsInSync(port)) ? true : undefined), timeoutMs, `the server on ${port} did not sync as a replica`);
     },
     async promoted(dead, timeoutMs = 30_000) {
       master = await until(

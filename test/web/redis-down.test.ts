@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { basicHeader, buildTestWeb, type TestWeb } from './helpers.js';
 import type { RedisDown } from '../../src/web/redis-down.js';
+import { ReplicaAcksError } from '../../src/queue/replica-acks.js';
 
 const DOWN: RedisDown = {
   message: 'Redis at 127.0.0.1:6399 is not reachable (connection refused): check that redis-server runs there and that redis.url (REDIS_URL) names it',
@@ -70,6 +71,27 @@ describe('web app while Redis is down (SPEC 24)', () => {
       expect(body.message).to.contain('may have been recorded');
       down = undefined;
       expect(await web.client.getVm('half-way'), 'the premise: the intent was recorded').to.not.equal(undefined);
+    } finally {
+      web.client.createVm = createVm;
+    }
+  });
+
+  it('an accept too few replicas confirmed is a 503 with Retry-After that names what happened and says it may be recorded (issue 16, SPEC 25)', async () => {
+    down = undefined;
+    const createVm = web.client.createVm.bind(web.client);
+    const said = 'Redis accepted the write but only 0 of 1 replicas confirmed it within 1000 ms: check that the master\'s replicas run and keep up';
+    web.client.createVm = async (input) => {
+      await createVm(input);
+      throw new ReplicaAcksError(said);
+    };
+    try {
+      const res = await web.app.inject({ method: 'POST', url: '/v1/vms', headers: bearer(), payload: { name: 'unconfirmed' } });
+      expect(res.statusCode).to.equal(503);
+      expect(res.headers['retry-after']).to.equal('1');
+      const body = res.json<{ error: string; message: string; mayBeRecorded?: boolean }>();
+      expect(body.error).to.equal('RedisUnavailable');
+      expect(body.message).to.contain(said);
+      expect(body.mayBeRecorded).to.equal(true);
     } finally {
       web.client.createVm = createVm;
     }
