@@ -59,6 +59,20 @@ export function unreachableReason(err: unknown): string | undefined {
   return undefined;
 }
 
+// ioredis's Cluster client gives up a command after its redirections run
+// out (maxRedirections, 16 by default; the producer and web keep it so a
+// caller hears at once) while a slot's master is being replaced. It is not
+// an outage of the connection (nothing reports it ended), so the outage
+// reporter does not take it; the doors that answer a request do (SPEC 24, 25).
+const CLUSTER_BETWEEN_MASTERS = /^Too many Cluster redirections\b/;
+
+/** unreachableReason, or the reason for a Cluster command that ran out of redirections during a failover. */
+export function unavailableReason(err: unknown): string | undefined {
+  const reason = unreachableReason(err);
+  if (reason !== undefined || !(err instanceof Error)) return reason;
+  return CLUSTER_BETWEEN_MASTERS.test(err.message) ? 'a cluster slot is between masters: a failover may be under way' : undefined;
+}
+
 /** What to check about a single Redis at redis.url; a Cluster and Sentinel have their own (redis-target.ts). */
 export const SINGLE_CHECK = 'check that redis-server runs there and that redis.url (REDIS_URL) names it';
 

@@ -6,7 +6,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError, ValidationError } from '../client.js';
 import type { FieldError } from '../../jobs/schema.js';
 import { RedisUnavailableError } from '../queue/connection.js';
-import { unreachableReason } from '../queue/redis-failure.js';
+import { unavailableReason } from '../queue/redis-failure.js';
 import { ReplicaAcksError } from '../queue/replica-acks.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { sendRedisDown, type RedisDownProbe } from './redis-down.js';
@@ -41,7 +41,7 @@ function isFastifyError(err: unknown): err is FastifyError {
 /** The error handler, answering 503 when a call failed because Redis went away (SPEC 24). */
 export function errorHandler(redisDown: RedisDownProbe) {
   return (err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const reason = unreachableReason(err);
+    const reason = unavailableReason(err);
     if (reason !== undefined) {
       // The process's outage reporter has logged the outage; the answer says it again.
       const fallback = err instanceof RedisUnavailableError ? err.message : `Redis is not reachable (${reason})`;

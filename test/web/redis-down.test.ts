@@ -97,6 +97,24 @@ describe('web app while Redis is down (SPEC 24)', () => {
     }
   });
 
+  it('a Cluster command out of redirections during a failover is a 503 with Retry-After that may be recorded, not a 500 (issue 16, SPEC 24, 25)', async () => {
+    down = undefined;
+    const createVm = web.client.createVm.bind(web.client);
+    // What ioredis's Cluster client throws when a slot's master is replaced under a write.
+    web.client.createVm = () => Promise.reject(new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'));
+    try {
+      const res = await web.app.inject({ method: 'POST', url: '/v1/vms', headers: bearer(), payload: { name: 'between-masters' } });
+      expect(res.statusCode).to.equal(503);
+      expect(res.headers['retry-after']).to.equal('1');
+      const body = res.json<{ error: string; message: string; mayBeRecorded?: boolean }>();
+      expect(body.error).to.equal('RedisUnavailable');
+      expect(body.message).to.contain('a cluster slot is between masters');
+      expect(body.mayBeRecorded).to.equal(true);
+    } finally {
+      web.client.createVm = createVm;
+    }
+  });
+
   it('still asks for the token first: no token is 401, not 503', async () => {
     expect((await web.app.inject({ method: 'GET', url: '/v1/vms' })).statusCode).to.equal(401);
   });

@@ -5,7 +5,7 @@
 // a Redis blip only delays the next read (docs/decisions.md).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { JobView } from '../../queue/job-view.js';
-import { unreachableReason } from '../../queue/redis-failure.js';
+import { unavailableReason } from '../../queue/redis-failure.js';
 import { redactSecrets } from '../../secrets/redact.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
@@ -59,7 +59,7 @@ function follow({ stream, service, id, options, log }: Follow, first: JobView, f
       // Sent once an outage; the stream stays open and goes on where it was.
       if (!unavailable) {
         unavailable = true;
-        const reason = unreachableReason(err);
+        const reason = unavailableReason(err);
         if (reason === undefined) log.warn({ jobId: id, message: redactSecrets(err instanceof Error ? err.message : String(err)) }, 'job events: reading the job failed; trying again');
         stream.send({ event: 'unavailable', data: { message: `cannot read the job now (${reason ?? 'the read failed'}); the stream goes on when it can` } });
       }
