@@ -18,8 +18,10 @@ describe('simulator: the task listing window', () => {
   });
   after(async () => sim.close());
 
-  const list = (params: Record<string, number | string>): Promise<{ upid: string }[]> =>
-    sim.data('GET', `/nodes/pv1-1/tasks?${new URLSearchParams(Object.entries({ source: 'all', limit: 100, ...params }).map(([k, v]) => [k, String(v)]))}`);
+  const list = (params: Record<string, number>): Promise<{ upid: string }[]> => {
+    const query = Object.entries({ limit: 100, ...params }).map(([k, v]) => `&${k}=${v}`).join('');
+    return sim.data('GET', `/nodes/pv1-1/tasks?source=all${query}`);
+  };
 
   it('since and until keep the tasks started within them, the bounds included', async () => {
     const middle = startOf(upids[1] ?? '');
