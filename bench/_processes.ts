@@ -23,9 +23,9 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Runs `pve-provisioner <args>` with the given environment on top of this one's. */
-export function startCli(args: string[], env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `pve-provisioner <args>` with the given environment on top of this one's; nodeArgs before the script (`--cpu-prof`, which NODE_OPTIONS refuses). */
+export function startCli(args: string[], env: Record<string, string>, nodeArgs: string[] = []): Child {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const chunks: string[] = [];
   child.stdout?.on('data', (b: Buffer) => chunks.push(b.toString()));
   child.stderr?.on('data', (b: Buffer) => chunks.push(b.toString()));
@@ -77,6 +77,8 @@ export interface SimChildOptions {
   agentSeconds?: number;
   /** Extra environment (SIM_* keys). */
   env?: Record<string, string>;
+  /** Arguments to node itself (`--cpu-prof`). */
+  nodeArgs?: string[];
 }
 
 /** A token file for the simulator and the workers to share. */
@@ -96,7 +98,7 @@ export async function startSimChild(options: SimChildOptions): Promise<SimChild>
     ...(options.agentSeconds !== undefined ? { SIM_AGENT_SECONDS: String(options.agentSeconds) } : {}),
     ...options.env,
   };
-  const child = startCli(['sim', '--port', '0', '--vms', String(options.vms)], env);
+  const child = startCli(['sim', '--port', '0', '--vms', String(options.vms)], env, options.nodeArgs);
   const match = await waitForOutput(child, /listening on (https?:\/\/[^\s]+) /, 120_000);
   const url = match[1] as string;
   return {

@@ -77,7 +77,10 @@ export const nodeTasks: Handler = (ctx) => {
     return limit <= 0;
   };
 
-  const tasks = [...ctx.sim.tasks.all()].filter((t) => t.node === node).sort(newestFirst);
+  // since and until are checked before the start count, so a task outside them never shows or counts: left out here,
+  // before the sort, a listing costs what it answers rather than every task the run made.
+  const inWindow = (t: SimTask): boolean => t.node === node && (since === undefined || t.starttime >= since) && (until === undefined || t.starttime <= until);
+  const tasks = [...ctx.sim.tasks.all()].filter(inWindow).sort(newestFirst);
   const out: Entry[] = [];
   if (source === 'active' || source === 'all') {
     for (const task of tasks) {
