@@ -11,7 +11,7 @@ import { chooseProducerConfig } from './config/producer-published.js';
 import type { ConfigMismatch } from './config/producer-published.js';
 import { keys } from './queue/keys.js';
 import { readProducerConfig } from './queue/producer-config-store.js';
-import { connected, createProducerConnection } from './queue/connection.js';
+import { RedisUnavailableError, connected, createProducerConnection } from './queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
 import { SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
@@ -276,9 +276,20 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
 
     async waitForJob(id, waitOptions = {}) {
       const deadline = Date.now() + (waitOptions.timeoutMs ?? 60_000);
+      let seen = false;
       for (;;) {
-        const view = await getJob(id);
+        let view: JobView | undefined;
+        try {
+          view = await getJob(id);
+        } catch (err) {
+          // Redis down at the call is an error at once; once the job was read,
+          // an outage (a restart, a failover) is waited out until the deadline.
+          if (!seen || !(err instanceof RedisUnavailableError) || Date.now() >= deadline) throw err;
+          await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+          continue;
+        }
         if (view === undefined) throw new Error(`job ${id} does not exist`);
+        seen = true;
         waitOptions.onView?.(view);
         if (isFinished(view) || Date.now() >= deadline) return view;
         await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
