@@ -229,6 +229,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let failoverAt = fleet === undefined ? Infinity : driveStarted + options.driveMs / 2;
     let failing: Promise<void> | undefined;
     const restartAt = Array.from({ length: options.redisRestarts }, (_, i) => started + ((i + 1) * options.driveMs) / (options.redisRestarts + 1));
+    const startFailover = (): void => {
+      if (fleet === undefined || failoverAt === Infinity) return;
+      failoverAt = Infinity;
+      // Not awaited here: the worker kills go on while the replica takes over.
+      failing = fleet.failover(prefix).then((failover) => {
+        report.failovers += 1;
+        log(`SIGKILLed the master on ${failover.killedPort}; ${failover.promotedPort} took over after ${failover.promotedAfterMs} ms`);
+      });
+    };
     while (driving) {
       await sleep(options.killEveryMs * (0.5 + random()));
       if (!driving) break;
@@ -247,16 +256,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         report.redisRestarts = privateRedis.restarts;
         log(`restarted Redis (${report.redisRestarts})`);
       }
-      if (fleet !== undefined && Date.now() >= failoverAt) {
-        failoverAt = Infinity;
-        // Not awaited here: the worker kills go on while the replica takes over.
-        failing = fleet.failover(prefix).then((failover) => {
-          report.failovers += 1;
-          log(`SIGKILLed the master on ${failover.killedPort}; ${failover.promotedPort} took over after ${failover.promotedAfterMs} ms`);
-        });
-      }
+      if (Date.now() >= failoverAt) startFailover();
     }
     await drive;
+    // A drive that ended before its middle came round still gets its failover, while its jobs drain.
+    startFailover();
     await failing;
     while (privateRedis !== undefined && restartAt.length > 0) {
       restartAt.shift();
