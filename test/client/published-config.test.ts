@@ -15,7 +15,7 @@ import { producerConfigPublisher } from '../../src/queue/producer-config-store.j
 import { startWebServer } from '../../src/web/server.js';
 import { startOwnRedis } from '../e2e/redis-server.js';
 import { createHarness, type Harness } from '../support/harness.js';
-import { REDIS_URL, deletePrefix, eventually, newRedis, testConfig, uniquePrefix } from '../support/redis.js';
+import { REDIS_CLUSTER_NODES, REDIS_URL, deletePrefix, keyPrefix, eventually, newRedis, testConfig, uniquePrefix } from '../support/redis.js';
 
 /** A service config other than the defaults in every key a job's meaning depends on. */
 const SERVICE = {
@@ -49,7 +49,9 @@ describe('the producer library takes the workers config from Redis (SPEC 6, 27)'
   let h: Harness | undefined;
   const clients: UncheckedProvisionerClient[] = [];
   const client = (options: Partial<Parameters<typeof createUncheckedProvisionerClient>[0]> = {}): UncheckedProvisionerClient => {
-    const made = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix: h?.prefix ?? 'unused', ...options });
+    // The workers' Redis, a Cluster under `npm run test:cluster`; a test of its own Redis names its redisUrl.
+    const shared = options.redisUrl === undefined ? { redis: { url: REDIS_URL, clusterNodes: REDIS_CLUSTER_NODES } } : {};
+    const made = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix: h?.config.redis.prefix ?? 'unused', ...shared, ...options });
     clients.push(made);
     return made;
   };
@@ -84,11 +86,11 @@ describe('the producer library takes the workers config from Redis (SPEC 6, 27)'
     const server = await startWebServer(config, silentLogger(), { metrics: createMetrics(), port: 0 });
     const redis = newRedis();
     try {
-      const producer = createProvisionerClient({ redisUrl: REDIS_URL, prefix });
+      const producer = createProvisionerClient({ redisUrl: REDIS_URL, redis: { url: REDIS_URL, clusterNodes: REDIS_CLUSTER_NODES }, prefix });
       const err = await refusal(producer.createVm({ name: 'web-1', cores: 5, node: 'pve2' }));
       await producer.close();
       expect(fieldsOf(err)).to.deep.equal(['node', 'cores']);
-      expect(JSON.parse((await redis.get(keys.producerConfig(prefix))) ?? '{}')).to.have.property('version', 1);
+      expect(JSON.parse((await redis.get(keys.producerConfig(keyPrefix(prefix)))) ?? '{}')).to.have.property('version', 1);
     } finally {
       await server.close();
       await deletePrefix(redis, prefix);
