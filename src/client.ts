@@ -12,6 +12,7 @@ import type { ConfigMismatch } from './config/producer-published.js';
 import { keys } from './queue/keys.js';
 import { readProducerConfig } from './queue/producer-config-store.js';
 import { RedisUnavailableError, connected, createProducerConnection } from './queue/connection.js';
+import { unavailableReason } from './queue/redis-failure.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
 import { SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
@@ -137,6 +138,9 @@ export interface ProvisionerClientOf<I extends CallInputs> {
    * Resolves when the job completed or failed, or with its current view on
    * timeout. `onView` sees each view read while waiting (about every 100
    * ms), the last one included: its state, progress and log lines so far.
+   * Redis down at the call is a RedisUnavailableError at once; an outage
+   * after the first read (a restart, a failover) is waited out, and is a
+   * RedisUnavailableError only if it lasts until the timeout.
    */
   waitForJob(id: string, options?: { timeoutMs?: number; onView?: (view: JobView) => void }): Promise<JobView>;
   getVm(name: string): Promise<DesiredView | undefined>;
@@ -283,8 +287,12 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
           view = await getJob(id);
         } catch (err) {
           // Redis down at the call is an error at once; once the job was read,
-          // an outage (a restart, a failover) is waited out until the deadline.
-          if (!seen || !(err instanceof RedisUnavailableError) || Date.now() >= deadline) throw err;
+          // an outage (a restart, a failover) is waited out until the deadline,
+          // a read cut off mid-command ('Connection is closed.', a Cluster out
+          // of redirections) as much as one refused before it was sent.
+          const reason = unavailableReason(err);
+          if (!seen || reason === undefined) throw err;
+          if (Date.now() >= deadline) throw err instanceof RedisUnavailableError ? err : new RedisUnavailableError(`Redis is not reachable (${reason})`, { cause: err });
           await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
           continue;
         }

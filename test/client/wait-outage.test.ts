@@ -2,6 +2,7 @@
 // that goes away after the job was read (a restart, a failover) until its
 // deadline, and is still an error at once when Redis is down at the call.
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
 import { RedisUnavailableError } from '../../src/queue/connection.js';
 import { startOwnRedis, type OwnRedis } from '../e2e/redis-server.js';
@@ -32,6 +33,28 @@ describe('waitForJob across a Redis outage (SPEC 24, 25, 27)', function () {
     await sleep(1_500);
     await redis.start();
     // No worker runs: the wait ends at its deadline with the job as Redis has it.
+    const view = await waiting;
+    expect(view.id).to.equal(jobId);
+    expect(view.state).to.equal('waiting');
+  });
+
+  it('keeps waiting through an outage that cuts off a read already sent (issue 16)', async () => {
+    const { jobId } = await client.createVm({ name: 'wait-cut-off' });
+    const views: string[] = [];
+    const waiting = client.waitForJob(jobId, { timeoutMs: 8_000, onView: (view) => views.push(view.state) });
+    while (views.length === 0) await sleep(20);
+    // Redis holds every command from now on: the next poll's read is sent on a
+    // ready connection and is still unanswered when the server goes away.
+    const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    await admin.call('CLIENT', 'PAUSE', '20000', 'ALL');
+    admin.disconnect();
+    const seenBefore = views.length;
+    await sleep(500);
+    expect(views.length, 'no view read while Redis holds the commands').to.equal(seenBefore);
+    // Down long enough for the client to give up the read it sent ('Reached the max retries per request limit').
+    await redis.stop();
+    await sleep(1_500);
+    await redis.start();
     const view = await waiting;
     expect(view.id).to.equal(jobId);
     expect(view.state).to.equal('waiting');
