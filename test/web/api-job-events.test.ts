@@ -23,13 +23,14 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
   let base: string;
   let reads = 0;
   let failing = false;
+  let failure = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
   let worker: Worker | undefined;
 
   const counting = (client: ProvisionerClient): VmService => ({
     ...client,
     getJob: async (id) => {
       reads += 1;
-      if (failing) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' });
+      if (failing) throw failure();
       return client.getJob(id);
     },
   });
@@ -120,6 +121,22 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
     expect(read.events[1]?.id, 'the client keeps its place').to.equal(undefined);
     expect(read.events[2]?.data).to.deep.equal({ index: 0, line: 'written while the stream could not read' });
     expect(read.events[6]?.data).to.deep.include({ state: 'completed', result: { address: '10.1.2.3' } });
+  });
+
+  it('names a Cluster failover when a read ran out of redirections (issue 16, SPEC 25)', async () => {
+    const connectionRefused = failure;
+    failure = () => new Error('Too many Cluster redirections. Last error: Error: Connection is closed.');
+    try {
+      const jobId = await enqueue('events-between-masters');
+      const done = open(jobId, { stopWhen: (events) => events.some((e) => e.event === 'unavailable') });
+      await untilReads(2);
+      failing = true;
+      const read = await done;
+      const unavailable = read.events.find((e) => e.event === 'unavailable');
+      expect(unavailable?.data).to.deep.equal({ message: 'cannot read the job now (a cluster slot is between masters: a failover may be under way); the stream goes on when it can' });
+    } finally {
+      failure = connectionRefused;
+    }
   });
 
   it('shows a retry: a delayed state with the attempt made, then active again, then the end', async () => {
