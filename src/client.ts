@@ -280,6 +280,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
 
     async waitForJob(id, waitOptions = {}) {
       const deadline = Date.now() + (waitOptions.timeoutMs ?? 60_000);
+      const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
       let seen = false;
       for (;;) {
         let view: JobView | undefined;
@@ -293,14 +294,14 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
           const reason = unavailableReason(err);
           if (!seen || reason === undefined) throw err;
           if (Date.now() >= deadline) throw err instanceof RedisUnavailableError ? err : new RedisUnavailableError(`Redis is not reachable (${reason})`, { cause: err });
-          await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+          await pause();
           continue;
         }
         if (view === undefined) throw new Error(`job ${id} does not exist`);
         seen = true;
         waitOptions.onView?.(view);
         if (isFinished(view) || Date.now() >= deadline) return view;
-        await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
+        await pause();
       }
     },
 

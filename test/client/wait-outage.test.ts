@@ -3,7 +3,7 @@
 // deadline, and is still an error at once when Redis is down at the call.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
+import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
 import { RedisUnavailableError } from '../../src/queue/connection.js';
 import { startOwnRedis, type OwnRedis } from '../e2e/redis-server.js';
 import { rejection } from '../support/rejection.js';
@@ -24,11 +24,17 @@ describe('waitForJob across a Redis outage (SPEC 24, 25, 27)', function () {
     await redis.close();
   });
 
-  it('keeps waiting through an outage that begins after the job was read, and answers once Redis is back', async () => {
-    const { jobId } = await client.createVm({ name: 'wait-outage' });
+  /** A create's wait, once it has read the job: what it saw so far, and its end. */
+  async function waitingOn(name: string, timeoutMs: number): Promise<{ jobId: string; views: string[]; waiting: Promise<JobView> }> {
+    const { jobId } = await client.createVm({ name });
     const views: string[] = [];
-    const waiting = client.waitForJob(jobId, { timeoutMs: 8_000, onView: (view) => views.push(view.state) });
+    const waiting = client.waitForJob(jobId, { timeoutMs, onView: (view) => views.push(view.state) });
     while (views.length === 0) await sleep(20);
+    return { jobId, views, waiting };
+  }
+
+  it('keeps waiting through an outage that begins after the job was read, and answers once Redis is back', async () => {
+    const { jobId, waiting } = await waitingOn('wait-outage', 8_000);
     await redis.stop();
     await sleep(1_500);
     await redis.start();
@@ -39,10 +45,7 @@ describe('waitForJob across a Redis outage (SPEC 24, 25, 27)', function () {
   });
 
   it('keeps waiting through an outage that cuts off a read already sent (issue 16)', async () => {
-    const { jobId } = await client.createVm({ name: 'wait-cut-off' });
-    const views: string[] = [];
-    const waiting = client.waitForJob(jobId, { timeoutMs: 8_000, onView: (view) => views.push(view.state) });
-    while (views.length === 0) await sleep(20);
+    const { jobId, views, waiting } = await waitingOn('wait-cut-off', 8_000);
     // Redis holds every command from now on: the next poll's read is sent on a
     // ready connection and is still unanswered when the server goes away.
     const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 });
@@ -70,11 +73,9 @@ describe('waitForJob across a Redis outage (SPEC 24, 25, 27)', function () {
   });
 
   it('is a RedisUnavailableError at its deadline when Redis stays away', async () => {
-    const { jobId } = await client.createVm({ name: 'wait-gone' });
-    const views: string[] = [];
-    const waiting = rejection(client.waitForJob(jobId, { timeoutMs: 2_000, onView: (view) => views.push(view.state) }));
-    while (views.length === 0) await sleep(20);
+    const { waiting } = await waitingOn('wait-gone', 2_000);
+    const refused = rejection(waiting);
     await redis.stop();
-    expect(await waiting).to.be.instanceOf(RedisUnavailableError);
+    expect(await refused).to.be.instanceOf(RedisUnavailableError);
   });
 });
