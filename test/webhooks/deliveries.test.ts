@@ -123,7 +123,11 @@ describe('webhooks: vm.ready, vm.deleted and job.failed, signed, at least once (
     await w.receiver.waitFor(ofJob(second.jobId, 'vm.ready'), 60_000);
     await w.receiver.waitFor(ofJob(removed.jobId, 'vm.deleted'), 60_000);
     expect(w.receiver.received.filter((r) => r.status === 500)).to.have.length(2);
-    const byOutcome = await counted(metrics);
+    // The receiver has the request before the worker has its answer and counts it: wait for the count.
+    const byOutcome = await eventually(async () => {
+      const now = await counted(metrics);
+      return now['vm.ready delivered'] === 2 && now['vm.deleted delivered'] === 1 ? now : undefined;
+    }).catch(() => counted(metrics));
     expect(byOutcome['vm.ready delivered']).to.equal(2);
     expect(byOutcome['vm.deleted delivered']).to.equal(1);
     expect(byOutcome['vm.ready retried']).to.be.at.least(2);
