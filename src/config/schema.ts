@@ -12,7 +12,7 @@ export const schema: Schema<Config> = {
       default: 'sim',
     },
     tokenFile: {
-      doc: 'File holding the API token "user@realm!id=secret"; read on every request so it can be rotated. With url "sim" the file is created with a random token when missing.',
+      doc: 'File holding the API token "user@realm!id=secret"; checked at most once a second and read again when its mtime or size changes, so it can be rotated without a restart. With url "sim" the file is created with a random token when missing.',
       format: String,
       default: 'var/proxmox-token',
     },
