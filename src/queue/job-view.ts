@@ -11,7 +11,7 @@ export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed'
 export interface JobView {
   id: string;
   job: JobName;
-  /** The job's data, userData and networkConfig as their size and sha256 only (SPEC 24). */
+  /** The job's data, userData and networkConfig as their size and keyed fingerprint only (SPEC 24). */
   data: object;
   state: JobState;
   progress: unknown;
@@ -32,7 +32,7 @@ export function isFinished(view: JobView): boolean {
  * always shows its result (a job finishing between the two reads would
  * otherwise look completed with no result).
  */
-export async function viewJob(queue: Queue, id: string): Promise<JobView | undefined> {
+export async function viewJob(queue: Queue, id: string, fingerprintKey: string | undefined): Promise<JobView | undefined> {
   const state = await queue.getJobState(id);
   const job = (await queue.getJob(id)) as Job | undefined;
   if (job?.id === undefined || !isJobName(job.name)) return undefined;
@@ -40,7 +40,7 @@ export async function viewJob(queue: Queue, id: string): Promise<JobView | undef
   const view: JobView = {
     id: job.id,
     job: job.name,
-    data: withTextsSummarized(job.data as object),
+    data: withTextsSummarized(job.data as object, fingerprintKey),
     state,
     progress: job.progress,
     attemptsMade: job.attemptsMade,

@@ -14,6 +14,7 @@ import { createQueues } from '../queue/queues.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
 import { loadCredentials } from './auth/credentials.js';
+import { ensureFingerprintKey } from './fingerprint-key.js';
 import { BOARD_PATH } from './board.js';
 import { redisReadinessSources } from './readiness-redis.js';
 import { redisDownProbe } from './redis-down.js';
@@ -59,6 +60,7 @@ function publicHost(host: string): string {
 
 export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
   const credentials = await loadCredentials(config, logger);
+  await ensureFingerprintKey(config, logger);
   // Fails fast when Redis is down, so a request answers instead of hanging.
   const redis = createWebConnection(config.redis);
   const redisDown = redisDownProbe(redis, config.redis);
@@ -73,6 +75,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
     redis: config.redis,
     prefix: config.redis.prefix,
     config,
+    fingerprintKeyFile: config.http.fingerprintKeyFile,
     onConfigMismatch: ({ redisKey, differences, message }) => logger.warn({ redisKey, differences }, `${message}: another web or worker process on this prefix runs another config`),
   });
   const closeConnections = async (): Promise<void> => {
