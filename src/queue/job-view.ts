@@ -1,9 +1,12 @@
 // What a caller sees of a job (SPEC 6): its state, progress, result or
 // operator-readable failure, and its log lines. Shared by the producer
-// library and the HTTP API.
+// library and the HTTP API. The worker redacts what it writes; the view
+// redacts the failure and log lines again with what this process knows,
+// for a job written by a worker that did not know a secret.
 import type { Job, Queue } from 'bullmq';
 import { isJobName } from '../../jobs/schema.js';
 import type { JobName } from '../../jobs/schema.js';
+import { redactSecrets } from '../secrets/redact.js';
 import { withTextsSummarized } from './text-summary.js';
 
 export type JobState = 'waiting' | 'delayed' | 'active' | 'completed' | 'failed' | 'prioritized' | 'waiting-children' | 'unknown';
@@ -44,11 +47,11 @@ export async function viewJob(queue: Queue, id: string, fingerprintKey: string |
     state,
     progress: job.progress,
     attemptsMade: job.attemptsMade,
-    logs: logs.logs,
+    logs: logs.logs.map(redactSecrets),
     createdAt: new Date(job.timestamp).toISOString(),
   };
   if (state === 'completed') view.result = job.returnvalue;
-  if (state === 'failed' && job.failedReason) view.failedReason = job.failedReason;
+  if (state === 'failed' && job.failedReason) view.failedReason = redactSecrets(job.failedReason);
   if (job.finishedOn) view.finishedAt = new Date(job.finishedOn).toISOString();
   return view;
 }

@@ -15,6 +15,7 @@ import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
 import { loadCredentials } from './auth/credentials.js';
 import { ensureFingerprintKey } from './fingerprint-key.js';
+import { learnSecretFiles } from '../secrets/known-files.js';
 import { BOARD_PATH } from './board.js';
 import { redisReadinessSources } from './readiness-redis.js';
 import { redisDownProbe } from './redis-down.js';
@@ -61,6 +62,8 @@ function publicHost(host: string): string {
 export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
   const credentials = await loadCredentials(config, logger);
   await ensureFingerprintKey(config, logger);
+  // The worker's secrets too (the Proxmox token, the webhook secret): the redactor knows them before any answer.
+  await learnSecretFiles(config);
   // Fails fast when Redis is down, so a request answers instead of hanging.
   const redis = createWebConnection(config.redis);
   const redisDown = redisDownProbe(redis, config.redis);
