@@ -1,8 +1,9 @@
 // The got implementation of the seam (SPEC 18). Every call takes the
-// token from the token file (checked at most once a second), sends `Authorization: PVEAPIToken=...` over HTTP/1.1 only,
-// and turns a non-2xx answer into a ProxmoxApiError (SPEC 17, F1) and a
-// transport failure into a classified error. got's own retry is off:
-// BullMQ retries jobs.
+// token from the token file (checked at most once a second), sends
+// `Authorization: PVEAPIToken=...` over HTTP/1.1 only, and turns a
+// non-2xx answer into a ProxmoxApiError (SPEC 17, F1) and a transport
+// failure into a classified error. got's own retry is off: BullMQ
+// retries jobs.
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { got } from 'got';
