@@ -50,8 +50,10 @@ export function deliveryHeaders(delivery: Delivery, secret: string): Record<stri
 
 /**
  * The answer's status, once its body has ended or ANSWER_READ_LIMIT_BYTES
- * of it have arrived; the stream is then destroyed, closing the socket
- * (got opens one per delivery: no agent is shared).
+ * of it have arrived. The stream is then destroyed: an answer cut short
+ * has its socket closed, so Node's keep-alive agent never hands a
+ * half-read connection to the next delivery; an answer that ended had its
+ * socket returned to the agent already, and the destroy leaves it there.
  */
 function answerStatus(stream: Request): Promise<number> {
   return new Promise<number>((resolve, reject) => {

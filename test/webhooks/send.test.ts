@@ -18,7 +18,7 @@ interface Seen {
   raw: string;
 }
 
-async function server(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+async function server(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; seen: Seen[]; connectionsOpened(): number; close(): Promise<void> }> {
   const seen: Seen[] = [];
   const s: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -28,11 +28,14 @@ async function server(answer: (req: IncomingMessage, res: ServerResponse) => voi
       answer(req, res);
     });
   });
+  let opened = 0;
+  s.on('connection', () => (opened += 1));
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
   const { port } = s.address() as AddressInfo;
   return {
     url: `http://hookuser:hookpass-123@127.0.0.1:${port}/in`,
     seen,
+    connectionsOpened: () => opened,
     close: async () => {
       s.closeAllConnections();
       await new Promise<void>((resolve) => s.close(() => resolve()));
@@ -114,6 +117,19 @@ describe('webhook POST (SPEC 27)', () => {
       expect(ANSWER_READ_LIMIT_BYTES).to.be.at.most(16 * 1024);
     } finally {
       await answer.close();
+    }
+  });
+
+  it("keeps a short answer's connection for the next delivery and closes one cut short, so the next delivery gets a fresh one", async () => {
+    const sizes = [10, 10, 1024 * 1024, 10];
+    const s = await server((_req, res) => res.writeHead(200).end(Buffer.alloc(sizes.shift() ?? 0, 'x')));
+    try {
+      for (let i = 0; i < 4; i += 1) expect(await sendDelivery(DELIVERY, { url: s.url, secret: SECRET, timeoutMs: 10_000 })).to.equal(200);
+      expect(s.seen).to.have.length(4);
+      // Node's global agent keeps connections alive: the two short answers share one; the cut-short one is not reused.
+      expect(s.connectionsOpened()).to.equal(2);
+    } finally {
+      await s.close();
     }
   });
 });
