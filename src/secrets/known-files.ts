@@ -21,12 +21,25 @@ export function secretFilePaths(config: Config): string[] {
   ].filter((path) => path !== '');
 }
 
+/** The password in a URL's user part, "" when it has none. */
+function passwordOf(url: string): string {
+  if (!URL.canParse(url)) return '';
+  const { password } = new URL(url);
+  try {
+    return decodeURIComponent(password);
+  } catch {
+    return password;
+  }
+}
+
 /**
  * Reads each secret file the config names, registering every line (and,
- * for `user:password` lines, the password alone) for redaction. Resolves
- * with the files that were read.
+ * for `user:password` lines, the password alone) for redaction, and the
+ * passwords in redis.url and webhooks.url, secrets that need no file.
+ * Resolves with the files that were read.
  */
 export async function learnSecretFiles(config: Config): Promise<string[]> {
+  for (const url of [config.redis.url, config.webhooks.url]) registerSecret(passwordOf(url));
   const read: string[] = [];
   for (const path of secretFilePaths(config)) {
     const text = await readSecretFile(path).catch(() => undefined);
