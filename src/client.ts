@@ -26,6 +26,7 @@ import { DesiredStateRegistry } from './queue/registry.js';
 import { checkedReplicaAcks, replicaAcks } from './queue/replica-acks.js';
 import type { DesiredRecord, LastKnown, RecordedFailure } from './desired-state.js';
 import { withTextsSummarized } from './queue/text-summary.js';
+import { redactSecrets } from './secrets/redact.js';
 import { fingerprintKeySource } from './config/producer-fingerprint-key.js';
 import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
 import type { VmListQuery } from './queue/vm-listing.js';
@@ -172,7 +173,9 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 const WAIT_POLL_MS = 100;
 
 function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
-  const { spec, ...view } = record;
+  const { spec, failed, ...rest } = record;
+  // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
+  const view: DesiredView = failed === undefined ? rest : { ...rest, failed: { ...failed, reason: redactSecrets(failed.reason) } };
   return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec, fingerprintKey) };
 }
 

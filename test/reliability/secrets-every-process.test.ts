@@ -5,13 +5,15 @@
 // answers an error echoing a sentinel API token; the token appears in
 // none of the worker's output, the job's failure and logs in Redis, or the
 // API's answer, while the failure still carries the rest of the text. The
-// web process's job view redacts again what a worker wrote unredacted.
+// web process's job and VM views redact again what a worker wrote
+// unredacted.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.js';
+import { keys } from '../../src/queue/keys.js';
 import { buildTestWeb, type TestWeb } from '../web/helpers.js';
 import { REDIS_URL, eventually } from '../support/redis.js';
 
@@ -98,5 +100,10 @@ describe('secrets redacted in every process (SPEC 22)', function () {
     expect(view.failedReason).to.equal('older worker: [REDACTED]');
     expect(view.logs).to.include('older worker log: [REDACTED]');
     expect(res.body).not.to.include(web.token);
+    // The VM's recorded Permanent failure, as such a worker wrote it into the registry.
+    await web.redis.hset(keys.desired(web.prefix, 'leak-2'), 'failed', JSON.stringify({ reason: `older worker: ${web.token}`, jobId, generation: 1, at: new Date().toISOString() }));
+    const vm = await web.app.inject({ method: 'GET', url: '/v1/vms/leak-2', headers: { authorization: `Bearer ${web.token}` } });
+    expect(vm.json<{ failed?: { reason: string } }>().failed?.reason).to.equal('older worker: [REDACTED]');
+    expect(vm.body).not.to.include(web.token);
   });
 });
