@@ -26,12 +26,15 @@ import { DesiredStateRegistry } from './queue/registry.js';
 import { checkedReplicaAcks, replicaAcks } from './queue/replica-acks.js';
 import type { DesiredRecord, LastKnown, RecordedFailure } from './desired-state.js';
 import { withTextsSummarized } from './queue/text-summary.js';
+import { redactSecrets } from './secrets/redact.js';
+import { fingerprintKeySource } from './config/producer-fingerprint-key.js';
 import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
 import type { VmListQuery } from './queue/vm-listing.js';
 
 export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { FieldError } from '../jobs/schema.js';
 export type { JobView, JobState } from './queue/job-view.js';
+export type { TextSummary } from './queue/text-summary.js';
 export type { VmListQuery } from './queue/vm-listing.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
@@ -67,6 +70,15 @@ export interface ProvisionerClientOptions {
    * process warning (process.emitWarning, code PVEP_PRODUCER_CONFIG).
    */
   onConfigMismatch?: (mismatch: ConfigMismatch) => void;
+  /**
+   * The file holding the deployment's fingerprint key, the service's
+   * http.fingerprintKeyFile. Given: a create's userData and networkConfig
+   * show in views as their size and `hmacSha256`, the same as the HTTP API
+   * answers; the file is read on the first view that needs it, and a file
+   * that cannot be read is a ProducerConfigError naming it. Left out: their
+   * size alone (the key is a secret and is not published in Redis).
+   */
+  fingerprintKeyFile?: string;
 }
 
 /** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
@@ -105,7 +117,7 @@ export interface DesiredView {
   state: 'present' | 'absent';
   uid?: string;
   generation: number;
-  /** The create's fields, userData and networkConfig as their size and sha256 only (SPEC 24). */
+  /** The create's fields, userData and networkConfig as their size and keyed fingerprint only (SPEC 24). */
   spec?: object;
   updatedAt: string;
   lastKnown?: LastKnown;
@@ -160,9 +172,11 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 
 const WAIT_POLL_MS = 100;
 
-function toDesiredView(record: DesiredRecord): DesiredView {
-  const { spec, ...view } = record;
-  return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec) };
+function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
+  const { spec, failed, ...rest } = record;
+  // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
+  const view: DesiredView = failed === undefined ? rest : { ...rest, failed: { ...failed, reason: redactSecrets(failed.reason) } };
+  return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec, fingerprintKey) };
 }
 
 function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: ValidationError['fields'] }): T {
@@ -194,6 +208,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   const redis = createProducerConnection(target);
   const prefix = keyPrefixOf(options.prefix, target);
   const acks = replicaAcks(redis, prefix, checkedReplicaAcks(target));
+  const fingerprintKey = fingerprintKeySource(options.fingerprintKeyFile);
   let session: Promise<Session> | undefined;
 
   const start = async (): Promise<Session> => {
@@ -228,8 +243,9 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
 
   const getJob = async (id: string): Promise<JobView | undefined> => {
     const { vm, system } = (await ready()).queues;
+    const key = await fingerprintKey();
     for (const queue of [vm, system]) {
-      const view = await viewJob(queue, id);
+      const view = await viewJob(queue, id, key);
       if (view) return view;
     }
     return undefined;
@@ -308,7 +324,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     async getVm(name) {
       const { registry } = await ready();
       const record = await registry.get(name);
-      return record && toDesiredView(record);
+      return record && toDesiredView(record, await fingerprintKey());
     },
 
     async listVms(query) {
@@ -316,7 +332,8 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
       const { registry } = await ready();
       const { records, more } = await registry.page(page);
       const last = records.at(-1);
-      return { vms: records.map(toDesiredView), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
+      const key = await fingerprintKey();
+      return { vms: records.map((record) => toDesiredView(record, key)), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
 
     async close() {

@@ -6,6 +6,7 @@
 // (every failing field, named by its flag, on stderr).
 import { parseArgs } from 'node:util';
 import { ConflictError, SpecConflictError, ValidationError, createUncheckedProvisionerClient } from '../client.js';
+import { cliClientOptions } from './client-options.js';
 import type { EnqueueResult, UncheckedProvisionerClient } from '../client.js';
 import type { FieldSpec, FlagSpec } from '../../jobs/fields.js';
 import { CALLER_JOBS, JOB_TABLE } from '../../jobs/schema.js';
@@ -161,7 +162,7 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
     throw err;
   }
 
-  const client = createUncheckedProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
+  const client = createUncheckedProvisionerClient(cliClientOptions(config));
   try {
     let result: EnqueueResult;
     try {

@@ -4,6 +4,7 @@
 // name is known (why on stderr); 2 on bad input.
 import { parseArgs } from 'node:util';
 import { createProvisionerClient } from '../client.js';
+import { cliClientOptions } from './client-options.js';
 import type { DesiredView, JobView } from '../client.js';
 import { DNS_LABEL } from '../../jobs/fields.js';
 import { loadConfigOrExplain } from './common.js';
@@ -49,7 +50,7 @@ export async function run(args: string[]): Promise<number> {
   const config = loadConfigOrExplain('get');
   if (config === undefined) return 2;
 
-  const client = createProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
+  const client = createProvisionerClient(cliClientOptions(config));
   try {
     const vm = await client.getVm(name);
     if (vm === undefined) {

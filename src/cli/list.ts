@@ -4,6 +4,7 @@
 // Exit 0, 2 on bad input (the flag named), 1 when Redis is not reachable.
 import { parseArgs } from 'node:util';
 import { createProvisionerClient, ValidationError } from '../client.js';
+import { cliClientOptions } from './client-options.js';
 import type { DesiredView } from '../client.js';
 import { MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import type { VmListQuery } from '../queue/vm-listing.js';
@@ -40,7 +41,7 @@ export async function run(args: string[]): Promise<number> {
   if (values.state !== undefined) filter.state = values.state as VmListQuery['state'];
   if (values.node !== undefined) filter.node = values.node;
 
-  const client = createProvisionerClient({ redisUrl: config.redis.url, redis: config.redis, prefix: config.redis.prefix, config });
+  const client = createProvisionerClient(cliClientOptions(config));
   try {
     const vms: DesiredView[] = [];
     let cursor: string | null = null;

@@ -12,7 +12,7 @@ export const schema: Schema<Config> = {
       default: 'sim',
     },
     tokenFile: {
-      doc: 'File holding the API token "user@realm!id=secret"; read on every request so it can be rotated. With url "sim" the file is created with a random token when missing.',
+      doc: 'File holding the API token "user@realm!id=secret"; checked at most once a second and read again when its mtime or size changes, so it can be rotated without a restart. With url "sim" the file is created with a random token when missing.',
       format: String,
       default: 'var/proxmox-token',
     },
@@ -155,6 +155,11 @@ export const schema: Schema<Config> = {
     port: { doc: 'Port of the web process.', format: 'port', default: 8080 },
     apiTokensFile: { doc: 'File with the bearer tokens for /v1, one per line. Created with a random token when missing.', format: String, default: 'var/api-tokens' },
     boardUsersFile: { doc: 'File with Bull Board users, "user:password" per line. Created with a random password when missing.', format: String, default: 'var/board-users' },
+    fingerprintKeyFile: {
+      doc: 'File with the key of the userData and networkConfig fingerprints in answers (hmacSha256, SPEC 24), one line; every web process and CLI host of a deployment needs the same. With proxmox.url "sim" created with a random key when missing; otherwise required by the web process.',
+      format: String,
+      default: 'var/fingerprint-key',
+    },
     authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: Boolean, default: false },
     metricsAuth: { doc: 'Require a bearer token for /metrics.', format: Boolean, default: false },
     boardWritable: {

@@ -97,6 +97,7 @@ export interface Config {
     port: number;
     apiTokensFile: string;
     boardUsersFile: string;
+    fingerprintKeyFile: string;
     authDisabled: boolean;
     metricsAuth: boolean;
     boardWritable: boolean;

@@ -1,8 +1,9 @@
-// The got implementation of the seam (SPEC 18). Every call reads the
-// token file, sends `Authorization: PVEAPIToken=...` over HTTP/1.1 only,
-// and turns a non-2xx answer into a ProxmoxApiError (SPEC 17, F1) and a
-// transport failure into a classified error. got's own retry is off:
-// BullMQ retries jobs.
+// The got implementation of the seam (SPEC 18). Every call takes the
+// token from the token file (checked at most once a second), sends
+// `Authorization: PVEAPIToken=...` over HTTP/1.1 only, and turns a
+// non-2xx answer into a ProxmoxApiError (SPEC 17, F1) and a transport
+// failure into a classified error. got's own retry is off: BullMQ
+// retries jobs.
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { got } from 'got';
@@ -35,13 +36,16 @@ import type { MultipartBody } from './multipart.js';
 import { apiErrorFromAnswer } from './response-error.js';
 import { ROUTES, fillPath } from './routes.js';
 import type { PathValues, RouteName } from './routes.js';
-import { authorizationHeader, readToken } from './token.js';
+import { authorizationHeader } from './token.js';
+import { createTokenSource } from './token-cache.js';
 
 export interface HttpApiOptions {
   /** `https://host:8006` (or `http://` for the simulator); `/api2/json` is added. */
   baseUrl: string;
-  /** File holding `user@realm!id=secret`, read on every request. */
+  /** File holding `user@realm!id=secret`, read again when its mtime or size changes (checked at most once a second). */
   tokenFile: string;
+  /** The clock the token file's checks are timed by, in ms since the epoch (default Date.now; tests pass a fake one). */
+  now?: () => number;
   /** PEM CA file; empty or absent: the system's CAs. */
   caFile?: string;
   logger?: Logger;
@@ -82,6 +86,7 @@ function parseData(response: Response<string>, method: string, path: string): un
 export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
   const apiRoot = `${options.baseUrl.replace(/\/+$/, '')}/api2/json`;
   const useTls = apiRoot.startsWith('https:');
+  const tokens = createTokenSource(options.tokenFile, options.now ? { now: options.now } : {});
   const caLoader: CaLoader | undefined = options.caFile ? createCaLoader(options.caFile) : undefined;
   let caLogged = false;
   const agent = {
@@ -105,7 +110,7 @@ export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
   async function call(route: RouteName, pathValues: PathValues, payload: Payload, opts?: CallOptions): Promise<unknown> {
     const { method, template } = ROUTES[route];
     const path = fillPath(template, pathValues);
-    const token = await readToken(options.tokenFile);
+    const token = await tokens.token();
     const ca = await certificateAuthority();
     const headers: Record<string, string> = { authorization: authorizationHeader(token), accept: 'application/json' };
     if (payload.upload) {

@@ -1,5 +1,5 @@
-// The API token, read on every request so a rotated file takes effect
-// without a restart (SPEC 18). A missing or empty file may yet appear, so
+// The API token file read and checked (SPEC 18); token-cache.ts keeps
+// the value between requests. A missing or empty file may yet appear, so
 // it is Transient (SPEC 17); health reports it as CredentialsUnavailable.
 import { SecretFileError, readSecretFile } from '../secrets/read.js';
 import { ProxmoxTransientError } from './failure.js';

@@ -1,15 +1,20 @@
 // SPEC 24: answers and listings never carry a create's `userData` or
 // `networkConfig` text (passwords and keys live there), only its size in
-// bytes and its sha256, so a caller can still tell which text a VM got.
+// bytes and its HMAC-SHA256 under the deployment's fingerprint key
+// (http.fingerprintKeyFile), so a caller can still tell which text a VM
+// got and compare two texts, but cannot test guesses of a password inside
+// a templated text offline, as it could against a plain hash. Without the
+// key (a producer library given none) the summary is the size alone.
 // The job in BullMQ and the registry's spec keep the text: the worker and
 // the reconciler need it.
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { createInputFields } from '../../jobs/create.schema.js';
 import type { JobFields } from '../../jobs/fields.js';
 
-interface TextSummary {
+export interface TextSummary {
   bytes: number;
-  sha256: string;
+  /** Hex HMAC-SHA256 of the UTF-8 bytes under the fingerprint key; absent without the key. */
+  hmacSha256?: string;
 }
 
 /** The text fields of the create's table: the ones bounded in bytes. */
@@ -17,15 +22,17 @@ const TEXT_FIELDS: readonly string[] = Object.entries(createInputFields as JobFi
   .filter(([, spec]) => spec.rule.kind === 'string' && spec.rule.maxBytes !== undefined)
   .map(([field]) => field);
 
-function textSummary(text: string): TextSummary {
-  return { bytes: Buffer.byteLength(text, 'utf8'), sha256: createHash('sha256').update(text, 'utf8').digest('hex') };
+export function textSummary(text: string, fingerprintKey: string | undefined): TextSummary {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (fingerprintKey === undefined) return { bytes };
+  return { bytes, hmacSha256: createHmac('sha256', fingerprintKey).update(text, 'utf8').digest('hex') };
 }
 
 /** A copy of job data or a spec with each text field replaced by its summary. */
-export function withTextsSummarized<T extends object>(data: T): T {
+export function withTextsSummarized<T extends object>(data: T, fingerprintKey: string | undefined): T {
   const texts = TEXT_FIELDS.filter((field) => typeof (data as Record<string, unknown>)[field] === 'string');
   if (texts.length === 0) return data;
   const copy = { ...data } as Record<string, unknown>;
-  for (const field of texts) copy[field] = textSummary(copy[field] as string);
+  for (const field of texts) copy[field] = textSummary(copy[field] as string, fingerprintKey);
   return copy as T;
 }

@@ -15,6 +15,11 @@ export function newApiTokensFile(): string {
   return `${randomSecret()}\n`;
 }
 
+/** Contents of a new key file (the answers' fingerprint key): one random key. */
+export function newKeyFile(): string {
+  return `${randomSecret()}\n`;
+}
+
 /** Contents of a new Bull Board users file: `admin:<random password>`. */
 export function newBoardUsersFile(): string {
   return `admin:${randomSecret()}\n`;

@@ -88,8 +88,11 @@ const componentSchemas: Record<string, Schema> = {
   TextSummary: {
     type: 'object',
     description: 'What answers show of userData and networkConfig: never the text (SPEC 24).',
-    required: ['bytes', 'sha256'],
-    properties: { bytes: { type: 'integer', description: 'Its size in bytes of UTF-8.' }, sha256: { type: 'string', description: 'Hex SHA-256 of those bytes.' } },
+    required: ['bytes', 'hmacSha256'],
+    properties: {
+      bytes: { type: 'integer', description: 'Its size in bytes of UTF-8.' },
+      hmacSha256: { type: 'string', description: "Hex HMAC-SHA256 of those bytes under the deployment's fingerprint key (http.fingerprintKeyFile): equal texts give equal values within one deployment; a guess cannot be tested without the key." },
+    },
   },
   Job: {
     type: 'object',

@@ -14,6 +14,8 @@ import { createQueues } from '../queue/queues.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
 import { loadCredentials } from './auth/credentials.js';
+import { ensureFingerprintKey } from './fingerprint-key.js';
+import { learnSecretFiles } from '../secrets/known-files.js';
 import { BOARD_PATH } from './board.js';
 import { redisReadinessSources } from './readiness-redis.js';
 import { redisDownProbe } from './redis-down.js';
@@ -59,6 +61,9 @@ function publicHost(host: string): string {
 
 export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
   const credentials = await loadCredentials(config, logger);
+  await ensureFingerprintKey(config, logger);
+  // The worker's secrets too (the Proxmox token, the webhook secret): the redactor knows them before any answer.
+  await learnSecretFiles(config);
   // Fails fast when Redis is down, so a request answers instead of hanging.
   const redis = createWebConnection(config.redis);
   const redisDown = redisDownProbe(redis, config.redis);
@@ -73,6 +78,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
     redis: config.redis,
     prefix: config.redis.prefix,
     config,
+    fingerprintKeyFile: config.http.fingerprintKeyFile,
     onConfigMismatch: ({ redisKey, differences, message }) => logger.warn({ redisKey, differences }, `${message}: another web or worker process on this prefix runs another config`),
   });
   const closeConnections = async (): Promise<void> => {

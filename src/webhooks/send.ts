@@ -3,8 +3,12 @@
 // delivery queue retries it. got's own retry and redirects are off: the
 // queue is the one retry policy, and a redirect would resend the body
 // somewhere webhooks.url does not name. Errors never carry the URL,
-// which may hold credentials of its own.
+// which may hold credentials of its own. Only the status matters: the
+// answer is streamed and at most ANSWER_READ_LIMIT_BYTES of it read
+// before the connection is closed, so a receiver answering gigabytes
+// costs the worker no memory.
 import { got, RequestError } from 'got';
+import type { Request, Response } from 'got';
 import type { WebhookEvent } from './body.js';
 import { SIGNATURE_HEADER, signBody } from './signature.js';
 
@@ -26,6 +30,9 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
+/** The most of a receiver's answer body a delivery reads; the rest is never received. */
+export const ANSWER_READ_LIMIT_BYTES = 4096;
+
 export class DeliveryError extends Error {
   override readonly name = 'DeliveryError';
 }
@@ -41,11 +48,37 @@ export function deliveryHeaders(delivery: Delivery, secret: string): Record<stri
   };
 }
 
+/**
+ * The answer's status, once its body has ended or ANSWER_READ_LIMIT_BYTES
+ * of it have arrived. The stream is then destroyed: an answer cut short
+ * has its socket closed, so Node's keep-alive agent never hands a
+ * half-read connection to the next delivery; an answer that ended had its
+ * socket returned to the agent already, and the destroy leaves it there.
+ */
+function answerStatus(stream: Request): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let status = 0;
+    let read = 0;
+    const done = (): void => {
+      stream.destroy();
+      resolve(status);
+    };
+    stream.on('response', (response: Response) => (status = response.statusCode));
+    stream.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read >= ANSWER_READ_LIMIT_BYTES) done();
+    });
+    stream.on('end', done);
+    // Stays attached after the answer: an error on the destroyed stream then changes nothing.
+    stream.on('error', reject);
+  });
+}
+
 /** POSTs the delivery; resolves with the 2xx status, throws DeliveryError otherwise. */
 export async function sendDelivery(delivery: Delivery, options: SendOptions): Promise<number> {
   let status: number;
   try {
-    const response = await got.post(options.url, {
+    const stream = got.stream.post(options.url, {
       body: delivery.body,
       headers: deliveryHeaders(delivery, options.secret),
       timeout: { request: options.timeoutMs },
@@ -54,7 +87,7 @@ export async function sendDelivery(delivery: Delivery, options: SendOptions): Pr
       followRedirect: false,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    status = response.statusCode;
+    status = await answerStatus(stream);
   } catch (err) {
     const code = err instanceof RequestError ? err.code : 'ERR_UNKNOWN';
     throw new DeliveryError(`webhook receiver (webhooks.url) not reached: ${code}`);

@@ -1,6 +1,7 @@
 // A worker process's wiring, the same for `worker` and `all` (SPEC 6):
 // the Proxmox client (request budget, metrics, debug lines), the provider
 // on it (its seed records on the service's Redis), and the job service.
+// Every secret file of the config is read first, for the redactor.
 // Closing it closes the workers first, then the client, so no running job
 // loses its Proxmox calls mid-way.
 import type { Config } from '../config/types.js';
@@ -10,6 +11,7 @@ import type { Provider } from '../provider/types.js';
 import type { RedisClient } from '../redis-script.js';
 import { createProvider } from '../provider/provider.js';
 import { redisSeedRecords } from '../queue/seed-records.js';
+import { learnSecretFiles } from '../secrets/known-files.js';
 import { workerProxmoxApi } from './proxmox-api.js';
 import { startWorkerService, type CloseOutcome, type WorkerService } from './service.js';
 
@@ -24,6 +26,7 @@ export interface WorkerProcessOptions {
 /** The job service; its close also closes the Proxmox client. */
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerService> {
   const { config, logger, metrics } = options;
+  await learnSecretFiles(config);
   const proxmox = workerProxmoxApi(config, options.proxmoxUrl, logger, metrics);
   // Its seed records live on the service's Redis connection, under its prefix.
   const provider = (redis: RedisClient, prefix: string): Provider => createProvider({ api: proxmox.api, config, logger, seedRecords: redisSeedRecords(redis, prefix) });

@@ -1,7 +1,8 @@
 // SPEC 6, 27: docker-compose.yml restarts Redis, gives the worker longer
 // to stop than the jobs.shutdownGraceSeconds it runs with (so Docker's
 // SIGKILL never cuts the grace short), and mounts the secrets volume
-// read-only everywhere but in `init`, which writes it.
+// read-only everywhere but in `init`, which writes it and creates every
+// secret file the services are pointed at.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { loadConfig } from '../../src/config/index.js';
 interface Service {
   restart?: string;
   stop_grace_period?: string;
+  command?: string | string[];
   volumes?: string[];
   environment?: Record<string, string | number | boolean>;
 }
@@ -62,5 +64,19 @@ describe('docker-compose.yml (SPEC 6, 27)', () => {
     expect(secretsMount('init')).to.deep.equal({ target: '/var/lib/pve-provisioner', readOnly: false });
     const writers = Object.keys(compose.services).filter((name) => secretsMount(name)?.readOnly === false);
     expect(writers).to.deep.equal(['init']);
+  });
+
+  it('init creates, at mode 0600, every secret file the web and worker are pointed at in the volume (a web outside the simulator refuses to start without one)', () => {
+    const init = [service('init').command ?? []].flat().join('\n');
+    for (const name of ['worker', 'web']) {
+      const files = Object.entries(service(name).environment ?? {})
+        .filter(([key, value]) => key.endsWith('_FILE') && String(value).startsWith('/var/lib/pve-provisioner/'))
+        .map(([, value]) => String(value).slice('/var/lib/pve-provisioner/'.length));
+      expect(files, name).to.include.members(['api-tokens', 'board-users', 'proxmox-token', 'fingerprint-key']);
+      for (const file of files) {
+        expect(init, `${name}: ${file}`).to.include(`[ -s ${file} ]`);
+        expect(init, `${name}: ${file}`).to.match(new RegExp(`chmod 600 [^\n]*\\b${file}\\b`));
+      }
+    }
   });
 });

@@ -1,5 +1,5 @@
 // SPEC 18: what the client puts on the wire, seen by a real server: the
-// token read on every request, HTTP/1.1, escaped path segments, form
+// token file checked once a second, HTTP/1.1, escaped path segments, form
 // bodies for writes, queries for reads and deletes, cancellation, and
 // no secret in an error even when the server echoes it.
 import { expect } from 'chai';
@@ -14,6 +14,8 @@ import type { RecordedRequest, ReplayServer } from '../support/replay-server.js'
 import { TOKEN, TOKEN_ID, TOKEN_SECRET, workspace } from './support.js';
 import type { Workspace } from './support.js';
 import { rejection } from '../support/rejection.js';
+import { FakeClock } from '../fakes/clock.js';
+import { TOKEN_CHECK_INTERVAL_MS } from '../../src/proxmox/token-cache.js';
 
 function only(server: ReplayServer): RecordedRequest {
   expect(server.requests).to.have.length(1);
@@ -50,14 +52,17 @@ describe('the HTTP client on the wire (SPEC 18)', () => {
     expect(request.rawPath).to.equal('/api2/json/version');
   });
 
-  it('reads the token file on every request, so a rotated token needs no restart', async () => {
+  it('keeps the token for a second, then uses a rotated file without a restart', async () => {
     answer = 'version';
-    const api = ws.client(server.url);
+    const clock = new FakeClock();
+    const api = ws.client(server.url, { now: () => clock.now().getTime() });
     await api.version();
     const rotated = `${TOKEN_ID}=9d8c7b6a-5f4e-4d3c-2b1a-0f9e8d7c6b5a`;
     ws.writeToken(`${rotated}\n`);
     await api.version();
-    expect(server.requests.map((r) => r.headers.authorization)).to.deep.equal([`PVEAPIToken=${TOKEN}`, `PVEAPIToken=${rotated}`]);
+    clock.advance(TOKEN_CHECK_INTERVAL_MS);
+    await api.version();
+    expect(server.requests.map((r) => r.headers.authorization)).to.deep.equal([`PVEAPIToken=${TOKEN}`, `PVEAPIToken=${TOKEN}`, `PVEAPIToken=${rotated}`]);
   });
 
   it('a missing token file is Transient (CredentialsUnavailable), sends nothing, and works once the file appears', async () => {

@@ -57,7 +57,7 @@ describe('sim.stateFile: a restart keeps the simulator\'s VMs, and the sweep re-
         sim: { timeScale: 0.02, stateFile: join(dir, 'var', 'sim-state.json') },
         reconciler: { graceSeconds: 0 },
         proxmox: { tokenFile: join(dir, 'proxmox-token') },
-        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
+        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users'), fingerprintKeyFile: join(dir, 'fingerprint-key') },
       },
     });
     redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });

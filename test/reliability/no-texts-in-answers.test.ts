@@ -1,15 +1,18 @@
 // SPEC 24: answers and listings never return `userData` or
 // `networkConfig` text (passwords and keys live there), only their byte
-// size and sha256. A sentinel in each text is looked for in every answer
-// of every /v1 route that could show a job or a VM, in what the producer
-// library returns, and in what `pve-provisioner enqueue` prints. The job
-// in BullMQ keeps the text: the worker needs it.
+// size and HMAC-SHA256 under the deployment's fingerprint key, never a
+// plain sha256 a guess could be tested against. A sentinel in each text is
+// looked for in every answer of every /v1 route that could show a job or a
+// VM, in what the producer library returns, and in what `pve-provisioner
+// enqueue` prints. The job in BullMQ keeps the text: the worker needs it.
 import { expect } from 'chai';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createProvisionerClient } from '../../src/client.js';
 import { run as enqueue } from '../../src/cli/enqueue.js';
+import { REDIS_URL } from '../support/redis.js';
 import { buildTestWeb, type TestWeb } from '../web/helpers.js';
 
 const USER_SENTINEL = `user-sentinel-${randomBytes(6).toString('hex')}`;
@@ -17,16 +20,19 @@ const NET_SENTINEL = `net-sentinel-${randomBytes(6).toString('hex')}`;
 const USER_DATA = `#cloud-config\npassword: ${USER_SENTINEL}\n# \u{1F511}\n`;
 const NETWORK_CONFIG = `version: 2\n# ${NET_SENTINEL}\n`;
 
-const summaryOf = (text: string): { bytes: number; sha256: string } => ({
-  bytes: Buffer.byteLength(text, 'utf8'),
-  sha256: createHash('sha256').update(text, 'utf8').digest('hex'),
-});
+/** The plain hash an attacker could test guesses against: in no answer. */
+const sha256Of = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 describe('no userData or networkConfig text in any answer (SPEC 24)', function () {
   this.timeout(60_000);
   let web: TestWeb;
   let jobId: string;
   const seen: [string, string][] = [];
+  /** Computed here from the key file's line, as a receiver of the answers would check it (not with the service's code). */
+  const summaryOf = (text: string): { bytes: number; hmacSha256: string } => ({
+    bytes: Buffer.byteLength(text, 'utf8'),
+    hmacSha256: createHmac('sha256', readFileSync(web.config.http.fingerprintKeyFile, 'utf8').trim()).update(text, 'utf8').digest('hex'),
+  });
 
   const request = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object): Promise<string> => {
     const res = await web.app.inject({ method, url, headers: { authorization: `Bearer ${web.token}` }, ...(payload ? { payload } : {}) });
@@ -45,7 +51,7 @@ describe('no userData or networkConfig text in any answer (SPEC 24)', function (
     expect((await web.queues.vm.getJob(jobId))?.data).to.include({ userData: USER_DATA, networkConfig: NETWORK_CONFIG });
   });
 
-  it('every /v1 answer that shows a job or a VM gives the size and sha256 instead', async () => {
+  it('every /v1 answer that shows a job or a VM gives the size and keyed fingerprint instead, and no plain sha256', async () => {
     await request('POST', '/v1/vms', { name: 'secret-1', uid: 'u1', userData: USER_DATA, networkConfig: NETWORK_CONFIG }); // existing: 200
     await request('POST', '/v1/vms', { name: 'secret-1', userData: `${USER_DATA}#changed\n`, networkConfig: NETWORK_CONFIG }); // 409
     await request('POST', '/v1/vms', { name: 'secret-1', uid: 'u2', userData: USER_DATA }); // 409, another uid
@@ -67,6 +73,8 @@ describe('no userData or networkConfig text in any answer (SPEC 24)', function (
     for (const [what, body] of seen) {
       expect(body, what).not.to.include(USER_SENTINEL);
       expect(body, what).not.to.include(NET_SENTINEL);
+      expect(body, what).not.to.include(sha256Of(USER_DATA));
+      expect(body, what).not.to.include(sha256Of(NETWORK_CONFIG));
     }
   });
 
@@ -78,6 +86,30 @@ describe('no userData or networkConfig text in any answer (SPEC 24)', function (
     expect(text).not.to.include(USER_SENTINEL);
     expect(text).not.to.include(NET_SENTINEL);
     expect(job?.data).to.deep.include({ userData: summaryOf(USER_DATA) });
+    expect(text).not.to.include(sha256Of(USER_DATA));
+  });
+
+  it('the producer library given no fingerprint key shows the sizes alone', async () => {
+    const keyless = createProvisionerClient({ redisUrl: REDIS_URL, prefix: web.config.redis.prefix, config: web.config });
+    try {
+      const { jobId: id } = await keyless.createVm({ name: 'secret-4', uid: 'u1', userData: USER_DATA });
+      expect((await keyless.getJob(id))?.data).to.deep.include({ userData: { bytes: Buffer.byteLength(USER_DATA, 'utf8') } });
+      expect((await keyless.getVm('secret-4'))?.spec).to.deep.include({ userData: { bytes: Buffer.byteLength(USER_DATA, 'utf8') } });
+    } finally {
+      await keyless.close();
+    }
+  });
+
+  it('a library given a key file it cannot read says so naming fingerprintKeyFile, and creates still work', async () => {
+    const client = createProvisionerClient({ redisUrl: REDIS_URL, prefix: web.config.redis.prefix, config: web.config, fingerprintKeyFile: '/nonexistent/fingerprint-key' });
+    try {
+      await client.createVm({ name: 'secret-5', uid: 'u1', userData: USER_DATA });
+      const err = await client.getVm('secret-5').then(() => undefined, (e: unknown) => e as Error);
+      expect(err?.name).to.equal('ProducerConfigError');
+      expect(err?.message).to.include('fingerprintKeyFile').and.include('/nonexistent/fingerprint-key').and.include('ENOENT');
+    } finally {
+      await client.close();
+    }
   });
 
   it('pve-provisioner enqueue prints neither text', async () => {

@@ -43,7 +43,7 @@ export async function startServiceOnSim(name: string, options: ServiceOnSimOptio
     redis: { url: redisUrl, prefix },
     sim: { timeScale: 0.02 },
     proxmox: { tokenFile: join(dir, 'proxmox-token') },
-    http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
+    http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users'), fingerprintKeyFile: join(dir, 'fingerprint-key') },
   };
   const overrides = Object.fromEntries([...new Set([...Object.keys(defaults), ...Object.keys(given)])].map((group) => [group, { ...defaults[group], ...given[group] }]));
   const config = loadConfig({ env: {}, overrides });

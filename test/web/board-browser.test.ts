@@ -40,7 +40,7 @@ describe('Bull Board in a browser (SPEC 6)', function () {
         redis: { url: REDIS_URL, prefix },
         sim: { timeScale: 0.02 },
         proxmox: { tokenFile: join(dir, 'proxmox-token') },
-        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
+        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users'), fingerprintKeyFile: join(dir, 'fingerprint-key') },
       },
     });
     const started = await startAll(config, silentLogger(), { metrics: createMetrics(), webPort: 0, simPort: 0 });

@@ -51,17 +51,18 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   const boardPassword = `pw-${randomBytes(12).toString('hex')}`;
   writeFileSync(join(dir, 'tokens'), `${token}\n`, { mode: 0o600 });
   writeFileSync(join(dir, 'users'), `${boardUser}:${boardPassword}\n`, { mode: 0o600 });
+  writeFileSync(join(dir, 'fingerprint-key'), `fingerprint-key-${randomBytes(16).toString('hex')}\n`, { mode: 0o600 });
   const config = loadConfig({
     env: options.env ?? {},
     overrides: {
       redis: { url: REDIS_URL, prefix },
-      http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), ...httpOverrides },
+      http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), fingerprintKeyFile: join(dir, 'fingerprint-key'), ...httpOverrides },
     },
   });
   const logger = silentLogger();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const queues = createQueues(redis, prefix);
-  const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
+  const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix, config, fingerprintKeyFile: config.http.fingerprintKeyFile });
   const metrics = createMetrics();
   const app = await buildWebApp({
     config,

@@ -1,7 +1,8 @@
 // SPEC 6 over a real socket: startWebServer listens, creates the missing
-// credentials files on the simulator defaults, logs where the API and
-// Bull Board are and which files hold the credentials (never the values),
-// and serves the API, the board and the probes over HTTP.
+// credentials and fingerprint key files on the simulator defaults, logs
+// where the API and Bull Board are and which files hold the credentials
+// (never the values), and serves the API, the board and the probes over
+// HTTP.
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ describe('web server on a real socket (SPEC 6)', () => {
     prefix = uniquePrefix('server');
     const config = loadConfig({
       env: {},
-      overrides: { redis: { url: REDIS_URL, prefix }, http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') } },
+      overrides: { redis: { url: REDIS_URL, prefix }, http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users'), fingerprintKeyFile: join(dir, 'fingerprint-key') } },
     });
     const destination = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -54,9 +55,10 @@ describe('web server on a real socket (SPEC 6)', () => {
   it('logs the API and Bull Board URLs and the credentials files, never their values', () => {
     const log = lines.join('');
     expect(log).to.contain(`${server.url}/v1`).and.to.contain(`${server.url}/admin/queues`);
-    expect(log).to.contain(join(dir, 'api-tokens')).and.to.contain(join(dir, 'board-users'));
+    expect(log).to.contain(join(dir, 'api-tokens')).and.to.contain(join(dir, 'board-users')).and.to.contain(join(dir, 'fingerprint-key'));
     expect(log).to.not.contain(token());
     expect(log).to.not.contain(boardLogin()[1]);
+    expect(log).to.not.contain(readFileSync(join(dir, 'fingerprint-key'), 'utf8').trim());
   });
 
   it('serves /healthz, and refuses /v1 without the token', async () => {

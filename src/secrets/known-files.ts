@@ -1,0 +1,55 @@
+// Every secret file the config names, read at the start of every web and
+// worker process whether or not that process uses it, so the redactor
+// (redact.ts) knows every secret of the deployment in every process: a
+// worker never uses the API tokens, yet a caller may paste one into a
+// job's userData and a failure may echo it into the worker's log and the
+// job's failure reason. A file that cannot be read is passed over: the
+// process that needs it says so at its own start.
+import type { Config } from '../config/types.js';
+import { registerSecret } from './redact.js';
+import { readSecretFile } from './read.js';
+
+/** The secret files of the config, "" (unset) left out. */
+export function secretFilePaths(config: Config): string[] {
+  return [
+    config.proxmox.tokenFile,
+    config.redis.passwordFile,
+    config.http.apiTokensFile,
+    config.http.boardUsersFile,
+    config.http.fingerprintKeyFile,
+    config.webhooks.secretFile,
+  ].filter((path) => path !== '');
+}
+
+/** The password in a URL's user part, "" when it has none. */
+function passwordOf(url: string): string {
+  if (!URL.canParse(url)) return '';
+  const { password } = new URL(url);
+  try {
+    return decodeURIComponent(password);
+  } catch {
+    return password;
+  }
+}
+
+/**
+ * Reads each secret file the config names, registering every line (and,
+ * for `user:password` lines, the password alone) for redaction, and the
+ * passwords in redis.url and webhooks.url, secrets that need no file.
+ * Resolves with the files that were read.
+ */
+export async function learnSecretFiles(config: Config): Promise<string[]> {
+  for (const url of [config.redis.url, config.webhooks.url]) registerSecret(passwordOf(url));
+  const read: string[] = [];
+  for (const path of secretFilePaths(config)) {
+    const text = await readSecretFile(path).catch(() => undefined);
+    if (text === undefined) continue;
+    read.push(path);
+    if (path !== config.http.boardUsersFile) continue;
+    for (const line of text.split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) registerSecret(line.slice(colon + 1));
+    }
+  }
+  return read;
+}
