@@ -13,6 +13,7 @@ import { createQueues } from '../queue/queues.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { BadInput, parseFlags } from './flags.js';
 import { answerUsage, wantsHelp } from './help.js';
+import { jsonDocument, shown } from './terminal-text.js';
 
 const USAGE = 'usage: pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]\n';
 const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -91,10 +92,10 @@ async function waitAndPrint(queue: Queue, job: Job, timeoutSeconds: number, stdo
     if (state === 'completed' || state === 'failed') {
       const finished = (await queue.getJob(job.id ?? '')) as Job | undefined;
       if (state === 'failed') {
-        stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} failed: ${finished?.failedReason ?? 'no reason recorded'}\n`);
+        stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} failed: ${shown(finished?.failedReason ?? 'no reason recorded')}\n`);
         return 1;
       }
-      stdout.write(`${JSON.stringify(finished?.returnvalue ?? null, null, 2)}\n`);
+      stdout.write(jsonDocument(finished?.returnvalue ?? null));
       return 0;
     }
     if (Date.now() >= deadline) {
