@@ -72,6 +72,13 @@ describe('the Grafana dashboard in deploy/ (SPEC 27)', () => {
     for (const [what, pattern] of WANTED) expect(exprs.some((e) => pattern.test(e)), what).to.equal(true);
   });
 
+  it('splits job metrics by their job_name label, never by exported_job (the rename of a clashing job label)', () => {
+    const byJob = dashboardQueries().filter((q) => /pvep_(job_duration_seconds|lock_waits_total)/.test(q));
+    expect(byJob).to.have.length.greaterThan(0);
+    expect(byJob.filter((q) => !/by \([^)]*\bjob_name\b/.test(q))).to.deep.equal([]);
+    expect(JSON.stringify(dashboard())).to.not.contain('exported_job');
+  });
+
   it('holds only PromQL that Prometheus parses', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pvep-dashboard-'));
     try {

@@ -68,8 +68,8 @@ describe('metrics of the running service (SPEC 9, 27)', function () {
     expect(valueOf(samples, 'bullmq_job_completed_total', { queue: 'vm' })).to.equal(COMPLETED);
     expect(valueOf(samples, 'bullmq_job_failed_total', { queue: 'vm' })).to.equal(1);
     // Our own counter agrees with BullMQ's.
-    expect(valueOf(samples, 'pvep_jobs_total', { job: 'create', outcome: 'completed' })).to.equal(COMPLETED);
-    expect(valueOf(samples, 'pvep_jobs_total', { job: 'create', outcome: 'failed' })).to.equal(1);
+    expect(valueOf(samples, 'pvep_jobs_total', { job_name: 'create', outcome: 'completed' })).to.equal(COMPLETED);
+    expect(valueOf(samples, 'pvep_jobs_total', { job_name: 'create', outcome: 'failed' })).to.equal(1);
   });
 
   it('times HTTP requests by route template, method and status, never by the raw URL', async () => {

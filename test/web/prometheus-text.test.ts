@@ -31,9 +31,9 @@ describe('mergeExpositions (SPEC 9)', () => {
     const histogram = [
       '# HELP pvep_job_duration_seconds d',
       '# TYPE pvep_job_duration_seconds histogram',
-      'pvep_job_duration_seconds_bucket{le="1",job="create"} 1',
-      'pvep_job_duration_seconds_sum{job="create"} 0.5',
-      'pvep_job_duration_seconds_count{job="create"} 1',
+      'pvep_job_duration_seconds_bucket{le="1",job_name="create"} 1',
+      'pvep_job_duration_seconds_sum{job_name="create"} 0.5',
+      'pvep_job_duration_seconds_count{job_name="create"} 1',
     ].join('\n');
     const merged = mergeExpositions([histogram, queueText('vm', 0)]);
     expect(merged.startsWith(`${histogram}\n`)).to.equal(true);
