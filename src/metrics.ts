@@ -55,9 +55,16 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
+/** prom-client's default gauges left out of the registry (see createMetrics). */
+const PROM_CLIENT_GAUGES_NAMED_TOTAL = ['pvep_nodejs_active_handles_total', 'pvep_nodejs_active_requests_total', 'pvep_nodejs_active_resources_total'] as const;
+
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
-  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'pvep_' });
+  if (options.processMetrics) {
+    collectDefaultMetrics({ register: registry, prefix: 'pvep_' });
+    // Gauges named `_total`, which promtool refuses; each is the sum of its per-type gauge without the suffix.
+    for (const name of PROM_CLIENT_GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
+  }
 
   const counter = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });

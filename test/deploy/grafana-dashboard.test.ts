@@ -41,7 +41,7 @@ const WANTED: [string, RegExp][] = [
   ['request budget (limiter) waits', /pvep_proxmox_budget_wait_seconds_bucket/],
   ['lock waits', /pvep_lock_waits_total/],
   ['sweep findings', /pvep_reconciler_findings_total/],
-  ['queue depth', /bullmq_job_count/],
+  ['queue depth', /bullmq_jobs/],
   ['node health', /pvep_node_healthy/],
   ['HTTP request duration', /pvep_http_request_duration_seconds_bucket/],
   ['webhook deliveries by outcome', /sum by \(event, outcome\) \(rate\(pvep_webhook_deliveries_total/],
