@@ -164,7 +164,7 @@ describe('pve-provisioner worker (SPEC 6)', function () {
       await eventually(async () => ((await listLiveWorkers(h.redis, h.prefix)).length > 0 ? true : undefined));
       // Run alone, the worker serves its own counters (SPEC 9).
       const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      expect(scraped).to.match(/pvep_jobs_total\{[^}]*job="create"[^}]*\} 1/);
+      expect(scraped).to.match(/pvep_jobs_total\{[^}]*job_name="create"[^}]*\} 1/);
       expect(scraped).to.match(/pvep_proxmox_calls_total\{/);
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);
