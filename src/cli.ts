@@ -16,7 +16,7 @@ const COMMANDS: Record<string, string> = {
   sim: 'run the Proxmox VE simulator alone: sim [--port N] [--vms N] [--tls-cert F --tls-key F]',
   seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--ssh-key F]... [--no-guest-agent] [--joliet] --out FILE',
   enqueue: `enqueue a job: enqueue ${CALLER_JOBS.join('|')} --name NAME [job fields] [--wait] [--json]`,
-  reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait]',
+  reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait] [--json]',
   health: 'print the last health result of every node (exit 1 when a node is not ok)',
   list: 'list the names the service manages: list [--state present|absent] [--node NODE] [--json]',
   get: 'show one name, its last known state and job: get NAME [--json]',
