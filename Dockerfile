@@ -24,7 +24,11 @@ COPY --from=build /app/dist ./dist
 COPY config ./config
 # The simulator checks every request against the official API schema (SPEC 8).
 COPY vendor/pve-api ./vendor/pve-api
-RUN mkdir -p /var/lib/pve-provisioner && chown node:node /var/lib/pve-provisioner
+# The default command (`all` on the simulator) creates its secret and state
+# files under var/ of the working directory, which is root's: var/ is node's.
+RUN mkdir -p /var/lib/pve-provisioner /app/var \
+ && chown node:node /var/lib/pve-provisioner /app/var \
+ && chmod 700 /app/var
 USER node
 EXPOSE 8080 8006
 CMD ["node", "dist/src/cli.js", "all"]

@@ -26,6 +26,8 @@ declare -A PACKAGE_OF=(
   [cloud-localds]=cloud-image-utils
   # The README's walk-through makes a demo SSH key (test/web/readme-curl.test.ts runs it).
   [ssh-keygen]=openssh-client
+  # ... and builds its JSON with jq.
+  [jq]=jq
   [/usr/bin/chromium]=chromium
   # Debian ships promtool only inside the server package (which, on a host
   # with systemd, also enables a prometheus service).
@@ -42,7 +44,7 @@ done
 # The tests run Debian's python, whatever python3 comes first on PATH.
 /usr/bin/python3 -c 'import pycdlib' >/dev/null 2>&1 || needed[python3-pycdlib]=1
 missing=()
-for package in redis-server openssl util-linux mount xorriso genisoimage p7zip-full libarchive-tools python3-pycdlib cloud-init cloud-image-utils openssh-client chromium prometheus; do
+for package in redis-server openssl util-linux mount xorriso genisoimage p7zip-full libarchive-tools python3-pycdlib cloud-init cloud-image-utils openssh-client jq chromium prometheus; do
   [ -n "${needed[$package]:-}" ] && missing+=("$package")
 done
 

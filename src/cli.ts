@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { CALLER_JOBS } from '../jobs/schema.js';
+import { shown } from './cli/terminal-text.js';
 
 const COMMANDS: Record<string, string> = {
   worker: 'run the job workers',
@@ -14,8 +15,8 @@ const COMMANDS: Record<string, string> = {
   all: 'run web and worker in one process (and the simulator when proxmox.url is "sim"): all [--private-redis]',
   sim: 'run the Proxmox VE simulator alone: sim [--port N] [--vms N] [--tls-cert F --tls-key F]',
   seed: 'write a NoCloud seed ISO: seed --name NAME [--user-data F] [--network-config F] [--ssh-key F]... [--no-guest-agent] [--joliet] --out FILE',
-  enqueue: `enqueue a job: enqueue ${CALLER_JOBS.join('|')} --name NAME [job fields] [--wait]`,
-  reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait]',
+  enqueue: `enqueue a job: enqueue ${CALLER_JOBS.join('|')} --name NAME [job fields] [--wait] [--json]`,
+  reconcile: 'run a reconcile sweep: reconcile [--dry-run] [--wait] [--json]',
   health: 'print the last health result of every node (exit 1 when a node is not ok)',
   list: 'list the names the service manages: list [--state present|absent] [--node NODE] [--json]',
   get: 'show one name, its last known state and job: get NAME [--json]',
@@ -57,7 +58,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`pve-provisioner: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`pve-provisioner: ${shown(err instanceof Error ? err.message : String(err))}\n`);
     process.exitCode = 1;
   },
 );

@@ -37,11 +37,11 @@ export interface RequestBudgetMetrics {
 
 export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, WebhookMetrics {
   readonly registry: Registry;
-  readonly jobsTotal: Counter<'job' | 'outcome'>;
-  readonly jobDuration: Histogram<'job'>;
+  readonly jobsTotal: Counter<'job_name' | 'outcome'>;
+  readonly jobDuration: Histogram<'job_name'>;
   readonly proxmoxCalls: Counter<'method' | 'status'>;
   readonly proxmoxLatency: Histogram<'method'>;
-  readonly lockWaits: Counter<'job'>;
+  readonly lockWaits: Counter<'job_name'>;
   readonly reconcilerFindingsTotal: Counter<'kind'>;
   readonly budgetWait: Histogram;
   readonly budgetWaits: Counter;
@@ -55,20 +55,27 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
+/** prom-client's default gauges left out of the registry (see createMetrics). */
+const PROM_CLIENT_GAUGES_NAMED_TOTAL = ['pvep_nodejs_active_handles_total', 'pvep_nodejs_active_requests_total', 'pvep_nodejs_active_resources_total'] as const;
+
 export function createMetrics(options: MetricsOptions = {}): Metrics {
   const registry = new Registry();
-  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'pvep_' });
+  if (options.processMetrics) {
+    collectDefaultMetrics({ register: registry, prefix: 'pvep_' });
+    // Gauges named `_total`, which promtool refuses; each is the sum of its per-type gauge without the suffix.
+    for (const name of PROM_CLIENT_GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
+  }
 
   const counter = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
     new Counter<L>({ name, help, labelNames, registers: [registry] });
   const histogram = <L extends string = string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []): Histogram<L> =>
     new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
 
-  const jobsTotal = counter('pvep_jobs_total', 'Jobs that ended, by job name and outcome.', ['job', 'outcome']);
-  const jobDuration = histogram('pvep_job_duration_seconds', 'Time a job ran, from start to end, by job name.', [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600], ['job']);
+  const jobsTotal = counter('pvep_jobs_total', 'Jobs that ended, by job name and outcome.', ['job_name', 'outcome']);
+  const jobDuration = histogram('pvep_job_duration_seconds', 'Time a job ran, from start to end, by job name.', [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600], ['job_name']);
   const proxmoxCalls = counter('pvep_proxmox_calls_total', 'Proxmox API calls, by operation (the client method: clone, upload, ...) and HTTP status (error when no answer came).', ['method', 'status']);
   const proxmoxLatency = histogram('pvep_proxmox_call_duration_seconds', 'Proxmox API call latency, by operation (the client method: clone, upload, ...).', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], ['method']);
-  const lockWaits = counter('pvep_lock_waits_total', 'Jobs that found their name locked and were delayed (SPEC 3).', ['job']);
+  const lockWaits = counter('pvep_lock_waits_total', 'Jobs that found their name locked and were delayed (SPEC 3).', ['job_name']);
   const reconcilerFindingsTotal = counter('pvep_reconciler_findings_total', 'Things the reconciler found, by kind (SPEC 5).', ['kind']);
   const budgetWait = histogram(
     'pvep_proxmox_budget_wait_seconds',
@@ -95,11 +102,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     webhookDeliveries,
     webhookDuration,
     jobFinished(job, outcome, seconds) {
-      jobsTotal.inc({ job, outcome });
-      jobDuration.observe({ job }, seconds);
+      jobsTotal.inc({ job_name: job, outcome });
+      jobDuration.observe({ job_name: job }, seconds);
     },
     lockWaited(job) {
-      lockWaits.inc({ job });
+      lockWaits.inc({ job_name: job });
     },
     reconcilerFindings(kind, count) {
       if (count > 0) reconcilerFindingsTotal.inc({ kind }, count);

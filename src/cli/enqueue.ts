@@ -1,7 +1,8 @@
 // `pve-provisioner enqueue create|delete|check|... --name NAME [job fields]
-// [--wait [--timeout SECONDS]]` (SPEC 6): enqueues through the producer
-// library, prints the job id, and with --wait the job's outcome as JSON
-// on stdout while its progress goes to stderr (src/cli/job-progress.ts).
+// [--wait [--timeout SECONDS]] [--json]` (SPEC 6): enqueues through the
+// producer library and prints the job id; with --wait, its progress on
+// stderr (src/cli/job-progress.ts) and its outcome on stdout, as lines for
+// a person or with --json as one JSON document (src/cli/job-outcome.ts).
 // Exit 0 done, 1 the job failed or did not finish in time, 2 bad input
 // (every failing field, named by its flag, on stderr).
 import { parseArgs } from 'node:util';
@@ -16,7 +17,9 @@ import type { Config } from '../config/index.js';
 import { BadInput, readUtf8File } from './flags.js';
 import { readListFiles } from './key-files.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { outcomeDocument, outcomeLines } from './job-outcome.js';
 import { progressPrinter } from './job-progress.js';
+import { jsonDocument, shown } from './terminal-text.js';
 
 /** The jobs a caller enqueues, from the job table (jobs/schema.ts). */
 const JOBS = CALLER_JOBS;
@@ -42,8 +45,11 @@ function usageOf(flag: Flag): string {
 const USAGE = [
   `usage: pve-provisioner enqueue ${JOBS.join('|')} --name NAME`,
   ...JOBS.map((job) => `  ${`${job}:`.padEnd(7)} ${flagsOf(job).filter((f) => f.field !== 'name').map(usageOf).join(' ') || '(no other flags)'}`),
-  '  all:    [--wait [--timeout SECONDS]]',
-  '  Prints the job id; with --wait, the job\'s state, log lines (each step) and address on stderr as they come, then its outcome as JSON on stdout.',
+  '  all:    [--wait [--timeout SECONDS]] [--json]',
+  '  Prints the job id. With --wait, the job\'s state, log lines (each step) and address on stderr as they come,',
+  '  then on stdout the job id, its state and its result (address, vmid, node, ...) or failure, one per line.',
+  '  --json  stdout is one JSON document instead: {"id", "name", "uid", "generation", "existing"},',
+  '          with --wait {"id", "state", "result", "failedReason"} (for jq; the progress stays on stderr).',
   '',
 ].join('\n');
 const DEFAULT_TIMEOUT_SECONDS = 900;
@@ -69,7 +75,11 @@ const OPTIONS: Record<string, OptionKind> = {
   ...Object.fromEntries(JOBS.flatMap((job) => flagsOf(job).map((f): [string, OptionKind] => [f.flag.name, optionOf(f.spec)]))),
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
+  json: { type: 'boolean' },
 };
+
+/** The flags of the command itself, which every job takes. */
+const COMMAND_FLAGS = new Set(['wait', 'timeout', 'json']);
 
 type Values = Record<string, string | boolean | string[] | undefined>;
 
@@ -101,7 +111,7 @@ async function fieldValue(flag: Flag, given: string | boolean | string[], origin
 async function jobInput(job: EnqueueJob, values: Values): Promise<JobInput> {
   const own = flagsOf(job);
   const ownNames = new Set(own.map((f) => f.flag.name));
-  const misplaced = Object.keys(values).filter((name) => values[name] !== undefined && !ownNames.has(name) && name !== 'wait' && name !== 'timeout');
+  const misplaced = Object.keys(values).filter((name) => values[name] !== undefined && !ownNames.has(name) && !COMMAND_FLAGS.has(name));
   if (misplaced.length > 0) {
     const forWhich = (name: string): string => JOBS.filter((j) => flagsOf(j).some((f) => f.flag.name === name)).join(' and ');
     throw new BadInput(misplaced.map((name) => `--${name}: only for ${forWhich(name)}`).join('; '));
@@ -170,20 +180,25 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
     } catch (err) {
       if (err instanceof ValidationError) return fail(err.fields.map((f) => `${origins[f.field] ?? FLAG_OF[f.field] ?? f.field} (${f.field}) ${f.message}`).join('\n'));
       if (err instanceof SpecConflictError) return fail([err.message, ...err.fields.map((f) => `${FLAG_OF[f] ?? f} (${f}) differs from the present spec`)].join('\n'));
-      if (err instanceof ConflictError) return fail(`${err.message} (${err.existingUid}); delete it first or use that uid`);
+      if (err instanceof ConflictError) return fail(shown(`${err.message} (${err.existingUid}); delete it first or use that uid`));
       throw err;
     }
-    stdout.write(`${result.jobId}\n`);
-    if (!request.values.wait) return 0;
+    const json = request.values.json === true;
+    if (!request.values.wait) {
+      stdout.write(json ? jsonDocument({ id: result.jobId, name: result.name, uid: result.uid, generation: result.generation, existing: result.existing }) : `${result.jobId}\n`);
+      return 0;
+    }
+    // A person sees the id at once; a script gets it inside the one document at the end.
+    if (!json) stdout.write(`${result.jobId}\n`);
     const progress = progressPrinter(stderr);
     const view = await client.waitForJob(result.jobId, { timeoutMs: request.timeoutSeconds * 1000, onView: (seen) => progress.see(seen) });
     progress.finish(view);
-    stdout.write(`${JSON.stringify({ id: view.id, state: view.state, result: view.result, failedReason: view.failedReason }, null, 2)}\n`);
+    stdout.write(json ? outcomeDocument(view) : outcomeLines(view));
     if (view.state === 'completed') return 0;
     stderr.write(
       view.state === 'failed'
-        ? `pve-provisioner enqueue: job ${view.id} failed: ${view.failedReason ?? 'no reason recorded'}\n`
-        : `pve-provisioner enqueue: job ${view.id} is still ${view.state} after ${request.timeoutSeconds} s (is a worker running?)\n`,
+        ? `pve-provisioner enqueue: job ${shown(view.id)} failed: ${shown(view.failedReason ?? 'no reason recorded')}\n`
+        : `pve-provisioner enqueue: job ${shown(view.id)} is still ${view.state} after ${request.timeoutSeconds} s (is a worker running?)\n`,
     );
     return 1;
   } finally {

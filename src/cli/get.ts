@@ -9,6 +9,8 @@ import type { DesiredView, JobView } from '../client.js';
 import { DNS_LABEL } from '../../jobs/fields.js';
 import { loadConfigOrExplain } from './common.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { labelledLines } from './labelled-lines.js';
+import { jsonDocument } from './terminal-text.js';
 
 const USAGE = [
   'usage: pve-provisioner get NAME [--json]',
@@ -19,7 +21,7 @@ const USAGE = [
 
 function lines(vm: DesiredView, job: JobView | undefined): string {
   const seen = vm.lastKnown;
-  const out: [string, string | undefined][] = [
+  return labelledLines([
     ['name', vm.name],
     ['state', `${vm.state} (generation ${vm.generation}, ${vm.updatedAt})`],
     ['uid', vm.uid],
@@ -31,8 +33,7 @@ function lines(vm: DesiredView, job: JobView | undefined): string {
     ['address', seen?.address],
     ['job', job === undefined ? vm.jobId : `${job.id} ${job.state}${job.failedReason === undefined ? '' : `: ${job.failedReason}`}`],
     ['step', (job?.progress as { step?: string } | undefined)?.step],
-  ];
-  return out.flatMap(([key, value]) => (value === undefined ? [] : [`${`${key}:`.padEnd(11)}${value}\n`])).join('');
+  ]);
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -58,7 +59,7 @@ export async function run(args: string[]): Promise<number> {
       return 1;
     }
     const job = vm.jobId === undefined ? undefined : await client.getJob(vm.jobId);
-    process.stdout.write(parsed.values.json ? `${JSON.stringify({ ...vm, job }, null, 2)}\n` : lines(vm, job));
+    process.stdout.write(parsed.values.json ? jsonDocument({ ...vm, job }) : lines(vm, job));
     return 0;
   } finally {
     await client.close();

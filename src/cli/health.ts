@@ -6,6 +6,7 @@ import { connected, createProducerConnection, RedisUnavailableError } from '../q
 import { readLastHealth } from '../queue/health-store.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { loadConfigOrExplain, plainArguments } from './common.js';
+import { jsonDocument, shown } from './terminal-text.js';
 
 export async function run(args: string[]): Promise<number> {
   const refused = plainArguments('health', args);
@@ -20,11 +21,11 @@ export async function run(args: string[]): Promise<number> {
       process.stderr.write('pve-provisioner health: no health result yet; is a worker running (it schedules the health job)?\n');
       return 1;
     }
-    process.stdout.write(`${JSON.stringify(last, null, 2)}\n`);
+    process.stdout.write(jsonDocument(last));
     const failing = last.nodes.filter((node) => !node.ok);
     if (failing.length === 0) return 0;
     const reasons = failing.map((node) => `${node.node}: ${node.reasons.map((r) => `${r.reason} (${r.detail})`).join(', ')}`);
-    process.stderr.write(`pve-provisioner health: ${reasons.join('; ')}\n`);
+    process.stderr.write(`pve-provisioner health: ${shown(reasons.join('; '))}\n`);
     return 1;
   } catch (err) {
     if (!(err instanceof RedisUnavailableError)) throw err;

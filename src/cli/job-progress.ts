@@ -5,6 +5,7 @@
 // the final JSON, for scripts.
 import type { JobView } from '../client.js';
 import { isFinished } from '../queue/job-view.js';
+import { shown } from './terminal-text.js';
 
 export interface ProgressPrinter {
   /** Give it each view read while waiting (waitForJob's onView). */
@@ -22,7 +23,7 @@ export function progressPrinter(stderr: { write(text: string): unknown }): Progr
   let state: string | undefined;
   let linesShown = 0;
   const say = (id: string, text: string): void => {
-    stderr.write(`job ${id}: ${text}\n`);
+    stderr.write(`job ${shown(id)}: ${shown(text)}\n`);
   };
   return {
     see(view) {

@@ -11,6 +11,7 @@ import type { VmListQuery } from '../queue/vm-listing.js';
 import { loadConfigOrExplain } from './common.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 import { table } from './table.js';
+import { jsonDocument } from './terminal-text.js';
 
 const USAGE = [
   'usage: pve-provisioner list [--state present|absent] [--node NODE] [--json]',
@@ -50,7 +51,7 @@ export async function run(args: string[]): Promise<number> {
       vms.push(...page.vms);
       cursor = page.nextCursor;
     } while (cursor !== null);
-    if (values.json) process.stdout.write(`${JSON.stringify({ vms }, null, 2)}\n`);
+    if (values.json) process.stdout.write(jsonDocument({ vms }));
     else process.stdout.write(table(['NAME', 'STATE', 'LAST SEEN', 'NODE', 'VMID', 'ADDRESS', 'UPDATED'], vms.map(row)));
     return 0;
   } catch (err) {

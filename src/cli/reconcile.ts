@@ -1,8 +1,11 @@
-// `pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]`
-// (SPEC 5, 6): adds a reconcile job to the system queue, where a worker
-// runs the sweep; prints the job id, and with --wait the sweep's report as
-// JSON. Exit 0 done, 1 Redis unreachable or the job failed or did not
-// finish in time, 2 bad input (the reason on stderr).
+// `pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]
+// [--json]` (SPEC 5, 6): adds a reconcile job to the system queue, where a
+// worker runs the sweep; prints the job id, and with --wait the sweep's
+// report as JSON; with --json stdout is one JSON document instead, as for
+// `enqueue` (`{"id"}`, with --wait `{"id", "state", "result",
+// "failedReason"}`, the report as its result). Exit 0 done, 1 Redis
+// unreachable or the job failed or did not finish in time, 2 bad input
+// (the reason on stderr).
 import type { Job, Queue } from 'bullmq';
 import { JOB_TABLE, limitsFromConfig, validateJobData } from '../../jobs/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
@@ -13,8 +16,9 @@ import { createQueues } from '../queue/queues.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { BadInput, parseFlags } from './flags.js';
 import { answerUsage, wantsHelp } from './help.js';
+import { jsonDocument, shown } from './terminal-text.js';
 
-const USAGE = 'usage: pve-provisioner reconcile [--dry-run] [--wait] [--timeout SECONDS]\n';
+const USAGE = 'usage: pve-provisioner reconcile [--dry-run] [--wait [--timeout SECONDS]] [--json]\n';
 const DEFAULT_TIMEOUT_SECONDS = 600;
 const POLL_MS = 200;
 
@@ -28,15 +32,16 @@ export interface ReconcileCommandIo {
 interface Options {
   dryRun: boolean;
   wait: boolean;
+  json: boolean;
   timeoutSeconds: number;
 }
 
 function parse(args: string[]): Options {
-  const values = parseFlags(args, { 'dry-run': { type: 'boolean' }, wait: { type: 'boolean' }, timeout: { type: 'string' } });
+  const values = parseFlags(args, { 'dry-run': { type: 'boolean' }, wait: { type: 'boolean' }, timeout: { type: 'string' }, json: { type: 'boolean' } });
   const timeout = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isInteger(timeout) || timeout < 1) throw new BadInput(`--timeout "${values.timeout ?? ''}": a whole number of seconds, at least 1`);
   if (values.timeout !== undefined && !values.wait) throw new BadInput('--timeout needs --wait');
-  return { dryRun: values['dry-run'] ?? false, wait: values.wait ?? false, timeoutSeconds: timeout };
+  return { dryRun: values['dry-run'] ?? false, wait: values.wait ?? false, json: values.json ?? false, timeoutSeconds: timeout };
 }
 
 export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<number> {
@@ -75,29 +80,34 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
   const queues = createQueues(redis, keyPrefixOf(config.redis.prefix, config.redis), config.jobs);
   try {
     const job = await jobDoor(queues, limits).add('reconcile', data.value);
-    stdout.write(`${job.id ?? ''}\n`);
-    if (!options.wait) return 0;
-    return await waitAndPrint(queues[JOB_TABLE.reconcile.queue], job, options.timeoutSeconds, stdout, stderr);
+    if (!options.json) stdout.write(`${job.id ?? ''}\n`);
+    if (!options.wait) {
+      if (options.json) stdout.write(jsonDocument({ id: job.id ?? '' }));
+      return 0;
+    }
+    return await waitAndPrint(queues[JOB_TABLE.reconcile.queue], job, options, stdout, stderr);
   } finally {
     await queues.close().catch(() => undefined);
     redis.disconnect();
   }
 }
 
-async function waitAndPrint(queue: Queue, job: Job, timeoutSeconds: number, stdout: { write(text: string): unknown }, stderr: { write(text: string): unknown }): Promise<number> {
+async function waitAndPrint(queue: Queue, job: Job, { timeoutSeconds, json }: Options, stdout: { write(text: string): unknown }, stderr: { write(text: string): unknown }): Promise<number> {
   const deadline = Date.now() + timeoutSeconds * 1000;
   for (;;) {
     const state = await job.getState();
     if (state === 'completed' || state === 'failed') {
       const finished = (await queue.getJob(job.id ?? '')) as Job | undefined;
+      if (json) stdout.write(jsonDocument({ id: job.id ?? '', state, result: finished?.returnvalue as unknown, failedReason: finished?.failedReason }));
       if (state === 'failed') {
-        stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} failed: ${finished?.failedReason ?? 'no reason recorded'}\n`);
+        stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} failed: ${shown(finished?.failedReason ?? 'no reason recorded')}\n`);
         return 1;
       }
-      stdout.write(`${JSON.stringify(finished?.returnvalue ?? null, null, 2)}\n`);
+      if (!json) stdout.write(jsonDocument(finished?.returnvalue ?? null));
       return 0;
     }
     if (Date.now() >= deadline) {
+      if (json) stdout.write(jsonDocument({ id: job.id ?? '', state }));
       stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} is still ${state} after ${timeoutSeconds} s (is a worker serving the system queue?)\n`);
       return 1;
     }

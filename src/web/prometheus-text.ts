@@ -1,7 +1,8 @@
 // Joins several Prometheus text expositions into one. BullMQ's
 // Queue.exportPrometheusMetrics() declares `# HELP`/`# TYPE` for its
 // families in every queue's text; a scrape with the same family declared
-// twice is rejected, so samples are grouped under one declaration.
+// twice is rejected, so samples are grouped under one declaration. A
+// library family whose name promtool's lint refuses is served renamed.
 interface Family {
   header: string[];
   samples: string[];
@@ -14,10 +15,26 @@ function familyOf(sampleOrComment: string): string | undefined {
   return /^([A-Za-z_:][A-Za-z0-9_:]*)/.exec(sampleOrComment)?.[1];
 }
 
+/**
+ * Library families served under another name. BullMQ's gauge of jobs by
+ * queue and state ends in `_count`, which Prometheus reserves for a
+ * histogram's or summary's count (promtool check metrics refuses it).
+ */
+export const RENAMED_FAMILIES: Readonly<Record<string, string>> = { bullmq_job_count: 'bullmq_jobs' };
+
+const NAME_AT_START = /^(#\s+(?:HELP|TYPE)\s+)?([A-Za-z_:][A-Za-z0-9_:]*)/;
+
+function withOurName(line: string): string {
+  const match = NAME_AT_START.exec(line);
+  const renamed = match?.[2] === undefined ? undefined : RENAMED_FAMILIES[match[2]];
+  if (match === null || renamed === undefined) return line;
+  return `${match[1] ?? ''}${renamed}${line.slice(match[0].length)}`;
+}
+
 export function mergeExpositions(texts: readonly string[]): string {
   const families = new Map<string, Family>();
   for (const text of texts) {
-    for (const line of text.split('\n')) {
+    for (const line of text.split('\n').map(withOurName)) {
       if (line.trim() === '') continue;
       const name = familyOf(line);
       if (name === undefined) continue;

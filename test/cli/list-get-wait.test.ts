@@ -2,7 +2,9 @@
 // progress on stderr, each run as a child process on the real Redis under
 // the test's prefix: list pages through more names than one page holds
 // and filters, get shows one name as the API does, and --wait prints the
-// job's steps and address on stderr while stdout stays the id and the JSON.
+// job's steps and address on stderr while stdout stays one JSON document
+// (--json) that jq reads; text from Redis is printed with its control
+// characters escaped.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';
 import { NO_CLUSTER_ENV, REDIS_URL } from '../support/redis.js';
+import { controlCharacters } from '../support/terminal.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const tsx = pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
@@ -121,14 +124,13 @@ describe('pve-provisioner list, get and --wait progress (SPEC 27)', function () 
     }
   });
 
-  it('enqueue --wait prints each step, then the address, on stderr as the job reports them; stdout is the job id and the final JSON', async () => {
+  it('enqueue --wait --json prints each step, then the address, on stderr as the job reports them; stdout is one JSON document with the id inside', async () => {
     h = createHarness('cli-progress', { provider: { stepMs: 150 } });
     await h.startWorker();
-    const run = await cli(['enqueue', 'create', '--name', 'progress-1', '--uid', 'u-p', '--wait']);
+    const run = await cli(['enqueue', 'create', '--name', 'progress-1', '--uid', 'u-p', '--wait', '--json']);
     expect(run.code, run.stderr).to.equal(0);
-    const [id, ...json] = run.stdout.split('\n');
-    expect(id).to.equal('create-progress-1-1');
-    expect(JSON.parse(json.join('\n'))).to.deep.include({ id, state: 'completed' });
+    const id = 'create-progress-1-1';
+    expect(JSON.parse(run.stdout)).to.deep.include({ id, state: 'completed' });
 
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines.every((line) => line.startsWith(`job ${id}: `)), run.stderr).to.equal(true);
@@ -138,5 +140,32 @@ describe('pve-provisioner list, get and --wait progress (SPEC 27)', function () 
     expect(said.at(-1)).to.equal('address 192.0.2.10');
     expect(said).to.include('completed');
     expect(said.indexOf('completed')).to.be.greaterThan(said.indexOf(steps.at(-1) ?? ''));
+  });
+
+  it('list and get print what Redis holds with its control characters escaped: no escape sequence runs, no row or line is forged', async () => {
+    h = createHarness('cli-escape');
+    await h.client.createVm({ name: 'esc-1', uid: 'u-esc' });
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, h.config.registry.tombstoneSeconds);
+    const node = 'pve1\u001b[2J\u001b]0;owned\u0007\r\nesc-0  present  Running';
+    await registry.recordLastKnown('esc-1', { state: 'Running', node, vmid: 100001, address: '192.0.2.1\u009b31m\u202e', at: new Date().toISOString() });
+
+    const list = await cli(['list']);
+    expect(list.code, list.stderr).to.equal(0);
+    expect(controlCharacters(list.stdout)).to.deep.equal([]);
+    expect(list.stdout.trimEnd().split('\n')).to.have.length(2);
+    expect(list.stdout).to.contain('pve1\\u001b[2J\\u001b]0;owned\\u0007\\r\\nesc-0  present  Running').and.contain('192.0.2.1\\u009b31m\\u202e');
+
+    const get = await cli(['get', 'esc-1']);
+    expect(get.code, get.stderr).to.equal(0);
+    expect(controlCharacters(get.stdout)).to.deep.equal([]);
+    expect(get.stdout).to.match(/^node:\s+pve1\\u001b\[2J\\u001b\]0;owned\\u0007\\r\\nesc-0 {2}present {2}Running$/m);
+
+    for (const args of [['list', '--json'], ['get', 'esc-1', '--json']]) {
+      const json = await cli(args);
+      expect(controlCharacters(json.stdout), args.join(' ')).to.deep.equal([]);
+      expect(json.stdout, args.join(' ')).to.contain('\\u009b31m\\u202e');
+    }
+    const listed = JSON.parse((await cli(['list', '--json'])).stdout) as { vms: ListedVm[] };
+    expect(listed.vms[0]?.lastKnown?.node).to.equal(node);
   });
 });

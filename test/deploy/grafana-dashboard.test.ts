@@ -41,7 +41,7 @@ const WANTED: [string, RegExp][] = [
   ['request budget (limiter) waits', /pvep_proxmox_budget_wait_seconds_bucket/],
   ['lock waits', /pvep_lock_waits_total/],
   ['sweep findings', /pvep_reconciler_findings_total/],
-  ['queue depth', /bullmq_job_count/],
+  ['queue depth', /bullmq_jobs/],
   ['node health', /pvep_node_healthy/],
   ['HTTP request duration', /pvep_http_request_duration_seconds_bucket/],
   ['webhook deliveries by outcome', /sum by \(event, outcome\) \(rate\(pvep_webhook_deliveries_total/],
@@ -70,6 +70,13 @@ describe('the Grafana dashboard in deploy/ (SPEC 27)', () => {
   it('has a panel for each thing the issue lists', () => {
     const exprs = graphs().flatMap((p) => (p.targets ?? []).map((t) => t.expr));
     for (const [what, pattern] of WANTED) expect(exprs.some((e) => pattern.test(e)), what).to.equal(true);
+  });
+
+  it('splits job metrics by their job_name label, never by exported_job (the rename of a clashing job label)', () => {
+    const byJob = dashboardQueries().filter((q) => /pvep_(job_duration_seconds|lock_waits_total)/.test(q));
+    expect(byJob).to.have.length.greaterThan(0);
+    expect(byJob.filter((q) => !/by \([^)]*\bjob_name\b/.test(q))).to.deep.equal([]);
+    expect(JSON.stringify(dashboard())).to.not.contain('exported_job');
   });
 
   it('holds only PromQL that Prometheus parses', async () => {

@@ -3,10 +3,11 @@
 // example receiver on a free port, the service with the walk's images and
 // webhook on the simulator, then the curl block creating a VM of an image
 // with an SSH key; the receiver prints the VM's vm.ready with its address
-// and a good signature.
+// and a good signature. Every secret the walk leaves in var/ is the
+// owner's alone (mode 0600).
 import { expect } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -111,5 +112,11 @@ describe("the README's walk from zero to a VM: an image, an SSH key, a webhook (
       () => `the receiver printed no ${String(line)}:\n${receiver?.output() ?? ''}`,
     );
     expect(receiver?.output()).not.to.contain('bad signature');
+  });
+
+  it('leaves every secret it made readable by its owner alone (0600), the webhook secret included, whatever the umask', () => {
+    const secrets = ['webhook-secret', 'demo-key', 'api-tokens', 'board-users', 'proxmox-token'];
+    const modes = secrets.map((file) => `${file} ${(statSync(join(cwd, 'var', file)).mode & 0o777).toString(8)}`);
+    expect(modes).to.deep.equal(secrets.map((file) => `${file} 600`));
   });
 });

@@ -15,6 +15,7 @@ import type { Harness } from '../support/harness.js';
 import { freePort } from '../support/free-port.js';
 import { REDIS_URL, eventually } from '../support/redis.js';
 import { sink } from '../support/sink.js';
+import { controlCharacters } from '../support/terminal.js';
 
 
 describe('pve-provisioner enqueue (SPEC 6)', function () {
@@ -45,21 +46,53 @@ describe('pve-provisioner enqueue (SPEC 6)', function () {
     expect(stderr.text()).to.include('--user-data').and.include('not UTF-8');
   });
 
-  it('prints the job id, and with --wait the result as JSON: 0 when done, 1 when the job failed', async () => {
+  it('prints the job id, and with --wait --json the outcome as one JSON document holding the id: 0 when done, 1 when the job failed', async () => {
     h = createHarness('cli-wait', { provider: { createFailures: [new PermanentError('bad template', { reason: 'template 9001 has a cloud-init drive: remove it' })] } });
     await h.startWorker();
     const failed = [sink(), sink()] as const;
-    expect(await enqueue(['create', '--name', 'cli-1', '--uid', 'u1', '--wait'], { config: h.config, stdout: failed[0], stderr: failed[1] })).to.equal(1);
+    expect(await enqueue(['create', '--name', 'cli-1', '--uid', 'u1', '--wait', '--json'], { config: h.config, stdout: failed[0], stderr: failed[1] })).to.equal(1);
     expect(failed[1].text()).to.include('template 9001 has a cloud-init drive: remove it');
+    expect(JSON.parse(failed[0].text())).to.deep.include({ id: 'create-cli-1-1', state: 'failed' });
 
     const done = sink();
-    expect(await enqueue(['create', '--name', 'cli-2', '--uid', 'u2', '--memory-mib', '1024', '--no-wait-for-address', '--wait'], { config: h.config, stdout: done, stderr: sink() })).to.equal(0);
-    const [jobId, ...json] = done.text().split('\n');
-    expect(jobId).to.equal('create-cli-2-1');
-    const outcome = JSON.parse(json.join('\n')) as { state: string; result: { uid: string } };
-    expect(outcome).to.deep.include({ state: 'completed' });
+    expect(await enqueue(['create', '--name', 'cli-2', '--uid', 'u2', '--memory-mib', '1024', '--no-wait-for-address', '--wait', '--json'], { config: h.config, stdout: done, stderr: sink() })).to.equal(0);
+    const outcome = JSON.parse(done.text()) as { id: string; state: string; result: { uid: string } };
+    expect(outcome).to.deep.include({ id: 'create-cli-2-1', state: 'completed' });
     expect(outcome.result.uid).to.equal('u2');
     expect((await h.queues.vm.getJob('create-cli-2-1'))?.data).to.include({ memoryMiB: 1024, waitForAddress: false });
+
+    const enqueued = sink();
+    expect(await enqueue(['delete', '--name', 'cli-2', '--json'], { config: h.config, stdout: enqueued, stderr: sink() })).to.equal(0);
+    expect(JSON.parse(enqueued.text())).to.deep.include({ id: 'delete-cli-2-2', name: 'cli-2', existing: false });
+  });
+
+  it('with --wait and no --json prints for a person: the id at once, then the job, its state and each field of the result, one per line', async () => {
+    h = createHarness('cli-wait-text');
+    await h.startWorker();
+    const [stdout, stderr] = [sink(), sink()];
+    expect(await enqueue(['create', '--name', 'cli-3', '--uid', 'u3', '--wait'], { config: h.config, stdout, stderr })).to.equal(0);
+    const lines = stdout.text().trimEnd().split('\n');
+    expect(lines[0]).to.equal('create-cli-3-1');
+    expect(lines.slice(1, 3)).to.deep.equal(['job:       create-cli-3-1', 'state:     completed']);
+    expect(lines).to.include('address:   192.0.2.10').and.include('uid:       u3');
+    expect(stdout.text()).to.not.contain('{');
+  });
+
+  it('shows text a job brought back (a Proxmox exit status) with its control characters escaped: no escape sequence runs, no line is forged', async () => {
+    const exitStatus = 'clone failed\u001b]0;owned\u0007\u001b[2J\r\njob create-cli-4-1: completed\u009b31m\u202egnp.exe';
+    h = createHarness('cli-wait-escape', { provider: { createFailures: [new PermanentError(exitStatus, { reason: exitStatus }), new PermanentError(exitStatus, { reason: exitStatus })] } });
+    await h.startWorker();
+    const [stdout, stderr] = [sink(), sink()];
+    expect(await enqueue(['create', '--name', 'cli-4', '--uid', 'u4', '--wait'], { config: h.config, stdout, stderr })).to.equal(1);
+    const printed = `${stdout.text()}${stderr.text()}`;
+    expect(printed).to.contain('clone failed\\u001b]0;owned\\u0007\\u001b[2J\\r\\njob create-cli-4-1: completed\\u009b31m\\u202egnp.exe');
+    expect(controlCharacters(printed)).to.deep.equal([]);
+    expect(printed.split('\n').filter((line) => line.startsWith('job create-cli-4-1: completed'))).to.deep.equal([]);
+
+    const json = sink();
+    expect(await enqueue(['create', '--name', 'cli-5', '--uid', 'u5', '--wait', '--json'], { config: h.config, stdout: json, stderr: sink() })).to.equal(1);
+    expect(controlCharacters(json.text())).to.deep.equal([]);
+    expect((JSON.parse(json.text()) as { failedReason: string }).failedReason).to.contain(exitStatus);
   });
 });
 
@@ -131,7 +164,7 @@ describe('pve-provisioner worker (SPEC 6)', function () {
       await eventually(async () => ((await listLiveWorkers(h.redis, h.prefix)).length > 0 ? true : undefined));
       // Run alone, the worker serves its own counters (SPEC 9).
       const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      expect(scraped).to.match(/pvep_jobs_total\{[^}]*job="create"[^}]*\} 1/);
+      expect(scraped).to.match(/pvep_jobs_total\{[^}]*job_name="create"[^}]*\} 1/);
       expect(scraped).to.match(/pvep_proxmox_calls_total\{/);
       child.kill('SIGTERM');
       expect(await exited).to.equal(0);

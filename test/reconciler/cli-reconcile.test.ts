@@ -1,6 +1,6 @@
-// SPEC 5, 6: `pve-provisioner reconcile [--dry-run] [--wait]` adds a
-// reconcile job to the system queue; with --wait it prints the sweep's
-// report. The worker here runs the real reconcile runner over the seam fake.
+// SPEC 5, 6: `pve-provisioner reconcile [--dry-run] [--wait] [--json]`
+// adds a reconcile job to the system queue; with --wait it prints the
+// sweep's report; with --json stdout is one JSON document. The worker here runs the real reconcile runner over the seam fake.
 import { expect } from 'chai';
 import { UnrecoverableError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
@@ -87,6 +87,29 @@ describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
     } finally {
       await service.close();
     }
+  });
+
+  it('with --wait --json prints one JSON document, the job id and the report inside it (for jq)', async () => {
+    await w.present('db', 'uid-db');
+    serve((job) => w.sweep((job.data as { dryRun: boolean }).dryRun));
+    const out = sink();
+    expect(await run(['--wait', '--dry-run', '--json'], { config: w.config, stdout: out, stderr: sink() })).to.equal(0);
+    const printed = JSON.parse(out.text) as { id: string; state: string; result: SweepReport };
+    expect(printed.state).to.equal('completed');
+    expect((await w.queues.system.getJob(printed.id))?.name).to.equal('reconcile');
+    expect([printed.result.dryRun, printed.result.missing.reenqueued.map((m) => m.name)]).to.deep.equal([true, ['db']]);
+  });
+
+  it('with --json and no --wait prints one JSON document holding the job id; a failed job is one document too', async () => {
+    const enqueued = sink();
+    expect(await run(['--dry-run', '--json'], { config: w.config, stdout: enqueued, stderr: sink() })).to.equal(0);
+    const { id } = JSON.parse(enqueued.text) as { id: string };
+    expect((await w.queues.system.getJob(id))?.data).to.deep.equal({ dryRun: true });
+
+    serve(() => Promise.reject(new UnrecoverableError('Proxmox unreachable')));
+    const failed = sink();
+    expect(await run(['--wait', '--json'], { config: w.config, stdout: failed, stderr: sink() })).to.equal(1);
+    expect(JSON.parse(failed.text)).to.deep.include({ state: 'failed', failedReason: 'Proxmox unreachable' });
   });
 
   it('with --wait exits 1 with the reason when the job fails', async () => {

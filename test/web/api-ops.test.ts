@@ -76,10 +76,10 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
     const res = await web.app.inject({ method: 'GET', url: '/metrics' });
     expect(res.statusCode).to.equal(200);
     expect(res.headers['content-type']).to.match(/^text\/plain/);
-    expect(res.body).to.contain('pvep_jobs_total{job="create",outcome="completed"} 1');
-    expect(res.body).to.contain('pvep_job_duration_seconds_count{job="create"} 1');
-    expect(res.body).to.contain('bullmq_job_count{queue="vm", state="waiting"} 1');
-    expect(res.body).to.contain('bullmq_job_count{queue="system", state="waiting"} 0');
+    expect(res.body).to.contain('pvep_jobs_total{job_name="create",outcome="completed"} 1');
+    expect(res.body).to.contain('pvep_job_duration_seconds_count{job_name="create"} 1');
+    expect(res.body).to.contain('bullmq_jobs{queue="vm", state="waiting"} 1');
+    expect(res.body).to.contain('bullmq_jobs{queue="system", state="waiting"} 0');
     const declarations = res.body.split('\n').filter((line) => line.startsWith('# TYPE '));
     expect(new Set(declarations).size).to.equal(declarations.length);
   });

@@ -2,7 +2,8 @@
 // port changed, twice, against the web app on a real socket and a worker
 // on the recording provider: both runs print the same job id and end with
 // the job; the same block with another memory size prints the refusal
-// naming the field instead of a blank job id and a 404.
+// naming the field instead of a blank job id and a 404; a key whose
+// comment holds quotes and a backslash reaches the API as sent.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/log.js';
 import { startWorkerService, type WorkerService } from '../../src/worker/service.js';
 import { RecordingProvider } from '../support/recording-provider.js';
+import { fixtureKey } from '../support/ssh-keys.js';
 import { readmeBlock as readmeShellBlock, readmeServiceEnv } from '../support/readme.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 
@@ -59,9 +61,26 @@ describe("the README's curl example can be run twice (SPEC 2, SPEC 6)", function
   });
 
   it('with another memory size it prints the refusal naming the field', async () => {
-    const out = await runShell(readmeBlock(port).replace('"memoryMiB": 2048', '"memoryMiB": 4096'), cwd);
+    const out = await runShell(readmeBlock(port).replace('memoryMiB: 2048', 'memoryMiB: 4096'), cwd);
     expect(out).to.match(/^refused: /);
     expect(out).to.include('"field":"memoryMiB"');
     expect(out).not.to.include('\njob ');
+  });
+
+  it('builds its JSON safely: a key whose comment holds quotes and a backslash is sent as it is', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'pvep-readme-key-'));
+    try {
+      mkdirSync(join(own, 'var'));
+      writeFileSync(join(own, 'var', 'api-tokens'), `${web.token}\n`, { mode: 0o600 });
+      const key = `${fixtureKey('ed25519.pub').split(' ').slice(0, 2).join(' ')} alice "laptop" C:\\keys\\n`;
+      writeFileSync(join(own, 'var', 'demo-key.pub'), `${key}\n`);
+      const out = await runShell(readmeBlock(port).replace('"demo-1"', '"demo-quoted"'), own);
+      expect(out, out).to.match(/^job \S+$/m);
+      const job = JSON.parse(out.slice(out.indexOf('\n') + 1)) as { state: string; data: { sshKeys?: string[] } };
+      expect(job.state).to.equal('completed');
+      expect(job.data.sshKeys).to.deep.equal([key]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
