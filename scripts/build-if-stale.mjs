@@ -5,7 +5,7 @@
 // tsconfigs; the build: dist/src/cli.js and the client package's output.
 // Plain JavaScript, so it starts without a TypeScript loader.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 
@@ -46,4 +46,6 @@ if (why === undefined) {
   process.stdout.write(`build: ${why}; running npm run build\n`);
   const build = spawnSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
   process.exitCode = build.status ?? 1;
+  // tsc writes its outputs even when it fails: date them back so the next start builds again.
+  if (process.exitCode !== 0) for (const out of OUTPUTS) if (existsSync(out)) utimesSync(out, 0, 0);
 }

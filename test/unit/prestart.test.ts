@@ -13,9 +13,10 @@ import { repoRoot } from '../support/readme.js';
 
 const OUTPUTS = ['dist/src/cli.js', 'packages/client/dist/src/client.js'];
 
+// Like tsc without noEmitOnError, a failing build still writes its outputs.
 const BUILD = `const fs = require('node:fs');
-if (fs.existsSync('fail-build')) process.exit(3);
 for (const out of ${JSON.stringify(OUTPUTS)}) { fs.mkdirSync(require('node:path').dirname(out), { recursive: true }); fs.writeFileSync(out, ''); }
+if (fs.existsSync('fail-build')) process.exit(3);
 fs.appendFileSync('builds.log', 'built\\n');
 `;
 
@@ -108,5 +109,17 @@ describe('npm start builds only when the sources are newer than dist/ (SPEC 6)',
     const ran = await prestart(root);
     rmSync(join(root, 'fail-build'));
     expect(ran.code, ran.output).to.not.equal(0);
+  });
+
+  it('builds again on the start after a failed build, though the failed build wrote its outputs', async () => {
+    buildLongAgo();
+    age(join(root, 'src', 'cli.ts'), 0);
+    write(root, 'fail-build', '');
+    await prestart(root);
+    rmSync(join(root, 'fail-build'));
+    const before = builds();
+    const ran = await prestart(root);
+    expect(ran.code, ran.output).to.equal(0);
+    expect(builds(), ran.output).to.equal(before + 1);
   });
 });
