@@ -138,6 +138,18 @@ export function registerFormats(): void {
     },
   });
   convict.addFormat({
+    name: 'public-url',
+    coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),
+    validate(value: unknown) {
+      const allowed = 'allowed: empty (servers stays the relative /v1), or an absolute https://HOST[:PORT][/PATH] or http://HOST[:PORT][/PATH] with no query, fragment or credentials';
+      if (value === '') return;
+      const url = urlOf(value, allowed);
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
+      if (url.search !== '' || url.hash !== '') throw new Error(`has a query or fragment; ${allowed}`);
+      if (url.username !== '' || url.password !== '') throw new Error(`carries credentials; ${allowed}`);
+    },
+  });
+  convict.addFormat({
     name: 'proxmox-tag',
     validate(value: unknown) {
       if (typeof value !== 'string' || !TAG_RE.test(value)) {

@@ -144,6 +144,11 @@ const componentSchemas: Record<string, Schema> = {
   },
 };
 
+/** http.publicUrl followed by /v1 (one slash between), or the relative /v1 when it is unset. */
+export function serverUrl(publicUrl: string): string {
+  return publicUrl === '' ? '/v1' : `${publicUrl.replace(/\/+$/, '')}/v1`;
+}
+
 export function buildOpenApiDocument(config: Config): Schema {
   const limits = limitsFromConfig(config);
   const enqueued = (what: string): Schema => ({
@@ -157,9 +162,9 @@ export function buildOpenApiDocument(config: Config): Schema {
     info: {
       title: 'pve-provisioner',
       version: '1',
-      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call needs "Authorization: Bearer <token>".',
+      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call but GET /openapi.json (this document) needs "Authorization: Bearer <token>".',
     },
-    servers: [{ url: '/v1' }],
+    servers: [{ url: serverUrl(config.http.publicUrl) }],
     security: [{ bearer: [] }],
     paths: {
       '/vms': {
