@@ -7,10 +7,16 @@ import { createHash } from 'node:crypto';
 import { createInputFields } from '../../jobs/create.schema.js';
 import type { JobFields } from '../../jobs/fields.js';
 
-interface TextSummary {
+export interface TextSummary {
   bytes: number;
   sha256: string;
 }
+
+/** The create's fields whose text answers never show. */
+type TextField = 'userData' | 'networkConfig';
+
+/** A type of job data or spec as answers show it: each text field as its summary. */
+export type TextsSummarized<T> = { [K in keyof T]: K extends TextField ? TextSummary : T[K] };
 
 /** The text fields of the create's table: the ones bounded in bytes. */
 const TEXT_FIELDS: readonly string[] = Object.entries(createInputFields as JobFields)
@@ -22,10 +28,10 @@ function textSummary(text: string): TextSummary {
 }
 
 /** A copy of job data or a spec with each text field replaced by its summary. */
-export function withTextsSummarized<T extends object>(data: T): T {
+export function withTextsSummarized<T extends object>(data: T): TextsSummarized<T> {
   const texts = TEXT_FIELDS.filter((field) => typeof (data as Record<string, unknown>)[field] === 'string');
-  if (texts.length === 0) return data;
+  if (texts.length === 0) return data as TextsSummarized<T>;
   const copy = { ...data } as Record<string, unknown>;
   for (const field of texts) copy[field] = textSummary(copy[field] as string);
-  return copy as T;
+  return copy as TextsSummarized<T>;
 }

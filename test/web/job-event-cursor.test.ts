@@ -1,15 +1,15 @@
 // SPEC 27: the events a stream sends from where the client is to the job
 // as read now, and the state a read must see twice before it is sent.
 import { expect } from 'chai';
-import type { JobView } from '../../src/queue/job-view.js';
+import type { JobViewOf } from '../../src/queue/job-view.js';
 import { STREAM_START, eventsSince, parseCursor, settledState, formatCursor } from '../../src/web/job-event-cursor.js';
 
-const view = (fields: Partial<JobView>): JobView => ({
+const view = (fields: Partial<JobViewOf<'create'>>): JobViewOf<'create'> => ({
   id: 'create-a-1',
   job: 'create',
-  data: {},
+  data: { name: 'a', uid: 'u-a', image: 'default', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true, generation: 1 },
   state: 'active',
-  progress: {},
+  progress: 0,
   attemptsMade: 0,
   logs: [],
   createdAt: '2026-12-01T00:00:00.000Z',
