@@ -41,6 +41,12 @@ describe('job event cursor (SPEC 27)', () => {
     expect(settledState(undefined, view({ state: 'completed', attemptsMade: 1 })).settled, 'an end needs no second read').to.equal(true);
   });
 
+  it('sends a step event only for a line naming one of a create\'s steps', () => {
+    const { events } = eventsSince(parseCursor('0.active.0') ?? STREAM_START, view({ logs: ['step: rebooted', 'step: seeded'] }));
+    expect(events.map((e) => e.event)).to.deep.equal(['log', 'step', 'log']);
+    expect(events[1]?.data).to.deep.equal({ index: 1, step: 'seeded' });
+  });
+
   it('refuses an id it never sends', () => {
     for (const text of ['', 'seven', '3', '3.active', '3x.active.0', '-1.active.0', '3.Active.0', '3.active.0.1']) expect(parseCursor(text), text).to.equal(undefined);
   });
