@@ -126,7 +126,7 @@ export class NullProvider implements Provider {
   private nextVmid = 100000;
 
   create(spec: CreateSpec): Promise<CreateResult> {
-    return Promise.resolve({ providerId: `vms/${this.nextVmid}/${spec.name}`, vmid: this.nextVmid++, node: 'pve1', uid: spec.uid, state: 'Running', createdAt: new Date().toISOString() });
+    return Promise.resolve({ providerId: `vms/${this.nextVmid}/${spec.name}`, vmid: this.nextVmid++, node: 'pve1', uid: spec.uid, state: 'Running', createdAt: new Date().toISOString(), image: spec.image ?? 'default' });
   }
   delete(): Promise<DeleteResult> {
     return Promise.resolve({ deleted: true, seedsDeleted: 0 });

@@ -2,6 +2,7 @@
 // create or delete holds the name, else what the provider sees.
 import { NotFoundError } from '../src/errors.js';
 import type { VmObservation } from '../src/provider/types.js';
+import type { CheckResult } from './result.schema.js';
 import { validateStoredJobData } from './schema.js';
 import { defineJob } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
@@ -30,7 +31,7 @@ export const checkJob = defineJob({
   validate: (data, limits) => validateStoredJobData('check', data, limits),
   async handler(data, deps, ctx) {
     const seen = await observe(data.name, deps, ctx);
-    const result = { state: seen.state, address: seen.address, vmid: seen.vmid, node: seen.node };
+    const result: CheckResult = { state: seen.state, address: seen.address, vmid: seen.vmid, node: seen.node };
     ctx.setLastKnown(data.name, { ...result, at: new Date().toISOString() });
     return result;
   },

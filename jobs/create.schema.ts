@@ -8,6 +8,7 @@
 // producer recorded (SPEC 2).
 import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidField } from './fields.js';
 import type { DataOf, FieldSpec, JobLimits, StringRule, StringsRule } from './fields.js';
+import { CREATE_STEPS } from './result.schema.js';
 import { SSH_KEY_TYPES, sshKeyProblem } from './ssh-key.js';
 
 /** Proxmox's own floor for `memory` (apidata.json: `current`, minimum 16). */
@@ -97,7 +98,17 @@ export const createInputFields = {
 /** What the provider gets (SPEC 13): the caller's fields with the uid settled. */
 export const createSpecFields = { ...createInputFields, uid: requiredField(uidField) } satisfies Record<string, FieldSpec>;
 
-export const createStoredFields = { ...createSpecFields, generation: generationField } satisfies Record<string, FieldSpec>;
+/**
+ * The last step the create reached (SPEC 1), written into the stored job
+ * by the worker as it goes: the job's progress is a number for Bull
+ * Board's bar, so the step itself lives here (and in the job's log).
+ */
+const stepField = {
+  presence: 'optional',
+  rule: { kind: 'string', description: `The last step the create reached: ${CREATE_STEPS.join(', ')}`, oneOf: () => [...CREATE_STEPS] },
+} satisfies FieldSpec<StringRule>;
+
+export const createStoredFields = { ...createSpecFields, generation: generationField, step: stepField } satisfies Record<string, FieldSpec>;
 
 /** A create as validated from a caller: defaults filled, uid maybe absent. */
 export type CreateJobInput = DataOf<typeof createInputFields>;

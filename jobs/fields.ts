@@ -246,7 +246,9 @@ function ruleJsonSchema(rule: FieldRule, limits: JobLimits): Record<string, unkn
       // JSON Schema's maxLength counts characters; the bound is on bytes,
       // which no standard keyword states, so it is an extension.
       if (rule.maxBytes !== undefined) out['x-maxBytes'] = rule.maxBytes;
-      if (rule.oneOf) out.enum = rule.oneOf(limits);
+      // Values from config stay out of `enum`: a client generated from the
+      // document would go stale when the config changes.
+      if (rule.oneOf) out.description = `${rule.description}. Configured now: ${rule.oneOf(limits).join(', ') || 'none'}`;
       return out;
     }
     case 'strings':

@@ -98,6 +98,15 @@ export function validateJobData<N extends JobName>(jobName: N, data: unknown, li
   return validateFields<JobInputs[N]>(JOB_TABLE[jobName].input, data, limits);
 }
 
+/** What only the worker writes into a stored job (a create's step, SPEC 1): no job enters the queues with it. */
+const WORKER_WRITTEN: readonly string[] = ['step'];
+
+/** Checks a job's data as it enters the queues (src/queue/enqueue.ts): the stored fields less what only the worker writes. */
+export function validateEnqueuedJobData<N extends JobName>(jobName: N, data: unknown, limits: JobLimits): Validation<JobDataOf[N]> {
+  const fields = Object.fromEntries(Object.entries(JOB_TABLE[jobName].stored as JobFields).filter(([field]) => !WORKER_WRITTEN.includes(field)));
+  return validateFields<JobDataOf[N]>(fields, data, limits);
+}
+
 /** Checks a stored job's data in the worker (old jobs may carry old shapes). */
 export function validateStoredJobData<N extends JobName>(jobName: N, data: unknown, limits: JobLimits): Validation<JobDataOf[N]> {
   return validateFields<JobDataOf[N]>(JOB_TABLE[jobName].stored, data, limits);

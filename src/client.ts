@@ -15,6 +15,7 @@ import { RedisUnavailableError, connected, createProducerConnection } from './qu
 import { unavailableReason } from './queue/redis-failure.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
 import { SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
+import type { CreateSpec } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
 import type { JobView } from './queue/job-view.js';
@@ -28,13 +29,17 @@ import type { DesiredRecord, LastKnown, RecordedFailure } from './desired-state.
 import { withTextsSummarized } from './queue/text-summary.js';
 import { redactSecrets } from './secrets/redact.js';
 import { fingerprintKeySource } from './config/producer-fingerprint-key.js';
+import type { TextsSummarized } from './queue/text-summary.js';
 import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
 import type { VmListQuery } from './queue/vm-listing.js';
 
 export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { FieldError } from '../jobs/schema.js';
-export type { JobView, JobState } from './queue/job-view.js';
+export type { JobDataView, JobView, JobViewOf, JobState } from './queue/job-view.js';
+export type { CheckResult, CreateResult, CreateStep, DeleteResult, JobResults, SupersededResult, TemplateSource, VmState } from '../jobs/result.schema.js';
+export { CREATE_STEPS } from '../jobs/result.schema.js';
 export type { TextSummary } from './queue/text-summary.js';
+export type { JobName } from '../jobs/schema.js';
 export type { VmListQuery } from './queue/vm-listing.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
@@ -112,13 +117,21 @@ export interface EnqueueResult {
   existing: boolean;
 }
 
+/**
+ * A present name's spec as answers show it: the create's fields with the
+ * uid settled and the sizes filled in, userData and networkConfig as their
+ * size and sha256. `image` is absent in a spec recorded before images
+ * (it meant the default image).
+ */
+export type VmSpecView = TextsSummarized<Omit<CreateSpec, 'image'> & { image?: string }>;
+
 export interface DesiredView {
   name: string;
   state: 'present' | 'absent';
   uid?: string;
   generation: number;
   /** The create's fields, userData and networkConfig as their size and keyed fingerprint only (SPEC 24). */
-  spec?: object;
+  spec?: VmSpecView;
   updatedAt: string;
   lastKnown?: LastKnown;
   jobId?: string;
@@ -176,7 +189,8 @@ function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined
   const { spec, failed, ...rest } = record;
   // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
   const view: DesiredView = failed === undefined ? rest : { ...rest, failed: { ...failed, reason: redactSecrets(failed.reason) } };
-  return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec, fingerprintKey) };
+  // The registry holds what createVm recorded: a validated create with its uid.
+  return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec as Omit<CreateSpec, 'image'>, fingerprintKey) };
 }
 
 function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: ValidationError['fields'] }): T {

@@ -32,7 +32,7 @@ function lines(vm: DesiredView, job: JobView | undefined): string {
     ['vmid', seen?.vmid === undefined ? undefined : String(seen.vmid)],
     ['address', seen?.address],
     ['job', job === undefined ? vm.jobId : `${job.id} ${job.state}${job.failedReason === undefined ? '' : `: ${job.failedReason}`}`],
-    ['step', (job?.progress as { step?: string } | undefined)?.step],
+    ['step', job?.step],
   ]);
 }
 

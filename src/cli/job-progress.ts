@@ -14,9 +14,11 @@ export interface ProgressPrinter {
   finish(view: JobView): void;
 }
 
-function addressOf(result: unknown): string | undefined {
-  const address = (result as { address?: unknown } | undefined)?.address;
-  return typeof address === 'string' && address !== '' ? address : undefined;
+/** A create's or a check's address; a superseded create has none. */
+function addressOf(view: JobView): string | undefined {
+  const result = view.job === 'create' || view.job === 'check' ? view.result : undefined;
+  const address = result !== undefined && 'address' in result ? result.address : undefined;
+  return address === '' ? undefined : address;
 }
 
 export function progressPrinter(stderr: { write(text: string): unknown }): ProgressPrinter {
@@ -38,7 +40,7 @@ export function progressPrinter(stderr: { write(text: string): unknown }): Progr
       if (changed && ended) say(view.id, view.state);
     },
     finish(view) {
-      const address = view.state === 'completed' ? addressOf(view.result) : undefined;
+      const address = view.state === 'completed' ? addressOf(view) : undefined;
       if (address !== undefined) say(view.id, `address ${address}`);
     },
   };

@@ -113,6 +113,13 @@ function urlOf(value: unknown, allowed: string): URL {
   }
 }
 
+/** The value as an https:// or http:// URL, or the error convict shows. */
+function httpUrlOf(value: unknown, allowed: string): URL {
+  const url = urlOf(value, allowed);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
+  return url;
+}
+
 export function registerFormats(): void {
   convict.addFormat({
     name: 'proxmox-url',
@@ -133,8 +140,18 @@ export function registerFormats(): void {
     validate(value: unknown) {
       const allowed = 'allowed: empty (webhooks off), https://HOST[:PORT]/PATH or http://HOST[:PORT]/PATH';
       if (value === '') return;
-      const url = urlOf(value, allowed);
-      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
+      httpUrlOf(value, allowed);
+    },
+  });
+  convict.addFormat({
+    name: 'public-url',
+    coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),
+    validate(value: unknown) {
+      const allowed = 'allowed: empty (servers stays the relative /v1), or an absolute https://HOST[:PORT][/PATH] or http://HOST[:PORT][/PATH] with no query, fragment or credentials';
+      if (value === '') return;
+      const url = httpUrlOf(value, allowed);
+      if (url.search !== '' || url.hash !== '') throw new Error(`has a query or fragment; ${allowed}`);
+      if (url.username !== '' || url.password !== '') throw new Error(`carries credentials; ${allowed}`);
     },
   });
   convict.addFormat({

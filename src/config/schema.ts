@@ -167,6 +167,11 @@ export const schema: Schema<Config> = {
       format: Boolean,
       default: false,
     },
+    publicUrl: {
+      doc: "The service's address as its API callers reach it (https://provisioner.example.com, or with a path behind a proxy); the OpenAPI document's server is this URL followed by /v1, so a client generated from it works in Node without a base URL of its own. Empty (the default) leaves the relative /v1.",
+      format: 'public-url',
+      default: '',
+    },
   },
   webhooks: {
     url: {

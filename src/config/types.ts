@@ -101,6 +101,7 @@ export interface Config {
     authDisabled: boolean;
     metricsAuth: boolean;
     boardWritable: boolean;
+    publicUrl: string;
   };
   webhooks: { url: string; secretFile: string; attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };

@@ -21,6 +21,7 @@ import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
 import { waitRunning, waitTask } from './tasks.js';
 import { checkTemplate } from './template.js';
+import { templateFor } from './template-ref.js';
 import { bootDisk, diskSizeBytes, GIB } from './vm-config.js';
 
 async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
@@ -81,6 +82,7 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
   await reached(ctx, 'running');
 
   const createdAt = parseMark(vm.config.description)?.writtenAtCreate ?? deps.now().toISOString();
+  const source = templateFor(image, node)?.source;
   const result: CreateResult = {
     providerId: providerId(vm.vmid, spec.name),
     vmid: vm.vmid,
@@ -88,6 +90,8 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
     uid: spec.uid,
     state: 'Provisioning',
     createdAt,
+    image: image.name,
+    ...(source === undefined ? {} : { source }),
   };
   if (!spec.waitForAddress) return result;
   const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot: !running });

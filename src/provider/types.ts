@@ -3,11 +3,10 @@
 // and waits at once (job cancelled, lock lost).
 
 import type { CreateSpec as CreateJobSpec } from '../../jobs/create.schema.js';
+import type { CreateResult, CreateStep, DeleteResult, VmState } from '../../jobs/result.schema.js';
 import type { Logger } from '../log.js';
 
-type VmState = 'Provisioning' | 'Running' | 'Stopped' | 'NotFound';
-
-export type CreateStep = 'cloned' | 'seeded' | 'configured' | 'resized' | 'started' | 'running' | 'address';
+export type { CreateResult, CreateStep, DeleteResult } from '../../jobs/result.schema.js';
 
 export interface OperationContext {
   signal: AbortSignal;
@@ -51,26 +50,10 @@ export interface VmObservation {
  */
 export type CreateSpec = Omit<CreateJobSpec, 'image'> & { image?: string };
 
-export interface CreateResult {
-  providerId: string;
-  vmid: number;
-  node: string;
-  uid: string;
-  state: VmState;
-  address?: string;
-  createdAt: string;
-}
-
 export interface DeleteRequest {
   name: string;
   /** When given, only the VM whose mark carries this uid is touched. */
   uid?: string;
-}
-
-export interface DeleteResult {
-  deleted: boolean;
-  vmid?: number;
-  seedsDeleted: number;
 }
 
 /** A VM found by tag (SPEC 14). `unknown` when its config read failed. */

@@ -5,7 +5,7 @@
 // schedules all enqueue here. Producer-safe: no worker code.
 import type { Job } from 'bullmq';
 import { intentJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
-import { JOB_TABLE, validateStoredJobData } from '../../jobs/schema.js';
+import { JOB_TABLE, validateEnqueuedJobData } from '../../jobs/schema.js';
 import type { IntentJob, JobLimits, JobName } from '../../jobs/schema.js';
 import { ValidationError } from './producer-errors.js';
 import type { Queues } from './queues.js';
@@ -27,7 +27,7 @@ export interface JobDoor {
    * ReplicaAcksError, and repeating the same accept is safe.
    */
   accept<T>(writes: () => Promise<T>): Promise<T>;
-  /** Checks `data` as the worker will, then adds the job; throws ValidationError, adding nothing, when it is refused. */
+  /** Checks `data` as the worker will (less the fields only the worker writes), then adds the job; throws ValidationError, adding nothing, when it is refused. */
   add(job: JobName, data: unknown, id?: JobIdChoice): Promise<Job>;
   /**
    * The job of an intent already recorded: kept when it is there, added
@@ -45,7 +45,7 @@ interface Identified {
 }
 
 function checked(job: JobName, data: unknown, limits: JobLimits): Identified {
-  const result = validateStoredJobData(job, data, limits);
+  const result = validateEnqueuedJobData(job, data, limits);
   if (!result.ok) throw new ValidationError(result.errors);
   return result.value as Identified;
 }

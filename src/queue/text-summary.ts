@@ -17,6 +17,12 @@ export interface TextSummary {
   hmacSha256?: string;
 }
 
+/** The create's fields whose text answers never show. */
+type TextField = 'userData' | 'networkConfig';
+
+/** A type of job data or spec as answers show it: each text field as its summary. */
+export type TextsSummarized<T> = { [K in keyof T]: K extends TextField ? TextSummary : T[K] };
+
 /** The text fields of the create's table: the ones bounded in bytes. */
 const TEXT_FIELDS: readonly string[] = Object.entries(createInputFields as JobFields)
   .filter(([, spec]) => spec.rule.kind === 'string' && spec.rule.maxBytes !== undefined)
@@ -29,10 +35,10 @@ export function textSummary(text: string, fingerprintKey: string | undefined): T
 }
 
 /** A copy of job data or a spec with each text field replaced by its summary. */
-export function withTextsSummarized<T extends object>(data: T, fingerprintKey: string | undefined): T {
+export function withTextsSummarized<T extends object>(data: T, fingerprintKey: string | undefined): TextsSummarized<T> {
   const texts = TEXT_FIELDS.filter((field) => typeof (data as Record<string, unknown>)[field] === 'string');
-  if (texts.length === 0) return data;
+  if (texts.length === 0) return data as TextsSummarized<T>;
   const copy = { ...data } as Record<string, unknown>;
   for (const field of texts) copy[field] = textSummary(copy[field] as string, fingerprintKey);
-  return copy as T;
+  return copy as TextsSummarized<T>;
 }

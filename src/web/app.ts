@@ -47,10 +47,11 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   probeRoutes(app, deps.readiness, redisDown);
   metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
 
+  // The document holds no data, and a client generator fetches it with no token.
+  app.get('/v1/openapi.json', () => openApi);
   await app.register(
     (v1, _options, done) => {
       if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
-      v1.get('/openapi.json', () => openApi);
       // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
       void v1.register((needsRedis, _scopeOptions, scopeDone) => {
         needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));

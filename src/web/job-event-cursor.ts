@@ -2,6 +2,7 @@
 // where the client is and the job as it stands now. The event id is that
 // place, written out: any web process can resume a stream from a client's
 // Last-Event-ID without having seen it before (docs/decisions.md).
+import { isCreateStep } from '../../jobs/result.schema.js';
 import { isFinished, type JobView } from '../queue/job-view.js';
 import type { StreamEvent } from './event-stream.js';
 
@@ -20,7 +21,7 @@ export const STREAM_START: EventCursor = { lines: 0, stepSent: false, state: 'no
 /** `<lines>[s].<state>.<attempts>`, e.g. `7s.active.1`. */
 export const EVENT_ID_PATTERN = /^(\d{1,9})(s?)\.([a-z][a-z-]{0,30})\.(\d{1,9})$/;
 
-/** The `step: <step>` line the worker logs after recording progress (src/worker/processor.ts). */
+/** The `step: <step>` line the worker logs after recording the step (src/worker/processor.ts). */
 const STEP_LINE = /^step: (\S+)$/;
 
 export function formatCursor(cursor: EventCursor): string {
@@ -72,7 +73,7 @@ export function eventsSince(cursor: EventCursor, view: JobView, stateSettled = t
   view.logs.slice(at.lines).forEach((line, offset) => {
     const index = cursor.lines + offset;
     const step = STEP_LINE.exec(line)?.[1];
-    if (step !== undefined && !at.stepSent) {
+    if (isCreateStep(step) && !at.stepSent) {
       at.stepSent = true;
       emit('step', { index, step });
     }

@@ -1,10 +1,11 @@
 // The OpenAPI 3.1 document of /v1, served at /v1/openapi.json. Request
 // bodies come from the job schemas (jobJsonSchema), the same rules the
 // validator applies, so the document cannot drift from what is enforced.
-import { JOB_NAMES, JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
+import { JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';
+import { jobSchemas } from './openapi-jobs.js';
 import { EVENT_ID_PATTERN } from './job-event-cursor.js';
 import { DEFAULT_MAX_EVENT_STREAMS } from './job-event-options.js';
 import { MAX_WAIT_SECONDS } from './routes/jobs.js';
@@ -94,23 +95,6 @@ const componentSchemas: Record<string, Schema> = {
       hmacSha256: { type: 'string', description: "Hex HMAC-SHA256 of those bytes under the deployment's fingerprint key (http.fingerprintKeyFile): equal texts give equal values within one deployment; a guess cannot be tested without the key." },
     },
   },
-  Job: {
-    type: 'object',
-    required: ['id', 'job', 'state', 'attemptsMade', 'logs', 'createdAt'],
-    properties: {
-      id: { type: 'string' },
-      job: { type: 'string', enum: [...JOB_NAMES] },
-      data: { type: 'object', description: 'The job data; userData and networkConfig as a TextSummary.', properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary') } },
-      state: { type: 'string', description: 'waiting, delayed, active, completed, failed, ...' },
-      progress: { description: 'The last step a create reached (cloned, seeded, configured, resized, started, running, address).' },
-      result: { description: 'The job result (SPEC 1): for create, providerId, vmid, node, uid, state, address, createdAt.' },
-      failedReason: { type: 'string' },
-      attemptsMade: { type: 'integer' },
-      logs: { type: 'array', items: { type: 'string' } },
-      createdAt: { type: 'string', format: 'date-time' },
-      finishedAt: { type: 'string', format: 'date-time' },
-    },
-  },
   Vm: {
     type: 'object',
     required: ['name', 'state', 'generation', 'updatedAt'],
@@ -119,11 +103,7 @@ const componentSchemas: Record<string, Schema> = {
       state: { type: 'string', enum: ['present', 'absent'], description: 'The desired state.' },
       uid: { type: 'string' },
       generation: { type: 'integer' },
-      spec: {
-        type: 'object',
-        description: 'The create\'s fields; userData and networkConfig as a TextSummary, sshKeys as sent (public keys).',
-        properties: { userData: ref('TextSummary'), networkConfig: ref('TextSummary'), sshKeys: { type: 'array', items: { type: 'string' } } },
-      },
+      spec: { ...ref('VmSpec'), description: 'The create\'s fields, the sizes filled in; userData and networkConfig as a TextSummary, sshKeys as sent (public keys).' },
       updatedAt: { type: 'string', format: 'date-time' },
       failed: {
         type: 'object',
@@ -147,6 +127,11 @@ const componentSchemas: Record<string, Schema> = {
   },
 };
 
+/** http.publicUrl followed by /v1 (one slash between), or the relative /v1 when it is unset. */
+export function serverUrl(publicUrl: string): string {
+  return publicUrl === '' ? '/v1' : `${publicUrl.replace(/\/+$/, '')}/v1`;
+}
+
 export function buildOpenApiDocument(config: Config): Schema {
   const limits = limitsFromConfig(config);
   const enqueued = (what: string): Schema => ({
@@ -160,9 +145,9 @@ export function buildOpenApiDocument(config: Config): Schema {
     info: {
       title: 'pve-provisioner',
       version: '1',
-      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call needs "Authorization: Bearer <token>".',
+      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call but GET /openapi.json (this document) needs "Authorization: Bearer <token>".',
     },
-    servers: [{ url: '/v1' }],
+    servers: [{ url: serverUrl(config.http.publicUrl) }],
     security: [{ bearer: [] }],
     paths: {
       '/vms': {
@@ -262,7 +247,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from http.apiTokensFile.' } },
-      schemas: componentSchemas,
+      schemas: { ...componentSchemas, ...jobSchemas(limits) },
     },
   };
 }

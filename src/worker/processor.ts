@@ -9,6 +9,7 @@ import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js'
 import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { CreateStep } from '../provider/types.js';
+import { createStepPercent } from '../../jobs/result.schema.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { LazyAbortController } from '../queue/lazy-abort.js';
 import { holdLock } from '../queue/name-lock.js';
@@ -121,7 +122,9 @@ function jobContext(
     },
     log,
     progress: async (step: CreateStep) => {
-      await job.updateProgress({ step });
+      // A number for Bull Board's bar; the step itself in the job's data and its log.
+      const waitForAddress = (job.data as { waitForAddress?: unknown }).waitForAddress !== false;
+      await Promise.all([job.updateData({ ...(job.data as object), step }), job.updateProgress(createStepPercent(step, waitForAddress))]);
       await log(`step: ${step}`);
     },
     beforeWrite: () => {

@@ -69,14 +69,17 @@ await client.close();
 `;
 
 const CORRECT = `import { createProvisionerClient, ValidationError } from '@pve-provisioner/client';
-import type { CreateVmInput, JobView } from '@pve-provisioner/client';
+import type { CreateStep, CreateVmInput, JobView } from '@pve-provisioner/client';
 
 const client = createProvisionerClient({ redisUrl: process.env.REDIS_URL ?? '', prefix: process.env.PREFIX ?? '' });
 const vm: CreateVmInput = { name: 'from-package-1', cores: 1, memoryMiB: 512 };
 try {
   const { jobId } = await client.createVm(vm);
   const view: JobView = await client.waitForJob(jobId, { timeoutMs: 60_000 });
-  console.log(JSON.stringify(view));
+  // Narrowed by the job's name: a create's result is typed, its address read with no cast.
+  const address: string | undefined = view.job === 'create' && view.result !== undefined && !('superseded' in view.result) ? view.result.address : undefined;
+  const step: CreateStep | undefined = view.step;
+  console.log(JSON.stringify({ ...view, address, step }));
 } catch (err) {
   if (err instanceof ValidationError) console.error(err.fields);
   throw err;
@@ -212,11 +215,15 @@ describe('@pve-provisioner/client installed on its own (SPEC 27)', function () {
       prefix = uniquePrefix('client-package');
       service = await startService(work, prefix);
       const ran = mustRun(await run(process.execPath, [join(app, 'out', 'backend.js')], app, { ...process.env, REDIS_URL, PREFIX: prefix }), 'the backend');
-      const view = JSON.parse(ran.stdout.trim()) as { job: string; state: string; result?: { state?: string; address?: string } };
+      const view = JSON.parse(ran.stdout.trim()) as { job: string; state: string; result?: { state?: string; address?: string }; address?: string; step?: string; progress: number };
       expect(view.job).to.equal('create');
       expect(view.state, service.output()).to.equal('completed');
       expect(view.result?.state).to.equal('Running');
       expect(view.result?.address).to.match(/^\d+\.\d+\.\d+\.\d+$/);
+      // What the backend read through the types is the result's address; the last step and a full bar.
+      expect(view.address).to.equal(view.result?.address);
+      expect(view.step).to.equal('address');
+      expect(view.progress).to.equal(100);
     });
   });
 });

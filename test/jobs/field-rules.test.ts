@@ -130,7 +130,7 @@ describe('field rules (SPEC 1, SPEC 24)', () => {
       properties: {
         name: { type: 'string', description: 'a name', pattern: '^[a-z]+$' },
         code: { type: 'string', description: 'a code', pattern: '^[0-9]+$' },
-        node: { type: 'string', description: 'a node', enum: ['pve1', 'pve2'] },
+        node: { type: 'string', description: 'a node. Configured now: pve1, pve2' },
         text: { type: 'string', description: 'a text', 'x-maxBytes': 8 },
         cores: { type: 'integer', minimum: 1, maximum: 8, description: 'cores', default: 2 },
         count: { type: 'integer', minimum: 3, maximum: 5, description: 'a count' },

@@ -79,7 +79,11 @@ describe('job data schemas (SPEC 1)', () => {
     expect(schema.additionalProperties).to.equal(false);
     expect(schema.required).to.deep.equal(['name']);
     expect(schema.properties.cores).to.include({ type: 'integer', minimum: 1, maximum: 16, default: 2 });
-    expect(schema.properties.node?.enum).to.deep.equal(['pve1', 'pve2']);
+    // Values from config are named in the description, not an enum a generated client would freeze.
+    expect(schema.properties.node).to.not.have.property('enum');
+    expect(schema.properties.node?.description).to.match(/Configured now: pve1, pve2$/);
+    expect(schema.properties.image).to.not.have.property('enum');
+    expect(schema.properties.image?.description).to.match(/Configured now: \S/);
     expect(schema.properties.vlanTag).to.include({ minimum: 1, maximum: 4094 });
     expect(new RegExp(String(schema.properties.name?.pattern)).test('web-1')).to.equal(true);
     for (const job of JOB_NAMES) expect(jobJsonSchema(job, limits)).to.have.property('type', 'object');

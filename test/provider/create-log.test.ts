@@ -86,7 +86,7 @@ describe('Create: the job log and the answers (SPEC 1, SPEC 13)', () => {
   it('without waitForAddress the answer is Provisioning with the VM, and no address', async () => {
     const h = harness();
     const result = await h.provider.create(spec({ waitForAddress: false }), h.ctx);
-    expect(result).to.deep.equal({ providerId: `vms/${VMID}/${NAME}`, vmid: VMID, node: 'pv1-1', uid: UID, state: 'Provisioning', createdAt: '2026-11-30T10:00:00.000Z' });
+    expect(result).to.deep.equal({ providerId: `vms/${VMID}/${NAME}`, vmid: VMID, node: 'pv1-1', uid: UID, state: 'Provisioning', createdAt: '2026-11-30T10:00:00.000Z', image: 'default', source: { vmid: 9001, node: 'pv1-1' } });
   });
 
   it("createdAt is the mark's time, else now", async () => {

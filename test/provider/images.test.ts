@@ -61,6 +61,8 @@ describe('images (SPEC 27) on the fake seam', () => {
     const result = await h.provider.create(spec(), h.ctx);
     expect(result.node).to.equal('c');
     expect(cloneCall(h).slice(0, 2)).to.deep.equal(['c', 9003]);
+    // The result names the image it resolved and the template it cloned.
+    expect(result).to.deep.include({ image: 'debian', source: { vmid: 9003, node: 'c' } });
   });
 
   it('places an image only on a node that serves it: ubuntu skips c, which has more free memory', async () => {
@@ -85,6 +87,15 @@ describe('images (SPEC 27) on the fake seam', () => {
     expect(args.slice(0, 2)).to.deep.equal(['a', 9300]);
     expect(args[2]).to.deep.include({ newid: VMID, target: 'c', full: true });
     expect(h.pve.vm(VMID)).to.include({ node: 'c', status: 'running' });
+    expect(result).to.deep.include({ image: 'shared', source: { vmid: 9300, node: 'a', target: 'c' } });
+  });
+
+  it('a create that finds its VM made before still names its image and template in the result', async () => {
+    const h = world();
+    await h.provider.create(spec({ image: 'ubuntu' }), h.ctx);
+    const again = await h.provider.create(spec({ image: 'ubuntu' }), h.ctx);
+    expect(h.pve.callsTo('clone'), 'no second clone').to.have.length(1);
+    expect(again).to.deep.include({ image: 'ubuntu', node: 'b', source: { vmid: 9502, node: 'b' } });
   });
 
   it('a named node that does not serve the image is Permanent, before any Proxmox call', async () => {

@@ -55,6 +55,13 @@ describe('the enqueue door (SPEC 1, 2, 6)', () => {
     expect(await h.queues.vm.count()).to.equal(0);
   });
 
+  it("refuses a create carrying a step, which only the worker writes into a job's data (SPEC 1), and adds nothing", async () => {
+    const refused = await door.add('create', { ...createData, step: 'address' }).catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(ValidationError);
+    expect((refused as ValidationError).fields).to.deep.equal([{ field: 'step', message: 'is not a known field' }]);
+    expect(await h.queues.vm.count()).to.equal(0);
+  });
+
   it('refuses a recorded id that is not the intent id of the data it carries', async () => {
     const refused = await door.add('create', createData, { recorded: 'create-door-c-3' }).catch((err: unknown) => err);
     expect(String(refused)).to.include('is not the id of create door-c');

@@ -89,7 +89,7 @@ describe('processor: the other paths (SPEC 1, 2, 3, 4)', function () {
     expect(err.message).to.contain('; ');
   });
 
-  it("progress reaches the job and its log, a line is redacted, and ctx carries the job's id", async () => {
+  it("a step reaches the job's progress (a number), its data and its log, a line is redacted, and ctx carries the job's id", async () => {
     h = createHarness('paths-progress');
     let seenId = '';
     const w = world(
@@ -103,7 +103,11 @@ describe('processor: the other paths (SPEC 1, 2, 3, 4)', function () {
     const job = await queued((await h.client.createVm({ name: 'prog', uid: 'u1' })).jobId);
     expect(await w.processor(job, 'token')).to.deep.equal({ done: true });
     expect(seenId).to.equal(job.id);
-    expect((await queued(job.id ?? '')).progress).to.deep.equal({ step: 'cloned' });
+    const stored = await queued(job.id ?? '');
+    // The first of seven steps (waitForAddress is the default): a number for Bull Board's bar, the step in the data.
+    expect(stored.progress).to.equal(14);
+    expect((stored.data as { step?: unknown }).step).to.equal('cloned');
+    expect((await h.client.getJob(job.id ?? ''))?.step).to.equal('cloned');
     expect(await logsOf(job)).to.deep.equal(['step: cloned', 'token PVEAPIToken=[REDACTED] used']);
     expect(w.finished).to.deep.equal([['create', 'completed']]);
   });

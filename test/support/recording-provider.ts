@@ -142,6 +142,7 @@ export class RecordingProvider implements Provider {
         state: 'Running',
         address: this.options.address ?? '192.0.2.10',
         createdAt: new Date().toISOString(),
+        image: spec.image ?? 'default',
       };
       return result;
     });

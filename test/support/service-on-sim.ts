@@ -18,6 +18,8 @@ export interface ServiceOnSimOptions {
   /** Another Redis than the shared one (a test's own server). */
   redisUrl?: string;
   metrics?: StartAllOptions['metrics'];
+  /** The web process's port (a free one by default): a test that must name the address in config picks it first. */
+  webPort?: number;
 }
 
 export interface ServiceOnSim {
@@ -47,7 +49,7 @@ export async function startServiceOnSim(name: string, options: ServiceOnSimOptio
   };
   const overrides = Object.fromEntries([...new Set([...Object.keys(defaults), ...Object.keys(given)])].map((group) => [group, { ...defaults[group], ...given[group] }]));
   const config = loadConfig({ env: {}, overrides });
-  const running = await startAll(config, silentLogger(), { webPort: 0, simPort: 0, ...(options.metrics ? { metrics: options.metrics } : {}) });
+  const running = await startAll(config, silentLogger(), { webPort: options.webPort ?? 0, simPort: 0, ...(options.metrics ? { metrics: options.metrics } : {}) });
   if (running === undefined) throw new Error('startAll refused to start');
   const headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
   return {

@@ -115,6 +115,10 @@ describe('config (SPEC 7)', () => {
     ['a seed listing every 0 sweeps (SPEC 5, 26)', { RECONCILER_SEED_LISTING_EVERY: '0' }, /reconciler\.seedListingEvery: must be a whole number of at least 1/],
     ['a redis URL of another scheme', { REDIS_URL: 'http://127.0.0.1:6379' }, /redis\.url: has scheme http:; allowed: redis:\/\//],
     ['a prefix with a colon', { REDIS_PREFIX: 'a:b' }, /redis\.prefix: must be 1 to 64 of letters/],
+    ['a relative public URL', { HTTP_PUBLIC_URL: '/v1' }, /http\.publicUrl: is not a URL; allowed: empty .*absolute https:\/\//],
+    ['a public URL of another scheme', { HTTP_PUBLIC_URL: 'ftp://provisioner.example.com' }, /http\.publicUrl: has scheme ftp:; allowed/],
+    ['a public URL with a query', { HTTP_PUBLIC_URL: 'https://provisioner.example.com/?a=1' }, /http\.publicUrl: has a query or fragment; allowed/],
+    ['a public URL with credentials', { HTTP_PUBLIC_URL: 'https://u:p@provisioner.example.com' }, /http\.publicUrl: carries credentials; allowed/],
     ['a default above its limit', { PROXMOX_DEFAULTS_CORES: '64', PROXMOX_LIMITS_MAX_CORES: '8' }, /proxmox\.defaults\.cores \(64\) is above proxmox\.limits\.maxCores \(8\)/],
   ];
   for (const [what, env, message] of refused) {

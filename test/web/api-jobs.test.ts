@@ -14,7 +14,9 @@ interface JobAnswer {
   id: string;
   job: string;
   state: string;
-  progress: unknown;
+  progress: number;
+  step?: string;
+  data: Record<string, unknown>;
   result?: { address?: string };
   failedReason?: string;
   logs: string[];
@@ -56,7 +58,9 @@ describe('HTTP API /v1/jobs (SPEC 6)', () => {
     worker = standInWorker(async (job) => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       await job.log('cloned to VMID 100123');
-      await job.updateProgress({ step: 'address' });
+      // As the worker records a step: the step in the data, the progress a number.
+      await job.updateData({ ...(job.data as object), step: 'address' });
+      await job.updateProgress(100);
       return { address: '10.1.2.3' };
     });
     const res = await getJob(`/v1/jobs/${id}?waitSeconds=20`);
@@ -64,8 +68,23 @@ describe('HTTP API /v1/jobs (SPEC 6)', () => {
     const body = res.json<JobAnswer>();
     expect(body.state).to.equal('completed');
     expect(body.result?.address).to.equal('10.1.2.3');
-    expect(body.progress).to.deep.equal({ step: 'address' });
+    expect(body.progress).to.equal(100);
+    expect(body.step).to.equal('address');
+    // The step is shown once, apart from the data the caller sent.
+    expect(body.data).to.not.have.property('step');
     expect(body.logs).to.deep.equal(['cloned to VMID 100123']);
+  });
+
+  it('a job an older release ran, its step in progress as {step}, shows that step and progress 0', async () => {
+    const id = await enqueue('web-old');
+    worker = standInWorker(async (job) => {
+      await job.updateProgress({ step: 'running' });
+      return { address: '10.1.2.4' };
+    });
+    const body = (await getJob(`/v1/jobs/${id}?waitSeconds=20`)).json<JobAnswer>();
+    expect(body.state).to.equal('completed');
+    expect(body.step).to.equal('running');
+    expect(body.progress).to.equal(0);
   });
 
   it('shows a failed job with its reason', async () => {

@@ -4,35 +4,18 @@
 // a wrong field type naming the field, and the right call works against
 // the running service.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { OpenAPI3 } from 'openapi-typescript';
+import { TSC, TSX_LOADER, runNode } from '../support/node-run.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
-const tsx = pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const repo = join(import.meta.dirname, '..', '..');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd, env: { ...process.env, ...env }, timeout: 120_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 /** A caller's file: the typed client over the generated paths, one createVm with the body given. */
 function callerSource(body: string): string {
@@ -97,7 +80,7 @@ describe('OpenAPI operationIds and a generated client (SPEC 27)', function () {
 
     // One compilation of both (half the time of two): its one error is the wrong call's, so the right one compiled.
     // --pretty prints the related information that names the property; the colours go.
-    const compiled = await run([tsc, '-p', 'tsconfig.json', '--pretty', 'true'], dir);
+    const compiled = await runNode([TSC, '-p', 'tsconfig.json', '--pretty', 'true'], dir);
     const said = stripVTControlCharacters(compiled.stdout);
     expect(compiled.code, 'the wrong call compiled').to.not.equal(0);
     expect(said, said).to.match(/bad\.ts:4:\d+ - error TS2322: Type 'string' is not assignable to type 'number'/);
@@ -107,13 +90,13 @@ describe('OpenAPI operationIds and a generated client (SPEC 27)', function () {
 
   it('the right call, run, enqueues the create on the running service (202, then 200 for the same request)', async () => {
     const env = { API_URL: url, API_TOKEN: web.token };
-    const first = await run(['--import', tsx, join(dir, 'good.ts')], dir, env);
+    const first = await runNode(['--import', TSX_LOADER, join(dir, 'good.ts')], dir, env);
     expect(first.code, first.stderr).to.equal(0);
     const answer = JSON.parse(first.stdout) as { status: number; jobId?: string };
     expect(answer.status).to.equal(202);
     expect(answer.jobId).to.equal('create-generated-1-1');
     expect((await web.queues.vm.getJob('create-generated-1-1'))?.data).to.include({ name: 'generated-1', cores: 2, memoryMiB: 1024 });
-    const again = await run(['--import', tsx, join(dir, 'good.ts')], dir, env);
+    const again = await runNode(['--import', TSX_LOADER, join(dir, 'good.ts')], dir, env);
     expect(JSON.parse(again.stdout)).to.include({ status: 200, jobId: 'create-generated-1-1' });
   });
 });

@@ -99,11 +99,28 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
   it('/v1/openapi.json names the jobs of the job table, and a job of one name has its route (SPEC 1, 6)', async () => {
     const doc = (await web.app.inject({ method: 'GET', url: '/v1/openapi.json', headers: auth() })).json<{
       paths: Record<string, { post?: { summary?: string } }>;
-      components: { schemas: { Job: { properties: { job: { enum: string[] } } } } };
+      components: { schemas: { Job: { oneOf: unknown[]; discriminator: { propertyName: string; mapping: Record<string, string> } } } };
     }>();
-    expect(doc.components.schemas.Job.properties.job.enum).to.deep.equal([...JOB_NAMES]);
+    // One Job variant per job, told apart by `job`.
+    expect(doc.components.schemas.Job.discriminator.propertyName).to.equal('job');
+    expect(Object.keys(doc.components.schemas.Job.discriminator.mapping)).to.deep.equal([...JOB_NAMES]);
+    expect(doc.components.schemas.Job.oneOf).to.have.length(JOB_NAMES.length);
     expect(doc.paths['/vms/{name}/check']?.post?.summary).to.equal("Enqueue a check of the VM's state");
   });
+
+  it('/v1/openapi.json gives the relative /v1 as its server when http.publicUrl is unset', async () => {
+    const doc = (await web.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ servers: { url: string }[] }>();
+    expect(doc.servers).to.deep.equal([{ url: '/v1' }]);
+  });
+
+  for (const publicUrl of ['https://provisioner.example.com', 'https://provisioner.example.com/pvep/']) {
+    it(`/v1/openapi.json gives http.publicUrl ${publicUrl} followed by /v1 as its server, so a generated client needs no base URL`, async () => {
+      await web.close();
+      web = await buildTestWeb({ publicUrl });
+      const doc = (await web.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ servers: { url: string }[] }>();
+      expect(doc.servers).to.deep.equal([{ url: `${publicUrl.replace(/\/$/, '')}/v1` }]);
+    });
+  }
 
   it('unknown routes answer a JSON 404', async () => {
     for (const url of ['/nope', '/v2/vms', '/v1/vms/a/b/c']) {

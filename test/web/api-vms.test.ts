@@ -111,6 +111,7 @@ describe('HTTP API /v1/vms (SPEC 6)', () => {
     ['a bridge with a shell character', { name: 'ok', bridge: 'vmbr0;x' }, ['bridge']],
     ['an unknown field', { name: 'ok', colour: 'red' }, ['colour']],
     ['a generation (the producer sets it)', { name: 'ok', generation: 7 }, ['generation']],
+    ['a step (the worker writes it)', { name: 'ok', step: 'address' }, ['step']],
     ['five bad fields at once', { name: '-x', cores: 0, vlanTag: 9999, bridge: '1bad', extra: 1 }, ['name', 'cores', 'vlanTag', 'bridge', 'extra']],
     ['an array', [{ name: 'ok' }], ['(data)']],
   ];

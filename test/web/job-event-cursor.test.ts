@@ -1,15 +1,15 @@
 // SPEC 27: the events a stream sends from where the client is to the job
 // as read now, and the state a read must see twice before it is sent.
 import { expect } from 'chai';
-import type { JobView } from '../../src/queue/job-view.js';
+import type { JobViewOf } from '../../src/queue/job-view.js';
 import { STREAM_START, eventsSince, parseCursor, settledState, formatCursor } from '../../src/web/job-event-cursor.js';
 
-const view = (fields: Partial<JobView>): JobView => ({
+const view = (fields: Partial<JobViewOf<'create'>>): JobViewOf<'create'> => ({
   id: 'create-a-1',
   job: 'create',
-  data: {},
+  data: { name: 'a', uid: 'u-a', image: 'default', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true, generation: 1 },
   state: 'active',
-  progress: {},
+  progress: 0,
   attemptsMade: 0,
   logs: [],
   createdAt: '2026-12-01T00:00:00.000Z',
@@ -39,6 +39,12 @@ describe('job event cursor (SPEC 27)', () => {
     expect(again.settled).to.equal(true);
     expect(eventsSince(cursor, torn, again.settled).events.map((e) => e.data)).to.deep.equal([{ state: 'active', attemptsMade: 1 }]);
     expect(settledState(undefined, view({ state: 'completed', attemptsMade: 1 })).settled, 'an end needs no second read').to.equal(true);
+  });
+
+  it('sends a step event only for a line naming one of a create\'s steps', () => {
+    const { events } = eventsSince(parseCursor('0.active.0') ?? STREAM_START, view({ logs: ['step: rebooted', 'step: seeded'] }));
+    expect(events.map((e) => e.event)).to.deep.equal(['log', 'step', 'log']);
+    expect(events[1]?.data).to.deep.equal({ index: 1, step: 'seeded' });
   });
 
   it('refuses an id it never sends', () => {

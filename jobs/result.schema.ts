@@ -1,0 +1,82 @@
+// What the caller jobs answer (SPEC 1) and the steps a create goes
+// through, declared once: the provider returns these types, the producer
+// library's job views and the OpenAPI document (src/web/openapi-jobs.ts)
+// give them to callers. Producer-safe: types and constants only.
+
+/** A create's steps in the order it reaches them (SPEC 1, 13); `address` only with waitForAddress. */
+export const CREATE_STEPS = ['cloned', 'seeded', 'configured', 'resized', 'started', 'running', 'address'] as const;
+export type CreateStep = (typeof CREATE_STEPS)[number];
+
+export function isCreateStep(value: unknown): value is CreateStep {
+  return (CREATE_STEPS as readonly unknown[]).includes(value);
+}
+
+/**
+ * The job's progress (0 to 100) once it reached `step`, for Bull Board's
+ * bar: the steps spread evenly up to the last one the create will reach,
+ * `running` without waitForAddress, `address` with it.
+ */
+export function createStepPercent(step: CreateStep, waitForAddress: boolean): number {
+  const last = waitForAddress ? CREATE_STEPS.length : CREATE_STEPS.indexOf('running') + 1;
+  return Math.min(100, Math.round(((CREATE_STEPS.indexOf(step) + 1) * 100) / last));
+}
+
+export const VM_STATES = ['Provisioning', 'Running', 'Stopped', 'NotFound'] as const;
+export type VmState = (typeof VM_STATES)[number];
+
+/** The template a VM was cloned from (SPEC 23): the node holding it, and the node the clone landed on when another. */
+export interface TemplateSource {
+  vmid: number;
+  node: string;
+  target?: string;
+}
+
+/** A create's result (SPEC 1). */
+export interface CreateResult {
+  /** `vms/<vmid>/<name>`. */
+  providerId: string;
+  vmid: number;
+  node: string;
+  uid: string;
+  /** Running once the guest agent reported an address; Provisioning when the job did not wait for one. */
+  state: VmState;
+  /** With waitForAddress (the default): the address the guest agent reported. */
+  address?: string;
+  createdAt: string;
+  /** The image the VM was made from (SPEC 27): the one named, or proxmox.defaultImage. */
+  image: string;
+  /** The template it was cloned from; absent when the VM's node no longer serves the image in config. */
+  source?: TemplateSource;
+}
+
+/** A delete's result (SPEC 1, 15). */
+export interface DeleteResult {
+  /** False when there was no VM of the name (or of the uid) to delete. */
+  deleted: boolean;
+  vmid?: number;
+  seedsDeleted: number;
+}
+
+/** A check's result (SPEC 1, 3): Provisioning while a create or delete holds the name. */
+export interface CheckResult {
+  state: VmState;
+  address?: string;
+  vmid?: number;
+  node?: string;
+}
+
+/** What a create or delete answers when a newer request for its name made it moot (SPEC 2): it touched nothing. */
+export interface SupersededResult {
+  superseded: true;
+  generation: number;
+  currentGeneration: number;
+}
+
+/** Each caller job's result as its job view gives it; the system jobs' are not part of the caller API. */
+export interface JobResults {
+  create: CreateResult | SupersededResult;
+  delete: DeleteResult | SupersededResult;
+  check: CheckResult;
+  health: unknown;
+  reconcile: unknown;
+}
