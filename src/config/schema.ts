@@ -40,12 +40,12 @@ export const schema: Schema<Config> = {
     },
     installGuestAgent: {
       doc: 'Seed vendor-data installs and starts qemu-guest-agent at first boot (needs a package mirror from the guest).',
-      format: Boolean,
+      format: 'boolean-word',
       default: true,
     },
     seedJoliet: {
       doc: 'Add Joliet names to the seed ISO. Off as in Proxmox\'s own cloud-init drive: Joliet breaks some guests (Talos).',
-      format: Boolean,
+      format: 'boolean-word',
       default: false,
     },
     nodes: {
@@ -140,7 +140,7 @@ export const schema: Schema<Config> = {
   reconciler: {
     everySeconds: { doc: 'Interval of the reconcile sweep (SPEC 5).', format: 'positive-int', default: 300 },
     graceSeconds: { doc: 'VMs and seeds younger than this are never swept.', format: 'nat', default: 900 },
-    recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone.', format: Boolean, default: true },
+    recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone.', format: 'boolean-word', default: true },
     seedListingEvery: {
       doc: 'Every this many sweeps, and on the first sweep of each worker process, the sweep lists every node\'s seed storage (2 Proxmox calls per node) and refreshes the storages\' shared flags, to find seeds no record names (uploaded by an older release or by hand). The other sweeps judge seeds from the records each create writes before its upload. 1 lists on every sweep (SPEC 5, 26).',
       format: 'positive-int',
@@ -155,11 +155,11 @@ export const schema: Schema<Config> = {
     port: { doc: 'Port of the web process.', format: 'port', default: 8080 },
     apiTokensFile: { doc: 'File with the bearer tokens for /v1, one per line. Created with a random token when missing.', format: String, default: 'var/api-tokens' },
     boardUsersFile: { doc: 'File with Bull Board users, "user:password" per line. Created with a random password when missing.', format: String, default: 'var/board-users' },
-    authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: Boolean, default: false },
-    metricsAuth: { doc: 'Require a bearer token for /metrics.', format: Boolean, default: false },
+    authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: 'boolean-word', default: false },
+    metricsAuth: { doc: 'Require a bearer token for /metrics.', format: 'boolean-word', default: false },
     boardWritable: {
       doc: 'Let Bull Board users retry, promote, clean, remove, pause and resume jobs and queues and edit schedulers; false (the default) makes the board read-only, its changing routes answering 405. Adding or editing job data stays refused, and with http.authDisabled the board stays read-only.',
-      format: Boolean,
+      format: 'boolean-word',
       default: false,
     },
   },
@@ -181,7 +181,7 @@ export const schema: Schema<Config> = {
   },
   log: {
     level: { doc: 'pino level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
-    pretty: { doc: 'Human-readable logs instead of JSON lines.', format: Boolean, default: false },
+    pretty: { doc: 'Human-readable logs instead of JSON lines.', format: 'boolean-word', default: false },
   },
   sim: {
     host: { doc: 'Address the simulator listens on.', format: String, default: '127.0.0.1' },
