@@ -155,7 +155,6 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     });
     // A Redis outage is reported once per retry interval, not once per failed call (SPEC 24).
     worker.on('error', (err) => reportRedisError(redis, err, `worker ${worker.name}`, logger));
-    worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }
   const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency, undefined, unansweredBeatReporter(redis));
