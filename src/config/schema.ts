@@ -130,6 +130,11 @@ export const schema: Schema<Config> = {
     keepCompletedSeconds: { doc: 'Completed jobs older than this are removed.', format: 'nat', default: 86400 },
     keepFailedCount: { doc: 'Failed jobs kept in Redis (newest first).', format: 'nat', default: 5000 },
     keepFailedSeconds: { doc: 'Failed jobs older than this are removed.', format: 'nat', default: 604800 },
+    acceptWhenUnhealthy: {
+      doc: 'What POST /v1/vms does when the last health check found no node fit to take a VM: true accepts the create (202 with a warning naming why; the create waits and retries until a node passes or its attempts run out); false refuses it with 503, Retry-After (health.everySeconds) and the reason, recording and enqueuing nothing. Creates through the producer library are not checked.',
+      format: 'boolean-word',
+      default: true,
+    },
   },
   worker: {
     metricsPort: { doc: 'Port of the worker process\'s own GET /metrics when it runs without the web process (its counters live in it); 0 serves none. Under "all" the web /metrics has them.', format: 'port', default: 0 },

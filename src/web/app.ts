@@ -5,6 +5,7 @@
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { bearerAuth } from './auth/bearer.js';
+import { createHealthGate } from './create-health.js';
 import { mountBoard } from './board.js';
 import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
@@ -54,7 +55,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
       // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
       void v1.register((needsRedis, _scopeOptions, scopeDone) => {
         needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-        vmRoutes(needsRedis, deps.service);
+        vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
         jobRoutes(needsRedis, deps.service);
         imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
         jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });

@@ -4,7 +4,7 @@
 // does not make the service unready while another still works). The
 // answer says which of these failed, and why.
 import type { NodeHealth } from '../provider/types.js';
-import type { LastHealth } from '../queue/health-store.js';
+import { nodeCanProvision, type LastHealth } from '../queue/health-store.js';
 import type { WorkerBeat } from '../queue/heartbeat.js';
 
 export type { LastHealth } from '../queue/health-store.js';
@@ -73,7 +73,7 @@ function healthCheck(result: PromiseSettledResult<LastHealth | undefined>): Read
   if (result.status === 'rejected') return { ok: false, error: messageOf(result.reason) };
   const last = result.value;
   if (last === undefined) return { ok: false, error: 'no health result yet; the worker runs the health job at start and every health.everySeconds' };
-  const ok = last.nodes.some((node) => node.ok || (node.images ?? []).some((image) => image.ok));
+  const ok = last.nodes.some(nodeCanProvision);
   return ok
     ? { ok, at: last.at, nodes: last.nodes }
     : { ok, at: last.at, nodes: last.nodes, error: 'the last health job found no node fit to take VMs' };

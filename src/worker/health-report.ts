@@ -5,16 +5,7 @@
 // is fit again), and one warn line when no node at all can take a VM.
 import type { Logger } from '../log.js';
 import type { NodeHealth } from '../provider/types.js';
-
-/** Whether the node can take VMs of at least one image: /readyz's test too. */
-export function nodeCanProvision(node: NodeHealth): boolean {
-  return node.ok || (node.images ?? []).some((image) => image.ok);
-}
-
-/** The checks that failed, in words: "Unreachable (connect ECONNREFUSED ...)". */
-export function failedChecks(node: NodeHealth): string {
-  return node.reasons.map(({ reason, detail }) => `${reason} (${detail})`).join('; ');
-}
+import { failedChecks, nodeCanProvision } from '../queue/health-store.js';
 
 /** A node's health as far as a change is concerned: the reasons' kinds, not their wording. */
 function stateOf(node: NodeHealth): string {
