@@ -161,7 +161,11 @@ export const schema: Schema<Config> = {
     apiTokensFile: { doc: 'File with the bearer tokens for /v1, one per line. Created with a random token when missing.', format: String, default: 'var/api-tokens' },
     boardUsersFile: { doc: 'File with Bull Board users, "user:password" per line. Created with a random password when missing.', format: String, default: 'var/board-users' },
     authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: 'boolean-word', default: false },
-    metricsAuth: { doc: 'Require a bearer token for /metrics.', format: 'boolean-word', default: false },
+    metricsAuth: {
+      doc: 'Require a bearer token (from http.apiTokensFile) for /metrics and for the checks of /readyz, which name workers, hosts, nodes and images; without one /readyz still says ready or not and why in words. false opens both to anyone who reaches the port.',
+      format: 'boolean-word',
+      default: true,
+    },
     boardWritable: {
       doc: 'Let Bull Board users retry, promote, clean, remove, pause and resume jobs and queues and edit schedulers; false (the default) makes the board read-only, its changing routes answering 405. Adding or editing job data stays refused, and with http.authDisabled the board stays read-only.',
       format: 'boolean-word',

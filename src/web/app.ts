@@ -1,6 +1,6 @@
 // The web process's fastify app (SPEC 6, 9): /v1 behind bearer tokens,
-// Bull Board behind basic auth, open /healthz and /readyz, /metrics
-// behind a token only when http.metricsAuth. Built from its deps, not
+// Bull Board behind basic auth, open /healthz and /readyz, /metrics and
+// /readyz's checks behind a token unless http.metricsAuth is false. Built from its deps, not
 // listening: server.ts listens, tests use inject or listen themselves.
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
@@ -45,8 +45,10 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens);
   const openApi = buildOpenApiDocument(deps.config);
 
-  probeRoutes(app, deps.readiness, redisDown);
-  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
+  // What names workers, hosts, nodes and images: /metrics and the checks of /readyz.
+  const operationsGuard = deps.config.http.metricsAuth ? tokenGuard : undefined;
+  probeRoutes(app, deps.readiness, redisDown, operationsGuard);
+  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, operationsGuard);
 
   await app.register(
     (v1, _options, done) => {

@@ -120,14 +120,14 @@ describe('web app while Redis is down (SPEC 24)', () => {
   });
 
   it('/readyz answers 503 with the reason in words and Retry-After; /healthz, /metrics and the OpenAPI document still answer', async () => {
-    const ready = await web.app.inject({ method: 'GET', url: '/readyz' });
+    const ready = await web.app.inject({ method: 'GET', url: '/readyz', headers: bearer() });
     expect(ready.statusCode).to.equal(503);
     expect(ready.headers['retry-after']).to.equal('4');
     const report = ready.json<{ reason: string; checks: { workers: { error: string } } }>();
     expect(report.reason).to.equal(DOWN.message);
     expect(report.checks.workers.error).to.equal('not checked: Redis is not reachable');
     expect((await web.app.inject({ method: 'GET', url: '/healthz' })).statusCode).to.equal(200);
-    const metrics = await web.app.inject({ method: 'GET', url: '/metrics' });
+    const metrics = await web.app.inject({ method: 'GET', url: '/metrics', headers: bearer() });
     expect(metrics.statusCode).to.equal(200);
     expect((await web.app.inject({ method: 'GET', url: '/v1/openapi.json', headers: bearer() })).statusCode).to.equal(200);
   });
