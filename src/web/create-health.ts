@@ -1,4 +1,4 @@
-// POST /v1/vms when no node can take a VM (issue 26, SPEC 19): the web
+// POST /v1/vms when no node can take a VM (SPEC 19): the web
 // process knows node health from the last result the workers stored. By
 // default the create is accepted with a warning saying why it will wait;
 // with jobs.acceptWhenUnhealthy false it is refused before anything is

@@ -80,7 +80,7 @@ function summaryOf(checks: ReadinessReport['checks'], workersUnread: boolean): s
   if (!checks.redis.ok) return 'Redis is not reachable from the web process';
   if (!checks.workers.ok) return workersUnread ? 'the worker heartbeats could not be read from Redis' : NO_WORKER;
   const last = checks.health;
-  if (last.nodes === undefined) return last.error ?? NO_HEALTH;
+  if (last.nodes === undefined) return last.error === NO_HEALTH ? NO_HEALTH : 'the last health result could not be read from Redis';
   const kinds = [...new Set(last.nodes.flatMap((node) => node.reasons.map((r) => r.reason)))];
   return `${CANNOT_PROVISION} (${kinds.join(', ') || 'no reason given'})`;
 }

@@ -1,4 +1,4 @@
-// What the worker says about node health (SPEC 19, issue 26): at start,
+// What the worker says about node health (SPEC 19): at start,
 // one warn line for each node that cannot take VMs, naming the node and
 // the checks that failed; afterwards a line only when a node's health
 // changes (warn when it becomes unfit or fails other checks, info when it

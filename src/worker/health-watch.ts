@@ -1,4 +1,4 @@
-// The worker's side of node health (SPEC 19, issue 26): each result is
+// The worker's side of node health (SPEC 19): each result is
 // stored for /readyz and the API and told in the log when it changed
 // (health-report.ts); at start the worker checks the nodes itself, with
 // its own token file and its own way to Proxmox, and says what it found.

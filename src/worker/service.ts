@@ -44,7 +44,7 @@ export interface WorkerServiceOptions {
   definitions?: readonly AnyJobDefinition[];
   /** Schedule health (health.everySeconds) and reconcile (reconciler.everySeconds); default true. */
   schedule?: boolean;
-  /** Check the nodes' health at start and log what fails (issue 26); default: as schedule. */
+  /** Check the nodes' health at start and log what fails; default: as schedule. */
   healthAtStart?: boolean;
 }
 
