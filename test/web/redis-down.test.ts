@@ -132,6 +132,14 @@ describe('web app while Redis is down (SPEC 24)', () => {
     expect((await web.app.inject({ method: 'GET', url: '/v1/openapi.json', headers: bearer() })).statusCode).to.equal(200);
   });
 
+  it('/readyz without a token says Redis is not reachable without naming its address (issue 25)', async () => {
+    const ready = await web.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).to.equal(503);
+    expect(ready.headers['retry-after']).to.equal('4');
+    expect(ready.json<{ reason: string }>().reason).to.equal('Redis is not reachable from the web process');
+    expect(ready.body).to.not.contain('127.0.0.1');
+  });
+
   it("Bull Board's API answers 503, its page still loads", async () => {
     const authorization = basicHeader(web.boardUser, web.boardPassword);
     const api = await web.app.inject({ method: 'GET', url: '/admin/queues/api/queues', headers: { authorization } });
