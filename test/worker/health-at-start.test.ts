@@ -65,6 +65,7 @@ describe('the worker tells node health at start and when it changes (issue 26, S
 
     await runHealthJob();
     expect(healthLines(records).slice(atStart), 'unchanged').to.deep.equal([]);
+    expect(records.filter((r) => r.job === 'health' && r.msg === 'job ended'), 'a health job that completes is no info line').to.deep.equal([]);
 
     answers = [fit('pve1'), noToken];
     await runHealthJob();
