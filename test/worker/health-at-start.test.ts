@@ -79,6 +79,22 @@ describe('the worker tells node health at start and when it changes (issue 26, S
     ]);
   });
 
+  it('a close while the check at start waits on Proxmox aborts it: nothing stored, no warn line', async () => {
+    let signalled: AbortSignal | undefined;
+    h.provider.health = ({ signal }) =>
+      new Promise<NodeHealth[]>((_resolve, reject) => {
+        signalled = signal;
+        signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+      });
+    const { logger, records } = infoLogger();
+    const worker = await h.startWorker({ logger, healthAtStart: true });
+    await eventually(() => Promise.resolve(signalled), 15_000);
+    await worker.close(1000);
+    expect(signalled?.aborted, 'the check was aborted').to.equal(true);
+    expect(records.filter((r) => r.level === WARN).map((r) => r.msg)).to.deep.equal([]);
+    expect(await readLastHealth(h.redis, h.prefix)).to.equal(undefined);
+  });
+
   it('a worker whose nodes all pass says so in one info line at start', async () => {
     answers = [fit('pve1'), fit('pve2')];
     const { logger, records } = infoLogger();
