@@ -4,19 +4,13 @@
 // results are told only when they change. Real workers on the real Redis,
 // the provider double's health answering what each test sets.
 import { expect } from 'chai';
-import { createLogger } from '../../src/log.js';
 import type { NodeHealth } from '../../src/provider/types.js';
 import { readLastHealth } from '../../src/queue/health-store.js';
+import { captureLogger } from '../support/capture-logger.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
 
 type LogRecord = Record<string, unknown>;
-
-function infoLogger(): { logger: ReturnType<typeof createLogger>; records: LogRecord[] } {
-  const records: LogRecord[] = [];
-  const logger = createLogger({ level: 'info', pretty: false, destination: { write: (line: string) => void records.push(JSON.parse(line) as LogRecord) } });
-  return { logger, records };
-}
 
 const WARN = 40;
 const unreachable: NodeHealth = { node: 'pve1', ok: false, reasons: [{ reason: 'Unreachable', detail: 'connect ECONNREFUSED 127.0.0.1:8006' }] };
@@ -44,7 +38,7 @@ describe('the worker tells node health at start and when it changes (issue 26, S
   }
 
   it('at start: one warn line per failing node naming it and the check, one saying no node can take a VM, and the result stored', async () => {
-    const { logger, records } = infoLogger();
+    const { logger, records } = captureLogger('info');
     await h.startWorker({ logger, healthAtStart: true });
     const lines = await eventually(() => Promise.resolve(healthLines(records).length >= 3 ? healthLines(records) : undefined), 15_000);
     expect(lines.map((r) => [r.level, r.msg])).to.deep.equal([
@@ -58,7 +52,7 @@ describe('the worker tells node health at start and when it changes (issue 26, S
   });
 
   it('then a line only when a node changes: the same result again says nothing, a node fit again is one info line', async () => {
-    const { logger, records } = infoLogger();
+    const { logger, records } = captureLogger('info');
     await h.startWorker({ logger, healthAtStart: true });
     await eventually(() => Promise.resolve(healthLines(records).length >= 3 ? true : undefined), 15_000);
     const atStart = healthLines(records).length;
@@ -86,7 +80,7 @@ describe('the worker tells node health at start and when it changes (issue 26, S
         signalled = signal;
         signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
       });
-    const { logger, records } = infoLogger();
+    const { logger, records } = captureLogger('info');
     const worker = await h.startWorker({ logger, healthAtStart: true });
     await eventually(() => Promise.resolve(signalled), 15_000);
     await worker.close(1000);
@@ -97,7 +91,7 @@ describe('the worker tells node health at start and when it changes (issue 26, S
 
   it('a worker whose nodes all pass says so in one info line at start', async () => {
     answers = [fit('pve1'), fit('pve2')];
-    const { logger, records } = infoLogger();
+    const { logger, records } = captureLogger('info');
     await h.startWorker({ logger, healthAtStart: true });
     const lines = await eventually(() => Promise.resolve(healthLines(records).length > 0 ? healthLines(records) : undefined), 15_000);
     expect(lines.map((r) => [r.level, r.msg])).to.deep.equal([[30, 'health check at start: every node passes']]);

@@ -5,19 +5,12 @@
 // the real Redis, the provider double behind them.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { createLogger } from '../../src/log.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
+import { captureLogger } from '../support/capture-logger.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { eventually } from '../support/redis.js';
 
 type LogRecord = Record<string, unknown>;
-
-/** A logger at the default level (info) whose lines land in an array. */
-function infoLogger(): { logger: ReturnType<typeof createLogger>; records: LogRecord[] } {
-  const records: LogRecord[] = [];
-  const logger = createLogger({ level: 'info', pretty: false, destination: { write: (line: string) => void records.push(JSON.parse(line) as LogRecord) } });
-  return { logger, records };
-}
 
 const INFO = 30;
 const WARN = 40;
@@ -34,7 +27,7 @@ describe('a log line for each job that ends (issue 26)', function () {
 
   it('says completed, retried with its reason, failed with its reason, and superseded, with id, name and duration', async () => {
     h = createHarness('job-end-log', { config: { jobs: { attempts: 3, backoffMs: 50 } } });
-    const { logger, records } = infoLogger();
+    const { logger, records } = captureLogger('info');
     await h.startWorker({ logger });
 
     h.provider.createFailures.push(new TransientError('pve1 did not answer', { reason: 'Proxmox did not answer within 60000 ms' }));
