@@ -1,6 +1,7 @@
 // Custom convict formats. Each throws a message that says what is wrong
 // and the allowed form; convict prefixes the key and the value.
 import convict from 'convict';
+import { booleanWordFormat } from './boolean-words.js';
 import { parseHostPort } from './host-port.js';
 import type { NodeConfig } from './types.js';
 
@@ -121,6 +122,7 @@ function httpUrlOf(value: unknown, allowed: string): URL {
 }
 
 export function registerFormats(): void {
+  convict.addFormat(booleanWordFormat);
   convict.addFormat({
     name: 'proxmox-url',
     coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),

@@ -40,12 +40,12 @@ export const schema: Schema<Config> = {
     },
     installGuestAgent: {
       doc: 'Seed vendor-data installs and starts qemu-guest-agent at first boot (needs a package mirror from the guest).',
-      format: Boolean,
+      format: 'boolean-word',
       default: true,
     },
     seedJoliet: {
       doc: 'Add Joliet names to the seed ISO. Off as in Proxmox\'s own cloud-init drive: Joliet breaks some guests (Talos).',
-      format: Boolean,
+      format: 'boolean-word',
       default: false,
     },
     nodes: {
@@ -130,6 +130,11 @@ export const schema: Schema<Config> = {
     keepCompletedSeconds: { doc: 'Completed jobs older than this are removed.', format: 'nat', default: 86400 },
     keepFailedCount: { doc: 'Failed jobs kept in Redis (newest first).', format: 'nat', default: 5000 },
     keepFailedSeconds: { doc: 'Failed jobs older than this are removed.', format: 'nat', default: 604800 },
+    acceptWhenUnhealthy: {
+      doc: 'What POST /v1/vms does when the last health check found no node fit to take a VM: true accepts the create (202 with a warning naming why; the create waits and retries until a node passes or its attempts run out); false refuses it with 503, Retry-After (health.everySeconds) and the reason, recording and enqueuing nothing. Creates through the producer library are not checked.',
+      format: 'boolean-word',
+      default: true,
+    },
   },
   worker: {
     metricsPort: { doc: 'Port of the worker process\'s own GET /metrics when it runs without the web process (its counters live in it); 0 serves none. Under "all" the web /metrics has them.', format: 'port', default: 0 },
@@ -140,7 +145,7 @@ export const schema: Schema<Config> = {
   reconciler: {
     everySeconds: { doc: 'Interval of the reconcile sweep (SPEC 5).', format: 'positive-int', default: 300 },
     graceSeconds: { doc: 'VMs and seeds younger than this are never swept.', format: 'nat', default: 900 },
-    recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone.', format: Boolean, default: true },
+    recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone.', format: 'boolean-word', default: true },
     seedListingEvery: {
       doc: 'Every this many sweeps, and on the first sweep of each worker process, the sweep lists every node\'s seed storage (2 Proxmox calls per node) and refreshes the storages\' shared flags, to find seeds no record names (uploaded by an older release or by hand). The other sweeps judge seeds from the records each create writes before its upload. 1 lists on every sweep (SPEC 5, 26).',
       format: 'positive-int',
@@ -160,11 +165,15 @@ export const schema: Schema<Config> = {
       format: String,
       default: 'var/fingerprint-key',
     },
-    authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: Boolean, default: false },
-    metricsAuth: { doc: 'Require a bearer token for /metrics.', format: Boolean, default: false },
+    authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: 'boolean-word', default: false },
+    metricsAuth: {
+      doc: 'Require a bearer token (from http.apiTokensFile) for /metrics and for the checks of /readyz, which name workers, hosts, nodes and images; without one /readyz still says ready or not and why in words. false opens both to anyone who reaches the port.',
+      format: 'boolean-word',
+      default: true,
+    },
     boardWritable: {
       doc: 'Let Bull Board users retry, promote, clean, remove, pause and resume jobs and queues and edit schedulers; false (the default) makes the board read-only, its changing routes answering 405. Adding or editing job data stays refused, and with http.authDisabled the board stays read-only.',
-      format: Boolean,
+      format: 'boolean-word',
       default: false,
     },
     publicUrl: {
@@ -191,7 +200,7 @@ export const schema: Schema<Config> = {
   },
   log: {
     level: { doc: 'pino level.', format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
-    pretty: { doc: 'Human-readable logs instead of JSON lines.', format: Boolean, default: false },
+    pretty: { doc: 'Human-readable logs instead of JSON lines.', format: 'boolean-word', default: false },
   },
   sim: {
     host: { doc: 'Address the simulator listens on.', format: String, default: '127.0.0.1' },

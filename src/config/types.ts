@@ -87,6 +87,7 @@ export interface Config {
     keepCompletedSeconds: number;
     keepFailedCount: number;
     keepFailedSeconds: number;
+    acceptWhenUnhealthy: boolean;
   };
   worker: { metricsPort: number };
   registry: { tombstoneSeconds: number };

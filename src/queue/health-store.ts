@@ -9,6 +9,16 @@ export interface LastHealth {
   nodes: NodeHealth[];
 }
 
+/** Whether the node can take VMs of at least one image (SPEC 27: one broken image leaves the others). */
+export function nodeCanProvision(node: NodeHealth): boolean {
+  return node.ok || (node.images ?? []).some((image) => image.ok);
+}
+
+/** The checks a node failed, in words: "Unreachable (connect ECONNREFUSED ...); ...". */
+export function failedChecks(node: NodeHealth): string {
+  return node.reasons.map(({ reason, detail }) => `${reason} (${detail})`).join('; ');
+}
+
 export async function writeLastHealth(redis: RedisClient, prefix: string, nodes: NodeHealth[], at = new Date()): Promise<void> {
   const value: LastHealth = { at: at.toISOString(), nodes };
   await redis.set(keys.lastHealth(prefix), JSON.stringify(value));

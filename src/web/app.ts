@@ -1,10 +1,11 @@
 // The web process's fastify app (SPEC 6, 9): /v1 behind bearer tokens,
-// Bull Board behind basic auth, open /healthz and /readyz, /metrics
-// behind a token only when http.metricsAuth. Built from its deps, not
+// Bull Board behind basic auth, open /healthz and /readyz, /metrics and
+// /readyz's checks behind a token unless http.metricsAuth is false. Built from its deps, not
 // listening: server.ts listens, tests use inject or listen themselves.
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { bearerAuth } from './auth/bearer.js';
+import { createHealthGate } from './create-health.js';
 import { mountBoard } from './board.js';
 import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
@@ -44,8 +45,10 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens);
   const openApi = buildOpenApiDocument(deps.config);
 
-  probeRoutes(app, deps.readiness, redisDown);
-  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
+  // What names workers, hosts, nodes and images: /metrics and the checks of /readyz.
+  const operationsGuard = deps.config.http.metricsAuth ? tokenGuard : undefined;
+  probeRoutes(app, deps.readiness, redisDown, operationsGuard);
+  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, operationsGuard);
 
   // The document holds no data, and a client generator fetches it with no token.
   app.get('/v1/openapi.json', () => openApi);
@@ -55,7 +58,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
       // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
       void v1.register((needsRedis, _scopeOptions, scopeDone) => {
         needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-        vmRoutes(needsRedis, deps.service);
+        vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
         jobRoutes(needsRedis, deps.service);
         imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
         jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });

@@ -84,6 +84,7 @@ const componentSchemas: Record<string, Schema> = {
       generation: { type: 'integer', description: 'The desired-state generation this job carries (SPEC 2).' },
       uid: { type: 'string', description: 'A create\'s uid: the one sent, the present name\'s when none was sent, or a new one.' },
       existing: { type: 'boolean', description: 'true when an identical request was already there (idempotent create; the answer is 200, not 202).' },
+      warning: { type: 'string', description: 'On a 202 create when the last health check found no node fit to take a VM: why, in words; the create waits and retries (jobs.acceptWhenUnhealthy).' },
     },
   },
   TextSummary: {
@@ -158,6 +159,7 @@ export function buildOpenApiDocument(config: Config): Schema {
           responses: {
             ...enqueued('The create'),
             '409': answer('The name is present with another uid, or with another spec (fields names every differing field).', ref('Error')),
+            '503': answer('No node can take a VM and jobs.acceptWhenUnhealthy is false (error NoHealthyNode, with Retry-After), or Redis is unreachable.', ref('Error')),
           },
         },
         get: {

@@ -16,6 +16,7 @@ import { holdLock } from '../queue/name-lock.js';
 import type { HeldLock, NameLocks } from '../queue/name-lock.js';
 import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
+import { logJobEnd } from './job-end-log.js';
 import { BadJobDataError, lockWaitDelayMs, toJobError } from './retry.js';
 import type { JobEvents } from './webhook-events.js';
 
@@ -82,6 +83,10 @@ function redactResult(result: unknown): unknown {
 /** Whether this failure is the job's last: no retry (Permanent, bad data) or its last attempt (SPEC 4). */
 function failsForGood(job: Job, err: unknown): boolean {
   return err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+}
+
+function isSuperseded(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && (result as Partial<SupersededResult>).superseded === true;
 }
 
 function generationOf(data: unknown): number {
@@ -234,6 +239,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
     // Stryker disable next-line StringLiteral: a job taken from a queue always has an id; ?? '' is for the type checker
     const id = job.id ?? '';
     running.set(id, aborter);
+    const started = Date.now();
     try {
       let result: unknown;
       try {
@@ -246,7 +252,14 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
       // runs the job again, and its event's id makes the second add a no-op.
       // An add that fails fails the attempt, so the job is retried.
       await events?.completed(job, result);
+      logJobEnd(deps.logger, job, { outcome: isSuperseded(result) ? 'superseded' : 'completed', durationMs: Date.now() - started });
       return result;
+    } catch (err) {
+      if (!(err instanceof DelayedError || err instanceof WaitingError)) {
+        const reason = err instanceof Error ? err.message : String(err);
+        logJobEnd(deps.logger, job, { outcome: failsForGood(job, err) ? 'failed' : 'retried', durationMs: Date.now() - started, reason });
+      }
+      throw err;
     } finally {
       running.delete(id);
     }

@@ -16,10 +16,10 @@ import { createWorkerConnection, reportRedisError, unansweredBeatReporter } from
 import type { RedisClient } from '../queue/connection.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { jobDoor } from '../queue/enqueue.js';
-import { writeLastHealth } from '../queue/health-store.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
 import { NameLocks } from '../queue/name-lock.js';
 import { producerConfigPublisher } from '../queue/producer-config-store.js';
+import { createHealthWatch } from './health-watch.js';
 import { createProcessor } from './processor.js';
 import { BACKOFF_TYPE, SYSTEM_QUEUE, VM_QUEUE, WORKER_METRICS, createQueues, keepJobs } from '../queue/queues.js';
 import { DesiredStateRegistry } from '../queue/registry.js';
@@ -44,6 +44,8 @@ export interface WorkerServiceOptions {
   definitions?: readonly AnyJobDefinition[];
   /** Schedule health (health.everySeconds) and reconcile (reconciler.everySeconds); default true. */
   schedule?: boolean;
+  /** Check the nodes' health at start and log what fails; default: as schedule. */
+  healthAtStart?: boolean;
 }
 
 export interface CloseOutcome {
@@ -82,12 +84,13 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
+  const health = createHealthWatch(redis, prefix, provider, logger);
   const reconcile = createReconcileRunner({ config, redis, provider, queues, registry, locks, ...(metrics ? { metrics } : {}) });
   const deps: JobDeps = {
     provider,
     registry,
     isNameLocked: (name) => locks.isHeld(name),
-    saveHealth: (nodes) => writeLastHealth(redis, prefix, nodes),
+    saveHealth: (nodes) => health.save(nodes),
     reconcile,
     logger,
   };
@@ -155,18 +158,26 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     });
     // A Redis outage is reported once per retry interval, not once per failed call (SPEC 24).
     worker.on('error', (err) => reportRedisError(redis, err, `worker ${worker.name}`, logger));
-    worker.on('failed', (job, err) => logger.warn({ jobId: job?.id, job: job?.name, reason: err.message }, 'job attempt failed'));
     worker.on('stalled', (jobId) => logger.warn({ jobId, queue: worker.name }, 'stalled job recovered'));
   }
   const heartbeat = startHeartbeat(redis, prefix, id, config.jobs.concurrency, undefined, unansweredBeatReporter(redis));
   // Listed in /readyz from the moment the service is up.
   await heartbeat.first;
   logger.info({ id, prefix, concurrency: config.jobs.concurrency }, 'workers started');
+  // In the background: an unreachable Proxmox must not hold the start.
+  const startCheck = new AbortController();
+  const checkedAtStart =
+    (options.healthAtStart ?? options.schedule ?? true)
+      ? health.checkAtStart(startCheck.signal).catch((err: unknown) => {
+          if (!startCheck.signal.aborted) logger.warn({ err }, 'the health check at start could not be made');
+        })
+      : Promise.resolve();
 
   return {
     id,
     async close(graceMs = config.jobs.shutdownGraceSeconds * 1000) {
       published.stop();
+      startCheck.abort(new Error('worker shutting down'));
       // BullMQ may still hand over a job it fetched as the close began.
       for (const { processor } of served) processor.stopTaking();
       const closing = Promise.all(workers.map((w) => w.close()));
@@ -195,7 +206,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
         webhooks?.cancelAll('worker shutting down');
         await Promise.race([closing, sleep(CANCEL_SETTLE_MS)]);
       }
-      await Promise.race([Promise.all([queues.close(), deliveries?.close()]).catch(() => undefined), sleep(REDIS_GONE_MS)]);
+      await Promise.race([Promise.all([queues.close(), deliveries?.close(), checkedAtStart]).catch(() => undefined), sleep(REDIS_GONE_MS)]);
       redis.disconnect();
       return { forced };
     },

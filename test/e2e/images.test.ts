@@ -109,7 +109,7 @@ describe('images end to end on the simulator (SPEC 27)', function () {
   });
 
   it('pvep_image_healthy says per image and node whether the last health job found it fit', async () => {
-    const samples = parseSamples(await (await fetch(url('/metrics'))).text());
+    const samples = parseSamples(await (await fetch(url('/metrics'), { headers })).text());
     expect(valueOf(samples, 'pvep_image_healthy', { image: 'debian', node: 'pve1' })).to.equal(1);
     expect(valueOf(samples, 'pvep_image_healthy', { image: 'shared', node: 'pve2' })).to.equal(1);
     expect(valueOf(samples, 'pvep_image_healthy', { image: 'missing', node: 'pve1' })).to.equal(0);

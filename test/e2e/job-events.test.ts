@@ -163,7 +163,7 @@ describe('job events as server-sent events on the running service (SPEC 27)', fu
   });
 
   it('times each stream that ended in the route histogram, by its template', async () => {
-    const samples = parseSamples(await (await fetch(url('/metrics'))).text());
+    const samples = parseSamples(await (await fetch(url('/metrics'), { headers })).text());
     const count = valueOf(samples, 'pvep_http_request_duration_seconds_count', { route: '/v1/jobs/:id/events', method: 'GET', status: '200' });
     expect(count).to.be.greaterThan(0);
   });

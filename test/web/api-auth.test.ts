@@ -66,8 +66,10 @@ describe('HTTP auth (SPEC 6)', () => {
       expect((await web.app.inject({ method: 'GET', url: '/readyz' })).statusCode).to.be.oneOf([200, 503]);
     });
 
-    it('/metrics answers without a token when http.metricsAuth is off (the default)', async () => {
-      expect((await web.app.inject({ method: 'GET', url: '/metrics' })).statusCode).to.equal(200);
+    it('/metrics needs a bearer token (http.metricsAuth, the default)', async () => {
+      expect((await web.app.inject({ method: 'GET', url: '/metrics' })).statusCode).to.equal(401);
+      const res = await web.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${web.token}` } });
+      expect(res.statusCode).to.equal(200);
     });
 
     it('Bull Board without credentials is 401 with a Basic challenge', async () => {
@@ -104,17 +106,15 @@ describe('HTTP auth (SPEC 6)', () => {
     });
   });
 
-  describe('with http.metricsAuth', () => {
+  describe('with http.metricsAuth false', () => {
     let web: TestWeb;
     before(async () => {
-      web = await buildTestWeb({ metricsAuth: true });
+      web = await buildTestWeb({ metricsAuth: false });
     });
     after(() => web.close());
 
-    it('/metrics needs a bearer token', async () => {
-      expect((await web.app.inject({ method: 'GET', url: '/metrics' })).statusCode).to.equal(401);
-      const res = await web.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${web.token}` } });
-      expect(res.statusCode).to.equal(200);
+    it('/metrics answers without a token', async () => {
+      expect((await web.app.inject({ method: 'GET', url: '/metrics' })).statusCode).to.equal(200);
     });
   });
 

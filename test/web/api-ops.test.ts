@@ -28,7 +28,7 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
   });
 
   it('/readyz is 503 with no worker and no health result, and says why', async () => {
-    const res = await web.app.inject({ method: 'GET', url: '/readyz' });
+    const res = await web.app.inject({ method: 'GET', url: '/readyz', headers: auth() });
     expect(res.statusCode).to.equal(503);
     const body = res.json<Readiness>();
     expect(body.ready).to.equal(false);
@@ -44,17 +44,17 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
         { node: 'pve1', ok: true, reasons: [] },
         { node: 'pve2', ok: false, reasons: [{ reason: 'NodeOffline', detail: 'node pve2 is offline' }] },
       ]);
-      let res = await web.app.inject({ method: 'GET', url: '/readyz' });
+      let res = await web.app.inject({ method: 'GET', url: '/readyz', headers: auth() });
       for (let i = 0; i < 20 && res.statusCode !== 200; i++) {
         await new Promise((resolve) => setTimeout(resolve, 50));
-        res = await web.app.inject({ method: 'GET', url: '/readyz' });
+        res = await web.app.inject({ method: 'GET', url: '/readyz', headers: auth() });
       }
       expect(res.statusCode).to.equal(200);
       expect(res.json<Readiness>().ready).to.equal(true);
     } finally {
       await beat.stop();
     }
-    const after = await web.app.inject({ method: 'GET', url: '/readyz' });
+    const after = await web.app.inject({ method: 'GET', url: '/readyz', headers: auth() });
     expect(after.statusCode, 'the stopped worker is gone').to.equal(503);
   });
 
@@ -62,7 +62,7 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
     const beat = startHeartbeat(web.redis, web.prefix, 'worker-test', 2);
     try {
       await writeLastHealth(web.redis, web.prefix, [{ node: 'pve1', ok: false, reasons: [{ reason: 'Unreachable', detail: 'connect ECONNREFUSED' }] }]);
-      const res = await web.app.inject({ method: 'GET', url: '/readyz' });
+      const res = await web.app.inject({ method: 'GET', url: '/readyz', headers: auth() });
       expect(res.statusCode).to.equal(503);
       expect(res.json<Readiness>().checks.health.error).to.match(/no node fit/);
     } finally {
@@ -73,7 +73,7 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
   it('/metrics has our job metrics and BullMQ queue counts, each family declared once', async () => {
     web.metrics.jobFinished('create', 'completed', 1.5);
     await web.app.inject({ method: 'POST', url: '/v1/vms', headers: auth(), payload: { name: 'web-m' } });
-    const res = await web.app.inject({ method: 'GET', url: '/metrics' });
+    const res = await web.app.inject({ method: 'GET', url: '/metrics', headers: auth() });
     expect(res.statusCode).to.equal(200);
     expect(res.headers['content-type']).to.match(/^text\/plain/);
     expect(res.body).to.contain('pvep_jobs_total{job_name="create",outcome="completed"} 1');

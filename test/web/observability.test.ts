@@ -24,7 +24,7 @@ describe('metrics of the running service (SPEC 9, 27)', function () {
 
   const url = (path: string): string => `${running.web.url}${path}`;
   const scrapeText = async (): Promise<string> => {
-    const res = await fetch(url('/metrics'));
+    const res = await fetch(url('/metrics'), { headers });
     expect(res.status).to.equal(200);
     return res.text();
   };

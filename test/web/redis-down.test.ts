@@ -120,16 +120,24 @@ describe('web app while Redis is down (SPEC 24)', () => {
   });
 
   it('/readyz answers 503 with the reason in words and Retry-After; /healthz, /metrics and the OpenAPI document still answer', async () => {
-    const ready = await web.app.inject({ method: 'GET', url: '/readyz' });
+    const ready = await web.app.inject({ method: 'GET', url: '/readyz', headers: bearer() });
     expect(ready.statusCode).to.equal(503);
     expect(ready.headers['retry-after']).to.equal('4');
     const report = ready.json<{ reason: string; checks: { workers: { error: string } } }>();
     expect(report.reason).to.equal(DOWN.message);
     expect(report.checks.workers.error).to.equal('not checked: Redis is not reachable');
     expect((await web.app.inject({ method: 'GET', url: '/healthz' })).statusCode).to.equal(200);
-    const metrics = await web.app.inject({ method: 'GET', url: '/metrics' });
+    const metrics = await web.app.inject({ method: 'GET', url: '/metrics', headers: bearer() });
     expect(metrics.statusCode).to.equal(200);
     expect((await web.app.inject({ method: 'GET', url: '/v1/openapi.json', headers: bearer() })).statusCode).to.equal(200);
+  });
+
+  it('/readyz without a token says Redis is not reachable without naming its address (issue 25)', async () => {
+    const ready = await web.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).to.equal(503);
+    expect(ready.headers['retry-after']).to.equal('4');
+    expect(ready.json<{ reason: string }>().reason).to.equal('Redis is not reachable from the web process');
+    expect(ready.body).to.not.contain('127.0.0.1');
   });
 
   it("Bull Board's API answers 503, its page still loads", async () => {

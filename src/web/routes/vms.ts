@@ -8,6 +8,7 @@ import { NAME_JOBS } from '../../../jobs/schema.js';
 import { SpecConflictError } from '../../client.js';
 import type { EnqueueResult, VmListQuery } from '../../client.js';
 import { parseVmListQuery } from '../../queue/vm-listing.js';
+import type { CreateHealthGate } from '../create-health.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
 
@@ -15,7 +16,9 @@ interface NameParams {
   name: string;
 }
 
-function accepted(reply: FastifyReply, result: EnqueueResult): FastifyReply {
+const noHealthGate: CreateHealthGate = () => Promise.resolve({ accept: true });
+
+function accepted(reply: FastifyReply, result: EnqueueResult & { warning?: string }): FastifyReply {
   return reply
     .code(result.existing ? 200 : 202)
     .header('Location', `/v1/jobs/${encodeURIComponent(result.jobId)}`)
@@ -36,10 +39,15 @@ function asObject(body: unknown): Record<string, unknown> | undefined {
   return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
 }
 
-export function vmRoutes(app: FastifyInstance, service: VmService): void {
+export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate): void {
   app.post('/vms', async (request, reply) => {
+    const health = await createHealth();
+    if (!health.accept) {
+      return reply.code(503).header('Retry-After', String(health.retryAfterSeconds)).send({ error: 'NoHealthyNode', message: health.message });
+    }
     try {
-      return accepted(reply, await service.createVm(request.body));
+      const result = await service.createVm(request.body);
+      return accepted(reply, health.warning === undefined || result.existing ? result : { ...result, warning: health.warning });
     } catch (err) {
       if (err instanceof SpecConflictError) return specConflict(reply, err);
       throw err;
