@@ -17,6 +17,7 @@ import { jobEventRoutes } from './routes/job-events.js';
 import { jobRoutes } from './routes/jobs.js';
 import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
+import { refuseUnknownQuery } from './query-keys.js';
 import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
 
@@ -44,26 +45,29 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens);
   const openApi = buildOpenApiDocument(deps.config);
 
-  probeRoutes(app, deps.readiness, redisDown);
-  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
-
-  await app.register(
-    (v1, _options, done) => {
-      if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
-      v1.get('/openapi.json', () => openApi);
-      // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
-      void v1.register((needsRedis, _scopeOptions, scopeDone) => {
-        needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-        vmRoutes(needsRedis, deps.service);
-        jobRoutes(needsRedis, deps.service);
-        imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
-        jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });
-        scopeDone();
-      });
-      done();
-    },
-    { prefix: '/v1' },
-  );
+  // Our routes take only the query parameters each declares (query-keys.ts); Bull Board's, mounted apart, are its own.
+  await app.register(async (ours) => {
+    ours.addHook('preValidation', refuseUnknownQuery);
+    probeRoutes(ours, deps.readiness, redisDown);
+    metricsRoute(ours, [deps.metrics.registry, webRegistry], deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
+    await ours.register(
+      (v1, _options, done) => {
+        if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
+        v1.get('/openapi.json', () => openApi);
+        // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
+        void v1.register((needsRedis, _scopeOptions, scopeDone) => {
+          needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
+          vmRoutes(needsRedis, deps.service);
+          jobRoutes(needsRedis, deps.service);
+          imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
+          jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });
+          scopeDone();
+        });
+        done();
+      },
+      { prefix: '/v1' },
+    );
+  });
 
   await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown });
   return app;

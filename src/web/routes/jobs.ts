@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
+import { takesQuery } from '../query-keys.js';
 
 export const MAX_WAIT_SECONDS = 60;
 
@@ -22,7 +23,7 @@ export function noSuchJob(reply: FastifyReply, id: string): FastifyReply {
 }
 
 export function jobRoutes(app: FastifyInstance, service: VmService): void {
-  app.get<{ Params: { id: string }; Querystring: { waitSeconds?: string } }>('/jobs/:id', async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { waitSeconds?: string } }>('/jobs/:id', takesQuery('waitSeconds'), async (request, reply) => {
     const wait = parseWaitSeconds(request.query.waitSeconds);
     if (typeof wait === 'string') return reply.code(400).send(validationBody([{ field: 'waitSeconds', message: wait }]));
     const job = await service.getJob(request.params.id);

@@ -10,6 +10,7 @@ import type { EnqueueResult, VmListQuery } from '../../client.js';
 import { parseVmListQuery } from '../../queue/vm-listing.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
+import { takesQuery } from '../query-keys.js';
 
 interface NameParams {
   name: string;
@@ -47,7 +48,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService): void {
   });
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
-  app.get<{ Querystring: Record<string, unknown> }>('/vms', async (request, reply) => {
+  app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery('limit', 'cursor', 'state', 'node'), async (request, reply) => {
     const { limit, cursor, state, node } = request.query;
     const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node };
     const checked = parseVmListQuery(query);
@@ -64,7 +65,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService): void {
     return { ...desired, job };
   });
 
-  app.delete<{ Params: NameParams; Querystring: Record<string, unknown> }>('/vms/:name', async (request, reply) => {
+  app.delete<{ Params: NameParams; Querystring: Record<string, unknown> }>('/vms/:name', takesQuery('uid'), async (request, reply) => {
     const input: Record<string, unknown> = { name: request.params.name };
     if (request.query.uid !== undefined) input.uid = request.query.uid;
     return accepted(reply, await service.deleteVm(input));
