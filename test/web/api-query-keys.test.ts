@@ -1,6 +1,7 @@
 // SPEC 24 (issue 25): every route of ours refuses a query parameter it
 // does not take with a 400 naming it, and changes nothing; Bull Board's
-// routes keep their own. Fastify inject on the real Redis.
+// routes keep their own. A name job's body that is not an object is
+// refused naming `body`. Fastify inject on the real Redis.
 import { expect } from 'chai';
 import { basicHeader, buildTestWeb, type TestWeb } from './helpers.js';
 
@@ -12,7 +13,7 @@ interface ErrorAnswer {
 
 type Method = 'GET' | 'POST' | 'DELETE';
 
-describe('HTTP API query parameters (SPEC 24, issue 25)', () => {
+describe('HTTP API query parameters and name job bodies (SPEC 24, issue 25)', () => {
   let web: TestWeb;
   beforeEach(async () => {
     web = await buildTestWeb();
@@ -94,5 +95,25 @@ describe('HTTP API query parameters (SPEC 24, issue 25)', () => {
     const res = await web.app.inject({ method: 'GET', url: '/admin/queues/api/queues?activeQueue=vm&page=1&jobsPerPage=10', headers: { authorization: basicHeader(web.boardUser, web.boardPassword) } });
     expect(res.statusCode).to.equal(200);
     expect(res.json<{ queues: { name: string }[] }>().queues.map((q) => q.name)).to.include('vm');
+  });
+
+  for (const [what, payload] of [
+    ['an array', [1, 2]],
+    ['a string', 'check'],
+    ['a number', 5],
+    ['null', null],
+  ] as const) {
+    it(`POST /v1/vms/:name/check with ${what} as its body is a 400 naming body, and enqueues nothing`, async () => {
+      const res = await web.app.inject({ method: 'POST', url: '/v1/vms/body-1/check', headers: { ...auth(), 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
+      expect(res.statusCode).to.equal(400);
+      expect(res.json<ErrorAnswer>()).to.deep.include({ error: 'ValidationError', fields: [{ field: 'body', message: 'must be a JSON object' }] });
+      expect(await jobCount()).to.equal(0);
+    });
+  }
+
+  it('POST /v1/vms/:name/check with no body or an empty object enqueues the check', async () => {
+    expect((await call('POST', '/v1/vms/body-1/check')).statusCode).to.equal(202);
+    expect((await call('POST', '/v1/vms/body-1/check', {})).statusCode).to.equal(202);
+    expect(await jobCount()).to.equal(2);
   });
 });

@@ -33,8 +33,8 @@ function specConflict(reply: FastifyReply, err: SpecConflictError): FastifyReply
   });
 }
 
-function asObject(body: unknown): Record<string, unknown> | undefined {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+function isObject(body: unknown): body is Record<string, unknown> {
+  return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
 export function vmRoutes(app: FastifyInstance, service: VmService): void {
@@ -75,8 +75,9 @@ export function vmRoutes(app: FastifyInstance, service: VmService): void {
   for (const job of NAME_JOBS) {
     app.post<{ Params: NameParams }>(`/vms/:name/${job}`, async (request, reply) => {
       // The name is the path's; a body's fields are the job's other fields, checked by its schema.
-      const extra = asObject(request.body) ?? {};
-      return accepted(reply, await service.enqueueJob(job, { ...extra, name: request.params.name }));
+      // No body is no other fields; a body that is no object (`[1,2]`, `"x"`, `null`) is refused, not read as empty.
+      if (request.body !== undefined && !isObject(request.body)) return reply.code(400).send(validationBody([{ field: 'body', message: 'must be a JSON object' }]));
+      return accepted(reply, await service.enqueueJob(job, { ...request.body, name: request.params.name }));
     });
   }
 }
