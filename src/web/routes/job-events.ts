@@ -4,6 +4,7 @@
 // so it works the same with any number of workers and web processes, and
 // a Redis blip only delays the next read (docs/decisions.md).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { isJobIdShape } from '../../../jobs/job-ids.js';
 import type { JobView } from '../../queue/job-view.js';
 import { unavailableReason } from '../../queue/redis-failure.js';
 import { redactSecrets } from '../../secrets/redact.js';
@@ -82,6 +83,7 @@ export function jobEventRoutes(app: FastifyInstance, service: Pick<VmService, 'g
   });
   app.get<{ Params: { id: string } }>('/jobs/:id/events', async (request, reply) => {
     const id = request.params.id;
+    if (!isJobIdShape(id)) return noSuchJob(reply, id);
     const lastEventId = request.headers['last-event-id'];
     let from = STREAM_START;
     if (lastEventId !== undefined) {
