@@ -61,13 +61,21 @@ const intentJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids === 'intent');
 const nameJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids !== 'system');
 const systemJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids === 'system');
 
-/** Every shape above, and BullMQ's for a job its scheduler adds (`repeat:<scheduler id>:<millis>`). */
+/** BullMQ's id for a job its scheduler adds: `repeat:<scheduler id>:<millis>`. */
+const SCHEDULED_JOB_ID = new RegExp(`^repeat:${anyOf(JOB_NAMES.map(schedulerId))}:\\d{1,16}$`);
+
+/** Every shape above, and a scheduler's. */
 const JOB_ID_SHAPES = [
   new RegExp(`^${anyOf(intentJobs)}-${NAME}-${GENERATION}(?:-${UUID})?$`),
   new RegExp(`^${anyOf(nameJobs)}-${NAME}-${UUID}$`),
   new RegExp(`^${anyOf(systemJobs)}-${UUID}$`),
-  new RegExp(`^repeat:${anyOf(JOB_NAMES.map(schedulerId))}:\\d{1,16}$`),
+  SCHEDULED_JOB_ID,
 ];
+
+/** Whether a schedule added the job (health, reconcile), rather than a caller or the CLI. */
+export function isScheduledJobId(id: string): boolean {
+  return SCHEDULED_JOB_ID.test(id);
+}
 
 /**
  * Whether `id` has a shape this service gives job ids. Anything else names

@@ -2,7 +2,7 @@
 // intent's id from the same prefix (real Redis, a prefix of its own).
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { intentJobId, intentJobIdPrefix, isJobIdShape, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
+import { intentJobId, intentJobIdPrefix, isJobIdShape, isScheduledJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { deletePrefix, keyPrefix, newRedis, uniquePrefix } from '../support/redis.js';
 
@@ -42,6 +42,12 @@ describe('job ids (SPEC 2, 6)', () => {
     }
     const never = ['id', 'events', 'meta', 'metrics:completed:data', 'repeat:reconcile', 'create-a-1:logs', '1', 'check-db-5', 'reconcile-1', `check-${longest}n-${ownJobId('x').slice(2)}`, 'CREATE-a-1', 'frob-a-1', ''];
     for (const id of never) expect(isJobIdShape(id), id).to.equal(false);
+  });
+
+  it('tells a job its schedule added from one added by hand (SPEC 5)', () => {
+    expect(isScheduledJobId(`repeat:${schedulerId('reconcile')}:1733100000000`)).to.equal(true);
+    expect(isScheduledJobId(ownJobId('reconcile'))).to.equal(false);
+    expect(isScheduledJobId('repeat:reconcile')).to.equal(false);
   });
 
   describe('the registry Lua (real Redis)', () => {
