@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { sweepLockKey, withSweepLock } from '../../src/reconciler/sweep-lock.js';
+import { scaledByLoad } from '../support/machine.js';
 
 describe('sweep lock (SPEC 5, real Redis)', () => {
   const prefix = `test-recon-${randomUUID()}`;
@@ -61,9 +62,11 @@ describe('sweep lock (SPEC 5, real Redis)', () => {
   });
 
   it('renews the lock while a sweep outlasts its TTL', async () => {
-    const outcome = await withSweepLock(first, key, 150, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      return withSweepLock(second, key, 150, () => Promise.resolve('second'));
+    // 150 ms on a quiet machine; a renewal stalled past the TTL by the load would let the second in.
+    const ttlMs = scaledByLoad(150);
+    const outcome = await withSweepLock(first, key, ttlMs, async () => {
+      await new Promise((resolve) => setTimeout(resolve, ttlMs * 2.5));
+      return withSweepLock(second, key, ttlMs, () => Promise.resolve('second'));
     });
     expect(outcome).to.equal('skipped');
   });
