@@ -94,8 +94,12 @@ describe('sweep lock (SPEC 5, real Redis)', () => {
     const outcome = await withSweepLock(first, key, 600, async (signal) => {
       // Another process's lock replaces ours (ours expired while Redis stalled).
       await second.set(key, 'other-token', 'PX', 5000);
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      aborted = signal.aborted;
+      // Its next renewal (every 200 ms) finds the other token and aborts: waited for, not slept on.
+      aborted = await new Promise<boolean>((resolve) => {
+        if (signal.aborted) resolve(true);
+        signal.addEventListener('abort', () => resolve(true), { once: true });
+        setTimeout(() => resolve(false), 10_000);
+      });
       return 'done';
     });
     expect(outcome).to.equal('done');
