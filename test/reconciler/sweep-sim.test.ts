@@ -155,6 +155,20 @@ function seedsIn(state: SimState): string[] {
   return state.nodes.flatMap((n) => n.storages.flatMap((st) => st.volumes.filter((v) => v.volid.endsWith('-seed.iso')).map((v) => `${n.node} ${v.volid}`)));
 }
 
+/**
+ * After the process's first (listing) sweep, the seed of `old` with no
+ * record: an older release, which kept no seed records, made the VM, and
+ * it was destroyed by hand since.
+ */
+async function olderReleaseSeedLeft(w: SimWorld): Promise<void> {
+  expect((await w.sweep()).seeds.storagesListed).to.equal(true);
+  const older = createProvider({ api: w.api, config: w.config, logger: silentLogger() });
+  await w.record('old', 'uid-old');
+  const made = await older.create({ name: 'old', uid: 'uid-old', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx);
+  w.destroyByHand(made.vmid);
+  await w.registry.recordAbsent('old', undefined);
+}
+
 describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', function () {
   this.timeout(60_000);
 
@@ -244,13 +258,7 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
 
   it('removes a seed no record names (an older release uploaded it) on the backstop sweep, and keeps it until then (SPEC 5)', async () => {
     await withSimWorld(0, ['pv1-1'], async (w) => {
-      expect((await w.sweep()).seeds.storagesListed).to.equal(true);
-      // An older release, which kept no seed records, made the VM; it was destroyed by hand since.
-      const older = createProvider({ api: w.api, config: w.config, logger: silentLogger() });
-      await w.record('old', 'uid-old');
-      const made = await older.create({ name: 'old', uid: 'uid-old', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx);
-      w.destroyByHand(made.vmid);
-      await w.registry.recordAbsent('old', undefined);
+      await olderReleaseSeedLeft(w);
       expect(await w.seedRecords()).to.deep.equal([]);
 
       const steady = await w.sweep();
@@ -266,12 +274,7 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
 
   it('a sweep asked for by hand, dry or not, lists the storages at once and names the seed no record names (SPEC 5, issue 25)', async () => {
     await withSimWorld(0, ['pv1-1'], async (w) => {
-      expect((await w.sweep()).seeds.storagesListed).to.equal(true);
-      const older = createProvider({ api: w.api, config: w.config, logger: silentLogger() });
-      await w.record('old', 'uid-old');
-      const made = await older.create({ name: 'old', uid: 'uid-old', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx);
-      w.destroyByHand(made.vmid);
-      await w.registry.recordAbsent('old', undefined);
+      await olderReleaseSeedLeft(w);
       expect((await w.sweep()).seeds.storagesListed).to.equal(false);
 
       const dry = await w.sweep({ dryRun: true });
