@@ -157,7 +157,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     info: {
       title: 'pve-provisioner',
       version: '1',
-      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call needs "Authorization: Bearer <token>".',
+      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call needs "Authorization: Bearer <token>". An operation takes only the query parameters it lists, as if additionalProperties were false: any other is a 400 naming it.',
     },
     servers: [{ url: '/v1' }],
     security: [{ bearer: [] }],
