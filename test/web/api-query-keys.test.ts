@@ -76,7 +76,7 @@ describe('HTTP API query parameters and name job bodies (SPEC 24, issue 25)', ()
     const created = (await call('POST', '/v1/vms', { name: 'listed-1', uid: 'tenant-a' })).json<{ jobId: string }>();
     const cursor = (await call('GET', '/v1/vms?limit=1')).json<{ nextCursor: string }>().nextCursor;
     const doc = (await call('GET', '/v1/openapi.json')).json<{ paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> }>();
-    const values: Record<string, string> = { limit: '5', cursor: encodeURIComponent(cursor), state: 'present', node: 'pve1', uid: 'tenant-b', waitSeconds: '0' };
+    const values: Record<string, string> = { limit: '5', cursor: encodeURIComponent(cursor), state: 'present', node: 'pve1', uid: 'tenant-b', waitSeconds: '0', lastEventId: '3.completed.1' };
     let checked = 0;
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -84,11 +84,23 @@ describe('HTTP API query parameters and name job bodies (SPEC 24, issue 25)', ()
         if (query.length === 0) continue;
         const url = `/v1${path.replace('{name}', 'listed-1').replace('{id}', encodeURIComponent(created.jobId))}?${query.map((p) => `${p.name}=${values[p.name] ?? ''}`).join('&')}`;
         const res = await call(method.toUpperCase() as Method, url);
-        expect(res.statusCode, `${method} ${url}: ${res.body}`).to.be.oneOf([200, 202]);
+        // 204: the events' lastEventId given is an end, so the stream has nothing to send.
+        expect(res.statusCode, `${method} ${url}: ${res.body}`).to.be.oneOf([200, 202, 204]);
         checked++;
       }
     }
-    expect(checked, 'operations with query parameters').to.equal(3);
+    expect(checked, 'operations with query parameters').to.equal(4);
+  });
+
+  it('GET /v1/jobs/:id/events takes Last-Event-ID as ?lastEventId too, as an EventSource polyfill resumes; the header wins', async () => {
+    const created = (await call('POST', '/v1/vms', { name: 'resumed-1' })).json<{ jobId: string }>();
+    const events = `/v1/jobs/${encodeURIComponent(created.jobId)}/events`;
+    expect((await call('GET', `${events}?lastEventId=3.completed.1`)).statusCode, 'an end id: nothing follows').to.equal(204);
+    const bad = await call('GET', `${events}?lastEventId=seven`);
+    expect(bad.statusCode).to.equal(400);
+    expect(bad.json<ErrorAnswer>().fields).to.deep.equal([{ field: 'lastEventId', message: 'must be an id this stream sent, such as 7s.active.1' }]);
+    const both = await web.app.inject({ method: 'GET', url: `${events}?lastEventId=seven`, headers: { ...auth(), 'last-event-id': '3.completed.1' } });
+    expect(both.statusCode).to.equal(204);
   });
 
   it("leaves Bull Board's own query parameters to it", async () => {
