@@ -23,7 +23,7 @@ const AREA = {
 };
 // jobs/'s schema files (the field table, the job names) are data that
 // the producer side and the provider read; its handlers are not.
-const JOB_HANDLERS = ['**/jobs/*', '!**/jobs/*.schema.js', '!**/jobs/schema.js', '!**/jobs/fields.js'];
+const JOB_HANDLERS = ['**/jobs/*', '!**/jobs/*.schema.js', '!**/jobs/schema.js', '!**/jobs/fields.js', '!**/jobs/job-ids.js'];
 
 /** no-restricted-imports for `files`: none of `areas` (names of AREA, or [name, groups]). */
 function layer(files, floor, areas) {

@@ -5,6 +5,10 @@
 // passes it in), and the producer's door (src/queue/enqueue.ts) picks the
 // shape for every other job. Producer-safe: no worker code.
 import { randomUUID } from 'node:crypto';
+import { JOB_NAMES, JOB_TABLE } from './schema.js';
+
+/** Longer than any id of the shapes below (a 63-character name, a uuid, a generation). */
+const MAX_JOB_ID_LENGTH = 200;
 
 /** The jobs whose request the registry records as the name's desired state (SPEC 2). */
 export type IntentJobName = 'create' | 'delete';
@@ -42,4 +46,42 @@ export function ownJobId(job: string): string {
 /** A schedule (a BullMQ job scheduler) is named after the job it adds: `health`, `reconcile`. */
 export function schedulerId(job: string): string {
   return job;
+}
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** A VM name, as jobs/fields.ts's DNS_LABEL takes it: 1 to 63 of a-z 0-9 -, not starting or ending with -. */
+const NAME = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const GENERATION = '\\d{1,16}';
+
+function anyOf(jobs: readonly string[]): string {
+  return `(?:${jobs.join('|')})`;
+}
+
+const intentJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids === 'intent');
+const nameJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids !== 'system');
+const systemJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids === 'system');
+
+/** BullMQ's id for a job its scheduler adds: `repeat:<scheduler id>:<millis>`. */
+const SCHEDULED_JOB_ID = new RegExp(`^repeat:${anyOf(JOB_NAMES.map(schedulerId))}:\\d{1,16}$`);
+
+/** Every shape above, and a scheduler's. */
+const JOB_ID_SHAPES = [
+  new RegExp(`^${anyOf(intentJobs)}-${NAME}-${GENERATION}(?:-${UUID})?$`),
+  new RegExp(`^${anyOf(nameJobs)}-${NAME}-${UUID}$`),
+  new RegExp(`^${anyOf(systemJobs)}-${UUID}$`),
+  SCHEDULED_JOB_ID,
+];
+
+/** Whether a schedule added the job (health, reconcile), rather than a caller or the CLI. */
+export function isScheduledJobId(id: string): boolean {
+  return SCHEDULED_JOB_ID.test(id);
+}
+
+/**
+ * Whether `id` has a shape this service gives job ids. Anything else names
+ * no job of ours, and may be a BullMQ key of the queue (`id`, `events`,
+ * `meta`): answered as no such job without asking Redis.
+ */
+export function isJobIdShape(id: string): boolean {
+  return id.length <= MAX_JOB_ID_LENGTH && JOB_ID_SHAPES.some((shape) => shape.test(id));
 }

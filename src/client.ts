@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { NAME_JOBS, limitsFromConfig, validateJobData } from '../jobs/schema.js';
 import type { JobLimits, JobRequestOf, NameJob } from '../jobs/schema.js';
+import { isJobIdShape } from '../jobs/job-ids.js';
 import { producerConfig } from './config/producer.js';
 import type { ProducerSettings } from './config/producer.js';
 import { chooseProducerConfig } from './config/producer-published.js';
@@ -256,6 +257,8 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   };
 
   const getJob = async (id: string): Promise<JobView | undefined> => {
+    // No job of ours has another shape, and such an id may name one of BullMQ's own keys.
+    if (!isJobIdShape(id)) return undefined;
     const { vm, system } = (await ready()).queues;
     const key = await fingerprintKey();
     for (const queue of [vm, system]) {

@@ -14,6 +14,8 @@ export interface Inventory {
   seeds: SeedIso[];
   /** The seed storages were listed this sweep (the backstop), not only the records read. */
   seedsListed: boolean;
+  /** The listed seeds no record names: what a sweep from the records alone does not see. */
+  unrecordedSeeds: SeedIso[];
   entries: Map<string, DesiredEntry>;
   /** The last generation handed out per name; a name missing was never ours. */
   generations: Map<string, number>;
@@ -37,7 +39,7 @@ export async function takeInventory(
   // the VMs the registry knows where they are need no config read (SPEC 26).
   const names = new Set([...byName.keys(), ...seeds.map((seed) => seed.name)]);
   const vms = await provider.listTaggedOrNamed([...names], ctx, knownVms(entries));
-  return { vms: mergeByVmid(vms), seeds, seedsListed: listStorages, entries: byName, generations };
+  return { vms: mergeByVmid(vms), seeds, seedsListed: listStorages, unrecordedSeeds: unrecorded(listed, recorded), entries: byName, generations };
 }
 
 /**
@@ -48,8 +50,17 @@ export async function takeInventory(
  */
 export function mergeSeeds(listed: SeedIso[], recorded: SeedIso[]): SeedIso[] {
   const byPlace = new Map<string, SeedIso>();
-  for (const seed of [...recorded, ...listed]) byPlace.set(`${seed.node}/${seed.volid}`, seed);
+  for (const seed of [...recorded, ...listed]) byPlace.set(placeOf(seed), seed);
   return [...byPlace.values()];
+}
+
+function placeOf(seed: SeedIso): string {
+  return `${seed.node}/${seed.volid}`;
+}
+
+function unrecorded(listed: SeedIso[], recorded: SeedIso[]): SeedIso[] {
+  const recordedPlaces = new Set(recorded.map(placeOf));
+  return listed.filter((seed) => !recordedPlaces.has(placeOf(seed)));
 }
 
 /**

@@ -86,8 +86,10 @@ export interface SweepReport {
   seeds: {
     /** Seeds seen: the recorded ones, and the listed ones when storagesListed. */
     listed: number;
-    /** This sweep listed the seed storages (the backstop, reconciler.seedListingEvery), not only the records. */
+    /** This sweep listed the seed storages (the backstop, reconciler.seedListingEvery, or a sweep asked for by hand), not only the records. */
     storagesListed: boolean;
+    /** The seeds the listing found that no record names (an older release's, one uploaded by hand), whatever became of them. */
+    foundByListing: SeedRef[];
     deleted: SeedRef[];
     skippedYoung: SeedRef[];
     skippedLocked: SeedRef[];
@@ -117,7 +119,7 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     listed: 0,
     ours: 0,
     orphans: { deleted: [], skippedYoung: [], skippedLocked: [], skippedPending: [], unknown: [] },
-    seeds: { listed: 0, storagesListed: false, deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
+    seeds: { listed: 0, storagesListed: false, foundByListing: [], deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
     missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [], failedPermanent: [] },
     errors: [],
   };

@@ -6,6 +6,7 @@
 import type { RedisClient } from '../redis-script.js';
 import type { Config } from '../config/types.js';
 import type { OperationContext } from '../provider/types.js';
+import { isScheduledJobId } from '../../jobs/job-ids.js';
 import { limitsFromConfig } from '../../jobs/schema.js';
 import { jobDoor } from '../queue/enqueue.js';
 import type { JobDoor } from '../queue/enqueue.js';
@@ -59,7 +60,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
       log: (line) => writeLog(ctx, line),
     };
     const outcome = await withSweepLock(redis, sweepLockKey(prefix), ttlMs, (lost) =>
-      sweep(deps, { dryRun: data.dryRun, signal: AbortSignal.any([ctx.signal, lost]), job: { jobId: ctx.jobId, logger: ctx.logger } }),
+      sweep(deps, { dryRun: data.dryRun, byHand: isAskedByHand(ctx.jobId), signal: AbortSignal.any([ctx.signal, lost]), job: { jobId: ctx.jobId, logger: ctx.logger } }),
     );
     if (outcome === 'skipped') {
       writeLog(ctx, 'skipped: another sweep is running');
@@ -68,6 +69,11 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
     writeLog(ctx, summarize(outcome));
     return outcome;
   };
+}
+
+/** A reconcile job not added by its schedule: the CLI's (`reconcile-<uuid>`). A sweep run by no job is taken as scheduled. */
+function isAskedByHand(jobId: string | undefined): boolean {
+  return jobId !== undefined && !isScheduledJobId(jobId);
 }
 
 /** A job log line; a failed write never fails the sweep. */

@@ -10,6 +10,13 @@ import type { SweepReport } from './report.js';
 export interface SweepOptions {
   /** Report what would be done and change nothing. */
   dryRun: boolean;
+  /**
+   * Asked for by hand (the CLI), not by the schedule: it lists the seed
+   * storages whatever reconciler.seedListingEvery says, so an operator sees
+   * and sweeps every seed at once. A real one moves the backstop's count
+   * back to 0 as any listing sweep does; a dry one leaves it.
+   */
+  byHand?: boolean;
   /** Ends the sweep between steps and its Proxmox calls (job cancelled, sweep lock lost). */
   signal?: AbortSignal;
   /** The reconcile job's id and logger, so the sweep's provider lines carry the job id (SPEC 9). */
@@ -25,7 +32,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   // The registry is read before Proxmox: a VM created after this read is
   // younger than the grace period, so it cannot be mistaken for an orphan.
   const [entries, generations] = await Promise.all([deps.registry.listAll(), deps.registry.knownGenerations()]);
-  const listStorages = deps.seedListing === undefined || (await deps.seedListing.due(options.dryRun));
+  const listStorages = deps.seedListing === undefined || options.byHand === true || (await deps.seedListing.due(options.dryRun));
   const inventory = await takeInventory(deps.provider, entries, generations, ctx, listStorages);
   if (listStorages) await deps.seedListing?.listed(options.dryRun);
   const plan = decide(inventory, deps.clock.now(), deps.settings.graceSeconds);
@@ -33,6 +40,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   report.ours = plan.ours;
   report.seeds.listed = inventory.seeds.length;
   report.seeds.storagesListed = inventory.seedsListed;
+  report.seeds.foundByListing = inventory.unrecordedSeeds.map(({ name, node, volid }) => ({ name, node, volid }));
 
   await act(plan, deps, report, ctx, options.dryRun);
   report.counts = countsOf(report);

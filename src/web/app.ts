@@ -18,6 +18,7 @@ import { jobEventRoutes } from './routes/job-events.js';
 import { jobRoutes } from './routes/jobs.js';
 import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
+import { refuseUnknownQuery } from './query-keys.js';
 import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
 
@@ -47,27 +48,30 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
 
   // What names workers, hosts, nodes and images: /metrics and the checks of /readyz.
   const operationsGuard = deps.config.http.metricsAuth ? tokenGuard : undefined;
-  probeRoutes(app, deps.readiness, redisDown, operationsGuard);
-  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, operationsGuard);
-
-  // The document holds no data, and a client generator fetches it with no token.
-  app.get('/v1/openapi.json', () => openApi);
-  await app.register(
-    (v1, _options, done) => {
-      if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
-      // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
-      void v1.register((needsRedis, _scopeOptions, scopeDone) => {
-        needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-        vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
-        jobRoutes(needsRedis, deps.service);
-        imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
-        jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });
-        scopeDone();
-      });
-      done();
-    },
-    { prefix: '/v1' },
-  );
+  // Our routes take only the query parameters each declares (query-keys.ts); Bull Board's, mounted apart, are its own.
+  await app.register(async (ours) => {
+    ours.addHook('preValidation', refuseUnknownQuery);
+    probeRoutes(ours, deps.readiness, redisDown, operationsGuard);
+    metricsRoute(ours, [deps.metrics.registry, webRegistry], deps.queues, redisDown, operationsGuard);
+    // The document holds no data, and a client generator fetches it with no token.
+    ours.get('/v1/openapi.json', () => openApi);
+    await ours.register(
+      (v1, _options, done) => {
+        if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
+        // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
+        void v1.register((needsRedis, _scopeOptions, scopeDone) => {
+          needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
+          vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
+          jobRoutes(needsRedis, deps.service);
+          imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
+          jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });
+          scopeDone();
+        });
+        done();
+      },
+      { prefix: '/v1' },
+    );
+  });
 
   await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown });
   return app;

@@ -146,7 +146,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     info: {
       title: 'pve-provisioner',
       version: '1',
-      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call but GET /openapi.json (this document) needs "Authorization: Bearer <token>".',
+      description: 'Creates, checks and deletes Proxmox VE VMs through jobs. Every call but GET /openapi.json (this document) needs "Authorization: Bearer <token>". An operation takes only the query parameters it lists, as if additionalProperties were false: any other is a 400 naming it.',
     },
     servers: [{ url: serverUrl(config.http.publicUrl) }],
     security: [{ bearer: [] }],
@@ -232,6 +232,13 @@ export function buildOpenApiDocument(config: Config): Schema {
               description: 'The id of the last event received (an EventSource sends it when it reconnects): the stream goes on right after that event.',
               schema: { type: 'string', pattern: EVENT_ID_PATTERN.source },
             },
+            {
+              name: 'lastEventId',
+              in: 'query',
+              required: false,
+              description: 'Last-Event-ID as a query parameter, as EventSource polyfills that send headers resume; the header wins when both are given.',
+              schema: { type: 'string', pattern: EVENT_ID_PATTERN.source },
+            },
           ],
           responses: {
             '200': {
@@ -239,7 +246,7 @@ export function buildOpenApiDocument(config: Config): Schema {
               content: { 'text/event-stream': { schema: { type: 'string' } } },
             },
             '204': { description: 'Last-Event-ID is the end event: nothing follows (an EventSource stops reconnecting).' },
-            '400': answer('Last-Event-ID is not an id this stream sends.', ref('Error')),
+            '400': answer('Last-Event-ID (or lastEventId) is not an id this stream sends.', ref('Error')),
             '404': answer('No such job.', ref('Error')),
             '503': answer(`This web process holds its most event streams (${DEFAULT_MAX_EVENT_STREAMS}); Retry-After says when to try again.`, ref('Error')),
             ...ERROR_ANSWERS,

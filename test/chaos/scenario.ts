@@ -6,6 +6,7 @@
 // mid-run. Then the faults stop, the queues drain, one reconcile sweep
 // runs and the queues drain again, and the end state is read.
 import { Queue } from 'bullmq';
+import { ownJobId } from '../../jobs/job-ids.js';
 import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createWorkerConnection } from '../../src/queue/connection.js';
@@ -273,7 +274,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await countRequests();
     log(`drive done: ${report.operations} operations, ${jobIds.size} jobs; draining`);
     await drained([vmQueue], 2000, 300_000, log);
-    const sweepJob = await systemQueue.add('reconcile', { dryRun: false });
+    const sweepJob = await systemQueue.add('reconcile', { dryRun: false }, { jobId: ownJobId('reconcile') });
     const sweepView = await producer.waitForJob(sweepJob.id ?? '', { timeoutMs: 120_000 });
     report.sweep = sweepView.state === 'completed' ? sweepView.result : { state: sweepView.state, failedReason: sweepView.failedReason };
     // The system queue always holds the schedulers' next (delayed) jobs: only the vm queue drains.

@@ -2,7 +2,7 @@
 // intent's id from the same prefix (real Redis, a prefix of its own).
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { intentJobId, intentJobIdPrefix, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
+import { intentJobId, intentJobIdPrefix, isJobIdShape, isScheduledJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { deletePrefix, keyPrefix, newRedis, uniquePrefix } from '../support/redis.js';
 
@@ -27,6 +27,27 @@ describe('job ids (SPEC 2, 6)', () => {
   it('names a schedule after its job', () => {
     expect(schedulerId('health')).to.equal('health');
     expect(schedulerId('reconcile')).to.equal('reconcile');
+  });
+
+  it('tells every id it gives, a 63-character name included, from what it never gives (SPEC 24)', () => {
+    const longest = 'n'.repeat(63);
+    for (const name of ['a', 'web-1', longest]) {
+      for (const id of [intentJobId('create', name, 1), intentJobId('delete', name, 12), repeatedIntentJobId('create', name, 5), nameJobId('check', name), nameJobId('delete', name)]) {
+        expect(isJobIdShape(id), id).to.equal(true);
+      }
+    }
+    for (const job of ['health', 'reconcile']) {
+      expect(isJobIdShape(ownJobId(job)), job).to.equal(true);
+      expect(isJobIdShape(`repeat:${schedulerId(job)}:1733100000000`), job).to.equal(true);
+    }
+    const never = ['id', 'events', 'meta', 'metrics:completed:data', 'repeat:reconcile', 'create-a-1:logs', '1', 'check-db-5', 'reconcile-1', `check-${longest}n-${ownJobId('x').slice(2)}`, 'CREATE-a-1', 'frob-a-1', ''];
+    for (const id of never) expect(isJobIdShape(id), id).to.equal(false);
+  });
+
+  it('tells a job its schedule added from one added by hand (SPEC 5)', () => {
+    expect(isScheduledJobId(`repeat:${schedulerId('reconcile')}:1733100000000`)).to.equal(true);
+    expect(isScheduledJobId(ownJobId('reconcile'))).to.equal(false);
+    expect(isScheduledJobId('repeat:reconcile')).to.equal(false);
   });
 
   describe('the registry Lua (real Redis)', () => {

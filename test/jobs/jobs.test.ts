@@ -1,5 +1,6 @@
 // The check, health and reconcile jobs run by the worker (SPEC 1, 3, 5, 19).
 import { expect } from 'chai';
+import { ownJobId } from '../../jobs/job-ids.js';
 import { readLastHealth } from '../../src/queue/health-store.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -36,7 +37,7 @@ describe('check, health and reconcile jobs', function () {
   it('health stores its result for /readyz (SPEC 19)', async () => {
     h = createHarness('health');
     await h.startWorker();
-    const job = await h.queues.system.add('health', {}, { jobId: 'health-test' });
+    const job = await h.queues.system.add('health', {}, { jobId: ownJobId('health') });
     const view = await h.client.waitForJob(job.id ?? '', { timeoutMs: 5000 });
     expect(view.result).to.deep.equal({ ok: true, nodes: [{ node: 'pve1', ok: true, reasons: [] }] });
     expect((await readLastHealth(h.redis, h.prefix))?.nodes).to.deep.equal([{ node: 'pve1', ok: true, reasons: [] }]);
@@ -47,7 +48,7 @@ describe('check, health and reconcile jobs', function () {
     const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
     await registry.recordPresent('lost-1', 'u1', { name: 'lost-1', uid: 'u1', cores: 1, memoryMiB: 512, diskGiB: 4, waitForAddress: false });
     await h.startWorker();
-    const job = await h.queues.system.add('reconcile', { dryRun: false }, { jobId: 'reconcile-test' });
+    const job = await h.queues.system.add('reconcile', { dryRun: false }, { jobId: ownJobId('reconcile') });
     const view = await h.client.waitForJob(job.id ?? '', { timeoutMs: 10_000 });
     expect(view).to.include({ job: 'reconcile', state: 'completed' });
     const reenqueued = (view.result as { missing: { reenqueued: { name: string }[] } }).missing.reenqueued;

@@ -10,6 +10,7 @@ import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import { CREATE_STEPS } from '../support/recording-provider.js';
 import { eventually } from '../support/redis.js';
+import { scaledByLoad } from '../support/machine.js';
 
 describe('per-name lock (SPEC 3)', function () {
   let h: Harness;
@@ -115,13 +116,25 @@ describe('per-name lock (SPEC 3)', function () {
   it('a held lock is renewed past its TTL, and reports loss when taken over', async () => {
     h = createHarness('lock-hold');
     const locks = new NameLocks(h.redis, h.prefix);
-    const token = (await locks.tryAcquire('n2', 300)) ?? '';
-    const held = holdLock(locks, 'n2', token, 300);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // A TTL the machine's load can stall a renewal past would let the lock expire: it follows the load.
+    const ttlMs = scaledByLoad(300);
+    let renewed = 0;
+    const renew = locks.renew.bind(locks);
+    locks.renew = async (...args) => {
+      const kept = await renew(...args);
+      if (kept) renewed++;
+      return kept;
+    };
+    const since = Date.now();
+    const token = (await locks.tryAcquire('n2', ttlMs)) ?? '';
+    const held = holdLock(locks, 'n2', token, ttlMs);
+    // Renewals, not a fixed sleep: past two TTLs, with several renewals made.
+    await eventually(() => Promise.resolve(renewed >= 3 && Date.now() - since > 2 * ttlMs ? true : undefined), 12_000);
     expect(await locks.isHeld('n2')).to.equal(true, 'renewed beyond its TTL');
     expect(held.lost.aborted).to.equal(false);
     await h.redis.set(`${h.prefix}:lock:n2`, 'someone-else');
-    await eventually(() => Promise.resolve(held.lost.aborted ? true : undefined), 2000);
+    // Its next renewal (every third of the TTL, which follows the load) finds the other token.
+    await eventually(() => Promise.resolve(held.lost.aborted ? true : undefined), 12_000);
     expect(() => held.check()).to.throw(/lost the lock of n2/);
     await held.release();
     expect(await h.redis.get(`${h.prefix}:lock:n2`)).to.equal('someone-else', 'release never frees another holder');

@@ -2,6 +2,7 @@
 // different names run in parallel. The provider double records when each
 // create ran.
 import { expect } from 'chai';
+import { nameJobId } from '../../jobs/job-ids.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import type { RecordedCall } from '../support/recording-provider.js';
@@ -25,11 +26,12 @@ describe('one job per name at a time (SPEC 3)', function () {
     if (!job) throw new Error('the first job is missing');
     // 49 more jobs of the same generation (as a retry or a re-add would be),
     // so none is superseded and every one needs the lock.
-    await h.queues.vm.addBulk(Array.from({ length: 49 }, (_, i) => ({ name: 'create', data: job.data as object, opts: { jobId: `hot-${i}` } })));
+    const hotIds = Array.from({ length: 49 }, () => nameJobId('create', 'hot'));
+    await h.queues.vm.addBulk(Array.from({ length: 49 }, (_, i) => ({ name: 'create', data: job.data as object, opts: { jobId: hotIds[i] } })));
     const others = await Promise.all(Array.from({ length: 50 }, (_, i) => h.client.createVm({ name: `cold-${i}`, uid: `u-${i}` })));
 
     await Promise.all([h.startWorker(), h.startWorker()]);
-    const ids = [first.jobId, ...Array.from({ length: 49 }, (_, i) => `hot-${i}`), ...others.map((o) => o.jobId)];
+    const ids = [first.jobId, ...hotIds, ...others.map((o) => o.jobId)];
     const views = await Promise.all(ids.map((id) => h.client.waitForJob(id, { timeoutMs: 45_000 })));
     expect(views.filter((v) => v.state !== 'completed').map((v) => `${v.id} ${v.state} ${v.failedReason}`)).to.deep.equal([]);
 

@@ -20,8 +20,12 @@ import { startOwnCluster, type OwnCluster } from '../support/redis-cluster.js';
 import { startOwnSentinels, type OwnSentinels } from '../support/redis-sentinel.js';
 import { uniquePrefix } from '../support/redis.js';
 import { rejection } from '../support/rejection.js';
+import { scaledByLoad } from '../support/machine.js';
 
-const TIMEOUT_MS = 300;
+/** A replica in sync confirms within this on a quiet machine; a stopped one never does, so a refusal takes this long. */
+const QUIET_TIMEOUT_MS = 300;
+/** How long the replica may take to catch up (its first sync's first acknowledgement, a backlog after SIGCONT) before a test fails. */
+const CATCH_UP_MS = 30_000;
 const URL_OF_FLEET = 'redis://127.0.0.1:6379';
 
 async function onPort<T>(port: number, what: (redis: Redis) => Promise<T>): Promise<T> {
@@ -42,6 +46,21 @@ async function replicasOf(masterPort: number): Promise<number[]> {
 async function pidOf(port: number): Promise<number> {
   const info = await onPort(port, (r) => r.info('server'));
   return Number(/process_id:(\d+)/.exec(info)?.[1]);
+}
+
+/**
+ * Resolves once every replica of the master on this port has acknowledged
+ * a write made now (WAIT, up to CATCH_UP_MS): before a test's first write,
+ * a replica just synced may not have acknowledged anything yet, and after
+ * a SIGCONT it has a backlog to take. `key` must hash to that master.
+ */
+async function replicasCaughtUp(masterPort: number, key: string): Promise<void> {
+  const replicas = (await replicasOf(masterPort)).length;
+  const acked = await onPort(masterPort, async (r) => {
+    await r.set(key, String(Date.now()));
+    return Number(await r.call('WAIT', String(replicas), String(CATCH_UP_MS)));
+  });
+  if (acked < replicas) throw new Error(`only ${acked} of ${replicas} replicas of 127.0.0.1:${masterPort} caught up within ${CATCH_UP_MS} ms`);
 }
 
 /** SIGSTOPs the server on this port; the returned function lets it run again. */
@@ -103,14 +122,25 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
       let waitless: ProvisionerClient;
       let prefix: string;
       let replica: number;
+      let master: number;
+      let timeoutMs: number;
       let resume: (() => void) | undefined;
+      /** The replica is in sync: before a write that must be confirmed. */
+      const caughtUp = (): Promise<void> => replicasCaughtUp(master, `{${prefix}}:replica-probe`);
+      /** Lets the stopped replica run again, and waits until it has caught up. */
+      const resumed = async (): Promise<void> => {
+        resume?.();
+        resume = undefined;
+        await caughtUp();
+      };
 
       before(async () => {
         setup = await start();
         prefix = uniquePrefix('replica-acks');
-        const master = await setup.masterOf(prefix);
+        master = await setup.masterOf(prefix);
         [replica] = (await replicasOf(master)) as [number];
-        client = createProvisionerClient({ redisUrl: setup.connection.url, redis: { ...setup.connection, replicaAcks: 1, replicaAckTimeoutMs: TIMEOUT_MS }, prefix });
+        timeoutMs = scaledByLoad(QUIET_TIMEOUT_MS);
+        client = createProvisionerClient({ redisUrl: setup.connection.url, redis: { ...setup.connection, replicaAcks: 1, replicaAckTimeoutMs: timeoutMs }, prefix });
         waitless = createProvisionerClient({ redisUrl: setup.connection.url, redis: setup.connection, prefix });
       });
       afterEach(() => {
@@ -124,6 +154,7 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
       });
 
       it('accepts a create while the replica keeps up', async () => {
+        await caughtUp();
         const result = await client.createVm({ name: 'kept-up' });
         expect(result.existing).to.equal(false);
         expect(await client.getJob(result.jobId)).to.not.equal(undefined);
@@ -139,12 +170,11 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
           expect(err).to.be.instanceOf(RedisUnavailableError);
           // Its own name, as SpecConflictError has: a log or a caller going by err.name tells it from Redis down.
           expect(err.name).to.equal('ReplicaAcksError');
-          expect(err.message).to.match(new RegExp(`^Redis accepted the write but only 0 of 1 replicas confirmed it within ${TIMEOUT_MS} ms: check`));
+          expect(err.message).to.match(new RegExp(`^Redis accepted the write but only 0 of 1 replicas confirmed it within ${timeoutMs} ms: check`));
         }
         // Without replicaAcks the same Redis answers at once, as before.
         expect((await waitless.createVm({ name: 'not-waited' })).existing).to.equal(false);
-        resume();
-        resume = undefined;
+        await resumed();
         for (const name of names) {
           const again = await client.createVm({ name, uid: `uid-${name}` });
           // The master had the record: the repeat is the same request, not a second one.
@@ -164,16 +194,16 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
       });
 
       it('refuses the same create repeated on another connection while the replica is still stopped', async () => {
-        const other = createProvisionerClient({ redisUrl: setup.connection.url, redis: { ...setup.connection, replicaAcks: 1, replicaAckTimeoutMs: TIMEOUT_MS }, prefix });
+        const other = createProvisionerClient({ redisUrl: setup.connection.url, redis: { ...setup.connection, replicaAcks: 1, replicaAckTimeoutMs: timeoutMs }, prefix });
         try {
           // A confirmed accept first: the replica has acknowledged everything this connection wrote so far.
+          await caughtUp();
           await other.createVm({ name: 'other-warm-up' });
           resume = await stopped(replica);
           expect(await rejection(client.createVm({ name: 'repeated', uid: 'uid-repeated' }))).to.be.instanceOf(ReplicaAcksError);
           // The record is on the master already, so this one writes nothing of its own: its WAIT must still cover the record.
           expect(await rejection(other.createVm({ name: 'repeated', uid: 'uid-repeated' }))).to.be.instanceOf(ReplicaAcksError);
-          resume();
-          resume = undefined;
+          await resumed();
           expect((await other.createVm({ name: 'repeated', uid: 'uid-repeated' })).existing).to.equal(true);
         } finally {
           await other.close();
@@ -183,7 +213,7 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
       it('refuses an accept whose connection to the master was made again between its writes and the WAIT', async () => {
         const redis = await connected(createProducerConnection(setup.connection));
         const keyPrefix = keyPrefixOf(prefix, setup.connection);
-        const acks = replicaAcks(redis, keyPrefix, { ...setup.connection, replicaAcks: 1, replicaAckTimeoutMs: TIMEOUT_MS });
+        const acks = replicaAcks(redis, keyPrefix, { ...setup.connection, replicaAcks: 1, replicaAckTimeoutMs: timeoutMs });
         try {
           const err = await rejection(
             acks.confirmed(async () => {
@@ -215,8 +245,7 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
         resume = await stopped(replica);
         expect(await rejection(client.deleteVm({ name: 'kept-up' }))).to.be.instanceOf(ReplicaAcksError);
         expect(await rejection(client.checkVm({ name: 'kept-up' }))).to.be.instanceOf(ReplicaAcksError);
-        resume();
-        resume = undefined;
+        await resumed();
         expect((await client.deleteVm({ name: 'kept-up' })).existing).to.equal(true);
       });
     });

@@ -2,6 +2,7 @@
 // fail at once with the operator-readable reason, bad data fails at once
 // naming the field (SPEC 1).
 import { expect } from 'chai';
+import { nameJobId } from '../../jobs/job-ids.js';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
@@ -44,7 +45,7 @@ describe('retry policy (SPEC 4)', function () {
   it('fails bad stored data at once, naming every bad field, without calling the provider', async () => {
     h = createHarness('baddata');
     // An old or hand-made job: the worker validates again (SPEC 1).
-    const job = await h.queues.vm.add('create', { name: 'Bad_Name', uid: 'u1', cores: 'many', memoryMiB: 1024, diskGiB: 10, waitForAddress: true, generation: 1 });
+    const job = await h.queues.vm.add('create', { name: 'Bad_Name', uid: 'u1', cores: 'many', memoryMiB: 1024, diskGiB: 10, waitForAddress: true, generation: 1 }, { jobId: nameJobId('create', 'bad-data') });
     await h.startWorker();
     const view = await h.client.waitForJob(job.id ?? '', { timeoutMs: 10_000 });
     expect(view.state).to.equal('failed');

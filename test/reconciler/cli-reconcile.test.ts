@@ -112,6 +112,32 @@ describe('pve-provisioner reconcile (SPEC 5, 6, real Redis)', () => {
     expect(JSON.parse(failed.text)).to.deep.include({ state: 'failed', failedReason: 'Proxmox unreachable' });
   });
 
+  it('a reconcile by hand lists the seed storages whatever the schedule, and --wait prints the seeds only the listing found (issue 25)', async () => {
+    const config = { ...w.config, reconciler: { ...w.config.reconciler, graceSeconds: 0, seedListingEvery: 1000 } };
+    const service = await startWorkerService({ config, provider: w.h.provider, logger: silentLogger(), schedule: false });
+    const reportOf = async (args: string[]): Promise<SweepReport> => {
+      const out = sink();
+      expect(await run(['--wait', ...args], { config, stdout: out, stderr: sink() })).to.equal(0);
+      const [, ...json] = out.text.split('\n');
+      return JSON.parse(json.join('\n')) as SweepReport;
+    };
+    try {
+      // The worker process's first sweep lists anyway; the seed comes after it.
+      await reportOf([]);
+      await w.tombstone('old', 'uid-old');
+      w.seed('old');
+      const dry = await reportOf(['--dry-run']);
+      expect(dry.seeds.storagesListed).to.equal(true);
+      expect(dry.seeds.foundByListing.map((s) => s.name)).to.deep.equal(['old']);
+      expect(dry.seeds.deleted.map((s) => s.name)).to.deep.equal(['old']);
+      const real = await reportOf([]);
+      expect(real.seeds.deleted.map((s) => s.name)).to.deep.equal(['old']);
+      expect(w.seedsLeft()).to.deep.equal([]);
+    } finally {
+      await service.close();
+    }
+  });
+
   it('with --wait exits 1 with the reason when the job fails', async () => {
     serve(() => Promise.reject(new UnrecoverableError('Proxmox unreachable')));
     const err = sink();

@@ -39,6 +39,7 @@ function inventory(parts: { vms?: ListedVm[]; seeds?: SeedIso[]; entries?: Desir
     vms: parts.vms ?? [],
     seeds: parts.seeds ?? [],
     seedsListed: true,
+    unrecordedSeeds: [],
     entries: new Map(entries.map((e) => [e.name, e])),
     generations: new Map([...entries.map((e): [string, number] => [e.name, e.generation]), ...(parts.generations ?? [])]),
   };

@@ -41,8 +41,9 @@ export interface ProxmoxWorld {
   findings: string[];
   /** The job log lines of every sweep. */
   lines: string[];
-  sweep(dryRun?: boolean): Promise<ReconcileOutcome>;
-  report(dryRun?: boolean): Promise<SweepReport>;
+  /** A sweep as the schedule runs it; given a job id, as that job (`reconcile-<uuid>`: asked for by hand). */
+  sweep(dryRun?: boolean, jobId?: string): Promise<ReconcileOutcome>;
+  report(dryRun?: boolean, jobId?: string): Promise<SweepReport>;
   /** Desired `present`, as the producer records it. */
   present(name: string, uid: string): Promise<number>;
   /** Desired `absent` after a create: a tombstone. */
@@ -108,9 +109,9 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
     queues,
     findings,
     lines,
-    sweep: (dryRun = false) => run({ dryRun }, { signal: new AbortController().signal, log: (line) => void lines.push(line) }),
-    async report(dryRun = false) {
-      const outcome = await world.sweep(dryRun);
+    sweep: (dryRun = false, jobId?: string) => run({ dryRun }, { signal: new AbortController().signal, log: (line) => void lines.push(line), ...(jobId === undefined ? {} : { jobId }) }),
+    async report(dryRun = false, jobId?: string) {
+      const outcome = await world.sweep(dryRun, jobId);
       if ('skipped' in outcome) throw new Error('the sweep was skipped');
       return outcome;
     },

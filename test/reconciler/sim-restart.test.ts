@@ -4,6 +4,7 @@
 // sweep after the restart re-creates nothing: the registry in Redis and
 // the simulated cluster agree.
 import { expect } from 'chai';
+import { ownJobId } from '../../jobs/job-ids.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ async function start(config: Config): Promise<RunningAll> {
 /** One sweep of ours; a scheduled one running at the same time makes ours skip, so it is asked again. */
 async function sweep(client: ProvisionerClient, queues: Queues): Promise<SweepReport> {
   for (let attempt = 1; ; attempt++) {
-    const job = await queues.system.add('reconcile', { dryRun: false }, { jobId: `reconcile-restart-${attempt}` });
+    const job = await queues.system.add('reconcile', { dryRun: false }, { jobId: ownJobId('reconcile') });
     const view = await client.waitForJob(job.id ?? '', { timeoutMs: 20_000 });
     expect(view.state, view.failedReason).to.equal('completed');
     const outcome = view.result as ReconcileOutcome;

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { sweepLockKey, withSweepLock } from '../../src/reconciler/sweep-lock.js';
+import { scaledByLoad } from '../support/machine.js';
 
 describe('sweep lock (SPEC 5, real Redis)', () => {
   const prefix = `test-recon-${randomUUID()}`;
@@ -61,9 +62,11 @@ describe('sweep lock (SPEC 5, real Redis)', () => {
   });
 
   it('renews the lock while a sweep outlasts its TTL', async () => {
-    const outcome = await withSweepLock(first, key, 150, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      return withSweepLock(second, key, 150, () => Promise.resolve('second'));
+    // 150 ms on a quiet machine; a renewal stalled past the TTL by the load would let the second in.
+    const ttlMs = scaledByLoad(150);
+    const outcome = await withSweepLock(first, key, ttlMs, async () => {
+      await new Promise((resolve) => setTimeout(resolve, ttlMs * 2.5));
+      return withSweepLock(second, key, ttlMs, () => Promise.resolve('second'));
     });
     expect(outcome).to.equal('skipped');
   });
@@ -91,8 +94,12 @@ describe('sweep lock (SPEC 5, real Redis)', () => {
     const outcome = await withSweepLock(first, key, 600, async (signal) => {
       // Another process's lock replaces ours (ours expired while Redis stalled).
       await second.set(key, 'other-token', 'PX', 5000);
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      aborted = signal.aborted;
+      // Its next renewal (every 200 ms) finds the other token and aborts: waited for, not slept on.
+      aborted = await new Promise<boolean>((resolve) => {
+        if (signal.aborted) resolve(true);
+        signal.addEventListener('abort', () => resolve(true), { once: true });
+        setTimeout(() => resolve(false), 10_000);
+      });
       return 'done';
     });
     expect(outcome).to.equal('done');

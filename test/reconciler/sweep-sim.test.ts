@@ -16,6 +16,7 @@ import { createHttpApi } from '../../src/proxmox/http-api.js';
 import { createProvider } from '../../src/provider/provider.js';
 import type { CreateResult, OperationContext, Provider } from '../../src/provider/types.js';
 import { validateJobData, limitsFromConfig } from '../../jobs/schema.js';
+import { ownJobId } from '../../jobs/job-ids.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
@@ -46,7 +47,8 @@ interface SimWorld {
   record(name: string, uid: string): Promise<void>;
   make(name: string, uid: string, node?: string): Promise<CreateResult>;
   view(): SimState;
-  sweep(): Promise<SweepReport>;
+  /** A sweep as the schedule runs it; with `byHand`, as the CLI's reconcile job (dry when asked). */
+  sweep(byHand?: { dryRun: boolean }): Promise<SweepReport>;
   /** The Proxmox requests the simulator saw since the last call (its log is cleared). */
   requests(): RecordedRequest[];
   /** Destroys a VM behind the service's back, as in the Proxmox UI. */
@@ -113,8 +115,8 @@ async function withSimWorld(foreignVms: number, configured: string[], body: (w: 
       },
       make: (name, uid, node) => provider.create({ name, uid, ...(node === undefined ? {} : { node }), cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, ctx),
       view: () => JSON.parse(JSON.stringify(stateView(sim.sim))) as SimState,
-      async sweep() {
-        const report = await run({ dryRun: false }, ctx);
+      async sweep(byHand) {
+        const report = await run({ dryRun: byHand?.dryRun ?? false }, byHand === undefined ? ctx : { ...ctx, jobId: ownJobId('reconcile') });
         if ('skipped' in report) throw new Error('skipped');
         return report;
       },
@@ -151,6 +153,20 @@ async function namedInListing(w: SimWorld, vmids: number[]): Promise<void> {
 
 function seedsIn(state: SimState): string[] {
   return state.nodes.flatMap((n) => n.storages.flatMap((st) => st.volumes.filter((v) => v.volid.endsWith('-seed.iso')).map((v) => `${n.node} ${v.volid}`)));
+}
+
+/**
+ * After the process's first (listing) sweep, the seed of `old` with no
+ * record: an older release, which kept no seed records, made the VM, and
+ * it was destroyed by hand since.
+ */
+async function olderReleaseSeedLeft(w: SimWorld): Promise<void> {
+  expect((await w.sweep()).seeds.storagesListed).to.equal(true);
+  const older = createProvider({ api: w.api, config: w.config, logger: silentLogger() });
+  await w.record('old', 'uid-old');
+  const made = await older.create({ name: 'old', uid: 'uid-old', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx);
+  w.destroyByHand(made.vmid);
+  await w.registry.recordAbsent('old', undefined);
 }
 
 describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', function () {
@@ -242,13 +258,7 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
 
   it('removes a seed no record names (an older release uploaded it) on the backstop sweep, and keeps it until then (SPEC 5)', async () => {
     await withSimWorld(0, ['pv1-1'], async (w) => {
-      expect((await w.sweep()).seeds.storagesListed).to.equal(true);
-      // An older release, which kept no seed records, made the VM; it was destroyed by hand since.
-      const older = createProvider({ api: w.api, config: w.config, logger: silentLogger() });
-      await w.record('old', 'uid-old');
-      const made = await older.create({ name: 'old', uid: 'uid-old', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx);
-      w.destroyByHand(made.vmid);
-      await w.registry.recordAbsent('old', undefined);
+      await olderReleaseSeedLeft(w);
       expect(await w.seedRecords()).to.deep.equal([]);
 
       const steady = await w.sweep();
@@ -260,6 +270,22 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
       expect(backstop.seeds.deleted.map((s) => s.name)).to.deep.equal(['old']);
       expect(seedsIn(w.view())).to.deep.equal([]);
     }, 2);
+  });
+
+  it('a sweep asked for by hand, dry or not, lists the storages at once and names the seed no record names (SPEC 5, issue 25)', async () => {
+    await withSimWorld(0, ['pv1-1'], async (w) => {
+      await olderReleaseSeedLeft(w);
+      expect((await w.sweep()).seeds.storagesListed).to.equal(false);
+
+      const dry = await w.sweep({ dryRun: true });
+      expect(dry.seeds.storagesListed).to.equal(true);
+      expect(dry.seeds.foundByListing).to.deep.equal([{ name: 'old', node: 'pv1-1', volid: 'proxy-seeds:iso/old-seed.iso' }]);
+      expect(seedsIn(w.view())).to.deep.equal(['pv1-1 proxy-seeds:iso/old-seed.iso']);
+
+      const real = await w.sweep({ dryRun: false });
+      expect(real.seeds.deleted.map((s) => s.name)).to.deep.equal(['old']);
+      expect(seedsIn(w.view())).to.deep.equal([]);
+    });
   });
 
   it('a create killed between its seed record and its upload leaves neither seed nor record after the sweeps (SPEC 5, 22)', async () => {

@@ -6,6 +6,7 @@ import { JOB_NAMES, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js
 import { writeLastHealth } from '../../src/queue/health-store.js';
 import { startHeartbeat } from '../../src/queue/heartbeat.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
+import { eventually } from '../support/redis.js';
 
 interface Readiness {
   ready: boolean;
@@ -44,11 +45,11 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
         { node: 'pve1', ok: true, reasons: [] },
         { node: 'pve2', ok: false, reasons: [{ reason: 'NodeOffline', detail: 'node pve2 is offline' }] },
       ]);
-      let res = await web.app.inject({ method: 'GET', url: '/readyz', headers: auth() });
-      for (let i = 0; i < 20 && res.statusCode !== 200; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        res = await web.app.inject({ method: 'GET', url: '/readyz', headers: auth() });
-      }
+      // Until the heartbeat's first beat is in, however long a loaded machine takes.
+      const res = await eventually(async () => {
+        const answer = await web.app.inject({ method: 'GET', url: '/readyz', headers: auth() });
+        return answer.statusCode === 200 ? answer : undefined;
+      }, 20_000);
       expect(res.statusCode).to.equal(200);
       expect(res.json<Readiness>().ready).to.equal(true);
     } finally {

@@ -3,6 +3,7 @@
 // so one job's story can be read out of a worker's interleaved logs; so
 // does the debug line of each Proxmox call the job makes.
 import { expect } from 'chai';
+import { ownJobId } from '../../jobs/job-ids.js';
 import { createProvider } from '../../src/provider/provider.js';
 import { observeApi } from '../../src/proxmox/observed-api.js';
 import { DEFAULT_NODE, DEFAULT_TEMPLATE, FakeProxmox, SEED_STORAGE } from '../fakes/fake-proxmox.js';
@@ -55,7 +56,7 @@ describe('the job-scoped logger (SPEC 9, SPEC 16)', function () {
   });
 
   it("the Proxmox calls of a reconcile job's sweep carry the reconcile job's id", async () => {
-    const job = await h.queues.system.add('reconcile', { dryRun: true }, { jobId: `reconcile-${h.prefix}` });
+    const job = await h.queues.system.add('reconcile', { dryRun: true }, { jobId: ownJobId('reconcile') });
     const view = await h.client.waitForJob(job.id ?? '', { timeoutMs: 10_000 });
     expect(view.state).to.equal('completed');
     const calls = records.filter((r) => r.msg === 'proxmox api call');

@@ -4,6 +4,7 @@
 // so it works the same with any number of workers and web processes, and
 // a Redis blip only delays the next read (docs/decisions.md).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { isJobIdShape } from '../../../jobs/job-ids.js';
 import type { JobView } from '../../queue/job-view.js';
 import { unavailableReason } from '../../queue/redis-failure.js';
 import { redactSecrets } from '../../secrets/redact.js';
@@ -12,6 +13,7 @@ import { validationBody } from '../error-handler.js';
 import { openEventStream, type EventStream } from '../event-stream.js';
 import { STREAM_START, cursorEnded, eventsSince, parseCursor, settledState, type EventCursor } from '../job-event-cursor.js';
 import { JOB_EVENT_DEFAULTS, type JobEventOptions } from '../job-event-options.js';
+import { takesQuery } from '../query-keys.js';
 import { noSuchJob } from './jobs.js';
 
 const RETRY_AFTER_SECONDS = 5;
@@ -80,13 +82,16 @@ export function jobEventRoutes(app: FastifyInstance, service: Pick<VmService, 'g
     for (const stream of open) stream.end();
     done();
   });
-  app.get<{ Params: { id: string } }>('/jobs/:id/events', async (request, reply) => {
+  // An EventSource polyfill that sends headers (the bearer token) resumes with `?lastEventId=` instead of the header.
+  app.get<{ Params: { id: string }; Querystring: { lastEventId?: unknown } }>('/jobs/:id/events', takesQuery('lastEventId'), async (request, reply) => {
     const id = request.params.id;
-    const lastEventId = request.headers['last-event-id'];
+    if (!isJobIdShape(id)) return noSuchJob(reply, id);
+    const fromHeader = request.headers['last-event-id'] !== undefined;
+    const lastEventId = fromHeader ? request.headers['last-event-id'] : request.query.lastEventId;
     let from = STREAM_START;
     if (lastEventId !== undefined) {
       const parsed = typeof lastEventId === 'string' ? parseCursor(lastEventId) : undefined;
-      if (parsed === undefined) return reply.code(400).send(validationBody([{ field: 'Last-Event-ID', message: 'must be an id this stream sent, such as 7s.active.1' }]));
+      if (parsed === undefined) return reply.code(400).send(validationBody([{ field: fromHeader ? 'Last-Event-ID' : 'lastEventId', message: 'must be an id this stream sent, such as 7s.active.1' }]));
       from = parsed;
     }
     const first = await service.getJob(id);

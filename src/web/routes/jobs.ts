@@ -1,8 +1,10 @@
 // GET /v1/jobs/:id (SPEC 6), with an optional wait bounded at
 // MAX_WAIT_SECONDS so a client cannot hold a connection open forever.
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { isJobIdShape } from '../../../jobs/job-ids.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
+import { takesQuery } from '../query-keys.js';
 
 export const MAX_WAIT_SECONDS = 60;
 
@@ -22,9 +24,10 @@ export function noSuchJob(reply: FastifyReply, id: string): FastifyReply {
 }
 
 export function jobRoutes(app: FastifyInstance, service: VmService): void {
-  app.get<{ Params: { id: string }; Querystring: { waitSeconds?: string } }>('/jobs/:id', async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: { waitSeconds?: string } }>('/jobs/:id', takesQuery('waitSeconds'), async (request, reply) => {
     const wait = parseWaitSeconds(request.query.waitSeconds);
     if (typeof wait === 'string') return reply.code(400).send(validationBody([{ field: 'waitSeconds', message: wait }]));
+    if (!isJobIdShape(request.params.id)) return noSuchJob(reply, request.params.id);
     const job = await service.getJob(request.params.id);
     if (job === undefined) return noSuchJob(reply, request.params.id);
     if (wait === 0 || FINISHED.has(job.state)) return job;

@@ -11,6 +11,7 @@ import { parseVmListQuery } from '../../queue/vm-listing.js';
 import type { CreateHealthGate } from '../create-health.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
+import { takesQuery } from '../query-keys.js';
 
 interface NameParams {
   name: string;
@@ -35,8 +36,8 @@ function specConflict(reply: FastifyReply, err: SpecConflictError): FastifyReply
   });
 }
 
-function asObject(body: unknown): Record<string, unknown> | undefined {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+function isObject(body: unknown): body is Record<string, unknown> {
+  return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
 export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate): void {
@@ -55,7 +56,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
   });
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
-  app.get<{ Querystring: Record<string, unknown> }>('/vms', async (request, reply) => {
+  app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery('limit', 'cursor', 'state', 'node'), async (request, reply) => {
     const { limit, cursor, state, node } = request.query;
     const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node };
     const checked = parseVmListQuery(query);
@@ -72,7 +73,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
     return { ...desired, job };
   });
 
-  app.delete<{ Params: NameParams; Querystring: Record<string, unknown> }>('/vms/:name', async (request, reply) => {
+  app.delete<{ Params: NameParams; Querystring: Record<string, unknown> }>('/vms/:name', takesQuery('uid'), async (request, reply) => {
     const input: Record<string, unknown> = { name: request.params.name };
     if (request.query.uid !== undefined) input.uid = request.query.uid;
     return accepted(reply, await service.deleteVm(input));
@@ -82,8 +83,9 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
   for (const job of NAME_JOBS) {
     app.post<{ Params: NameParams }>(`/vms/:name/${job}`, async (request, reply) => {
       // The name is the path's; a body's fields are the job's other fields, checked by its schema.
-      const extra = asObject(request.body) ?? {};
-      return accepted(reply, await service.enqueueJob(job, { ...extra, name: request.params.name }));
+      // No body is no other fields; a body that is no object (`[1,2]`, `"x"`, `null`) is refused, not read as empty.
+      if (request.body !== undefined && !isObject(request.body)) return reply.code(400).send(validationBody([{ field: 'body', message: 'must be a JSON object' }]));
+      return accepted(reply, await service.enqueueJob(job, { ...request.body, name: request.params.name }));
     });
   }
 }
