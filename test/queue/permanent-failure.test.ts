@@ -4,6 +4,7 @@
 // of attempts is not recorded, so the sweep still heals it (SPEC 5). Real
 // Redis, real worker, the recording provider.
 import { expect } from 'chai';
+import { ownJobId } from '../../jobs/job-ids.js';
 import { PermanentError } from '../../src/errors.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import type { SweepReport } from '../../src/reconciler/report.js';
@@ -12,8 +13,9 @@ import type { Harness } from '../support/harness.js';
 
 const REASON = 'template 9001 has a cloud-init drive: remove it';
 
-async function sweepOnce(h: Harness, id: string): Promise<SweepReport> {
-  const job = await h.queues.system.add('reconcile', { dryRun: false }, { jobId: id });
+async function sweepOnce(h: Harness): Promise<SweepReport> {
+  // An id of the service's own shape: getJob and waitForJob read no other.
+  const job = await h.queues.system.add('reconcile', { dryRun: false }, { jobId: ownJobId('reconcile') });
   const view = await h.client.waitForJob(job.id ?? '', { timeoutMs: 10_000 });
   expect(view.state, view.failedReason).to.equal('completed');
   return view.result as SweepReport;
@@ -54,7 +56,7 @@ describe('a create that failed Permanent is not re-created by the sweep (SPEC 2,
     expect(again).to.include({ jobId: first.jobId, existing: true, uid: 'u1' });
     expect((await h.client.getVm('perm-1'))?.failed).to.equal(undefined);
     expect((await h.client.waitForJob(again.jobId, { timeoutMs: 10_000 })).state).to.equal('completed');
-    const after = await sweepOnce(h, 'reconcile-3');
+    const after = await sweepOnce(h);
     expect([after.missing.reenqueued, after.missing.failedPermanent]).to.deep.equal([[], []]);
   });
 
@@ -64,7 +66,7 @@ describe('a create that failed Permanent is not re-created by the sweep (SPEC 2,
     const first = await h.client.createVm({ name: 'flaky-1', uid: 'u1' });
     expect((await h.client.waitForJob(first.jobId, { timeoutMs: 10_000 })).state).to.equal('failed');
     expect((await h.client.getVm('flaky-1'))?.failed).to.equal(undefined);
-    const report = await sweepOnce(h, 'reconcile-1');
+    const report = await sweepOnce(h);
     expect(report.missing.reenqueued.map((m) => m.name)).to.deep.equal(['flaky-1']);
   });
 
