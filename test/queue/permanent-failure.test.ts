@@ -42,7 +42,7 @@ describe('a create that failed Permanent is not re-created by the sweep (SPEC 2,
     expect(failed?.reason).to.include(REASON);
 
     for (const round of [1, 2]) {
-      const report = await sweepOnce(h, `reconcile-${round}`);
+      const report = await sweepOnce(h);
       expect(report.missing.reenqueued, `sweep ${round}`).to.deep.equal([]);
       expect(report.errors, `sweep ${round}`).to.deep.equal([]);
       expect(report.missing.failedPermanent.map((m) => [m.name, m.failedJobId]), `sweep ${round}`).to.deep.equal([['perm-1', first.jobId]]);
