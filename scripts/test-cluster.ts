@@ -9,7 +9,8 @@ import { startOwnCluster } from '../test/support/redis-cluster.js';
 
 const cluster = await startOwnCluster();
 process.stderr.write(`test:cluster: a Redis Cluster on ${cluster.nodes.join(',')}\n`);
-const mocha = spawn('npx', ['mocha', ...process.argv.slice(2)], {
+const files = process.argv.length > 2 ? process.argv.slice(2) : ['test/**/*.test.ts'];
+const mocha = spawn('npx', ['mocha', ...files], {
   stdio: 'inherit',
   env: { ...process.env, REDIS_CLUSTER_NODES: cluster.nodes.join(',') },
 });

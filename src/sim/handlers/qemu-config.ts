@@ -6,11 +6,26 @@ import { dieError, paramError } from '../answer-error.js';
 import { DRIVE_KEY, formatSize, isCdrom, parseDrive, printDrive, setDriveOption, storageOf, driveOption } from '../disks.js';
 import type { PropSchema } from '../formats.js';
 import { randomMac } from '../mac.js';
-import { configAnswer, configDigest, touched, type SimVm } from '../state.js';
+import { heldUntilStart } from '../hotplug.js';
+import { configAnswer, configDigest, pendingAnswer, touched, type SimVm } from '../state.js';
 import { texts } from '../texts.js';
-import { param, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
+import { flag, param, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
 
-export const getConfig: Handler = (ctx) => configAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)));
+export const getConfig: Handler = (ctx) => configAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)), flag(ctx, 'current'));
+
+export const getPending: Handler = (ctx) => pendingAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)));
+
+/** A running VM holds what it cannot hotplug for its next start; the same value again clears it (cleanup_pending). */
+function write(vm: SimVm, key: string, value: string | number): void {
+  if (vm.status === 'running' && heldUntilStart(key, vm.config)) {
+    const pending = (vm.pending ??= {});
+    if (vm.config[key] === value) delete pending[key];
+    else pending[key] = value;
+    return;
+  }
+  if (vm.pending !== undefined) delete vm.pending[key];
+  vm.config[key] = value;
+}
 
 /** F7: the text Proxmox answers a write on a locked VM (skiplock is root@pam's only, refused before). */
 function assertUnlocked(vm: SimVm): void {
@@ -105,7 +120,7 @@ export const putConfig: Handler = (ctx) => {
   for (const [key, value] of changes) {
     // `# append new CD drives to bootorder`: any CD-ROM written (not a cloud-init drive) that the order lacks.
     const cdrom = DRIVE_KEY.test(key) && isCdrom(parseDrive(String(value))) && !/cloudinit/.test(String(value));
-    vm.config[key] = value;
+    write(vm, key, value);
     if (cdrom) appendToBootOrder(vm, key);
   }
   for (const key of (ctx.params.delete ?? '').split(/[,;\s]+/).filter((k) => k !== '')) delete vm.config[key];
