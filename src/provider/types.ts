@@ -2,12 +2,15 @@
 // operation takes an OperationContext: its AbortSignal ends Proxmox calls
 // and waits at once (job cancelled, lock lost).
 
-import type { CreateSpec as CreateJobSpec } from '../../jobs/create.schema.js';
+import type { CreateSpec as CreateJobSpec, IN_PLACE_FIELDS } from '../../jobs/create.schema.js';
 import type { Logger } from '../log.js';
 
 type VmState = 'Provisioning' | 'Running' | 'Stopped' | 'NotFound';
 
-export type CreateStep = 'cloned' | 'seeded' | 'configured' | 'resized' | 'started' | 'running' | 'address';
+export type CreateStep = 'cloned' | 'seeded' | 'configured' | 'resized' | 'restarted' | 'started' | 'running' | 'address';
+
+/** A create field a VM of ours takes in place (SPEC 2, 13). */
+export type InPlaceField = keyof typeof IN_PLACE_FIELDS;
 
 export interface OperationContext {
   signal: AbortSignal;
@@ -59,6 +62,8 @@ export interface CreateResult {
   state: VmState;
   address?: string;
   createdAt: string;
+  /** The fields this create changed on a VM of ours configured before (SPEC 2, 13): an in-place change. */
+  changed?: InPlaceField[];
 }
 
 export interface DeleteRequest {
