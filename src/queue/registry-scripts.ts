@@ -20,8 +20,9 @@ import { LuaScript } from '../redis-script.js';
  * generation, jobId, uid} | {'existing', generation, jobId, uid} |
  * {'updated', generation, jobId, uid, changed field...} (only fields a
  * present VM takes in place differ: a new generation of the present
- * uid) | {'conflict', uid, '1' when the uid differs else '0', differing
- * field that cannot change in place...}. A new generation and a repeat
+ * uid, marked `changing` until its create completes) | {'conflict',
+ * uid, '1' when the uid differs else '0', differing field that cannot
+ * change in place...}. A new generation and a repeat
  * both clear a recorded Permanent failure: the caller asked again.
  */
 export const RECORD_PRESENT = new LuaScript(`
@@ -29,7 +30,7 @@ local function record(uid, spec)
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
-  redis.call('HDEL', KEYS[1], 'failed')
+  redis.call('HDEL', KEYS[1], 'failed', 'changing')
   redis.call('PERSIST', KEYS[1])
   redis.call('SADD', KEYS[3], ARGV[1])
   return {tostring(gen), jobId, uid}
@@ -70,6 +71,7 @@ if state == 'present' then
   if #changed > 0 then
     local spec = ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid)
     local recorded = record(uid, spec)
+    redis.call('HSET', KEYS[1], 'changing', recorded[1])
     local updated = {'updated', recorded[1], recorded[2], recorded[3]}
     for _, field in ipairs(changed) do table.insert(updated, field) end
     return updated
@@ -89,6 +91,16 @@ if state == 'absent' and old and old ~= ARGV[2] then
 end
 local recorded = record(ARGV[2], ARGV[3])
 return {'recorded', recorded[1], recorded[2], recorded[3]}
+`);
+
+/**
+ * KEYS: record. ARGV: generation. A create of that generation completed:
+ * the in-place change it carried (`changing`, RECORD_PRESENT) is applied.
+ */
+export const RECORD_APPLIED = new LuaScript(`
+if redis.call('HGET', KEYS[1], 'changing') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'changing')
+return 1
 `);
 
 /**
@@ -122,7 +134,7 @@ end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
-redis.call('HDEL', KEYS[1], 'spec', 'failed')
+redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
 return {'recorded', tostring(gen), jobId}

@@ -7,7 +7,7 @@ import type { DesiredHead, DesiredRecord, LastKnown, LastKnownWrite, RecordedFai
 import { redactSecrets } from '../secrets/redact.js';
 import { intentJobIdPrefix } from '../../jobs/job-ids.js';
 import { keys } from './keys.js';
-import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
+import { RECORD_ABSENT, RECORD_APPLIED, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
 /** The head from its three hash fields (HMGET state uid generation); undefined when there is no record. */
@@ -117,6 +117,11 @@ export class DesiredStateRegistry {
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c };
   }
 
+  /** The create of `generation` completed: an in-place change it carried is no longer waiting (SPEC 2, 5). */
+  async recordApplied(name: string, generation: number): Promise<boolean> {
+    return (await RECORD_APPLIED.run(this.redis, [keys.desired(this.prefix, name)], [generation])) === 1;
+  }
+
   /** A Permanent failure of the name's create at `generation`; written only while that generation is present. */
   async recordFailure(name: string, failure: RecordedFailure): Promise<boolean> {
     return (await RECORD_FAILURE.run(this.redis, [keys.desired(this.prefix, name)], [failure.generation, JSON.stringify(failure)])) === 1;
@@ -213,5 +218,6 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   if (retiredUids) record.retiredUids = retiredUids;
   const failed = parseJson<RecordedFailure>(fields.failed);
   if (failed) record.failed = failed;
+  if (fields.changing !== undefined) record.changing = Number(fields.changing);
   return record;
 }

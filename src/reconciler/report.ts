@@ -35,6 +35,8 @@ export interface MissingRef {
   uid?: string;
   generation: number;
   jobId?: string;
+  /** Its VM is there, but an in-place change recorded at this generation was never applied (SPEC 2): no create completed it. */
+  unapplied?: true;
 }
 
 /** A present name whose create failed Permanent: left alone until a new create (SPEC 2). */
