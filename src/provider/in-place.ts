@@ -6,6 +6,7 @@
 // the write is followed by a read of .../pending and a VM with a held
 // value is stopped and started (docs/decisions.md, "In-place changes").
 import type { PendingEntry, VmConfig } from '../proxmox/api.js';
+import { isApiError } from '../proxmox/api-error.js';
 import type { CreateSpec, InPlaceField, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
@@ -77,7 +78,12 @@ export async function changeRunningVm(deps: ProviderDeps, ctx: OperationContext,
   const written = Object.keys(params).length > 0;
   if (written) {
     beforeWrite(ctx);
-    await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx)));
+    try {
+      await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx)));
+    } catch (err) {
+      await takeBackRefused(deps, ctx, vm, before, refusedKeys(err));
+      throw err;
+    }
     await logLine(ctx, `configured running VM ${vm.vmid}: ${Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ')}`);
   }
   if (changed.length === 0) return { changed, held: [] };
@@ -86,6 +92,29 @@ export async function changeRunningVm(deps: ProviderDeps, ctx: OperationContext,
   const live = CONFIG_KEYS.filter(([field, key]) => changed.includes(field) && !held.includes(key)).map(([, key]) => key);
   if (live.length > 0) await logLine(ctx, `VM ${vm.vmid} took ${live.join(', ')} live (hotplug)`);
   return { changed, held };
+}
+
+/** The keys a 400 (`Parameter verification failed.`) names: a hotplug refused answers so (src/sim/hotplug.ts). */
+function refusedKeys(err: unknown): string[] {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return isApiError(cause) && cause.status === 400 ? Object.keys(cause.errors ?? {}) : [];
+}
+
+/**
+ * Proxmox leaves a value whose hotplug failed pending, for the next start
+ * to take (memory below what hotplug needs would then fail that start):
+ * the running value is written back, which drops it (cleanup_pending).
+ */
+async function takeBackRefused(deps: ProviderDeps, ctx: OperationContext, vm: FoundVm, before: Map<string, PendingEntry>, refused: readonly string[]): Promise<void> {
+  const params: Record<string, number> = {};
+  for (const [, key] of CONFIG_KEYS) {
+    const running = numberOf(before.get(key)?.value);
+    if (refused.includes(key) && running !== undefined) params[key] = running;
+  }
+  if (Object.keys(params).length === 0) return;
+  await logLine(ctx, `Proxmox refused to hotplug ${Object.keys(params).join(', ')} on running VM ${vm.vmid}; writing back ${Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ')} so its next start does not take the refused value`);
+  beforeWrite(ctx);
+  await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx)));
 }
 
 /**

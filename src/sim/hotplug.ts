@@ -20,3 +20,17 @@ export function heldUntilStart(key: string, config: Config): boolean {
   if (key === 'memory') return !(hotplugFeatures(config).has('memory') && Number(config.numa ?? 0) === 1);
   return false;
 }
+
+/** Memory.pm's $STATICMEM: a VM that hotplugs memory runs with at least this much (MiB). */
+export const STATIC_MEMORY_MIB = 1024;
+
+/**
+ * What qemu_memory_hotplug dies with for `memory` written to a running VM
+ * that hotplugs it, else undefined. vmconfig_hotplug_pending answers it
+ * as `hotplug problem - <text>` for the key (a 400 after the write) and
+ * leaves the value pending, so the next start would take it.
+ */
+export function hotplugRefusal(key: string, value: string | number, config: Config): string | undefined {
+  if (key !== 'memory' || heldUntilStart(key, config)) return undefined;
+  return Number(value) < STATIC_MEMORY_MIB ? `hotplug problem - memory can't be lower than ${STATIC_MEMORY_MIB} MB` : undefined;
+}

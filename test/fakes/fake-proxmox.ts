@@ -95,7 +95,7 @@ import type {
   NodeVmEntry,
   PendingEntry,
 } from '../../src/proxmox/api.js';
-import { heldUntilStart } from '../../src/sim/hotplug.js';
+import { heldUntilStart, hotplugRefusal } from '../../src/sim/hotplug.js';
 import { fixtureData } from '../support/fixtures.js';
 import { fakeErrors, fakeTaskExits } from './fake-errors.js';
 
@@ -435,7 +435,10 @@ export class FakeProxmox implements ProxmoxApi {
     const vm = this.qemuOn(node, vmid);
     if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
     const next: VmConfig = { ...vm.config };
+    const refused: Record<string, string> = {};
     for (const [key, value] of Object.entries(params)) {
+      const refusal = vm.status === 'running' ? hotplugRefusal(key, value, vm.config) : undefined;
+      if (refusal !== undefined) refused[key] = refusal;
       if (key === 'tags') {
         // F9: `;` or `,` separate tags; a space or `!` inside one is refused, not split on.
         const tags = String(value).split(/[;,]/).filter((t) => t !== '');
@@ -446,16 +449,18 @@ export class FakeProxmox implements ProxmoxApi {
         next[key] = this.checkedDrive(vm.node, key, value);
         // Any CD-ROM drive written (not a cloud-init one) that the boot order lacks is appended to it (F19, audit 3).
         if (/(^|,)media=cdrom(,|$)/.test(value) && !/cloudinit/.test(value)) next.boot = withInBootOrder(next.boot, key);
-      } else if (vm.status === 'running' && heldUntilStart(key, vm.config)) {
+      } else if (refusal !== undefined || (vm.status === 'running' && heldUntilStart(key, vm.config))) {
         const pending = (vm.pending ??= {});
         // cleanup_pending: the running value written again is no change.
         if (vm.config[key] === value) delete pending[key];
         else pending[key] = value;
       } else {
+        if (vm.pending !== undefined) delete vm.pending[key];
         next[key] = value;
       }
     }
     vm.config = next;
+    if (Object.keys(refused).length > 0) throw fakeErrors.hotplugRefused(refused);
   }
 
   async statusCurrent(node: string, vmid: number, opts?: CallOptions): Promise<VmStatus> {

@@ -61,6 +61,21 @@ describe('Create: in-place changes of a VM of ours (SPEC 2, 13)', () => {
     expect(h.lines).to.include(`VM ${VMID} took memory live (hotplug)`);
   });
 
+  it('memory below what hotplug needs on a running VM: Proxmox refuses it (400, left pending), the running value is written back, no restart, Permanent naming memory', async () => {
+    const { h, ctx, writes } = withRunningVm({ hotplug: 'network,disk,memory', numa: 1 });
+    const err = await h.provider.create(spec({ cores: 4, memoryMiB: 512 }), ctx).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.have.property('errorClass', 'Permanent');
+    expect((err as { reason?: string }).reason).to.contain("memory: hotplug problem - memory can't be lower than 1024 MB");
+    expect(writes()).to.deep.equal(['putConfig', 'putConfig']);
+    expect(h.pve.callsTo('putConfig')[1]?.args[2]).to.deep.equal({ memory: 2048 });
+    expect(ourVm(h)).to.include({ status: 'running' });
+    expect(ourVm(h).config).to.include({ memory: 2048 });
+    expect(ourVm(h).pending ?? {}, 'cores stays held for the next start, memory no more').to.deep.equal({ cores: 4 });
+  });
+
   it('a larger disk on a running VM: a resize task, no restart', async () => {
     const { h, ctx, writes } = withRunningVm();
     const result = await h.provider.create(spec({ diskGiB: 20 }), ctx);

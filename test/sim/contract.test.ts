@@ -173,13 +173,20 @@ const ONE_NODE: Record<string, Scenario> = {
     const hotplugged = await look();
     await api.putConfig('pv1-1', 199999, { cores: 4 });
     const sameAgain = await look();
+    const refused = await api.putConfig('pv1-1', 199999, { memory: 512 }).then(
+      () => 'taken',
+      (e: unknown) => (isApiError(e) ? `${e.status} ${JSON.stringify(e.errors)}` : String(e)),
+    );
+    const afterRefusal = await look();
     const pendingOf = (seen: { pending: { key: string; pending?: string }[] }, key: string) => seen.pending.find((e) => e.key === key)?.pending;
     expect([pendingOf(held, 'cores'), pendingOf(held, 'memory'), pendingOf(held, 'tags')], 'held while running').to.deep.equal(['4', '4096', undefined]);
     expect(held.config, 'the config answers with pending values').to.deep.equal(['4', '4096']);
     expect([pendingOf(applied, 'cores'), applied.config], 'applied by the start').to.deep.equal([undefined, ['4', '4096']]);
     expect([pendingOf(hotplugged, 'cores'), pendingOf(hotplugged, 'memory')], 'memory hotplugged, cores never').to.deep.equal(['2', undefined]);
     expect(pendingOf(sameAgain, 'cores'), 'the running value again is no change').to.equal(undefined);
-    return { held, restarted, applied, hotplugged, sameAgain };
+    expect(refused, 'memory below what hotplug needs').to.equal(`400 {"memory":"hotplug problem - memory can't be lower than 1024 MB"}`);
+    expect(pendingOf(afterRefusal, 'memory'), 'the refused value is left pending').to.equal('512');
+    return { held, restarted, applied, hotplugged, sameAgain, refused, afterRefusal };
   },
 
   'the agent: not running, then an address on net0, then not configured (F5, F21)': async (world) => {
