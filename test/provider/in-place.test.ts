@@ -94,6 +94,18 @@ describe('Create: in-place changes of a VM of ours (SPEC 2, 13)', () => {
     expect(ourVm(h).config).to.include({ cores: 4 });
   });
 
+  it('a VM left stopped with the value held (a job cut between its stop and its start): the retry configures and starts it, nothing held', async () => {
+    const h = harness();
+    addOurVm(h.pve, NAME, UID, { status: 'stopped', config: sizedLike(WAS) });
+    ourVm(h).pending = { cores: 4 };
+    const result = await h.provider.create(spec({ cores: 4 }), h.ctx);
+    expect(result).to.include({ state: 'Running' });
+    expect(ourVm(h)).to.include({ status: 'running' });
+    expect(ourVm(h).config).to.include({ cores: 4 });
+    expect(ourVm(h).pending ?? {}).to.deep.equal({});
+    expect(h.pve.methods().filter((m) => m === 'stop')).to.deep.equal([]);
+  });
+
   it('the same sizes on a running VM: nothing written, nothing changed', async () => {
     const { h, ctx, writes } = withRunningVm();
     const result = await h.provider.create(spec(), ctx);
