@@ -34,9 +34,8 @@ export const createJob = defineJob({
   superseded: (data, record) => isOlderGeneration(data.generation, record),
   recordsPermanentFailure: true,
   async handler(data, deps, ctx) {
-    const { generation, ...spec } = data;
+    const { generation: _generation, ...spec } = data;
     const result = await createReplacingRetired(spec, deps, ctx);
-    await deps.registry.recordApplied(data.name, generation);
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });
     return result;

@@ -10,8 +10,6 @@ export interface JobDeps {
   provider: Provider;
   registry: {
     get(name: string): Promise<DesiredRecord | undefined>;
-    /** The create of `generation` completed: an in-place change it carried is applied. */
-    recordApplied(name: string, generation: number): Promise<unknown>;
   };
   /** Whether a create or delete holds the name now (check, SPEC 3). */
   isNameLocked(name: string): Promise<boolean>;

@@ -20,7 +20,7 @@ import { LuaScript } from '../redis-script.js';
  * generation, jobId, uid} | {'existing', generation, jobId, uid} |
  * {'updated', generation, jobId, uid, changed field...} (only fields a
  * present VM takes in place differ: a new generation of the present
- * uid, marked `changing` until its create completes) | {'conflict',
+ * uid, marked `changing` until a job of it takes the lock) | {'conflict',
  * uid, '1' when the uid differs else '0', differing field that cannot
  * change in place...}. A new generation and a repeat
  * both clear a recorded Permanent failure: the caller asked again.
@@ -94,16 +94,6 @@ return {'recorded', recorded[1], recorded[2], recorded[3]}
 `);
 
 /**
- * KEYS: record. ARGV: generation. A create of that generation completed:
- * the in-place change it carried (`changing`, RECORD_PRESENT) is applied.
- */
-export const RECORD_APPLIED = new LuaScript(`
-if redis.call('HGET', KEYS[1], 'changing') ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[1], 'changing')
-return 1
-`);
-
-/**
  * KEYS: record. ARGV: the failed create's generation, failure JSON. A
  * create that failed Permanent is recorded on its name only while the name
  * is present at that generation (SPEC 2): the reconciler then leaves it
@@ -162,7 +152,8 @@ return writeLastKnown(KEYS[1], ARGV[1], ARGV[2])
  * for each operation, one of
  * - 'acquire', token, ttl ms, the job's generation or '' (take the lock
  *   whatever the generation): reads the record's head (state, uid,
- *   generation) and takes the lock when free. When the record's generation
+ *   generation) and takes the lock when free; a job of the record's
+ *   generation clears its `changing` mark (an in-place change's job runs). When the record's generation
  *   is newer than the job's, the lock is left alone: the job is likely
  *   superseded, and its definition decides. Answers {'taken' | 'held' |
  *   'older', state, uid, generation} (each nil when the record has none).
@@ -180,6 +171,8 @@ local function acquire(lock, record, token, ttl, generation)
     answer = 'older'
   elseif redis.call('SET', lock, token, 'PX', ttl, 'NX') then
     answer = 'taken'
+    -- A job of the record's generation runs: an in-place change (RECORD_PRESENT) has its job.
+    if generation ~= '' and head[3] == generation then redis.call('HDEL', record, 'changing') end
   end
   return {answer, head[1], head[2], head[3]}
 end

@@ -7,7 +7,7 @@ import type { DesiredHead, DesiredRecord, LastKnown, LastKnownWrite, RecordedFai
 import { redactSecrets } from '../secrets/redact.js';
 import { intentJobIdPrefix } from '../../jobs/job-ids.js';
 import { keys } from './keys.js';
-import { RECORD_ABSENT, RECORD_APPLIED, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
+import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
 /** The head from its three hash fields (HMGET state uid generation); undefined when there is no record. */
@@ -115,11 +115,6 @@ export class DesiredStateRegistry {
     if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };
     if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest };
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c };
-  }
-
-  /** The create of `generation` completed: an in-place change it carried is no longer waiting (SPEC 2, 5). */
-  async recordApplied(name: string, generation: number): Promise<boolean> {
-    return (await RECORD_APPLIED.run(this.redis, [keys.desired(this.prefix, name)], [generation])) === 1;
   }
 
   /** A Permanent failure of the name's create at `generation`; written only while that generation is present. */

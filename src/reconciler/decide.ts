@@ -18,7 +18,7 @@
 //   listed: it may be the VM of any seed's name (a clone before pvestatd
 //   named it, SPEC 23);
 // - a present entry whose VM is there but whose in-place change (SPEC 2)
-//   no create completed is missing as well: its create is added again.
+//   no job ever ran for is missing as well: its create is added again.
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';

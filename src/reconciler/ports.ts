@@ -18,7 +18,7 @@ export interface DesiredEntry {
    * not re-created until a new create arrives.
    */
   failed?: { reason: string; jobId: string; at: string };
-  /** Set while an in-place change (SPEC 2) recorded at this generation waits for its create to complete. */
+  /** Set while no job of an in-place change (SPEC 2) recorded at this generation has taken the name's lock. */
   changing?: number;
   /**
    * Where the name's last job (a create, a check) saw its VM, and when

@@ -35,7 +35,7 @@ export interface MissingRef {
   uid?: string;
   generation: number;
   jobId?: string;
-  /** Its VM is there, but an in-place change recorded at this generation was never applied (SPEC 2): no create completed it. */
+  /** Its VM is there, but no job of the in-place change recorded at this generation ever ran (SPEC 2). */
   unapplied?: true;
 }
 
