@@ -126,6 +126,14 @@ export type CreateJobData = DataOf<typeof createStoredFields>;
  */
 export const SPEC_FIELDS = ['node', 'image', 'cores', 'memoryMiB', 'diskGiB', 'userData', 'networkConfig', 'sshKeys', 'vlanTag', 'bridge'] as const satisfies readonly (keyof CreateSpec)[];
 
+/**
+ * The spec fields a present VM takes in place (SPEC 2, 13): cores and
+ * memory to any value, the boot disk only larger (Proxmox grows a disk,
+ * never shrinks one, F20). A create of a present name that differs from
+ * its spec in these alone changes the VM instead of a conflict.
+ */
+export const IN_PLACE_FIELDS = { cores: 'any', memoryMiB: 'any', diskGiB: 'grow' } as const satisfies Partial<Record<(typeof SPEC_FIELDS)[number], 'any' | 'grow'>>;
+
 /** What a spec field absent from a recorded spec means, for the SPEC 2 comparison: a spec from before images meant the default image. */
 export function specFieldDefaults(limits: Pick<JobLimits, 'defaultImage'>): Partial<Record<(typeof SPEC_FIELDS)[number], unknown>> {
   return { image: limits.defaultImage };

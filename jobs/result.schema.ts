@@ -2,9 +2,10 @@
 // through, declared once: the provider returns these types, the producer
 // library's job views and the OpenAPI document (src/web/openapi-jobs.ts)
 // give them to callers. Producer-safe: types and constants only.
+import type { IN_PLACE_FIELDS } from './create.schema.js';
 
-/** A create's steps in the order it reaches them (SPEC 1, 13); `address` only with waitForAddress. */
-export const CREATE_STEPS = ['cloned', 'seeded', 'configured', 'resized', 'started', 'running', 'address'] as const;
+/** A create's steps in the order it reaches them (SPEC 1, 13); `restarted` only for an in-place change that needed it, `address` only with waitForAddress. */
+export const CREATE_STEPS = ['cloned', 'seeded', 'configured', 'resized', 'restarted', 'started', 'running', 'address'] as const;
 export type CreateStep = (typeof CREATE_STEPS)[number];
 
 export function isCreateStep(value: unknown): value is CreateStep {
@@ -47,7 +48,12 @@ export interface CreateResult {
   image: string;
   /** The template it was cloned from; absent when the VM's node no longer serves the image in config. */
   source?: TemplateSource;
+  /** The fields this create changed on a VM of ours configured before (SPEC 2, 13): an in-place change. */
+  changed?: InPlaceField[];
 }
+
+/** A create field a VM of ours takes in place (SPEC 2, 13). */
+export type InPlaceField = keyof typeof IN_PLACE_FIELDS;
 
 /** A delete's result (SPEC 1, 15). */
 export interface DeleteResult {

@@ -15,7 +15,7 @@ import { readProducerConfig } from './queue/producer-config-store.js';
 import { RedisUnavailableError, connected, createProducerConnection } from './queue/connection.js';
 import { unavailableReason } from './queue/redis-failure.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
-import { SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
+import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
 import type { CreateSpec } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { isFinished, viewJob } from './queue/job-view.js';
@@ -116,6 +116,8 @@ export interface EnqueueResult {
   uid?: string;
   /** True when an identical request was already there (SPEC 2 idempotence). */
   existing: boolean;
+  /** A create of a present name that changes its VM in place (SPEC 2): the fields it changes (cores, memoryMiB, diskGiB). */
+  changes?: string[];
 }
 
 /**
@@ -278,14 +280,16 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
           uidGiven: value.uid !== undefined,
           compare: SPEC_FIELDS,
           absentMeans: specFieldDefaults(limits),
+          inPlace: IN_PLACE_FIELDS,
         });
         if (outcome.kind === 'conflict') {
           if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
           throw new ConflictError(spec.name, outcome.existingUid);
         }
-        if (outcome.kind === 'recorded') await jobs.add('create', { ...spec, generation: outcome.generation }, { recorded: outcome.jobId });
-        else await jobs.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
-        return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
+        if (outcome.kind === 'existing') await jobs.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
+        else await jobs.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation }, { recorded: outcome.jobId });
+        const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
+        return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
       });
     },
 

@@ -32,6 +32,8 @@ export interface DesiredRecord {
   retiredUids?: string[];
   /** Set while the present generation's create failed Permanent; a new create clears it. */
   failed?: RecordedFailure;
+  /** The generation of an in-place change (SPEC 2) no job of which has taken the name's lock yet; the reconciler adds its create again when none is pending (SPEC 5). */
+  changing?: number;
 }
 
 /**

@@ -145,7 +145,7 @@ export const schema: Schema<Config> = {
   reconciler: {
     everySeconds: { doc: 'Interval of the reconcile sweep (SPEC 5).', format: 'positive-int', default: 300 },
     graceSeconds: { doc: 'VMs and seeds younger than this are never swept.', format: 'nat', default: 900 },
-    recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone.', format: 'boolean-word', default: true },
+    recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone, or whose in-place change has no job left to apply it.', format: 'boolean-word', default: true },
     seedListingEvery: {
       doc: 'Every this many sweeps, and on the first sweep of each worker process, the sweep lists every node\'s seed storage (2 Proxmox calls per node) and refreshes the storages\' shared flags, to find seeds no record names (uploaded by an older release or by hand). The other sweeps judge seeds from the records each create writes before its upload. 1 lists on every sweep (SPEC 5, 26).',
       format: 'positive-int',
@@ -184,7 +184,7 @@ export const schema: Schema<Config> = {
   },
   webhooks: {
     url: {
-      doc: 'Where the worker POSTs vm.ready, vm.deleted and job.failed (SPEC 27); empty (the default) sends none. https:// or http:// to any host: the body holds no secret and is signed, so plain http only exposes what it says (VM names, addresses).',
+      doc: 'Where the worker POSTs vm.ready, vm.updated, vm.deleted and job.failed (SPEC 27); empty (the default) sends none. https:// or http:// to any host: the body holds no secret and is signed, so plain http only exposes what it says (VM names, addresses).',
       format: 'webhook-url',
       default: '',
     },

@@ -5,7 +5,7 @@ import { createSpecFields } from '../../jobs/create.schema.js';
 import { limitsFromConfig, validateFields } from '../../jobs/fields.js';
 import type { NodeConfig } from '../config/types.js';
 import { buildSeed } from '../nocloud/seed.js';
-import type { CreateResult, CreateSpec, CreateStep, OperationContext } from './types.js';
+import type { CreateResult, CreateSpec, CreateStep, InPlaceField, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
@@ -16,6 +16,7 @@ import { configParams } from './configure.js';
 import { providerId } from './vmid.js';
 import { parseMark } from './mark.js';
 import { findOurs, type FoundVm } from './ownership.js';
+import { changeRunningVm, configChanges, diskShort, restartForHeld } from './in-place.js';
 import { chooseNode, configuredNode, requireConfiguredNode, requireImage, requireTemplate } from './placement.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
@@ -62,11 +63,24 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
   const node = configuredNode(deps, vm.node);
   if (!node) throw permanent(`VM ${vm.vmid} of ${spec.name} is on node ${vm.node}, which is not configured; add it or delete the VM`);
 
-  // A VM of ours that runs was configured and started before: only the waits are left.
+  // A VM of ours that runs was configured and started before: only an in-place change (SPEC 2) and the waits are left.
   const running = !fresh && (await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)))).status === 'running';
+  let changed: InPlaceField[] = fresh ? [] : configChanges(spec, vm.config, deps.config.proxmox.tag);
+  let restarted = false;
   if (running) {
-    await logLine(ctx, `VM ${vm.vmid} already runs; seed, config and disk were done before`);
-    for (const step of ['seeded', 'configured', 'resized', 'started'] as const) await reached(ctx, step);
+    const change = await changeRunningVm(deps, ctx, spec, vm);
+    const grow = diskShort(spec, vm.config);
+    changed = grow ? [...change.changed, 'diskGiB'] : change.changed;
+    if (changed.length === 0) await logLine(ctx, `VM ${vm.vmid} already runs; seed, config and disk were done before`);
+    for (const step of ['seeded', 'configured'] as const) await reached(ctx, step);
+    if (grow) await growBootDisk(deps, ctx, spec, vm);
+    await reached(ctx, 'resized');
+    if (change.held.length > 0) {
+      await restartForHeld(deps, ctx, vm, change.held);
+      restarted = true;
+      await reached(ctx, 'restarted');
+    }
+    await reached(ctx, 'started');
   } else {
     await uploadSeed(deps, ctx, spec, node, vm.vmid);
     await reached(ctx, 'seeded');
@@ -92,9 +106,10 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
     createdAt,
     image: image.name,
     ...(source === undefined ? {} : { source }),
+    ...(changed.length > 0 ? { changed } : {}),
   };
   if (!spec.waitForAddress) return result;
-  const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot: !running });
+  const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot: !running || restarted });
   // Stryker disable next-line StringLiteral: waitAddress answers only with an address (Running); ?? '' is for the type checker
   await logLine(ctx, `VM ${vm.vmid} reports address ${seen.address ?? ''}`);
   await reached(ctx, 'address');

@@ -4,7 +4,7 @@
 // is not ours is never touched; a hibernated VM of ours is Permanent.
 import { NotFoundError } from '../errors.js';
 import type { DeleteRequest, DeleteResult, OperationContext } from './types.js';
-import { beforeWrite, callOpts, logLine } from './context.js';
+import { callOpts, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
@@ -13,7 +13,7 @@ import { vmListing } from './ownership.js';
 import { maybeNamed, qemuEntries, walkChain } from './resolve.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
-import { waitTask } from './tasks.js';
+import { runTask } from './tasks.js';
 import { configuredNode } from './placement.js';
 
 interface Doomed {
@@ -59,12 +59,6 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
     doomed.push({ node: entry.node, vmid: entry.vmid });
   }
   return { doomed, othersWithName };
-}
-
-async function runTask(deps: ProviderDeps, ctx: OperationContext, what: string, write: () => Promise<string>): Promise<void> {
-  beforeWrite(ctx);
-  const upid = await call(ctx, write);
-  await waitTask(deps, ctx, upid, { what, budgetSeconds: deps.config.budgets.taskSeconds });
 }
 
 async function destroyVm(deps: ProviderDeps, ctx: OperationContext, vm: Doomed): Promise<void> {

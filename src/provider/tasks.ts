@@ -7,10 +7,11 @@ import { PermanentError } from '../errors.js';
 import { classifyTaskExit } from '../proxmox/classify.js';
 import type { Upid, VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts, logFor, logLine } from './context.js';
+import { beforeWrite, callOpts, logFor, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
 import { pollUntil } from './poll.js';
+import { call } from './call.js';
 
 export interface UpidParts {
   node: string;
@@ -154,4 +155,11 @@ export async function waitRunning(deps: ProviderDeps, ctx: OperationContext, nod
   }
   throwIfAborted(ctx.signal);
   await deps.waits.running.wait(ctx, node, vmid, budgetSeconds);
+}
+
+/** A write that starts a task, after the lock check (SPEC 3), and the wait for its end within budgets.taskSeconds. */
+export async function runTask(deps: ProviderDeps, ctx: OperationContext, what: string, write: () => Promise<Upid>): Promise<void> {
+  beforeWrite(ctx);
+  const upid = await call(ctx, write);
+  await waitTask(deps, ctx, upid, { what, budgetSeconds: deps.config.budgets.taskSeconds });
 }

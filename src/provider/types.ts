@@ -6,7 +6,7 @@ import type { CreateSpec as CreateJobSpec } from '../../jobs/create.schema.js';
 import type { CreateResult, CreateStep, DeleteResult, VmState } from '../../jobs/result.schema.js';
 import type { Logger } from '../log.js';
 
-export type { CreateResult, CreateStep, DeleteResult } from '../../jobs/result.schema.js';
+export type { CreateResult, CreateStep, DeleteResult, InPlaceField } from '../../jobs/result.schema.js';
 
 export interface OperationContext {
   signal: AbortSignal;

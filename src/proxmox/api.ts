@@ -71,6 +71,18 @@ export type VmConfig = Record<string, string | number | undefined> & {
   digest?: string;
 };
 
+/**
+ * One key of `GET .../pending`: `value` is what the VM runs with, `pending`
+ * a written value Proxmox holds until the next start (a running VM that
+ * cannot hotplug the key), `delete` a key removed the same way.
+ */
+export interface PendingEntry {
+  key: string;
+  value?: string | number;
+  pending?: string | number;
+  delete?: number;
+}
+
 /** `status/current` (F14): paused is `status: running, qmpstatus: paused`. */
 export interface VmStatus {
   /** `running` or `stopped` */
@@ -193,6 +205,8 @@ export interface ProxmoxApi {
   /** Synchronous `PUT .../config`; values go out as a form body. */
   putConfig(node: string, vmid: number, params: Record<string, string | number>, opts?: CallOptions): Promise<void>;
   statusCurrent(node: string, vmid: number, opts?: CallOptions): Promise<VmStatus>;
+  /** `GET .../pending`: each config key with its running value and any value held until the next start. */
+  pendingConfig(node: string, vmid: number, opts?: CallOptions): Promise<PendingEntry[]>;
   /** `GET /nodes/{node}/qemu?full=1`: every VM on the node with `status` and `qmpstatus`, as status/current reads them (SPEC 26). */
   nodeVms(node: string, opts?: CallOptions): Promise<NodeVmEntry[]>;
   clone(node: string, templateVmid: number, params: CloneParams, opts?: CallOptions): Promise<Upid>;

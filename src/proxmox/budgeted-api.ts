@@ -24,6 +24,7 @@ export function budgetApi(api: ProxmoxApi, budget: RequestBudget): ProxmoxApi {
     getConfig: (node, vmid, opts) => paced('getConfig', opts?.signal, () => api.getConfig(node, vmid, opts)),
     putConfig: (node, vmid, params, opts) => paced('putConfig', opts?.signal, () => api.putConfig(node, vmid, params, opts)),
     statusCurrent: (node, vmid, opts) => paced('statusCurrent', opts?.signal, () => api.statusCurrent(node, vmid, opts)),
+    pendingConfig: (node, vmid, opts) => paced('pendingConfig', opts?.signal, () => api.pendingConfig(node, vmid, opts)),
     nodeVms: (node, opts) => paced('nodeVms', opts?.signal, () => api.nodeVms(node, opts)),
     clone: (node, vmid, params, opts) => paced('clone', opts?.signal, () => api.clone(node, vmid, params, opts)),
     resize: (node, vmid, disk, size, opts) => paced('resize', opts?.signal, () => api.resize(node, vmid, disk, size, opts)),

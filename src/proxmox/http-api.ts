@@ -24,6 +24,7 @@ import type {
   Upid,
   VersionInfo,
   VmConfig,
+  PendingEntry,
   VmStatus,
   NodeVmEntry,
 } from './api.js';
@@ -157,6 +158,7 @@ export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
       await call('putConfig', vm(node, vmid), { form: params }, opts);
     },
     statusCurrent: async (node, vmid, opts) => (await call('statusCurrent', vm(node, vmid), {}, opts)) as VmStatus,
+    pendingConfig: async (node, vmid, opts) => (await call('pendingConfig', vm(node, vmid), {}, opts)) as PendingEntry[],
     nodeVms: async (node, opts) => (await call('nodeVms', { node }, { query: { full: 1 } }, opts)) as NodeVmEntry[],
     clone: async (node, templateVmid, params, opts) => {
       const form = withoutUndefined({

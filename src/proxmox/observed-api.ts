@@ -71,6 +71,7 @@ export function observeApi(api: ProxmoxApi, logger: Logger, metrics?: ProxmoxCal
       observe('putConfig', { node, vmid }, opts, () => api.putConfig(node, vmid, params, opts)),
     statusCurrent: (node, vmid, opts) =>
       observe('statusCurrent', { node, vmid }, opts, () => api.statusCurrent(node, vmid, opts)),
+    pendingConfig: (node, vmid, opts) => observe('pendingConfig', { node, vmid }, opts, () => api.pendingConfig(node, vmid, opts)),
     nodeVms: (node, opts) => observe('nodeVms', { node }, opts, () => api.nodeVms(node, opts)),
     clone: (node, vmid, params, opts) =>
       observe('clone', { node, vmid, newid: params.newid, name: params.name }, opts, () => api.clone(node, vmid, params, opts)),

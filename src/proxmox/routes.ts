@@ -21,6 +21,7 @@ export const ROUTES: Record<RouteName, Route> = {
   getConfig: { method: 'GET', template: '/nodes/{node}/qemu/{vmid}/config' },
   putConfig: { method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/config' },
   statusCurrent: { method: 'GET', template: '/nodes/{node}/qemu/{vmid}/status/current' },
+  pendingConfig: { method: 'GET', template: '/nodes/{node}/qemu/{vmid}/pending' },
   nodeVms: { method: 'GET', template: '/nodes/{node}/qemu' },
   clone: { method: 'POST', template: '/nodes/{node}/qemu/{vmid}/clone' },
   resize: { method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/resize' },

@@ -14,15 +14,37 @@ import { LuaScript } from '../redis-script.js';
  * generation is appended), a JSON object of what a spec field absent from
  * either spec means (a spec from before images had no image: the default
  * one, SPEC 27), then the names of the spec fields that must match a
- * present spec (SPEC 2). Returns {'recorded', generation, jobId, uid} | {'existing',
- * generation, jobId, uid} | {'conflict', uid, '1' when the uid differs
- * else '0', differing field...}. Both a new generation and a repeat clear
- * a recorded Permanent failure: the caller asked again.
+ * present spec (SPEC 2), each maybe with a mode after a colon: `any` (a
+ * field a present VM takes in place whatever its new value) or `grow`
+ * (one it takes in place only when larger). Returns {'recorded',
+ * generation, jobId, uid} | {'existing', generation, jobId, uid} |
+ * {'updated', generation, jobId, uid, changed field...} (only fields a
+ * present VM takes in place differ: a new generation of the present
+ * uid, marked `changing` until a job of it takes the lock) | {'conflict',
+ * uid, '1' when the uid differs else '0', differing field that cannot
+ * change in place...}. A new generation and a repeat
+ * both clear a recorded Permanent failure: the caller asked again.
  */
 export const RECORD_PRESENT = new LuaScript(`
+local function record(uid, spec)
+  local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
+  local jobId = ARGV[6] .. gen
+  redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
+  redis.call('HDEL', KEYS[1], 'failed', 'changing')
+  redis.call('PERSIST', KEYS[1])
+  redis.call('SADD', KEYS[3], ARGV[1])
+  return {tostring(gen), jobId, uid}
+end
+-- The spec JSON with the caller's drawn uid replaced by the present one (found as a plain string).
+local function withUid(json, from, to)
+  local first, last = string.find(json, '"uid":"' .. from .. '"', 1, true)
+  if not first then return json end
+  return string.sub(json, 1, first - 1) .. '"uid":"' .. to .. '"' .. string.sub(json, last + 1)
+end
 local state = redis.call('HGET', KEYS[1], 'state')
 if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
+  local changed = {}
   local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
   local answer = {'conflict', uid, uidDiffers and '1' or '0'}
   if #ARGV > 7 then
@@ -35,14 +57,25 @@ if state == 'present' then
       return a == b
     end
     for i = 8, #ARGV do
-      local field = ARGV[i]
+      local field, mode = string.match(ARGV[i], '^([^:]+):?(.*)$')
       local a, b = have[field], want[field]
       if a == nil then a = absent[field] end
       if b == nil then b = absent[field] end
-      if not same(a, b) then table.insert(answer, field) end
+      if not same(a, b) then
+        local grows = mode == 'grow' and type(a) == 'number' and type(b) == 'number' and b > a
+        if mode == 'any' or grows then table.insert(changed, field) else table.insert(answer, field) end
+      end
     end
   end
   if uidDiffers or #answer > 3 then return answer end
+  if #changed > 0 then
+    local spec = ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid)
+    local recorded = record(uid, spec)
+    redis.call('HSET', KEYS[1], 'changing', recorded[1])
+    local updated = {'updated', recorded[1], recorded[2], recorded[3]}
+    for _, field in ipairs(changed) do table.insert(updated, field) end
+    return updated
+  end
   redis.call('HDEL', KEYS[1], 'failed')
   return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}
 end
@@ -56,13 +89,8 @@ if state == 'absent' and old and old ~= ARGV[2] then
   while #retired > 16 do table.remove(retired, 1) end
   redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
 end
-local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
-local jobId = ARGV[6] .. gen
-redis.call('HSET', KEYS[1], 'state', 'present', 'uid', ARGV[2], 'generation', gen, 'spec', ARGV[3], 'updatedAt', ARGV[4], 'jobId', jobId)
-redis.call('HDEL', KEYS[1], 'failed')
-redis.call('PERSIST', KEYS[1])
-redis.call('SADD', KEYS[3], ARGV[1])
-return {'recorded', tostring(gen), jobId, ARGV[2]}
+local recorded = record(ARGV[2], ARGV[3])
+return {'recorded', recorded[1], recorded[2], recorded[3]}
 `);
 
 /**
@@ -96,7 +124,7 @@ end
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
-redis.call('HDEL', KEYS[1], 'spec', 'failed')
+redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
 return {'recorded', tostring(gen), jobId}
@@ -124,7 +152,8 @@ return writeLastKnown(KEYS[1], ARGV[1], ARGV[2])
  * for each operation, one of
  * - 'acquire', token, ttl ms, the job's generation or '' (take the lock
  *   whatever the generation): reads the record's head (state, uid,
- *   generation) and takes the lock when free. When the record's generation
+ *   generation) and takes the lock when free; a job of the record's
+ *   generation clears its `changing` mark (an in-place change's job runs). When the record's generation
  *   is newer than the job's, the lock is left alone: the job is likely
  *   superseded, and its definition decides. Answers {'taken' | 'held' |
  *   'older', state, uid, generation} (each nil when the record has none).
@@ -142,6 +171,8 @@ local function acquire(lock, record, token, ttl, generation)
     answer = 'older'
   elseif redis.call('SET', lock, token, 'PX', ttl, 'NX') then
     answer = 'taken'
+    -- A job of the record's generation runs: an in-place change (RECORD_PRESENT) has its job.
+    if generation ~= '' and head[3] == generation then redis.call('HDEL', record, 'changing') end
   end
   return {answer, head[1], head[2], head[3]}
 end

@@ -25,6 +25,8 @@ export function lastKnownArgs(write: LastKnownWrite): [string, string] {
 
 export type PresentOutcome =
   | { kind: 'recorded' | 'existing'; generation: number; jobId: string; uid: string }
+  /** Only fields a present VM takes in place differ: a new generation of the present uid, with the new spec. */
+  | { kind: 'updated'; generation: number; jobId: string; uid: string; changedFields: string[] }
   | {
       kind: 'conflict';
       existingUid: string;
@@ -41,7 +43,12 @@ export interface RecordPresentOptions {
   compare?: readonly string[];
   /** What a compared field absent from a spec means (SPEC 27: no image is the default image). Default none. */
   absentMeans?: Readonly<Record<string, unknown>>;
+  /** Compared fields a present VM takes in place: `any` new value, or only a larger one (`grow`). Default none. */
+  inPlace?: Readonly<Record<string, InPlaceChange>>;
 }
+
+/** How a spec field may change on a present VM (SPEC 2). */
+export type InPlaceChange = 'any' | 'grow';
 
 export type AbsentOutcome =
   | { kind: 'recorded' | 'existing'; generation: number; jobId: string }
@@ -98,10 +105,15 @@ export class DesiredStateRegistry {
   }
 
   async recordPresent(name: string, uid: string, spec: Record<string, unknown>, options: RecordPresentOptions = {}): Promise<PresentOutcome> {
-    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), ...(options.compare ?? [])];
+    const compared = (options.compare ?? []).map((field) => {
+      const change = options.inPlace?.[field];
+      return change === undefined ? field : `${field}:${change}`;
+    });
+    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), ...compared];
     const reply = (await RECORD_PRESENT.run(this.redis, this.scriptKeys(name), args)) as string[];
     const [kind, a = '', b = '', c = '', ...rest] = reply;
     if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };
+    if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest };
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c };
   }
 
@@ -201,5 +213,6 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   if (retiredUids) record.retiredUids = retiredUids;
   const failed = parseJson<RecordedFailure>(fields.failed);
   if (failed) record.failed = failed;
+  if (fields.changing !== undefined) record.changing = Number(fields.changing);
   return record;
 }

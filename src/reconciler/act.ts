@@ -58,7 +58,7 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
 
   for (const { ref, young } of plan.missing) {
     ctx.signal.throwIfAborted();
-    const what = `present name ${ref.name} (generation ${ref.generation}) has no VM`;
+    const what = `present name ${ref.name} (generation ${ref.generation}) ${ref.unapplied ? 'has an in-place change no create applied' : 'has no VM'}`;
     try {
       if (young) {
         report.missing.skippedYoung.push(ref);

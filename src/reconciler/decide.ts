@@ -16,7 +16,9 @@
 //   stopped between destroy and seed delete, then a create placed elsewhere);
 // - no seed is deleted while a nameless VM whose config could not be read is
 //   listed: it may be the VM of any seed's name (a clone before pvestatd
-//   named it, SPEC 23).
+//   named it, SPEC 23);
+// - a present entry whose VM is there but whose in-place change (SPEC 2)
+//   no job ever ran for is missing as well: its create is added again.
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
@@ -109,9 +111,13 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
 
   for (const entry of inventory.entries.values()) {
     if (entry.state !== 'present') continue;
-    if ((vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry))) continue;
     const ref: MissingRef = { name: entry.name, generation: entry.generation };
     if (entry.uid !== undefined) ref.uid = entry.uid;
+    if ((vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry))) {
+      // A VM is there; an in-place change recorded on it with no create left to apply it is missing too.
+      if (entry.changing === entry.generation && entry.failed === undefined) plan.missing.push({ ref: { ...ref, unapplied: true }, young: isYoung(Date.parse(entry.updatedAt)) });
+      continue;
+    }
     if (entry.failed !== undefined) {
       plan.failedCreates.push({ ...ref, reason: entry.failed.reason, failedJobId: entry.failed.jobId, failedAt: entry.failed.at });
       continue;

@@ -18,6 +18,8 @@ export interface DesiredEntry {
    * not re-created until a new create arrives.
    */
   failed?: { reason: string; jobId: string; at: string };
+  /** Set while no job of an in-place change (SPEC 2) recorded at this generation has taken the name's lock. */
+  changing?: number;
   /**
    * Where the name's last job (a create, a check) saw its VM, and when
    * (RFC 3339): the pair a steady sweep confirms from the listing (SPEC 26).

@@ -85,7 +85,7 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
       // adding under its id would add nothing.
       const job = await jobs.add('create', { ...record.spec, generation }, 'again');
       await remember(name, job.id ?? '');
-      await job.log('reconciler: the present name had no VM and no job; its create is enqueued again');
+      await job.log('reconciler: the present name had no VM, or an in-place change not applied, and no job; its create is enqueued again');
       return job.id ?? '';
     },
   };

@@ -10,6 +10,7 @@ import type { DesiredEntry, DesiredStateReader } from './ports.js';
 function toEntry(record: DesiredRecord): DesiredEntry {
   const entry: DesiredEntry = { name: record.name, state: record.state, generation: record.generation, updatedAt: record.updatedAt };
   if (record.uid !== undefined) entry.uid = record.uid;
+  if (record.changing !== undefined) entry.changing = record.changing;
   if (record.failed !== undefined) entry.failed = { reason: record.failed.reason, jobId: record.failed.jobId, at: record.failed.at };
   const seen = record.lastKnown;
   if (seen !== undefined) entry.lastKnown = { at: seen.at, ...(seen.vmid !== undefined ? { vmid: seen.vmid } : {}), ...(seen.node !== undefined ? { node: seen.node } : {}) };

@@ -35,6 +35,8 @@ export interface MissingRef {
   uid?: string;
   generation: number;
   jobId?: string;
+  /** Its VM is there, but no job of the in-place change recorded at this generation ever ran (SPEC 2). */
+  unapplied?: true;
 }
 
 /** A present name whose create failed Permanent: left alone until a new create (SPEC 2). */

@@ -15,6 +15,7 @@ function vmView(vm: SimVm): Record<string, unknown> {
     cloning: vm.cloning,
     origin: vm.origin,
     config: vm.config,
+    ...(vm.pending !== undefined && Object.keys(vm.pending).length > 0 ? { pending: vm.pending } : {}),
   };
 }
 

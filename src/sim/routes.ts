@@ -2,7 +2,7 @@
 // knows but the simulator does not implement answers 501, as an unknown one.
 import type { Handler } from './handlers/context.js';
 import { clusterResources, nodeStatus, nodes, version } from './handlers/cluster.js';
-import { getConfig, putConfig } from './handlers/qemu-config.js';
+import { getConfig, getPending, putConfig } from './handlers/qemu-config.js';
 import { clone, destroy, resize, start, stop } from './handlers/qemu-lifecycle.js';
 import { agentInterfaces, nodeVms, statusCurrent } from './handlers/qemu-status.js';
 import { deleteVolume, storageContent, storages, upload } from './handlers/storage.js';
@@ -19,6 +19,7 @@ export const ROUTES: Record<string, Handler> = {
   [`GET ${QEMU}/config`]: getConfig,
   [`PUT ${QEMU}/config`]: putConfig,
   [`GET ${QEMU}/status/current`]: statusCurrent,
+  [`GET ${QEMU}/pending`]: getPending,
   'GET /nodes/{node}/qemu': nodeVms,
   [`POST ${QEMU}/clone`]: clone,
   [`PUT ${QEMU}/resize`]: resize,

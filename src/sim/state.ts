@@ -12,6 +12,8 @@ export interface SimVm {
   vmid: number;
   node: string;
   config: VmConfig;
+  /** Values written while running that wait for the next start (`GET .../pending`; see hotplug.ts). */
+  pending?: VmConfig;
   status: 'running' | 'stopped';
   paused: boolean;
   /** When the VM last started (ms); the agent answers some time after (F21). */
@@ -178,10 +180,23 @@ export class SimState {
   }
 }
 
-/** The config as `GET .../config` answers it, with its digest. */
-export function configAnswer(vm: SimVm): VmConfig {
-  const digest = createHash('sha1').update(JSON.stringify(vm.config)).digest('hex');
-  return { ...vm.config, digest };
+/** The config as `GET .../config` answers it: with pending values, unless `current` asks for the running ones. */
+export function configAnswer(vm: SimVm, current = false): VmConfig {
+  return { ...vm.config, ...(current ? {} : vm.pending), digest: configDigest(vm) };
+}
+
+/** `GET .../pending`: every key with its running value and the value held for the next start. */
+export function pendingAnswer(vm: SimVm): { key: string; value?: string | number; pending?: string | number }[] {
+  const pending = vm.pending ?? {};
+  const keys = [...new Set([...Object.keys(vm.config), ...Object.keys(pending)])].sort();
+  return keys.map((key) => ({ key, ...(key in vm.config ? { value: vm.config[key] } : {}), ...(key in pending ? { pending: pending[key] } : {}) }));
+}
+
+/** vm_start's vmconfig_apply_pending: the held values become the config. */
+export function applyPending(vm: SimVm): void {
+  if (vm.pending === undefined) return;
+  Object.assign(vm.config, vm.pending);
+  vm.pending = undefined;
 }
 
 export function configDigest(vm: SimVm): string {

@@ -2,7 +2,7 @@
 // one variant per job, told apart by `job`, each with its data and its
 // result as jobs/result.schema.ts declares them, so a generated client
 // narrows `result` by the job's name as the producer library does.
-import { createSpecFields } from '../../jobs/create.schema.js';
+import { IN_PLACE_FIELDS, createSpecFields } from '../../jobs/create.schema.js';
 import { fieldsJsonSchema } from '../../jobs/fields.js';
 import type { JobLimits } from '../../jobs/fields.js';
 import { CREATE_STEPS, VM_STATES } from '../../jobs/result.schema.js';
@@ -100,6 +100,11 @@ export function jobSchemas(limits: JobLimits): Record<string, Schema> {
         createdAt: { type: 'string', format: 'date-time' },
         image: { type: 'string', description: 'The image the VM was made from (GET /v1/images).' },
         source: ref('TemplateSource'),
+        changed: {
+          type: 'array',
+          description: 'The fields this create changed on a VM of ours made before (SPEC 2): an in-place change. Absent otherwise.',
+          items: { type: 'string', enum: Object.keys(IN_PLACE_FIELDS) },
+        },
       },
     },
     DeleteResult: {

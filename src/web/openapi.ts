@@ -2,6 +2,7 @@
 // bodies come from the job schemas (jobJsonSchema), the same rules the
 // validator applies, so the document cannot drift from what is enforced.
 import { JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
+import { IN_PLACE_FIELDS } from '../../jobs/create.schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';
@@ -70,7 +71,7 @@ const componentSchemas: Record<string, Schema> = {
       message: { type: 'string' },
       fields: {
         type: 'array',
-        description: 'With ValidationError: every failing field and why. With Conflict on a create: every field that differs from the present spec.',
+        description: 'With ValidationError: every failing field and why. With Conflict on a create: every field that differs from the present spec and cannot change in place.',
         items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } },
       },
     },
@@ -85,6 +86,11 @@ const componentSchemas: Record<string, Schema> = {
       uid: { type: 'string', description: 'A create\'s uid: the one sent, the present name\'s when none was sent, or a new one.' },
       existing: { type: 'boolean', description: 'true when an identical request was already there (idempotent create; the answer is 200, not 202).' },
       warning: { type: 'string', description: 'On a 202 create when the last health check found no node fit to take a VM: why, in words; the create waits and retries (jobs.acceptWhenUnhealthy).' },
+      changes: {
+        type: 'array',
+        description: 'A create of a present name that its VM takes in place (SPEC 2): the fields it changes. Absent otherwise.',
+        items: { type: 'string', enum: Object.keys(IN_PLACE_FIELDS) },
+      },
     },
   },
   TextSummary: {
@@ -154,11 +160,11 @@ export function buildOpenApiDocument(config: Config): Schema {
       '/vms': {
         post: {
           operationId: 'createVm',
-          summary: 'Enqueue a create (SPEC 1, 2); with no uid, a present name\'s is taken',
+          summary: 'Enqueue a create (SPEC 1, 2); with no uid, a present name\'s is taken; other cores, memory or a larger disk change a present VM in place',
           requestBody: { required: true, ...json(jobJsonSchema('create', limits)) },
           responses: {
             ...enqueued('The create'),
-            '409': answer('The name is present with another uid, or with another spec (fields names every differing field).', ref('Error')),
+            '409': answer('The name is present with another uid, or with another spec in a field its VM cannot take in place (fields names each such field: any but cores, memoryMiB and a larger diskGiB).', ref('Error')),
             '503': answer('No node can take a VM and jobs.acceptWhenUnhealthy is false (error NoHealthyNode, with Retry-After), or Redis is unreachable.', ref('Error')),
           },
         },

@@ -4,7 +4,7 @@
 // never reach a body, and the error text is redacted once more.
 import { redactSecrets } from '../secrets/redact.js';
 
-export const WEBHOOK_EVENTS = ['vm.ready', 'vm.deleted', 'job.failed'] as const;
+export const WEBHOOK_EVENTS = ['vm.ready', 'vm.updated', 'vm.deleted', 'job.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export interface WebhookBody {
@@ -18,13 +18,16 @@ export interface WebhookBody {
   job: string;
   /** When the event happened (the job ended), ISO 8601. */
   occurredAt: string;
-  /** vm.ready: the create's result; vm.deleted: the delete's; job.failed: { error }. */
+  /** vm.ready: the create's result; vm.updated: it with `changed`; vm.deleted: the delete's; job.failed: { error }. */
   result: Record<string, unknown>;
 }
 
 /** The result fields a body carries, per event: what a backend needs, and nothing a later result field could leak. */
+const READY_FIELDS = ['providerId', 'vmid', 'node', 'uid', 'state', 'address', 'createdAt'];
 const RESULT_FIELDS: Record<Exclude<WebhookEvent, 'job.failed'>, readonly string[]> = {
-  'vm.ready': ['providerId', 'vmid', 'node', 'uid', 'state', 'address', 'createdAt'],
+  'vm.ready': READY_FIELDS,
+  // An in-place change (SPEC 2, 13): the VM as vm.ready tells it, and the create fields it changed.
+  'vm.updated': [...READY_FIELDS, 'changed'],
   'vm.deleted': ['deleted', 'vmid', 'seedsDeleted'],
 };
 

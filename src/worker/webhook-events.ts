@@ -1,7 +1,8 @@
 // Which VM job end is which webhook event (SPEC 27), added to the
 // delivery queue by the processor before BullMQ records the end: a
-// completed create is vm.ready, a completed delete vm.deleted, any VM job
-// that failed for good job.failed. Superseded jobs and checks send none.
+// completed create is vm.ready, or vm.updated when it changed a VM of ours
+// in place, a completed delete vm.deleted, any VM job that failed for good
+// job.failed. Superseded jobs and checks send none.
 import type { Job } from 'bullmq';
 import { completedBody, failedBody } from '../webhooks/body.js';
 import type { JobEnd, WebhookBody, WebhookEvent } from '../webhooks/body.js';
@@ -16,6 +17,12 @@ export interface JobEvents {
 }
 
 const COMPLETED_EVENTS: Readonly<Record<string, Exclude<WebhookEvent, 'job.failed'>>> = { create: 'vm.ready', delete: 'vm.deleted' };
+
+/** A create whose result names fields it changed on a VM configured before (SPEC 13). */
+function changedInPlace(result: unknown): boolean {
+  const changed = typeof result === 'object' && result !== null ? (result as { changed?: unknown }).changed : undefined;
+  return Array.isArray(changed) && changed.length > 0;
+}
 
 function isSuperseded(result: unknown): boolean {
   return typeof result === 'object' && result !== null && (result as { superseded?: unknown }).superseded === true;
@@ -34,8 +41,9 @@ export function webhookEvents(deliveries: Pick<WebhookQueue, 'add'>, now: () => 
   };
   return {
     async completed(job, result) {
-      const event = COMPLETED_EVENTS[job.name];
-      if (event === undefined || isSuperseded(result)) return;
+      const completed = COMPLETED_EVENTS[job.name];
+      if (completed === undefined || isSuperseded(result)) return;
+      const event = completed === 'vm.ready' && changedInPlace(result) ? 'vm.updated' : completed;
       await add(completedBody(event, end(job, deliveryIdFor(event, job.id ?? '')), result));
     },
     async failedForGood(job, reason) {

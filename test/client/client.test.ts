@@ -1,7 +1,7 @@
 // The producer library (SPEC 6) against the real Redis: validation with
 // the jobs' schemas (SPEC 1) and the idempotence and conflicts of SPEC 2.
 import { expect } from 'chai';
-import { SPEC_FIELDS, createInputFields } from '../../jobs/create.schema.js';
+import { IN_PLACE_FIELDS, SPEC_FIELDS, createInputFields } from '../../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../../src/client.js';
 import { RedisUnavailableError } from '../../src/queue/connection.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -51,7 +51,7 @@ describe('producer library (SPEC 6)', function () {
     expect((await h.client.getVm('app-2'))?.uid).to.equal('owner-1');
   });
 
-  it('a create that changes any one spec field of the table is a SpecConflictError naming exactly that field (SPEC 2)', async () => {
+  it('a create that changes any one spec field a VM cannot take in place, or shrinks its disk, is a SpecConflictError naming exactly that field (SPEC 2)', async () => {
     h = createHarness('spec-fields', { config: { proxmox: { images: TWO_IMAGES } } });
     // Every field of the create's table is either compared or named here as not what the VM is.
     const notSpec = ['name', 'uid', 'waitForAddress'];
@@ -63,7 +63,7 @@ describe('producer library (SPEC 6)', function () {
       image: 'shared',
       cores: 3,
       memoryMiB: 4096,
-      diskGiB: 20,
+      diskGiB: 5,
       userData: '#cloud-config\npackages: [htop]\n',
       networkConfig: 'version: 2\nethernets: {}\n',
       sshKeys: [fixtureKey('ed25519.pub'), fixtureKey('rsa-2048.pub')],
@@ -71,7 +71,8 @@ describe('producer library (SPEC 6)', function () {
       bridge: 'vmbr1',
     };
     expect(nodeB, 'the test config has two nodes').not.to.equal('');
-    for (const field of SPEC_FIELDS) {
+    const anyValueInPlace = (field: string): boolean => (IN_PLACE_FIELDS as Record<string, string>)[field] === 'any';
+    for (const field of SPEC_FIELDS.filter((f) => !anyValueInPlace(f))) {
       const name = `spec-${field.toLowerCase()}`;
       await h.client.createVm({ name, ...base });
       for (const uid of [undefined, 'another-uid']) {
@@ -90,6 +91,34 @@ describe('producer library (SPEC 6)', function () {
       }
       expect((await h.client.createVm({ name, ...base })).existing, `${field}: the same spec again`).to.equal(true);
     }
+  });
+
+  it('a create that changes only cores, memory or grows the disk of a present name is a new generation of that uid with the new spec, not a conflict (SPEC 2)', async () => {
+    h = createHarness('in-place', { config: { proxmox: { images: TWO_IMAGES, defaultImage: 'debian' } } });
+    const base = { name: 'grow-1', cores: 2, memoryMiB: 2048, diskGiB: 10 };
+    const first = await h.client.createVm(base);
+    const cores = await h.client.createVm({ ...base, cores: 4 });
+    expect(cores).to.deep.equal({ jobId: 'create-grow-1-2', name: 'grow-1', generation: 2, uid: first.uid, existing: false, changes: ['cores'] });
+    const job = await h.queues.vm.getJob(cores.jobId);
+    expect(job?.data).to.include({ name: 'grow-1', uid: first.uid, cores: 4, generation: 2 });
+    expect((await h.client.getVm('grow-1'))?.spec).to.include({ uid: first.uid, cores: 4, memoryMiB: 2048, diskGiB: 10 });
+
+    // The same change again: the update's job, no new one.
+    const { changes: _changes, ...accepted } = cores;
+    expect(await h.client.createVm({ ...base, cores: 4 })).to.deep.equal({ ...accepted, existing: true });
+    expect(await h.queues.vm.getJobCountByTypes('waiting', 'delayed', 'active')).to.equal(2);
+
+    const both = await h.client.createVm({ ...base, cores: 1, memoryMiB: 1024, diskGiB: 20, uid: first.uid });
+    expect(both).to.include({ generation: 3, existing: false }).and.to.have.property('changes').that.deep.equals(['cores', 'memoryMiB', 'diskGiB']);
+
+    const shrink = await h.client.createVm({ ...base, cores: 1, memoryMiB: 1024, diskGiB: 15 }).catch((e: unknown) => e);
+    expect(shrink).to.be.instanceOf(SpecConflictError);
+    expect((shrink as SpecConflictError).fields).to.deep.equal(['diskGiB']);
+    // Only the fields that cannot change in place are named; nothing is recorded.
+    const image = await h.client.createVm({ ...base, cores: 8, diskGiB: 20, image: 'shared' }).catch((e: unknown) => e);
+    expect((image as SpecConflictError).fields).to.deep.equal(['image']);
+    expect((await h.client.getVm('grow-1'))?.spec).to.include({ cores: 1, memoryMiB: 1024, diskGiB: 20 });
+    expect((await h.client.getVm('grow-1'))?.generation).to.equal(3);
   });
 
   it('compares sshKeys item by item, in order; an empty list is the same as none (SPEC 2, 27)', async () => {

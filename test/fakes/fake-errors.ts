@@ -53,6 +53,8 @@ export const fakeErrors = {
   noSuchClusterNode: (node: string) => apiError(500, `no such cluster node '${node}'`),
   /** raise_perm_exc, e.g. clone's Datastore.AllocateSpace check before the fork. */
   forbidden: (path: string, privilege: string) => apiError(403, `Permission check failed (${path}, ${privilege})`),
+  /** update_vm_api: a value a running VM's hotplug refused (src/sim/hotplug.ts), left pending; no fixture. */
+  hotplugRefused: (errors: Record<string, string>) => apiError(400, PARAMS, errors),
   /** A task asked of a node that does not run it: no fixture; the simulator's answer (src/sim/handlers/tasks.ts). */
   noSuchTask: () => apiError(400, PARAMS, { upid: 'no such task' }),
   noSuchNode: (node: string) => apiError(595, `fake: no such node '${node}'`),

@@ -93,7 +93,9 @@ import type {
   VmConfig,
   VmStatus,
   NodeVmEntry,
+  PendingEntry,
 } from '../../src/proxmox/api.js';
+import { heldUntilStart, hotplugRefusal } from '../../src/sim/hotplug.js';
 import { fixtureData } from '../support/fixtures.js';
 import { fakeErrors, fakeTaskExits } from './fake-errors.js';
 
@@ -139,6 +141,8 @@ export interface FakeVm {
   node: string;
   kind: 'qemu' | 'lxc';
   config: VmConfig;
+  /** Values written while running that Proxmox holds for the next start (src/sim/hotplug.ts). */
+  pending?: VmConfig;
   status: 'running' | 'stopped';
   qmpstatus: 'running' | 'paused' | 'stopped' | 'prelaunch';
   /** True while a clone task fills it: nameless and `unknown` in resources (F8). */
@@ -414,7 +418,16 @@ export class FakeProxmox implements ProxmoxApi {
   async getConfig(node: string, vmid: number, opts?: CallOptions): Promise<VmConfig> {
     await this.enter('getConfig', [node, vmid], opts);
     const vm = this.qemuOn(node, vmid);
-    return copy(vm.config);
+    // Without `current`, Proxmox answers the config with its pending values.
+    return copy({ ...vm.config, ...vm.pending });
+  }
+
+  async pendingConfig(node: string, vmid: number, opts?: CallOptions): Promise<PendingEntry[]> {
+    await this.enter('pendingConfig', [node, vmid], opts);
+    const vm = this.qemuOn(node, vmid);
+    const pending = vm.pending ?? {};
+    const keys = [...new Set([...Object.keys(vm.config), ...Object.keys(pending)])].sort();
+    return keys.map((key) => ({ key, ...(vm.config[key] !== undefined ? { value: vm.config[key] } : {}), ...(pending[key] !== undefined ? { pending: pending[key] } : {}) }));
   }
 
   async putConfig(node: string, vmid: number, params: Record<string, string | number>, opts?: CallOptions): Promise<void> {
@@ -422,7 +435,10 @@ export class FakeProxmox implements ProxmoxApi {
     const vm = this.qemuOn(node, vmid);
     if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
     const next: VmConfig = { ...vm.config };
+    const refused: Record<string, string> = {};
     for (const [key, value] of Object.entries(params)) {
+      const refusal = vm.status === 'running' ? hotplugRefusal(key, value, vm.config) : undefined;
+      if (refusal !== undefined) refused[key] = refusal;
       if (key === 'tags') {
         // F9: `;` or `,` separate tags; a space or `!` inside one is refused, not split on.
         const tags = String(value).split(/[;,]/).filter((t) => t !== '');
@@ -433,11 +449,18 @@ export class FakeProxmox implements ProxmoxApi {
         next[key] = this.checkedDrive(vm.node, key, value);
         // Any CD-ROM drive written (not a cloud-init one) that the boot order lacks is appended to it (F19, audit 3).
         if (/(^|,)media=cdrom(,|$)/.test(value) && !/cloudinit/.test(value)) next.boot = withInBootOrder(next.boot, key);
+      } else if (refusal !== undefined || (vm.status === 'running' && heldUntilStart(key, vm.config))) {
+        const pending = (vm.pending ??= {});
+        // cleanup_pending: the running value written again is no change.
+        if (vm.config[key] === value) delete pending[key];
+        else pending[key] = value;
       } else {
+        if (vm.pending !== undefined) delete vm.pending[key];
         next[key] = value;
       }
     }
     vm.config = next;
+    if (Object.keys(refused).length > 0) throw fakeErrors.hotplugRefused(refused);
   }
 
   async statusCurrent(node: string, vmid: number, opts?: CallOptions): Promise<VmStatus> {
@@ -576,6 +599,9 @@ export class FakeProxmox implements ProxmoxApi {
           for (const key of ['lock', 'vmstate', 'runningmachine', 'runningcpu', 'running-nets-host-mtu']) delete vm.config[key];
           log.push('Resuming suspended VM');
         }
+        // vmconfig_apply_pending: what was held for this start becomes the config.
+        if (vm.pending !== undefined) vm.config = { ...vm.config, ...vm.pending };
+        vm.pending = undefined;
         vm.status = 'running';
         vm.qmpstatus = 'running';
         vm.agentCallsSinceStart = 0;

@@ -6,7 +6,7 @@ import { PermanentError } from '../../src/errors.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import type { CreateSpec } from '../../src/provider/types.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
-import { addOurVm, harness, RANGE, testConfig } from './harness.js';
+import { addOurVm, harness, RANGE, sizedLike, testConfig } from './harness.js';
 import { rejection as failure } from '../support/rejection.js';
 
 const NAME = 'proxy-a';
@@ -91,7 +91,7 @@ describe('Create: the job log and the answers (SPEC 1, SPEC 13)', () => {
 
   it("createdAt is the mark's time, else now", async () => {
     const h = harness();
-    addOurVm(h.pve, NAME, UID, { status: 'running' });
+    addOurVm(h.pve, NAME, UID, { status: 'running', config: sizedLike(spec()) });
     expect((await h.provider.create(spec({ waitForAddress: false }), h.ctx)).createdAt).to.equal('2026-11-30T09:00:00.000Z');
   });
 
@@ -144,6 +144,7 @@ describe('Create: the job log and the answers (SPEC 1, SPEC 13)', () => {
     const h = harness();
     addOurVm(h.pve, NAME, UID, {
       status: 'running',
+      config: sizedLike(spec()),
       agent: {
         interfaces: [
           { name: 'eth9', 'hardware-address': 'bc:24:11:00:00:01', 'ip-addresses': [{ 'ip-address': '10.99.0.1', 'ip-address-type': 'ipv4' }] },
@@ -156,7 +157,7 @@ describe('Create: the job log and the answers (SPEC 1, SPEC 13)', () => {
 
   it('a create that adopts a running VM asks the agent at once, without waiting for a boot', async () => {
     const h = harness();
-    addOurVm(h.pve, NAME, UID, { status: 'running' });
+    addOurVm(h.pve, NAME, UID, { status: 'running', config: sizedLike(spec()) });
     expect((await h.provider.create(spec(), h.ctx)).state).to.equal('Running');
     expect(h.clock.sleeps).to.equal(0);
   });

@@ -62,6 +62,11 @@ export function harness(options: { pve?: FakeProxmox; config?: ProviderConfig; l
 
 const CLONE = fixtureData<VmConfig>('config_clone_ours');
 
+/** The sizes a create of this spec wrote into its VM (SPEC 13 steps 5 and 6), as Proxmox answers them: a running VM of ours had them. */
+export function sizedLike(spec: { cores: number; memoryMiB: number; diskGiB: number }): VmConfig {
+  return { cores: spec.cores, memory: String(spec.memoryMiB), scsi0: String(CLONE.scsi0).replace(/size=[^,]+/, `size=${spec.diskGiB}G`) };
+}
+
 /** A finished clone of ours at the uid's VMID (or vmid), with our tag. */
 export function addOurVm(
   pve: FakeProxmox,

@@ -17,6 +17,7 @@ const ARGS: Record<RouteName, unknown[]> = {
   getConfig: ['pve1', 100],
   putConfig: ['pve1', 100, { cores: 2 }],
   statusCurrent: ['pve1', 100],
+  pendingConfig: ['pve1', 100],
   nodeVms: ['pve1'],
   clone: ['pve1', 9001, { newid: 100, name: 'a', description: 'd', full: true }],
   resize: ['pve1', 100, 'scsi0', '10G'],

@@ -86,6 +86,7 @@ const DRIVE: Record<RouteName, (api: ProxmoxApi) => Promise<unknown>> = {
       description: 'managed-by: pve-provisioner',
     }),
   statusCurrent: (api) => api.statusCurrent('pv1-1', 199999),
+  pendingConfig: (api) => api.pendingConfig('pv1-1', 199999),
   nodeVms: (api) => api.nodeVms('pv1-1'),
   clone: (api) =>
     api.clone('pv1-1', 9001, { newid: 199999, name: 'proxy-a', description: 'd', full: true, storage: 'local-lvm', target: 'pv1-2' }),

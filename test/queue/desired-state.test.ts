@@ -1,6 +1,9 @@
 // SPEC 2: the newest intent for a name wins, whatever order its jobs run
 // in; older generations end as superseded without touching Proxmox.
 import { expect } from 'chai';
+import { IN_PLACE_FIELDS, SPEC_FIELDS } from '../../jobs/create.schema.js';
+import { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { registryReader } from '../../src/reconciler/registry-adapter.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 
@@ -57,6 +60,37 @@ describe('desired state and generations (SPEC 2)', function () {
     const desired = await h.client.getVm('db-1');
     expect(desired).to.include({ state: 'absent', generation: 2 });
     expect(await h.redis.ttl(`${h.prefix}:desired:db-1`)).to.be.within(1, h.config.registry.tombstoneSeconds);
+  });
+
+  it('an in-place change is marked changing until a job of it runs; one recorded with no job stays marked for the reconciler (SPEC 2, 5)', async () => {
+    h = createHarness('changing');
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    const base = { name: 'web-2', uid: 'u1', cores: 2, memoryMiB: 2048, diskGiB: 10 };
+    await h.startWorker();
+    const first = await h.client.createVm(base);
+    expect((await h.client.waitForJob(first.jobId, { timeoutMs: 20_000 })).state).to.equal('completed');
+    expect((await registry.get('web-2'))?.changing).to.equal(undefined, 'a first create is no in-place change');
+
+    const update = await h.client.createVm({ ...base, cores: 4 });
+    expect(update.changes).to.deep.equal(['cores']);
+    expect((await h.client.waitForJob(update.jobId, { timeoutMs: 20_000 })).state).to.equal('completed');
+    expect((await registry.get('web-2'))?.changing).to.equal(undefined, 'cleared by the create of its generation');
+
+    // A crash between recording and adding: the client's record, and no job.
+    const recorded = (await registry.get('web-2'))?.spec ?? {};
+    const lost = await registry.recordPresent('web-2', 'u1', { ...recorded, cores: 8 }, { compare: SPEC_FIELDS, inPlace: IN_PLACE_FIELDS });
+    expect(lost).to.include({ kind: 'updated', generation: 3 });
+    expect((await registry.get('web-2'))?.changing).to.equal(3);
+    expect(await registryReader(registry, h.redis, h.prefix).get('web-2'), 'what the sweep reads').to.include({ generation: 3, changing: 3 });
+    // The same request again re-adds the recorded job, which runs and clears the mark.
+    const again = await h.client.createVm({ ...base, cores: 8 });
+    expect(again).to.include({ generation: 3, existing: true });
+    expect((await h.client.waitForJob(again.jobId, { timeoutMs: 20_000 })).state).to.equal('completed');
+    expect((await registry.get('web-2'))?.changing).to.equal(undefined, 'cleared by the re-added job');
+    await registry.recordPresent('web-2', 'u1', { ...recorded, cores: 16 }, { compare: SPEC_FIELDS, inPlace: IN_PLACE_FIELDS });
+    expect((await registry.get('web-2'))?.changing).to.equal(4);
+    await h.client.deleteVm({ name: 'web-2' });
+    expect((await registry.get('web-2'))?.changing).to.equal(undefined, 'a delete ends the change');
   });
 
   it('a delete of a name with no VM succeeds (NotFound means done, SPEC 4)', async () => {

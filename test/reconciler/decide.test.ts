@@ -203,6 +203,16 @@ describe('the sweep decides (SPEC 5)', () => {
     }
   });
 
+  it('a present name whose VM is there but whose in-place change no create applied is missing, unapplied; not once applied or failed (SPEC 2)', () => {
+    const changing = present('a', 'u1', { generation: 4, changing: 4 });
+    expect(plan({ vms: [vm('a', 'u1')], entries: [changing] }).missing).to.deep.equal([{ ref: { name: 'a', uid: 'u1', generation: 4, unapplied: true }, young: false }]);
+    expect(plan({ vms: [vm('a', 'u1')], entries: [{ ...changing, updatedAt: JUST_YOUNG }] }).missing.map((m) => m.young)).to.deep.equal([true]);
+    const failed = { reason: 'bad', jobId: 'create-a-4', at: OLD };
+    for (const entry of [present('a', 'u1', { generation: 4 }), { ...changing, failed }, { ...changing, changing: 3 }]) {
+      expect(plan({ vms: [vm('a', 'u1')], entries: [entry] }).missing, JSON.stringify(entry)).to.deep.equal([]);
+    }
+  });
+
   it('a present name whose create failed Permanent is listed as failed, not missing', () => {
     const p = plan({ entries: [present('a', 'u1', { failed: { reason: 'bad template', jobId: 'create-a-3', at: OLD } })] });
     expect(p.missing).to.deep.equal([]);

@@ -121,8 +121,8 @@ describe('no userData or networkConfig text in any answer (SPEC 24)', function (
       const io = { config: web.config, stdout: { write: (t: string) => (out += t) }, stderr: { write: (t: string) => (out += t) } };
       const files = ['--user-data', join(dir, 'user-data'), '--network-config', join(dir, 'network-config')];
       await enqueue(['create', '--name', 'secret-3', ...files, '--wait', '--timeout', '1'], io);
-      await enqueue(['create', '--name', 'secret-3', '--cores', '4', ...files], io); // 409 naming cores
-      expect(out).to.include('secret-3').and.include('--cores (cores) differs');
+      await enqueue(['create', '--name', 'secret-3', '--vlan-tag', '7', ...files], io); // 409 naming vlanTag
+      expect(out).to.include('secret-3').and.include('--vlan-tag (vlanTag) differs');
       expect(out).not.to.include(USER_SENTINEL);
       expect(out).not.to.include(NET_SENTINEL);
     } finally {

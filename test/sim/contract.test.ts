@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import { isApiError } from '../../src/proxmox/api-error.js';
-import type { ProxmoxApi, Upid } from '../../src/proxmox/api.js';
+import type { PendingEntry, ProxmoxApi, Upid } from '../../src/proxmox/api.js';
 import { classifyError } from '../../src/proxmox/classify.js';
 import { fakeWorld, simWorld, type World, type WorldOptions } from './contract-worlds.js';
 
@@ -147,6 +147,46 @@ const ONE_NODE: Record<string, Scenario> = {
     const run = async (size: string): Promise<string> => finish(world, await world.api.resize('pv1-1', 199999, 'scsi0', size));
     const exits = [await run('10G'), await run('10G'), await run('+0G'), await run('4G')];
     return { exits, scsi0: /size=[^,]+/.exec(String((await world.api.getConfig('pv1-1', 199999)).scsi0))?.[0] };
+  },
+
+  'a running VM holds cores, and memory without memory hotplug and NUMA, for its next start (vmconfig_hotplug_pending)': async (world) => {
+    const { api } = world;
+    await cloned(world);
+    // As text: Proxmox answers memory as a string and cores as a number, the fake keeps what was written.
+    const text = (value: string | number | undefined): string | undefined => (value === undefined ? undefined : String(value));
+    const keys = (entries: PendingEntry[]) =>
+      entries.filter((e) => ['cores', 'memory', 'tags'].includes(e.key)).map((e) => ({ key: e.key, value: text(e.value), pending: text(e.pending) }));
+    const look = async () => {
+      const config = await api.getConfig('pv1-1', 199999);
+      return { pending: keys(await api.pendingConfig('pv1-1', 199999)), config: [text(config.cores), text(config.memory)] };
+    };
+    const restart = async (): Promise<string[]> => [await finish(world, await api.stop('pv1-1', 199999)), await finish(world, await api.start('pv1-1', 199999))];
+    await finish(world, await api.start('pv1-1', 199999));
+    await api.putConfig('pv1-1', 199999, { cores: 4, memory: 4096, tags: 'held' });
+    const held = await look();
+    const restarted = await restart();
+    const applied = await look();
+    await finish(world, await api.stop('pv1-1', 199999));
+    await api.putConfig('pv1-1', 199999, { hotplug: 'network,disk,memory', numa: 1 });
+    await finish(world, await api.start('pv1-1', 199999));
+    await api.putConfig('pv1-1', 199999, { cores: 2, memory: 8192 });
+    const hotplugged = await look();
+    await api.putConfig('pv1-1', 199999, { cores: 4 });
+    const sameAgain = await look();
+    const refused = await api.putConfig('pv1-1', 199999, { memory: 512 }).then(
+      () => 'taken',
+      (e: unknown) => (isApiError(e) ? `${e.status} ${JSON.stringify(e.errors)}` : String(e)),
+    );
+    const afterRefusal = await look();
+    const pendingOf = (seen: { pending: { key: string; pending?: string }[] }, key: string) => seen.pending.find((e) => e.key === key)?.pending;
+    expect([pendingOf(held, 'cores'), pendingOf(held, 'memory'), pendingOf(held, 'tags')], 'held while running').to.deep.equal(['4', '4096', undefined]);
+    expect(held.config, 'the config answers with pending values').to.deep.equal(['4', '4096']);
+    expect([pendingOf(applied, 'cores'), applied.config], 'applied by the start').to.deep.equal([undefined, ['4', '4096']]);
+    expect([pendingOf(hotplugged, 'cores'), pendingOf(hotplugged, 'memory')], 'memory hotplugged, cores never').to.deep.equal(['2', undefined]);
+    expect(pendingOf(sameAgain, 'cores'), 'the running value again is no change').to.equal(undefined);
+    expect(refused, 'memory below what hotplug needs').to.equal(`400 {"memory":"hotplug problem - memory can't be lower than 1024 MB"}`);
+    expect(pendingOf(afterRefusal, 'memory'), 'the refused value is left pending').to.equal('512');
+    return { held, restarted, applied, hotplugged, sameAgain, refused, afterRefusal };
   },
 
   'the agent: not running, then an address on net0, then not configured (F5, F21)': async (world) => {

@@ -1,7 +1,7 @@
 // The README's curl example (SPEC 2, SPEC 6), run as it stands with the
 // port changed, twice, against the web app on a real socket and a worker
 // on the recording provider: both runs print the same job id and end with
-// the job; the same block with another memory size prints the refusal
+// the job; the same block with another image prints the refusal
 // naming the field instead of a blank job id and a 404; a key whose
 // comment holds quotes and a backslash reaches the API as sent.
 import { expect } from 'chai';
@@ -60,10 +60,10 @@ describe("the README's curl example can be run twice (SPEC 2, SPEC 6)", function
     for (const out of outputs) expect(JSON.parse(out.slice(out.indexOf('\n') + 1)) as object).to.deep.include({ id: ids[0], state: 'completed' });
   });
 
-  it('with another memory size it prints the refusal naming the field', async () => {
-    const out = await runShell(readmeBlock(port).replace('memoryMiB: 2048', 'memoryMiB: 4096'), cwd);
+  it('with another image it prints the refusal naming the field', async () => {
+    const out = await runShell(readmeBlock(port).replace('image: "debian"', 'image: "shared"'), cwd);
     expect(out).to.match(/^refused: /);
-    expect(out).to.include('"field":"memoryMiB"');
+    expect(out).to.include('"field":"image"');
     expect(out).not.to.include('\njob ');
   });
 

@@ -23,6 +23,12 @@ describe('webhook body (SPEC 27)', () => {
     });
   });
 
+  it('vm.updated carries what vm.ready does and the fields changed in place; vm.ready never carries changed', () => {
+    const result = { vmid: 100300, state: 'Running', address: '10.1.2.3', changed: ['memoryMiB'], extra: 1 };
+    expect(completedBody('vm.updated', { ...END, deliveryId: 'vm.updated-create-web-1-2' }, result)).to.deep.include({ event: 'vm.updated', result: { vmid: 100300, state: 'Running', address: '10.1.2.3', changed: ['memoryMiB'] } });
+    expect(completedBody('vm.ready', END, result).result).not.to.have.property('changed');
+  });
+
   it('vm.ready without an address (not waited for) has none; vm.deleted carries the delete result', () => {
     expect(completedBody('vm.ready', END, { vmid: 100300, state: 'Provisioning' }).result).to.deep.equal({ vmid: 100300, state: 'Provisioning' });
     const deleted = completedBody('vm.deleted', { ...END, job: 'delete' }, { deleted: true, vmid: 100300, seedsDeleted: 1, providerId: 'x' });

@@ -73,6 +73,19 @@ describe('processor: webhook events of VM jobs (SPEC 27)', function () {
     expect(await bodies()).to.deep.equal(first);
   });
 
+  it('a completed create that changed a VM of ours in place adds vm.updated with the fields it changed, and no vm.ready (SPEC 2, 13)', async () => {
+    world('ev-updated');
+    const p = processor(withCreate(() => Promise.resolve({ ...CREATED, changed: ['cores', 'diskGiB'] })));
+    await h.client.createVm({ name: 'ev', uid: 'u1', cores: 2 });
+    const changed = await h.client.createVm({ name: 'ev', uid: 'u1', cores: 4, diskGiB: 40 });
+    await p(await queued(changed.jobId), 'token');
+    const id = `vm.updated-${changed.jobId}`;
+    const sent = await bodies();
+    expect(Object.keys(sent)).to.deep.equal([id]);
+    expect(sent[id]).to.deep.include({ deliveryId: id, event: 'vm.updated', name: 'ev', jobId: changed.jobId, job: 'create' });
+    expect(sent[id]?.result).to.deep.equal({ ...CREATED, changed: ['cores', 'diskGiB'] });
+  });
+
   it('a completed delete adds vm.deleted; a check and a superseded create add nothing', async () => {
     world('ev-deleted');
     const p = processor(jobDefinitions);

@@ -6,11 +6,32 @@ import { dieError, paramError } from '../answer-error.js';
 import { DRIVE_KEY, formatSize, isCdrom, parseDrive, printDrive, setDriveOption, storageOf, driveOption } from '../disks.js';
 import type { PropSchema } from '../formats.js';
 import { randomMac } from '../mac.js';
-import { configAnswer, configDigest, touched, type SimVm } from '../state.js';
+import { heldUntilStart, hotplugRefusal } from '../hotplug.js';
+import { configAnswer, configDigest, pendingAnswer, touched, type SimVm } from '../state.js';
 import { texts } from '../texts.js';
-import { param, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
+import { flag, param, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
 
-export const getConfig: Handler = (ctx) => configAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)));
+export const getConfig: Handler = (ctx) => configAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)), flag(ctx, 'current'));
+
+export const getPending: Handler = (ctx) => pendingAnswer(ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx)));
+
+/**
+ * A running VM holds what it cannot hotplug for its next start, and what
+ * its hotplug refused (the refusal is answered); the same value again
+ * clears it (cleanup_pending).
+ */
+function write(vm: SimVm, key: string, value: string | number): string | undefined {
+  const refused = vm.status === 'running' ? hotplugRefusal(key, value, vm.config) : undefined;
+  if (refused !== undefined || (vm.status === 'running' && heldUntilStart(key, vm.config))) {
+    const pending = (vm.pending ??= {});
+    if (vm.config[key] === value) delete pending[key];
+    else pending[key] = value;
+    return refused;
+  }
+  if (vm.pending !== undefined) delete vm.pending[key];
+  vm.config[key] = value;
+  return undefined;
+}
 
 /** F7: the text Proxmox answers a write on a locked VM (skiplock is root@pam's only, refused before). */
 function assertUnlocked(vm: SimVm): void {
@@ -102,13 +123,17 @@ export const putConfig: Handler = (ctx) => {
     else if (DRIVE_KEY.test(key)) value = driveValue(ctx, vm, key, raw);
     changes.push([key, stored(ctx.properties, key, value)]);
   }
+  const refused: Record<string, string> = {};
   for (const [key, value] of changes) {
     // `# append new CD drives to bootorder`: any CD-ROM written (not a cloud-init drive) that the order lacks.
     const cdrom = DRIVE_KEY.test(key) && isCdrom(parseDrive(String(value))) && !/cloudinit/.test(String(value));
-    vm.config[key] = value;
+    const refusal = write(vm, key, value);
+    if (refusal !== undefined) refused[key] = refusal;
     if (cdrom) appendToBootOrder(vm, key);
   }
   for (const key of (ctx.params.delete ?? '').split(/[,;\s]+/).filter((k) => k !== '')) delete vm.config[key];
   touched(vm, ctx.sim.now());
+  // update_vm_api's raise_param_exc after the write: the rest is written, the refused value pending.
+  if (Object.keys(refused).length > 0) throw paramError(refused);
   return null;
 };

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { dieError, paramError, permissionError } from '../answer-error.js';
 import { DRIVE_KEY, driveBytes, formatSize, isCdrom, parseDrive, parseSize, printDrive, setDriveOption, storageOf } from '../disks.js';
 import { randomMac } from '../mac.js';
-import { freshVmState, touched, type SimVm, type VmConfig } from '../state.js';
+import { applyPending, freshVmState, touched, type SimVm, type VmConfig } from '../state.js';
 import { texts } from '../texts.js';
 import { flag, param, perlTrue, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
 
@@ -251,6 +251,7 @@ export const start: Handler = (ctx) => {
     if (!resume) lockedAtRun(vm);
     if (vm.status === 'running') throw dieError(texts.alreadyRunning(vmid));
     if (resume) for (const key of ['lock', 'vmstate', 'runningmachine', 'runningcpu', 'running-nets-host-mtu']) delete vm.config[key];
+    applyPending(vm);
     vm.status = 'running';
     vm.paused = false;
     vm.startedAt = endAt;
