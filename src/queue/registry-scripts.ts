@@ -6,6 +6,7 @@
 // alongside (ScriptBatch, src/redis-script.ts).
 
 import { LuaScript } from '../redis-script.js';
+import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
 
 /**
  * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now, '1'
@@ -19,7 +20,7 @@ import { LuaScript } from '../redis-script.js';
  * else '0', differing field...}. Both a new generation and a repeat clear
  * a recorded Permanent failure: the caller asked again.
  */
-export const RECORD_PRESENT = new LuaScript(`
+export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}
 local state = redis.call('HGET', KEYS[1], 'state')
 if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
@@ -48,6 +49,7 @@ if state == 'present' then
 end
 -- A tombstone keeps the uid that was deleted; a new uid retires it, so a
 -- create may replace that uid's VM if its delete never ran (superseded).
+local wasState, wasNode = indexedOf(KEYS[1])
 local old = redis.call('HGET', KEYS[1], 'uid')
 if state == 'absent' and old and old ~= ARGV[2] then
   local raw = redis.call('HGET', KEYS[1], 'retiredUids')
@@ -62,6 +64,7 @@ redis.call('HSET', KEYS[1], 'state', 'present', 'uid', ARGV[2], 'generation', ge
 redis.call('HDEL', KEYS[1], 'failed')
 redis.call('PERSIST', KEYS[1])
 redis.call('SADD', KEYS[3], ARGV[1])
+reindex(KEYS[1], wasState, wasNode)
 return {'recorded', tostring(gen), jobId, ARGV[2]}
 `);
 
@@ -84,7 +87,7 @@ return 1
  * state: it only removes that uid's VM (the reconciler's orphans).
  * Returns {'recorded'|'existing', generation, jobId} | {'foreign', generation}.
  */
-export const RECORD_ABSENT = new LuaScript(`
+export const RECORD_ABSENT = new LuaScript(`${INDEX_FUNCTIONS}
 local state = redis.call('HGET', KEYS[1], 'state')
 local uid = redis.call('HGET', KEYS[1], 'uid')
 if ARGV[2] ~= '' and state == 'present' and uid ~= ARGV[2] then
@@ -93,23 +96,27 @@ end
 if state == 'absent' then
   return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId')}
 end
+local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
 redis.call('HDEL', KEYS[1], 'spec', 'failed')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
+reindex(KEYS[1], wasState, wasNode)
 return {'recorded', tostring(gen), jobId}
 `);
 
 // Writes json as the record's lastKnown, only into an existing record
 // and, when state is not '', only while the record's desired state is
-// that one.
-const WRITE_LAST_KNOWN = `
+// that one; the listing's index follows the node.
+const WRITE_LAST_KNOWN = `${INDEX_FUNCTIONS}
 local function writeLastKnown(record, json, state)
   if redis.call('EXISTS', record) == 0 then return 0 end
   if state ~= '' and redis.call('HGET', record, 'state') ~= state then return 0 end
+  local wasState, wasNode = indexedOf(record)
   redis.call('HSET', record, 'lastKnown', json)
+  reindex(record, wasState, wasNode)
   return 1
 end`;
 
