@@ -100,6 +100,8 @@ export interface Config {
     authDisabled: boolean;
     metricsAuth: boolean;
     boardWritable: boolean;
+    maxJobWaiters: number;
+    eventStreamMaxSeconds: number;
   };
   webhooks: { url: string; secretFile: string; attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };

@@ -55,9 +55,9 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
       void v1.register((needsRedis, _scopeOptions, scopeDone) => {
         needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
         vmRoutes(needsRedis, deps.service);
-        jobRoutes(needsRedis, deps.service);
+        jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
         imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
-        jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });
+        jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, maxSeconds: deps.config.http.eventStreamMaxSeconds, ...deps.jobEvents });
         scopeDone();
       });
       done();
