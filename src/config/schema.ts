@@ -167,6 +167,11 @@ export const schema: Schema<Config> = {
       format: 'positive-int',
       default: 900,
     },
+    metricsCacheSeconds: {
+      doc: 'The Redis figures of /metrics (queue counts, node health) are read at most once in this many seconds and shared by the scrapes meanwhile; 0 reads them on every scrape (SPEC 9, 24).',
+      format: 'nat',
+      default: 15,
+    },
     boardWritable: {
       doc: 'Let Bull Board users retry, promote, clean, remove, pause and resume jobs and queues and edit schedulers; false (the default) makes the board read-only, its changing routes answering 405. Adding or editing job data stays refused, and with http.authDisabled the board stays read-only.',
       format: Boolean,

@@ -102,6 +102,7 @@ export interface Config {
     boardWritable: boolean;
     maxJobWaiters: number;
     eventStreamMaxSeconds: number;
+    metricsCacheSeconds: number;
   };
   webhooks: { url: string; secretFile: string; attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };

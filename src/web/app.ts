@@ -10,6 +10,7 @@ import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
 import { registerNodeHealthGauges } from './node-health-metrics.js';
+import { sharedFor } from './metrics-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { imageRoutes } from './routes/images.js';
 import { JOB_EVENT_DEFAULTS } from './job-event-options.js';
@@ -37,7 +38,9 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   // a registry of this app's own, served by /metrics with the process's.
   const webRegistry = new Registry();
   observeHttpRequests(app, webRegistry);
-  registerNodeHealthGauges(webRegistry, () => deps.readiness.lastHealth(), redisDown);
+  // The Redis figures of /metrics are read at most once per http.metricsCacheSeconds (SPEC 24).
+  const redisFiguresMs = deps.config.http.metricsCacheSeconds * 1000;
+  registerNodeHealthGauges(webRegistry, sharedFor(redisFiguresMs, () => deps.readiness.lastHealth()), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
@@ -45,7 +48,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const openApi = buildOpenApiDocument(deps.config);
 
   probeRoutes(app, deps.readiness, redisDown);
-  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, deps.config.http.metricsAuth ? tokenGuard : undefined);
+  metricsRoute(app, [deps.metrics.registry, webRegistry], deps.queues, redisDown, { queueFiguresMs: redisFiguresMs, guard: deps.config.http.metricsAuth ? tokenGuard : undefined });
 
   await app.register(
     (v1, _options, done) => {
