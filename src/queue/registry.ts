@@ -117,12 +117,12 @@ export class DesiredStateRegistry {
     return toRecord(name, fields);
   }
 
-  /** Every name with a record; names whose tombstone expired are dropped from the index. */
+  /** Every name with a record; names whose tombstone expired are dropped from the set of names and the listing's index. */
   async list(): Promise<DesiredRecord[]> {
     const names = (await this.redis.smembers(keys.desiredIndex(this.prefix))).sort();
     const records = await Promise.all(names.map((name) => this.get(name)));
     const gone = names.filter((_, i) => records[i] === undefined);
-    if (gone.length > 0) await this.redis.srem(keys.desiredIndex(this.prefix), ...gone);
+    if (gone.length > 0) await this.index.forgetGone(gone);
     return records.filter((r): r is DesiredRecord => r !== undefined);
   }
 

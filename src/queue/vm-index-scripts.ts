@@ -12,9 +12,11 @@ import { LuaScript } from '../redis-script.js';
  * Lua functions for a script that writes a record `<base>:desired:<name>`:
  * `indexedOf(record)` is what the index files it under (state, node: nil
  * when none), `reindex(record, oldState, oldNode)` moves the name from the
- * sets of what it was to those of what it is now. The sets are
- * `<base>:desired-by:all`, `:state:<state>`, `:node:<node>` and
- * `:node-state:<state>:<node>` (keys.ts desiredBy).
+ * sets of what it was to those of what it is now, `forget(stem, name)`
+ * drops it from every set (its record gone, what it was filed under is
+ * not known). The sets are `<base>:desired-by:all`, `:state:<state>`,
+ * `:node:<node>` and `:node-state:<state>:<node>` (keys.ts desiredBy);
+ * `:nodes` is the set of the nodes that have sets.
  */
 export const INDEX_FUNCTIONS = `
 local function indexedNode(json)
@@ -40,11 +42,23 @@ local function indexStem(record)
   local base, name = string.match(record, '^(.*):desired:([^:]*)$')
   return base .. ':desired-by', name
 end
+local function file(stem, name, state, node)
+  for _, key in ipairs(indexKeys(stem, state, node)) do redis.call('ZADD', key, 0, name) end
+  if node then redis.call('SADD', stem .. ':nodes', node) end
+end
+local function forget(stem, name)
+  redis.call('ZREM', stem .. ':all', name)
+  for _, state in ipairs({'present', 'absent'}) do redis.call('ZREM', stem .. ':state:' .. state, name) end
+  for _, node in ipairs(redis.call('SMEMBERS', stem .. ':nodes')) do
+    redis.call('ZREM', stem .. ':node:' .. node, name)
+    for _, state in ipairs({'present', 'absent'}) do redis.call('ZREM', stem .. ':node-state:' .. state .. ':' .. node, name) end
+  end
+end
 local function reindex(record, oldState, oldNode)
   local stem, name = indexStem(record)
   local state, node = indexedOf(record)
   if oldState then for _, key in ipairs(indexKeys(stem, oldState, oldNode)) do redis.call('ZREM', key, name) end end
-  if state then for _, key in ipairs(indexKeys(stem, state, node)) do redis.call('ZADD', key, 0, name) end end
+  if state then file(stem, name, state, node) end
 end
 `;
 
@@ -60,9 +74,10 @@ for i = 2, #ARGV do
   local record = ARGV[1] .. ARGV[i]
   local state, node = indexedOf(record)
   if state then
-    for _, key in ipairs(indexKeys(KEYS[1], state, node)) do redis.call('ZADD', key, 0, ARGV[i]) end
+    file(KEYS[1], ARGV[i], state, node)
     indexed = indexed + 1
   else
+    forget(KEYS[1], ARGV[i])
     redis.call('SREM', KEYS[2], ARGV[i])
   end
 end
@@ -79,7 +94,7 @@ return indexed
  * else {'done' | 'more', last name looked at or '', name...}: up to
  * `wanted` names after the start whose record passes the filters now, in
  * name order; 'done' when the set has no more. An entry whose record is
- * gone leaves the index and the set of names; one whose record no longer
+ * gone leaves every set of the index and the set of names; one whose record no longer
  * fits the set is filed again where it fits.
  */
 export const INDEX_PAGE = new LuaScript(`${INDEX_FUNCTIONS}
@@ -96,17 +111,35 @@ while #found < wanted and looked < most do
     local record = ARGV[5] .. name
     local state, node = indexedOf(record)
     if not state then
-      redis.call('ZREM', KEYS[3], name)
-      redis.call('ZREM', KEYS[4], name)
+      forget(KEYS[1], name)
       redis.call('SREM', KEYS[2], name)
     elseif (ARGV[3] == '' or ARGV[3] == state) and (ARGV[4] == '' or ARGV[4] == node) then
       table.insert(found, name)
     else
       redis.call('ZREM', KEYS[3], name)
-      for _, key in ipairs(indexKeys(KEYS[1], state, node)) do redis.call('ZADD', key, 0, name) end
+      file(KEYS[1], name, state, node)
     end
   end
   from = '(' .. last
 end
 return {'more', last, unpack(found)}
+`);
+
+/**
+ * KEYS: the index's stem, the registry's set of names. ARGV: the records'
+ * key prefix, then names. Each name whose record is gone now (a tombstone
+ * that expired) leaves the set of names and every set of the index, so
+ * neither grows with the names ever deleted; a name written again since
+ * it was found gone stays. Returns the count dropped.
+ */
+export const FORGET_GONE = new LuaScript(`${INDEX_FUNCTIONS}
+local dropped = 0
+for i = 2, #ARGV do
+  if redis.call('EXISTS', ARGV[1] .. ARGV[i]) == 0 then
+    forget(KEYS[1], ARGV[i])
+    redis.call('SREM', KEYS[2], ARGV[i])
+    dropped = dropped + 1
+  end
+end
+return dropped
 `);

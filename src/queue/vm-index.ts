@@ -3,7 +3,7 @@
 // older release wrote, once, before the first page that needs it.
 import type { RedisClient } from '../redis-script.js';
 import { keys } from './keys.js';
-import { INDEX_NAMES, INDEX_PAGE } from './vm-index-scripts.js';
+import { FORGET_GONE, INDEX_NAMES, INDEX_PAGE } from './vm-index-scripts.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
 /** Entries one INDEX_PAGE call looks at, at most: bounds the script's time when many entries are stale. */
@@ -48,6 +48,14 @@ export class VmIndex {
       await this.build();
     }
     throw new Error('the listing index is not built after building it');
+  }
+
+  /** Drops from the registry's set of names and from the index those of `names` whose record is gone now (expired tombstones). */
+  async forgetGone(names: readonly string[]): Promise<void> {
+    const stem = keys.desiredBy(this.prefix);
+    for (let i = 0; i < names.length; i += BUILD_BATCH) {
+      await FORGET_GONE.run(this.redis, [stem, keys.desiredIndex(this.prefix)], [keys.desired(this.prefix, ''), ...names.slice(i, i + BUILD_BATCH)]);
+    }
   }
 
   /** Files every name of the registry's set under its record's state and node; one build at a time per process. */

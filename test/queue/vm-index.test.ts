@@ -22,8 +22,10 @@ describe('the listing index: filtered pages cost about their limit (SPEC 27)', f
   let registry: DesiredStateRegistry;
   let monitor: RedisMonitor | undefined;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     redis = newRedis();
+    // Connected before a test may skip, so the cleanup after it can scan (a Cluster connects lazily).
+    await redis.ping();
     prefix = keyPrefix(uniquePrefix('vm-index'));
     registry = new DesiredStateRegistry(redis, prefix, 3600);
   });
@@ -105,5 +107,27 @@ describe('the listing index: filtered pages cost about their limit (SPEC 27)', f
     expect(await names({ state: 'absent' })).to.deep.equal([]);
     expect(await names({ node: 'pve1' })).to.deep.equal([nameOf(2)]);
     expect(await names({})).to.deep.equal([nameOf(0), nameOf(2)]);
+  });
+
+  it('forgets an expired tombstone in every set of the index once a sweep lists the registry, so the index does not grow with deleted names', async () => {
+    await registry.page({ limit: 1 });
+    await createMany(2, () => 'pve1');
+    await registry.recordAbsent(nameOf(0), `uid-${nameOf(0)}`);
+    // The tombstone expires; no page reads the sets it is filed in, a sweep lists the registry.
+    await redis.del(keys.desired(prefix, nameOf(0)));
+    expect((await registry.list()).map((r) => r.name)).to.deep.equal([nameOf(1)]);
+
+    const stem = keys.desiredBy(prefix);
+    const sets = ['all', 'state:absent', 'state:present', 'node:pve1', 'node-state:absent:pve1', 'node-state:present:pve1'];
+    const members = await Promise.all(sets.map(async (set) => [set, await redis.zrange(`${stem}:${set}`, 0, -1)] as const));
+    expect(Object.fromEntries(members)).to.deep.equal({
+      all: [nameOf(1)],
+      'state:absent': [],
+      'state:present': [nameOf(1)],
+      'node:pve1': [nameOf(1)],
+      'node-state:absent:pve1': [],
+      'node-state:present:pve1': [nameOf(1)],
+    });
+    expect(await redis.smembers(keys.desiredIndex(prefix))).to.deep.equal([nameOf(1)]);
   });
 });
