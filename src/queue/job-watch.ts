@@ -56,7 +56,13 @@ export class JobWatch {
       } catch (error) {
         read = { error };
       }
-      for (const listener of [...watch.listeners]) listener(read);
+      for (const listener of [...watch.listeners]) {
+        try {
+          listener(read);
+        } catch {
+          // A listener's own failure is its own: the others, and the reads, go on.
+        }
+      }
     }
     this.watches.delete(id);
   }
