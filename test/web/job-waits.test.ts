@@ -87,4 +87,25 @@ describe('GET /v1/jobs/:id?waitSeconds: one read per job, at most http.maxJobWai
     const again = await get(`/v1/jobs/${id}?waitSeconds=1`);
     expect(again.statusCode).to.equal(200);
   });
+
+  it('a wait on a job removed meanwhile answers 404 once the shared read sees it gone, not when its waitSeconds run out', async () => {
+    let waitsRead = 0;
+    const app = await buildTestWeb({}, {
+      service: (client) => ({
+        ...client,
+        // Counts the waits that have made their own first read and listen to the watch.
+        waitForJob: (id, options) => client.waitForJob(id, { ...options, onView: () => (waitsRead += 1) }),
+      }),
+    });
+    web = app;
+    const id = await enqueue('waits-removed');
+    // Were the removal missed, each wait would answer 200 with the last view when its time ran out.
+    const waits = [get(`/v1/jobs/${id}?waitSeconds=20`), get(`/v1/jobs/${id}?waitSeconds=20`)];
+    await eventually(() => Promise.resolve(waitsRead >= 2 ? true : undefined));
+    await app.queues.vm.remove(id);
+    for (const answer of await Promise.all(waits)) {
+      expect(answer.statusCode, answer.body).to.equal(404);
+      expect(answer.json<{ error: string; message: string }>()).to.deep.equal({ error: 'NotFound', message: `job ${id} is gone` });
+    }
+  });
 });
