@@ -18,8 +18,11 @@ export function isCreateStep(value: unknown): value is CreateStep {
  * `running` without waitForAddress, `address` with it.
  */
 export function createStepPercent(step: CreateStep, waitForAddress: boolean): number {
-  const last = waitForAddress ? CREATE_STEPS.length : CREATE_STEPS.indexOf('running') + 1;
-  return Math.min(100, Math.round(((CREATE_STEPS.indexOf(step) + 1) * 100) / last));
+  // Most creates never restart: `restarted` counts as the step before it, so the others keep even shares.
+  const counted = CREATE_STEPS.filter((s) => s !== 'restarted');
+  const index = counted.indexOf(step === 'restarted' ? 'resized' : step);
+  const last = waitForAddress ? counted.length : counted.indexOf('running') + 1;
+  return Math.min(100, Math.round(((index + 1) * 100) / last));
 }
 
 export const VM_STATES = ['Provisioning', 'Running', 'Stopped', 'NotFound'] as const;

@@ -12,13 +12,14 @@ import { chooseProducerConfig } from './config/producer-published.js';
 import type { ConfigMismatch } from './config/producer-published.js';
 import { keys } from './queue/keys.js';
 import { readProducerConfig } from './queue/producer-config-store.js';
-import { RedisUnavailableError, connected, createProducerConnection } from './queue/connection.js';
-import { unavailableReason } from './queue/redis-failure.js';
+import { connected, createProducerConnection } from './queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
 import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
 import type { CreateSpec } from '../jobs/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
-import { isFinished, viewJob } from './queue/job-view.js';
+import { viewJob } from './queue/job-view.js';
+import { JobWatch } from './queue/job-watch.js';
+import { waitForJob } from './queue/wait-for-job.js';
 import type { JobView } from './queue/job-view.js';
 import { jobDoor } from './queue/enqueue.js';
 import type { JobDoor } from './queue/enqueue.js';
@@ -165,7 +166,8 @@ export interface ProvisionerClientOf<I extends CallInputs> {
   /**
    * Resolves when the job completed or failed, or with its current view on
    * timeout. `onView` sees each view read while waiting (about every 100
-   * ms), the last one included: its state, progress and log lines so far.
+   * ms, reads the waits on one job in a process share), the last one
+   * included: its state, progress and log lines so far.
    * Redis down at the call is a RedisUnavailableError at once; an outage
    * after the first read (a restart, a failover) is waited out, and is a
    * RedisUnavailableError only if it lasts until the timeout.
@@ -270,6 +272,9 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     return undefined;
   };
 
+  // Every wait on a job in this process shares one read of it per WAIT_POLL_MS.
+  const watch = new JobWatch(getJob, WAIT_POLL_MS);
+
   return {
     async createVm(input) {
       const value = orThrow(validateJobData('create', input, await limitsNow()));
@@ -315,32 +320,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
 
     getJob,
 
-    async waitForJob(id, waitOptions = {}) {
-      const deadline = Date.now() + (waitOptions.timeoutMs ?? 60_000);
-      const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
-      let seen = false;
-      for (;;) {
-        let view: JobView | undefined;
-        try {
-          view = await getJob(id);
-        } catch (err) {
-          // Redis down at the call is an error at once; once the job was read,
-          // an outage (a restart, a failover) is waited out until the deadline,
-          // a read cut off mid-command ('Connection is closed.', a Cluster out
-          // of redirections) as much as one refused before it was sent.
-          const reason = unavailableReason(err);
-          if (!seen || reason === undefined) throw err;
-          if (Date.now() >= deadline) throw err instanceof RedisUnavailableError ? err : new RedisUnavailableError(`Redis is not reachable (${reason})`, { cause: err });
-          await pause();
-          continue;
-        }
-        if (view === undefined) throw new Error(`job ${id} does not exist`);
-        seen = true;
-        waitOptions.onView?.(view);
-        if (isFinished(view) || Date.now() >= deadline) return view;
-        await pause();
-      }
-    },
+    waitForJob: (id, waitOptions) => waitForJob(watch, getJob, id, waitOptions),
 
     async getVm(name) {
       const { registry } = await ready();

@@ -171,6 +171,21 @@ export const schema: Schema<Config> = {
       format: 'boolean-word',
       default: true,
     },
+    maxJobWaiters: {
+      doc: 'GET /v1/jobs/:id?waitSeconds= waits one web process holds at once; one more is a 503 with Retry-After. The waits on one job share one read of it (SPEC 24).',
+      format: 'positive-int',
+      default: 200,
+    },
+    eventStreamMaxSeconds: {
+      doc: 'Longest a GET /v1/jobs/:id/events stream stays open: then a `reconnect` event and the server closes it; an EventSource reconnects with Last-Event-ID and goes on where it was (SPEC 24, 27).',
+      format: 'positive-int',
+      default: 900,
+    },
+    metricsCacheSeconds: {
+      doc: 'The Redis figures of /metrics (queue counts, node health) are read at most once in this many seconds and shared by the scrapes meanwhile; 0 reads them on every scrape (SPEC 9, 24).',
+      format: 'nat',
+      default: 15,
+    },
     boardWritable: {
       doc: 'Let Bull Board users retry, promote, clean, remove, pause and resume jobs and queues and edit schedulers; false (the default) makes the board read-only, its changing routes answering 405. Adding or editing job data stays refused, and with http.authDisabled the board stays read-only.',
       format: 'boolean-word',

@@ -103,6 +103,9 @@ export interface Config {
     metricsAuth: boolean;
     boardWritable: boolean;
     publicUrl: string;
+    maxJobWaiters: number;
+    eventStreamMaxSeconds: number;
+    metricsCacheSeconds: number;
   };
   webhooks: { url: string; secretFile: string; attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };

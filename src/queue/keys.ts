@@ -6,6 +6,8 @@ export const keys = {
   desired: (prefix: string, name: string): string => `${prefix}:desired:${name}`,
   /** Set: every name the registry has seen (tombstones expire lazily). */
   desiredIndex: (prefix: string): string => `${prefix}:desired-index`,
+  /** String: set once the listing's filter index is built; its sorted sets are `<this>:<filter>` (vm-index-scripts.ts). */
+  desiredBy: (prefix: string): string => `${prefix}:desired-by`,
   /** Hash: name -> last generation handed out; never expires. */
   generations: (prefix: string): string => `${prefix}:generations`,
   /** String: the per-name lock's token (SPEC 3). */

@@ -6,6 +6,7 @@
 // alongside (ScriptBatch, src/redis-script.ts).
 
 import { LuaScript } from '../redis-script.js';
+import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
 
 /**
  * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now, '1'
@@ -25,14 +26,16 @@ import { LuaScript } from '../redis-script.js';
  * change in place...}. A new generation and a repeat
  * both clear a recorded Permanent failure: the caller asked again.
  */
-export const RECORD_PRESENT = new LuaScript(`
+export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}
 local function record(uid, spec)
+  local wasState, wasNode = indexedOf(KEYS[1])
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
   redis.call('HDEL', KEYS[1], 'failed', 'changing')
   redis.call('PERSIST', KEYS[1])
   redis.call('SADD', KEYS[3], ARGV[1])
+  reindex(KEYS[1], wasState, wasNode)
   return {tostring(gen), jobId, uid}
 end
 -- The spec JSON with the caller's drawn uid replaced by the present one (found as a plain string).
@@ -112,7 +115,7 @@ return 1
  * state: it only removes that uid's VM (the reconciler's orphans).
  * Returns {'recorded'|'existing', generation, jobId} | {'foreign', generation}.
  */
-export const RECORD_ABSENT = new LuaScript(`
+export const RECORD_ABSENT = new LuaScript(`${INDEX_FUNCTIONS}
 local state = redis.call('HGET', KEYS[1], 'state')
 local uid = redis.call('HGET', KEYS[1], 'uid')
 if ARGV[2] ~= '' and state == 'present' and uid ~= ARGV[2] then
@@ -121,23 +124,27 @@ end
 if state == 'absent' then
   return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId')}
 end
+local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
 redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
+reindex(KEYS[1], wasState, wasNode)
 return {'recorded', tostring(gen), jobId}
 `);
 
 // Writes json as the record's lastKnown, only into an existing record
 // and, when state is not '', only while the record's desired state is
-// that one.
-const WRITE_LAST_KNOWN = `
+// that one; the listing's index follows the node.
+const WRITE_LAST_KNOWN = `${INDEX_FUNCTIONS}
 local function writeLastKnown(record, json, state)
   if redis.call('EXISTS', record) == 0 then return 0 end
   if state ~= '' and redis.call('HGET', record, 'state') ~= state then return 0 end
+  local wasState, wasNode = indexedOf(record)
   redis.call('HSET', record, 'lastKnown', json)
+  reindex(record, wasState, wasNode)
   return 1
 end`;
 

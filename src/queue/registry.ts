@@ -8,6 +8,7 @@ import { redactSecrets } from '../secrets/redact.js';
 import { intentJobIdPrefix } from '../../jobs/job-ids.js';
 import { keys } from './keys.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
+import { VmIndex } from './vm-index.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
 /** The head from its three hash fields (HMGET state uid generation); undefined when there is no record. */
@@ -60,28 +61,8 @@ export interface RegistryPage {
   more: boolean;
 }
 
-/** Records read at a time while a filter skips names. */
-const FILTERED_READ_BATCH = 500;
-
-/** The index of the first name after `after` in sorted names. */
-function firstAfter(names: readonly string[], after: string): number {
-  let [low, high] = [0, names.length];
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((names[mid] ?? '') <= after) low = mid + 1;
-    else high = mid;
-  }
-  return low;
-}
-
 function passes(record: DesiredRecord, query: RegistryPageQuery): boolean {
   return (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
-}
-
-/** The same test on the two hash fields a filter looks at (HMGET state lastKnown), before the whole record is read. */
-function fieldsPass([state, lastKnown]: (string | null)[], query: RegistryPageQuery): boolean {
-  if (query.state !== undefined && state !== query.state) return false;
-  return query.node === undefined || parseJson<LastKnown>(lastKnown ?? undefined)?.node === query.node;
 }
 
 function parseJson<T>(text: string | undefined): T | undefined {
@@ -94,11 +75,15 @@ function parseJson<T>(text: string | undefined): T | undefined {
 }
 
 export class DesiredStateRegistry {
+  private readonly index: VmIndex;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly tombstoneSeconds: number,
-  ) {}
+  ) {
+    this.index = new VmIndex(redis, prefix);
+  }
 
   private scriptKeys(name: string): [string, string, string] {
     return [keys.desired(this.prefix, name), keys.generations(this.prefix), keys.desiredIndex(this.prefix)];
@@ -144,58 +129,34 @@ export class DesiredStateRegistry {
     return toRecord(name, fields);
   }
 
-  /** Every name with a record; names whose tombstone expired are dropped from the index. */
+  /** Every name with a record; names whose tombstone expired are dropped from the set of names and the listing's index. */
   async list(): Promise<DesiredRecord[]> {
     const names = (await this.redis.smembers(keys.desiredIndex(this.prefix))).sort();
     const records = await Promise.all(names.map((name) => this.get(name)));
     const gone = names.filter((_, i) => records[i] === undefined);
-    if (gone.length > 0) await this.redis.srem(keys.desiredIndex(this.prefix), ...gone);
+    if (gone.length > 0) await this.index.forgetGone(gone);
     return records.filter((r): r is DesiredRecord => r !== undefined);
   }
 
   /**
    * The names after `query.after` in name order that pass the filters, at
-   * most `query.limit` (SPEC 27). The index is a set, so each page reads
-   * all its names (SMEMBERS) and sorts them; then only the records it
-   * needs, plus one to know whether there is more. With a filter it
-   * first reads the two fields the filter looks at (HMGET, pipelined:
-   * about half the time of whole records at 10,000 names), then whole
-   * records only of the names that pass, each checked again as it may
-   * have changed in between.
+   * most `query.limit` (SPEC 27). The names come from the listing's index
+   * (vm-index.ts), a sorted set per filter, so a page reads about `limit`
+   * entries and records whatever the registry holds; each record is
+   * checked again as it may have changed since the index was read.
    */
   async page(query: RegistryPageQuery): Promise<RegistryPage> {
-    const index = keys.desiredIndex(this.prefix);
-    const names = (await this.redis.smembers(index)).sort();
-    let next = query.after === undefined ? 0 : firstAfter(names, query.after);
-    const filtered = query.state !== undefined || query.node !== undefined;
+    const wanted = query.limit + 1;
     const found: DesiredRecord[] = [];
-    while (next < names.length && found.length <= query.limit) {
-      const need = query.limit + 1 - found.length;
-      let batch = names.slice(next, next + (filtered ? FILTERED_READ_BATCH : need));
-      next += batch.length;
-      if (filtered) {
-        const fields = await this.filterFields(batch);
-        const passing = batch.filter((_, i) => fieldsPass(fields[i] ?? [], query));
-        batch = passing.slice(0, need);
-        // Read no more records than the page needs; the next round starts right after the last one read.
-        const last = batch.at(-1);
-        if (passing.length > need && last !== undefined) next = firstAfter(names, last);
-      }
-      const records = await Promise.all(batch.map((name) => this.get(name)));
-      // An expired tombstone reads as no record; list() (each sweep) drops it from the index.
+    let after = query.after;
+    for (;;) {
+      const scan = await this.index.scan(query, after, wanted - found.length);
+      const records = await Promise.all(scan.names.map((name) => this.get(name)));
       for (const record of records) if (record !== undefined && passes(record, query)) found.push(record);
+      if (found.length >= wanted || scan.done || scan.last === undefined) break;
+      after = scan.last;
     }
     return { records: found.slice(0, query.limit), more: found.length > query.limit };
-  }
-
-  /** `state` and `lastKnown` of each name, in one pipeline (one write and one read for the batch). */
-  private async filterFields(names: string[]): Promise<(string | null)[][]> {
-    const pipeline = this.redis.pipeline();
-    for (const name of names) pipeline.hmget(keys.desired(this.prefix, name), 'state', 'lastKnown');
-    return ((await pipeline.exec()) ?? []).map(([err, reply]) => {
-      if (err) throw err;
-      return reply as (string | null)[];
-    });
   }
 }
 

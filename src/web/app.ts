@@ -11,6 +11,7 @@ import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
 import { registerNodeHealthGauges } from './node-health-metrics.js';
+import { sharedFor } from './metrics-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { imageRoutes } from './routes/images.js';
 import { JOB_EVENT_DEFAULTS } from './job-event-options.js';
@@ -39,7 +40,9 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   // a registry of this app's own, served by /metrics with the process's.
   const webRegistry = new Registry();
   observeHttpRequests(app, webRegistry);
-  registerNodeHealthGauges(webRegistry, () => deps.readiness.lastHealth(), redisDown);
+  // The Redis figures of /metrics are read at most once per http.metricsCacheSeconds (SPEC 24).
+  const redisFiguresMs = deps.config.http.metricsCacheSeconds * 1000;
+  registerNodeHealthGauges(webRegistry, sharedFor(redisFiguresMs, () => deps.readiness.lastHealth()), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
@@ -52,7 +55,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   await app.register(async (ours) => {
     ours.addHook('preValidation', refuseUnknownQuery);
     probeRoutes(ours, deps.readiness, redisDown, operationsGuard);
-    metricsRoute(ours, [deps.metrics.registry, webRegistry], deps.queues, redisDown, operationsGuard);
+    metricsRoute(ours, [deps.metrics.registry, webRegistry], deps.queues, redisDown, { queueFiguresMs: redisFiguresMs, guard: operationsGuard });
     // The document holds no data, and a client generator fetches it with no token.
     ours.get('/v1/openapi.json', () => openApi);
     await ours.register(
@@ -62,9 +65,9 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
         void v1.register((needsRedis, _scopeOptions, scopeDone) => {
           needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
           vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
-          jobRoutes(needsRedis, deps.service);
+          jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
           imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
-          jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, ...deps.jobEvents });
+          jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, maxSeconds: deps.config.http.eventStreamMaxSeconds, ...deps.jobEvents });
           scopeDone();
         });
         done();

@@ -6,8 +6,10 @@ export interface JobEventOptions {
   pollMs: number;
   /** A comment line this often keeps proxies from closing a quiet stream. */
   heartbeatMs: number;
+  /** Longest a stream stays open (http.eventStreamMaxSeconds); then a `reconnect` event and the end. */
+  maxSeconds: number;
 }
 
 export const DEFAULT_MAX_EVENT_STREAMS = 200;
 
-export const JOB_EVENT_DEFAULTS: JobEventOptions = { maxStreams: DEFAULT_MAX_EVENT_STREAMS, pollMs: 250, heartbeatMs: 15_000 };
+export const JOB_EVENT_DEFAULTS: JobEventOptions = { maxStreams: DEFAULT_MAX_EVENT_STREAMS, pollMs: 250, heartbeatMs: 15_000, maxSeconds: 900 };

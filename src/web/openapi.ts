@@ -58,6 +58,7 @@ const JOB_EVENTS_DESCRIPTION = [
   '`log` {index, line} for each log line, as GET /v1/jobs/{id} shows them;',
   '`end` {state: completed, result} or {state: failed, failedReason}, with attemptsMade and finishedAt, after which the server closes.',
   'Also `unavailable` {message} (no id) once while the job cannot be read, the stream staying open; `gone` {error, message} when the job is removed, then the close;',
+  '`reconnect` {message} (no id) when the stream reached http.eventStreamMaxSeconds, then the close: reconnect with Last-Event-ID to go on;',
   'and a `: heartbeat` comment every 15 s.',
 ].join(' ');
 
@@ -221,6 +222,7 @@ export function buildOpenApiDocument(config: Config): Schema {
             '200': answer('The job (finished, or as it stands when the wait ran out).', ref('Job')),
             '400': answer('waitSeconds is out of range.', ref('Error')),
             '404': answer('No such job.', ref('Error')),
+            '503': answer('With waitSeconds: this web process holds its most waits (http.maxJobWaiters); Retry-After says when to try again.', ref('Error')),
             ...ERROR_ANSWERS,
           },
         },

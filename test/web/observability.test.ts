@@ -39,7 +39,8 @@ describe('metrics of the running service (SPEC 9, 27)', function () {
   };
 
   before(async () => {
-    service = await startServiceOnSim('observe', { overrides: { health: { everySeconds: 1 } }, metrics: createMetrics({ processMetrics: true }) });
+    // Each scrape reads Redis afresh: these tests follow figures as they change.
+    service = await startServiceOnSim('observe', { overrides: { health: { everySeconds: 1 }, http: { metricsCacheSeconds: 0 } }, metrics: createMetrics({ processMetrics: true }) });
     ({ running, headers } = service);
   });
 

@@ -1,11 +1,14 @@
 // GET /v1/jobs/:id/events (SPEC 27): one job's states, steps, log lines
 // and end as server-sent events; the server closes the stream at the end.
-// Each stream reads the job view on a short interval, one read at a time,
-// so it works the same with any number of workers and web processes, and
-// a Redis blip only delays the next read (docs/decisions.md).
+// The job view is read on a short interval, one read at a time, and the
+// streams on one job share the reads (job-watch.ts), so it works the same
+// with any number of workers and web processes, a Redis blip only delays
+// the next read, and the Redis work grows with the jobs followed, not the
+// streams. A stream lasts at most options.maxSeconds (docs/decisions.md).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isJobIdShape } from '../../../jobs/job-ids.js';
 import type { JobView } from '../../queue/job-view.js';
+import { JobWatch, type JobRead } from '../../queue/job-watch.js';
 import { unavailableReason } from '../../queue/redis-failure.js';
 import { redactSecrets } from '../../secrets/redact.js';
 import type { VmService } from '../deps.js';
@@ -20,21 +23,27 @@ const RETRY_AFTER_SECONDS = 5;
 
 interface Follow {
   stream: EventStream;
-  service: Pick<VmService, 'getJob'>;
+  watch: JobWatch;
   id: string;
   options: JobEventOptions;
   log: FastifyBaseLogger;
 }
 
 /** Sends what the job has from `cursor` on, then keeps reading it until it ends or the client goes away. */
-function follow({ stream, service, id, options, log }: Follow, first: JobView, from: EventCursor): void {
+function follow({ stream, watch, id, options, log }: Follow, first: JobView, from: EventCursor): void {
   let cursor = from;
   let unavailable = false;
   let lastSeen: string | undefined;
-  let timer: NodeJS.Timeout | undefined;
   const heartbeat = setInterval(() => stream.comment('heartbeat'), options.heartbeatMs);
+  // The event carries no id, so the client's Last-Event-ID stays the last event it had: it resumes right there.
+  const lifetime = setTimeout(() => {
+    stream.send({ event: 'reconnect', data: { message: `this stream was open ${options.maxSeconds} s, its most; reconnect with Last-Event-ID to go on where it was` } });
+    stream.end();
+  }, options.maxSeconds * 1000);
+  let stop = (): void => undefined;
   stream.onClose(() => {
-    clearTimeout(timer);
+    stop();
+    clearTimeout(lifetime);
     clearInterval(heartbeat);
   });
   const deliver = (view: JobView): void => {
@@ -45,10 +54,10 @@ function follow({ stream, service, id, options, log }: Follow, first: JobView, f
     cursor = next.cursor;
     if (cursorEnded(cursor)) stream.end();
   };
-  const read = async (): Promise<void> => {
-    try {
-      const view = await service.getJob(id);
-      if (stream.closed) return;
+  const heard = (read: JobRead): void => {
+    if (stream.closed) return;
+    if ('view' in read) {
+      const view = read.view;
       if (view === undefined) {
         stream.send({ event: 'gone', data: { error: 'NotFound', message: `job ${id} is gone (removed by retention or from Bull Board)` } });
         stream.end();
@@ -56,27 +65,24 @@ function follow({ stream, service, id, options, log }: Follow, first: JobView, f
       }
       unavailable = false;
       deliver(view);
-    } catch (err) {
-      if (stream.closed) return;
-      // Sent once an outage; the stream stays open and goes on where it was.
-      if (!unavailable) {
-        unavailable = true;
-        const reason = unavailableReason(err);
-        if (reason === undefined) log.warn({ jobId: id, message: redactSecrets(err instanceof Error ? err.message : String(err)) }, 'job events: reading the job failed; trying again');
-        stream.send({ event: 'unavailable', data: { message: `cannot read the job now (${reason ?? 'the read failed'}); the stream goes on when it can` } });
-      }
+      return;
     }
-    schedule();
-  };
-  const schedule = (): void => {
-    if (!stream.closed) timer = setTimeout(() => void read(), options.pollMs);
+    // Sent once an outage; the stream stays open and goes on where it was.
+    if (!unavailable) {
+      unavailable = true;
+      const err = read.error;
+      const reason = unavailableReason(err);
+      if (reason === undefined) log.warn({ jobId: id, message: redactSecrets(err instanceof Error ? err.message : String(err)) }, 'job events: reading the job failed; trying again');
+      stream.send({ event: 'unavailable', data: { message: `cannot read the job now (${reason ?? 'the read failed'}); the stream goes on when it can` } });
+    }
   };
   deliver(first);
-  schedule();
+  if (!stream.closed) stop = watch.watch(id, heard);
 }
 
 export function jobEventRoutes(app: FastifyInstance, service: Pick<VmService, 'getJob'>, options: JobEventOptions = JOB_EVENT_DEFAULTS): void {
   const open = new Set<EventStream>();
+  const watch = new JobWatch((id) => service.getJob(id), options.pollMs);
   // A stream would hold app.close() until its job ends: end them first.
   app.addHook('preClose', (done) => {
     for (const stream of open) stream.end();
@@ -107,7 +113,7 @@ export function jobEventRoutes(app: FastifyInstance, service: Pick<VmService, 'g
     const stream = openEventStream(reply);
     open.add(stream);
     stream.onClose(() => open.delete(stream));
-    follow({ stream, service, id, options, log: request.log }, first, from);
+    follow({ stream, watch, id, options, log: request.log }, first, from);
     return reply;
   });
 }

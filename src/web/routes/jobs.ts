@@ -1,5 +1,6 @@
 // GET /v1/jobs/:id (SPEC 6), with an optional wait bounded at
-// MAX_WAIT_SECONDS so a client cannot hold a connection open forever.
+// MAX_WAIT_SECONDS so a client cannot hold a connection open forever, and
+// at most http.maxJobWaiters waits at once per process (SPEC 24).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isJobIdShape } from '../../../jobs/job-ids.js';
 import type { VmService } from '../deps.js';
@@ -23,7 +24,11 @@ export function noSuchJob(reply: FastifyReply, id: string): FastifyReply {
   return reply.code(404).send({ error: 'NotFound', message: `no job ${id}` });
 }
 
-export function jobRoutes(app: FastifyInstance, service: VmService): void {
+/** A wait refused at the cap is told to come back after this. */
+export const WAITERS_RETRY_AFTER_SECONDS = 5;
+
+export function jobRoutes(app: FastifyInstance, service: VmService, maxWaiters: number): void {
+  let waiting = 0;
   app.get<{ Params: { id: string }; Querystring: { waitSeconds?: string } }>('/jobs/:id', takesQuery('waitSeconds'), async (request, reply) => {
     const wait = parseWaitSeconds(request.query.waitSeconds);
     if (typeof wait === 'string') return reply.code(400).send(validationBody([{ field: 'waitSeconds', message: wait }]));
@@ -31,12 +36,21 @@ export function jobRoutes(app: FastifyInstance, service: VmService): void {
     const job = await service.getJob(request.params.id);
     if (job === undefined) return noSuchJob(reply, request.params.id);
     if (wait === 0 || FINISHED.has(job.state)) return job;
+    if (waiting >= maxWaiters) {
+      return reply
+        .code(503)
+        .header('Retry-After', String(WAITERS_RETRY_AFTER_SECONDS))
+        .send({ error: 'TooManyWaiters', message: `this web process has ${waiting} waits open, its most (http.maxJobWaiters); try again in ${WAITERS_RETRY_AFTER_SECONDS} s, or without waitSeconds` });
+    }
+    waiting += 1;
     try {
       return await service.waitForJob(request.params.id, { timeoutMs: wait * 1000 });
     } catch (err) {
       // Removed while we waited (retention, or an operator in Bull Board).
       if ((await service.getJob(request.params.id)) === undefined) return reply.code(404).send({ error: 'NotFound', message: `job ${request.params.id} is gone` });
       throw err;
+    } finally {
+      waiting -= 1;
     }
   });
 }
