@@ -44,6 +44,7 @@ describe('a start with no usable node (issue 26, SPEC 19)', function () {
     mkdirSync(join(cwd, 'var'));
     writeFileSync(join(cwd, 'var', 'api-tokens'), `${apiToken}\n`, { mode: 0o600 });
     writeFileSync(join(cwd, 'var', 'board-users'), `ops:${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
+    writeFileSync(join(cwd, 'var', 'fingerprint-key'), `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
     prefix = uniquePrefix('unhealthy');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;

@@ -117,6 +117,7 @@ export const SIMULATOR_SAMPLES: (() => ProxmoxApiError)[] = [
   () => fakeErrors.forbidden('/storage/local-lvm', 'Datastore.AllocateSpace'),
   () => fakeErrors.mediaCdromRequired('ide2'),
   () => fakeErrors.volumeMissing('proxy-seeds:iso/none.iso'),
+  () => fakeErrors.hotplugRefused({ memory: "hotplug problem - memory can't be lower than 1024 MB" }),
 ];
 
 /** Makers whose texts were never seen on a host, with sample arguments. */
