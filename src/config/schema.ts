@@ -162,6 +162,26 @@ export const schema: Schema<Config> = {
       format: Boolean,
       default: false,
     },
+    requestTimeoutMs: {
+      doc: 'Longest time a client may take to send one whole request, headers and body, to any listener of the process (the API, a worker\'s /metrics, the simulator); then the connection is closed (ms). Bounds a body trickled a byte at a time.',
+      format: 'positive-int',
+      default: 30000,
+    },
+    idleTimeoutMs: {
+      doc: 'A connection to any listener of the process with no traffic either way for this long is closed (ms). Longer than the longest quiet answer: a job wait (waitSeconds, at most 60 s) and the event stream\'s heartbeat.',
+      format: 'positive-int',
+      default: 120000,
+    },
+    keepAliveTimeoutMs: {
+      doc: 'An idle keep-alive connection to any listener of the process is closed after this long (ms). Keep it longer than the idle timeout of a load balancer in front (often 60 s).',
+      format: 'positive-int',
+      default: 72000,
+    },
+    maxConnections: {
+      doc: 'Connections each listener of the process (the API, a worker\'s /metrics, the simulator) holds at once; one more is closed on arrival and a warning is logged (at most once a minute). Keep the sum under the process\'s file-descriptor limit (ulimit -n).',
+      format: 'positive-int',
+      default: 1000,
+    },
   },
   webhooks: {
     url: {

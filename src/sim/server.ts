@@ -9,6 +9,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_LISTENER_LIMITS, boundConnections, serverConstructionOptions, type ListenerLimits } from '../listener-limits.js';
+import { silentLogger, type Logger } from '../log.js';
 import { SimAnswerError, bareError, paramError } from './answer-error.js';
 import { checkToken } from './auth.js';
 import { handleControl } from './control.js';
@@ -34,6 +36,10 @@ export interface StartOptions extends Partial<Omit<SimulatorOptions, 'tokens'>> 
   tlsKey?: string;
   /** An already loaded schema (tests start many simulators). */
   schema?: ApiSchema;
+  /** The request and idle timeouts and the connection bound (http.*); the keep-alive stays pveproxy's. */
+  limits?: Omit<ListenerLimits, 'keepAliveTimeoutMs'>;
+  /** Where a refused connection is reported. */
+  logger?: Logger;
 }
 
 export interface RunningSimulator {
@@ -57,6 +63,8 @@ const SIM_DEFAULTS = {
   requestCostMs: 20,
   requestCostPerKibMs: 0.05,
 };
+
+const SIM_KEEP_ALIVE_MS = 5000;
 
 let sharedSchema: ApiSchema | undefined;
 
@@ -206,8 +214,10 @@ export async function startSimulator(options: StartOptions): Promise<RunningSimu
     });
   };
   const tls = options.tlsCert && options.tlsKey ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) } : undefined;
-  const server: Server = tls === undefined ? createHttpServer(listener) : createHttpsServer({ ...tls, ALPNProtocols: ['http/1.1'] }, listener);
-  server.keepAliveTimeout = 5000;
+  const limits: ListenerLimits = { ...DEFAULT_LISTENER_LIMITS, ...options.limits, keepAliveTimeoutMs: SIM_KEEP_ALIVE_MS };
+  const serverOptions = serverConstructionOptions(limits);
+  const server: Server = tls === undefined ? createHttpServer(serverOptions, listener) : createHttpsServer({ ...tls, ...serverOptions, ALPNProtocols: ['http/1.1'] }, listener);
+  boundConnections(server, limits, options.logger ?? silentLogger(), 'simulator');
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -4,6 +4,7 @@
 // listening: server.ts listens, tests use inject or listen themselves.
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
+import { boundConnections, listenerLimitsOf } from '../listener-limits.js';
 import { bearerAuth } from './auth/bearer.js';
 import { mountBoard } from './board.js';
 import type { WebDeps } from './deps.js';
@@ -19,19 +20,24 @@ import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
 import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
+import { closeAfterRefusal, fastifyTimeoutOptions } from './listener.js';
 
 /** Bodies larger than two 64 KiB payloads plus the other fields are refused before parsing. */
 const BODY_LIMIT_BYTES = 256 * 1024;
 
 export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = deps.logger.child({ component: 'web' });
+  const limits = listenerLimitsOf(deps.config.http);
   const app = fastify({
     loggerInstance: logger,
     bodyLimit: BODY_LIMIT_BYTES,
+    ...fastifyTimeoutOptions(limits),
     // fastify's default (100) answers a long :name with a bare 414; the
     // validator should name the field instead, like for any bad name.
     routerOptions: { maxParamLength: 8192 },
   });
+  boundConnections(app.server, limits, deps.logger, 'web');
+  closeAfterRefusal(app);
   const redisDown = deps.redisDown ?? redisNeverDown;
   // What only the web process knows (its requests, the stored node health):
   // a registry of this app's own, served by /metrics with the process's.

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { createUncheckedProvisionerClient, type UncheckedProvisionerClient } from '../../src/client.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { buildWebApp } from '../../src/web/app.js';
@@ -41,6 +41,8 @@ export interface TestWebOptions {
   jobEvents?: Partial<JobEventOptions>;
   /** Config variables (PROXMOX_IMAGES, ...) the test's config is loaded with. */
   env?: Record<string, string>;
+  /** Where the app logs; silent by default. */
+  logger?: Logger;
 }
 
 export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: TestWebOptions = {}): Promise<TestWeb> {
@@ -58,7 +60,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
       http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), ...httpOverrides },
     },
   });
-  const logger = silentLogger();
+  const logger = options.logger ?? silentLogger();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const queues = createQueues(redis, prefix);
   const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix, config });

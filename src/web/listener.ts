@@ -1,0 +1,23 @@
+// The web app's side of the listener limits (SPEC 24, src/listener-limits.ts):
+// fastify's own timeout options, and a refusal that closes its connection.
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { ServerOptions } from 'node:http';
+import { serverConstructionOptions, type ListenerLimits } from '../listener-limits.js';
+
+type TimeoutOptions = Pick<FastifyServerOptions, 'requestTimeout' | 'connectionTimeout' | 'keepAliveTimeout'> & { http: ServerOptions };
+
+export function fastifyTimeoutOptions(limits: ListenerLimits): TimeoutOptions {
+  const { requestTimeout, keepAliveTimeout, headersTimeout, connectionsCheckingInterval } = serverConstructionOptions(limits);
+  return { requestTimeout, keepAliveTimeout, connectionTimeout: limits.idleTimeoutMs, http: { headersTimeout, connectionsCheckingInterval } };
+}
+
+/** 401 (no or a wrong credential) and 413 (too large) are sent before the body is read; the rest of it would hold the connection. */
+const REFUSED_UNREAD = new Set([401, 413]);
+
+/** Such answers close their connection instead of reading the body they refuse. */
+export function closeAfterRefusal(app: FastifyInstance): void {
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (REFUSED_UNREAD.has(reply.statusCode)) void reply.header('connection', 'close');
+    done(null, payload);
+  });
+}
