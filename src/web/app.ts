@@ -6,6 +6,7 @@ import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
 import { boundConnections, listenerLimitsOf } from '../listener-limits.js';
 import { bearerAuth } from './auth/bearer.js';
+import { FAILED_AUTH_DEFAULTS, FailedAuth } from './auth/failed-auth.js';
 import { mountBoard } from './board.js';
 import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
@@ -47,7 +48,8 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
-  const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens);
+  const failedAuth = new FailedAuth(webRegistry, deps.logger, { ...FAILED_AUTH_DEFAULTS, ...deps.failedAuth });
+  const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens, failedAuth);
   const openApi = buildOpenApiDocument(deps.config);
 
   probeRoutes(app, deps.readiness, redisDown);
@@ -71,6 +73,6 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
 
-  await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown });
+  await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown, failures: failedAuth });
   return app;
 }

@@ -15,6 +15,7 @@ import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+import type { FailedAuthOptions } from '../../src/web/auth/failed-auth.js';
 import type { VmService } from '../../src/web/deps.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
 import type { RedisDownProbe } from '../../src/web/redis-down.js';
@@ -43,7 +44,11 @@ export interface TestWebOptions {
   env?: Record<string, string>;
   /** Where the app logs; silent by default. */
   logger?: Logger;
+  /** How wrong credentials are slowed; a few ms by default, so tests that send many stay quick. */
+  failedAuth?: Partial<FailedAuthOptions>;
 }
+
+const QUICK_FAILED_AUTH: Partial<FailedAuthOptions> = { firstDelayMs: 1, maxDelayMs: 8 };
 
 export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: TestWebOptions = {}): Promise<TestWeb> {
   const prefix = uniquePrefix('web');
@@ -75,6 +80,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
     credentials: await loadCredentials(config, logger),
     ...(options.redisDown ? { redisDown: options.redisDown } : {}),
     ...(options.jobEvents ? { jobEvents: options.jobEvents } : {}),
+    failedAuth: options.failedAuth ?? QUICK_FAILED_AUTH,
   });
   return {
     app,
