@@ -7,6 +7,7 @@ import { listenerLimitsOf } from '../listener-limits.js';
 import { createLogger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';
+import { logOpenSecretFilesTo } from '../secrets/file-mode.js';
 import { handleShutdownSignals } from '../worker/shutdown.js';
 import type { WorkerService } from '../worker/service.js';
 import { startWorkerProcess } from '../worker/start.js';
@@ -25,6 +26,7 @@ export async function run(args: string[]): Promise<number> {
   if (config === undefined) return 2;
   const logger = createLogger({ level: config.log.level, pretty: config.log.pretty, name: 'pve-provisioner-worker' });
   logRedisOutagesTo(logger);
+  logOpenSecretFilesTo(logger);
   const sim = config.proxmox.url === 'sim';
   const baseUrl = sim ? `http://${config.sim.host}:${config.sim.port}` : config.proxmox.url;
   if (sim) {
