@@ -284,6 +284,7 @@ export const nameField = {
   rule: {
     kind: 'string',
     description: 'VM name, a DNS label',
+    maxBytes: 63,
     pattern: DNS_LABEL,
     patternText: 'a DNS label: 1 to 63 of a-z, 0-9 and "-", not starting or ending with "-"',
   },
@@ -295,6 +296,7 @@ export const uidField = {
   rule: {
     kind: 'string',
     description: 'Owner id of the VM (1 to 64 of A-Z a-z 0-9 _ . -)',
+    maxBytes: 64,
     pattern: UID,
     patternText: '1 to 64 of A-Z, a-z, 0-9, "_", "." and "-"',
   },

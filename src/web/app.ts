@@ -4,10 +4,12 @@
 // listening: server.ts listens, tests use inject or listen themselves.
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
+import { limitsFromConfig } from '../../jobs/schema.js';
 import { boundConnections, listenerLimitsOf } from '../listener-limits.js';
 import { bearerAuth } from './auth/bearer.js';
 import { FAILED_AUTH_DEFAULTS, FailedAuth } from './auth/failed-auth.js';
 import { mountBoard } from './board.js';
+import { bodyLimitBytes } from './body-limit.js';
 import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
@@ -23,15 +25,13 @@ import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
 import { closeAfterRefusal, fastifyTimeoutOptions } from './listener.js';
 
-/** Bodies larger than two 64 KiB payloads plus the other fields are refused before parsing. */
-const BODY_LIMIT_BYTES = 256 * 1024;
-
 export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = deps.logger.child({ component: 'web' });
   const limits = listenerLimitsOf(deps.config.http);
   const app = fastify({
     loggerInstance: logger,
-    bodyLimit: BODY_LIMIT_BYTES,
+    // The largest valid job fits; anything larger is refused before parsing.
+    bodyLimit: bodyLimitBytes(limitsFromConfig(deps.config)),
     ...fastifyTimeoutOptions(limits),
     // fastify's default (100) answers a long :name with a bare 414; the
     // validator should name the field instead, like for any bad name.
