@@ -6,6 +6,9 @@
 // closed on arrival and a warning says so.
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { DEFAULT_LISTENER_LIMITS } from '../../src/listener-limits.js';
+import { serveMetrics } from '../../src/web/metrics-server.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { eventually, openRaw, slowBodyRequest, type RawConnection } from '../support/raw-connection.js';
 import { basicHeader, buildTestWeb, type TestWeb } from './helpers.js';
@@ -127,5 +130,30 @@ describe('web listener limits (SPEC 24)', () => {
     expect(warning).to.include({ maxConnections: 3, listener: 'web' });
     held[0]?.stop();
     expect(await healthzWithin(port, 10_000)).to.equal(200);
+  });
+
+  it("a lone worker's /metrics server cuts off a trickled body after the request timeout and closes connections past its bound", async () => {
+    const { logger, records } = captureLogger();
+    const metrics = await serveMetrics(new Registry(), '127.0.0.1', 0, { limits: { ...DEFAULT_LISTENER_LIMITS, requestTimeoutMs: 1_000, maxConnections: 2 }, logger });
+    try {
+      const port = Number(new URL(metrics.url).port);
+      const slow = await openRaw(port);
+      opened.push(slow);
+      slow.socket.write(slowBodyRequest('/metrics', 100_000));
+      slow.trickle(' ', 200);
+      const held = await openRaw(port);
+      opened.push(held);
+      held.socket.write('GET /metrics HTTP/1.1\r\n');
+      const extra = await openRaw(port);
+      opened.push(extra);
+      await eventually('the connection past the bound closed', () => extra.isClosed(), 20_000);
+      expect(extra.received()).to.equal('');
+      expect(records.filter((r) => r.level === 40 && r.listener === 'worker metrics')).to.have.length(1);
+      await eventually('the slow body closed by the server', () => slow.isClosed(), 20_000);
+      expect(await slow.closed).to.be.at.least(900);
+    } finally {
+      for (const connection of opened.splice(0)) connection.stop();
+      await metrics.close();
+    }
   });
 });
