@@ -36,7 +36,7 @@ export interface StartOptions extends Partial<Omit<SimulatorOptions, 'tokens'>> 
   tlsKey?: string;
   /** An already loaded schema (tests start many simulators). */
   schema?: ApiSchema;
-  /** The request and idle timeouts and the connection bound (http.*); the keep-alive stays pveproxy's. */
+  /** The request and idle timeouts and the connection bound (http.*); the keep-alive stays the simulator's own 5 s. */
   limits?: Omit<ListenerLimits, 'keepAliveTimeoutMs'>;
   /** Where a refused connection is reported. */
   logger?: Logger;
