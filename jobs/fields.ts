@@ -148,7 +148,8 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; errors: FieldE
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function maxOf(rule: { max: number | ((limits: JobLimits) => number) }, limits: JobLimits): number {
+/** An integer rule's maximum, from config when it is a function of the limits. */
+export function maxOf(rule: { max: number | ((limits: JobLimits) => number) }, limits: JobLimits): number {
   return typeof rule.max === 'function' ? rule.max(limits) : rule.max;
 }
 

@@ -4,15 +4,11 @@
 // (413) before it is parsed. A string's bound is on its UTF-8 bytes; in
 // JSON one byte may take up to six (a control character as \u001f).
 import { JOB_NAMES, JOB_TABLE } from '../../jobs/schema.js';
-import type { FieldRule, JobFields, JobLimits } from '../../jobs/fields.js';
+import { maxOf, type FieldRule, type JobFields, type JobLimits } from '../../jobs/fields.js';
 
 const JSON_BYTES_PER_TEXT_BYTE = 6;
 /** Room for the spaces and newline a pretty-printing encoder puts around each value. */
 const WHITESPACE_PER_VALUE = 16;
-
-function maxOf(rule: { max: number | ((limits: JobLimits) => number) }, limits: JobLimits): number {
-  return typeof rule.max === 'function' ? rule.max(limits) : rule.max;
-}
 
 function maxStringBytes(field: string, rule: Extract<FieldRule, { kind: 'string' }>, limits: JobLimits): number {
   if (rule.maxBytes !== undefined) return rule.maxBytes;
