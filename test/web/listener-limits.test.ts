@@ -46,9 +46,15 @@ describe('web listener limits (SPEC 24)', () => {
     web = undefined;
   });
 
-  async function slowBody(port: number, path: string, headers: Record<string, string> = {}): Promise<RawConnection> {
+  /** A connection closed after the test, whatever happens. */
+  async function open(port: number): Promise<RawConnection> {
     const connection = await openRaw(port);
     opened.push(connection);
+    return connection;
+  }
+
+  async function slowBody(port: number, path: string, headers: Record<string, string> = {}): Promise<RawConnection> {
+    const connection = await open(port);
     connection.socket.write(slowBodyRequest(path, 200_000, headers));
     connection.trickle(' ', 200);
     return connection;
@@ -87,8 +93,7 @@ describe('web listener limits (SPEC 24)', () => {
   it('a connection that stops half-way through its headers is closed after http.idleTimeoutMs', async () => {
     web = await buildTestWeb({ idleTimeoutMs: 500 });
     const port = await listen(web);
-    const connection = await openRaw(port);
-    opened.push(connection);
+    const connection = await open(port);
     connection.socket.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n');
     await eventually('the silent connection closed by the server', () => connection.isClosed(), 20_000);
     expect(await connection.closed).to.be.at.least(400);
@@ -97,8 +102,7 @@ describe('web listener limits (SPEC 24)', () => {
   it('an idle keep-alive connection is closed after http.keepAliveTimeoutMs', async () => {
     web = await buildTestWeb({ keepAliveTimeoutMs: 300 });
     const port = await listen(web);
-    const connection = await openRaw(port);
-    opened.push(connection);
+    const connection = await open(port);
     connection.socket.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
     await eventually('the answer', () => connection.received().includes('\r\n\r\n'), 20_000);
     expect(connection.received()).to.match(/^HTTP\/1\.1 200 /).and.to.match(/keep-alive/i);
@@ -113,15 +117,13 @@ describe('web listener limits (SPEC 24)', () => {
     web.app.server.on('connection', () => (accepted += 1));
     const held = await Promise.all(
       [0, 1, 2].map(async () => {
-        const connection = await openRaw(port);
-        opened.push(connection);
+        const connection = await open(port);
         connection.socket.write('GET /healthz HTTP/1.1\r\n');
         return connection;
       }),
     );
     await eventually('the three connections accepted', () => accepted === 3, 5_000);
-    const extra = await openRaw(port);
-    opened.push(extra);
+    const extra = await open(port);
     extra.socket.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
     await eventually('the connection past the bound closed', () => extra.isClosed(), 20_000);
     expect(extra.received()).to.equal('');
@@ -137,15 +139,12 @@ describe('web listener limits (SPEC 24)', () => {
     const metrics = await serveMetrics(new Registry(), '127.0.0.1', 0, { limits: { ...DEFAULT_LISTENER_LIMITS, requestTimeoutMs: 1_000, maxConnections: 2 }, logger });
     try {
       const port = Number(new URL(metrics.url).port);
-      const slow = await openRaw(port);
-      opened.push(slow);
+      const slow = await open(port);
       slow.socket.write(slowBodyRequest('/metrics', 100_000));
       slow.trickle(' ', 200);
-      const held = await openRaw(port);
-      opened.push(held);
+      const held = await open(port);
       held.socket.write('GET /metrics HTTP/1.1\r\n');
-      const extra = await openRaw(port);
-      opened.push(extra);
+      const extra = await open(port);
       await eventually('the connection past the bound closed', () => extra.isClosed(), 20_000);
       expect(extra.received()).to.equal('');
       expect(records.filter((r) => r.level === 40 && r.listener === 'worker metrics')).to.have.length(1);
