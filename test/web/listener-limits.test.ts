@@ -7,7 +7,8 @@
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
-import { DEFAULT_LISTENER_LIMITS } from '../../src/listener-limits.js';
+import { loadConfig } from '../../src/config/index.js';
+import { DEFAULT_LISTENER_LIMITS, listenerLimitsOf } from '../../src/listener-limits.js';
 import { serveMetrics } from '../../src/web/metrics-server.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { eventually, openRaw, slowBodyRequest, type RawConnection } from '../support/raw-connection.js';
@@ -59,6 +60,10 @@ describe('web listener limits (SPEC 24)', () => {
     connection.trickle(' ', 200);
     return connection;
   }
+
+  it('the limits a listener takes when none are given are the http.* defaults of the config', () => {
+    expect(DEFAULT_LISTENER_LIMITS).to.deep.equal(listenerLimitsOf(loadConfig({ env: {} }).http));
+  });
 
   it('300 slow bodies without a token each get their 401 and lose their connection, and /healthz answers meanwhile', async () => {
     web = await buildTestWeb();
