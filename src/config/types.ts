@@ -124,5 +124,8 @@ export interface Config {
     tlsCert: string;
     tlsKey: string;
     stateFile: string;
+    requestTimeoutMs: number;
+    idleTimeoutMs: number;
+    maxConnections: number;
   };
 }

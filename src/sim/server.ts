@@ -9,7 +9,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_LISTENER_LIMITS, boundConnections, serverConstructionOptions, type ListenerLimits } from '../listener-limits.js';
+import { boundConnections, serverConstructionOptions, type ListenerLimits } from '../listener-limits.js';
 import { silentLogger, type Logger } from '../log.js';
 import { SimAnswerError, bareError, paramError } from './answer-error.js';
 import { checkToken } from './auth.js';
@@ -36,8 +36,12 @@ export interface StartOptions extends Partial<Omit<SimulatorOptions, 'tokens'>> 
   tlsKey?: string;
   /** An already loaded schema (tests start many simulators). */
   schema?: ApiSchema;
-  /** The request and idle timeouts and the connection bound (http.*); the keep-alive stays the simulator's own 5 s. */
-  limits?: Omit<ListenerLimits, 'keepAliveTimeoutMs'>;
+  /** sim.requestTimeoutMs: the longest wait for one whole request (ms). */
+  requestTimeoutMs?: number;
+  /** sim.idleTimeoutMs: a connection silent this long is closed (ms). */
+  idleTimeoutMs?: number;
+  /** sim.maxConnections: connections held at once; more are closed on arrival. */
+  maxConnections?: number;
   /** Where a refused connection is reported. */
   logger?: Logger;
 }
@@ -64,7 +68,27 @@ const SIM_DEFAULTS = {
   requestCostPerKibMs: 0.05,
 };
 
-const SIM_KEEP_ALIVE_MS = 5000;
+/**
+ * The simulator's own listener limits (sim.*), looser than the web's:
+ * a request queued behind sim.apiWorkers or a latency fault has its body
+ * unread meanwhile, and the workers' pooled connections come to hundreds
+ * under a chaos run. The keep-alive stays pveproxy-like 5 s.
+ */
+export const SIM_LISTENER_DEFAULTS: ListenerLimits = {
+  requestTimeoutMs: 600_000,
+  idleTimeoutMs: 600_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 10_000,
+};
+
+function simListenerLimits(options: StartOptions): ListenerLimits {
+  return {
+    requestTimeoutMs: options.requestTimeoutMs ?? SIM_LISTENER_DEFAULTS.requestTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs ?? SIM_LISTENER_DEFAULTS.idleTimeoutMs,
+    keepAliveTimeoutMs: SIM_LISTENER_DEFAULTS.keepAliveTimeoutMs,
+    maxConnections: options.maxConnections ?? SIM_LISTENER_DEFAULTS.maxConnections,
+  };
+}
 
 let sharedSchema: ApiSchema | undefined;
 
@@ -214,7 +238,7 @@ export async function startSimulator(options: StartOptions): Promise<RunningSimu
     });
   };
   const tls = options.tlsCert && options.tlsKey ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) } : undefined;
-  const limits: ListenerLimits = { ...DEFAULT_LISTENER_LIMITS, ...options.limits, keepAliveTimeoutMs: SIM_KEEP_ALIVE_MS };
+  const limits = simListenerLimits(options);
   const serverOptions = serverConstructionOptions(limits);
   const server: Server = tls === undefined ? createHttpServer(serverOptions, listener) : createHttpsServer({ ...tls, ...serverOptions, ALPNProtocols: ['http/1.1'] }, listener);
   boundConnections(server, limits, options.logger ?? silentLogger(), 'simulator');

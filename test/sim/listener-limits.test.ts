@@ -1,8 +1,9 @@
-// SPEC 24: the simulator's listener has the request timeout and the
-// connection bound of every listener: a body trickled with a valid token
+// SPEC 24: the simulator's listener has a request timeout and a
+// connection bound of its own (sim.*): a body trickled with a valid token
 // is cut off, and past the bound a connection is closed on arrival.
 import { expect } from 'chai';
-import { DEFAULT_LISTENER_LIMITS } from '../../src/listener-limits.js';
+import { loadConfig } from '../../src/config/index.js';
+import { SIM_LISTENER_DEFAULTS } from '../../src/sim/server.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { eventually, openRaw, slowBodyRequest, type RawConnection } from '../support/raw-connection.js';
 import { AUTH, startTestSim, type TestSim } from './sim-helpers.js';
@@ -14,7 +15,7 @@ describe('simulator listener limits (SPEC 24)', () => {
   beforeEach(async () => {
     const captured = captureLogger();
     records = captured.records;
-    sim = await startTestSim({ limits: { ...DEFAULT_LISTENER_LIMITS, requestTimeoutMs: 1_000, maxConnections: 2 }, logger: captured.logger });
+    sim = await startTestSim({ requestTimeoutMs: 1_000, maxConnections: 2, logger: captured.logger });
   });
   afterEach(async () => {
     for (const connection of opened.splice(0)) connection.stop();
@@ -26,6 +27,14 @@ describe('simulator listener limits (SPEC 24)', () => {
     opened.push(connection);
     return connection;
   }
+
+  it('its limits when none are given are the sim.* defaults of the config, looser than the web\'s http.*', () => {
+    const config = loadConfig({ env: {} });
+    const { requestTimeoutMs, idleTimeoutMs, maxConnections } = SIM_LISTENER_DEFAULTS;
+    expect({ requestTimeoutMs, idleTimeoutMs, maxConnections }).to.deep.equal({ requestTimeoutMs: config.sim.requestTimeoutMs, idleTimeoutMs: config.sim.idleTimeoutMs, maxConnections: config.sim.maxConnections });
+    expect(requestTimeoutMs).to.be.greaterThan(config.http.requestTimeoutMs);
+    expect(maxConnections).to.be.greaterThan(config.http.maxConnections);
+  });
 
   it('cuts off a body trickled with a valid token after the request timeout', async () => {
     const connection = await open();
