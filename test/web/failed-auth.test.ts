@@ -4,6 +4,8 @@
 // per minute; the addresses are remembered in a bounded LRU, an IPv6
 // address by its /64.
 import { expect } from 'chai';
+import type { FastifyRequest } from 'fastify';
+import { Socket } from 'node:net';
 import { Registry } from 'prom-client';
 import { silentLogger } from '../../src/log.js';
 import { penaltyKey } from '../../src/web/auth/address-key.js';
@@ -24,6 +26,18 @@ describe('failed authentication (SPEC 24)', () => {
       }
       expect(seen).to.deep.equal([1, 2, 4, 8, 16, 16, 16]);
       expect(failures.delayFor('192.0.2.8')).to.equal(1);
+    });
+
+    it('ends the delay at once when the client hangs up, holding nothing of the request, and still counts the failure', async () => {
+      const failures = new FailedAuth(new Registry(), silentLogger(), { ...quick, firstDelayMs: 600_000, maxDelayMs: 1_200_000 });
+      const hungUp = new Socket();
+      const waiting = failures.refusedRequest({ ip: '192.0.2.10', raw: { socket: hungUp } } as unknown as FastifyRequest, 'api');
+      hungUp.destroy();
+      // A delay that ran on would outlast the test's timeout.
+      await waiting;
+      await failures.refusedRequest({ ip: '192.0.2.10', raw: { socket: hungUp } } as unknown as FastifyRequest, 'api');
+      expect(failures.delayFor('192.0.2.10')).to.equal(1_200_000);
+      expect(hungUp.listenerCount('close')).to.equal(0);
     });
 
     it('counts an IPv6 address by its /64 and an IPv4-mapped one as the IPv4 address', async () => {

@@ -26,7 +26,7 @@ export async function guardWithBasicAuth(scope: FastifyInstance, users: readonly
         ok = (userMatches && passwordMatches) || ok;
       }
       if (!ok) {
-        await failures.refused(request.ip, 'board');
+        await failures.refusedRequest(request, 'board');
         return new BoardAuthError('user name or password not accepted');
       }
       return undefined;

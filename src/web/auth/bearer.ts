@@ -24,7 +24,7 @@ export function bearerAuth(tokens: readonly string[], failures: FailedAuth): onR
     }
     const match = BEARER.exec(header);
     if (match?.[1] === undefined || !accepted.has(match[1])) {
-      await failures.refused(request.ip, 'api');
+      await failures.refusedRequest(request, 'api');
       await refuse(reply, 'invalid_token', 'the bearer token is not accepted');
     }
   };

@@ -5,6 +5,7 @@
 // The addresses are kept in memory in a bounded LRU, forgotten after
 // forgetAfterMs without a failure: many addresses cannot grow it.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../../log.js';
@@ -61,8 +62,12 @@ export class FailedAuth {
     return Math.min(this.options.maxDelayMs, this.options.firstDelayMs * 2 ** failures);
   }
 
-  /** Counts one refused credential from `address` and resolves when its 401 may go out. */
-  async refused(address: string, realm: AuthRealm): Promise<void> {
+  /**
+   * Counts one refused credential from `address` and resolves when its 401
+   * may go out, or at once when `gone` fires (the client hung up: nothing
+   * of the request is held for the rest of the delay).
+   */
+  async refused(address: string, realm: AuthRealm, gone?: AbortSignal): Promise<void> {
     const delayMs = this.delayFor(address);
     const key = penaltyKey(address);
     const record = this.addresses.get(key) ?? { failures: 0, unreported: 0, warnedAt: Number.NEGATIVE_INFINITY };
@@ -79,6 +84,20 @@ export class FailedAuth {
       record.warnedAt = now;
       record.unreported = 0;
     }
-    await sleep(delayMs);
+    await sleep(delayMs, undefined, { signal: gone }).catch(() => undefined);
+  }
+
+  /** refused() for a request: the delay ends early when its connection closes. */
+  async refusedRequest(request: FastifyRequest, realm: AuthRealm): Promise<void> {
+    const socket = request.raw.socket;
+    const hangUp = new AbortController();
+    const abort = (): void => hangUp.abort();
+    socket.once('close', abort);
+    if (socket.destroyed) abort();
+    try {
+      await this.refused(request.ip, realm, hangUp.signal);
+    } finally {
+      socket.off('close', abort);
+    }
   }
 }
