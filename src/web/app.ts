@@ -23,6 +23,7 @@ import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
 import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
+import { boundLargeBodies } from './large-bodies.js';
 import { closeAfterRefusal, fastifyTimeoutOptions } from './listener.js';
 
 export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
@@ -39,6 +40,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   });
   boundConnections(app.server, limits, deps.logger, 'web');
   closeAfterRefusal(app);
+  boundLargeBodies(app);
   const redisDown = deps.redisDown ?? redisNeverDown;
   // What only the web process knows (its requests, the stored node health):
   // a registry of this app's own, served by /metrics with the process's.
