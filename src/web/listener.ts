@@ -8,7 +8,9 @@ type TimeoutOptions = Pick<FastifyServerOptions, 'requestTimeout' | 'connectionT
 
 export function fastifyTimeoutOptions(limits: ListenerLimits): TimeoutOptions {
   const { requestTimeout, keepAliveTimeout, headersTimeout, connectionsCheckingInterval } = serverConstructionOptions(limits);
-  return { requestTimeout, keepAliveTimeout, connectionTimeout: limits.idleTimeoutMs, http: { headersTimeout, connectionsCheckingInterval } };
+  // requestTimeout goes to the constructor too: Node refuses a headersTimeout
+  // above the request timeout it is made with (its own 300 s when none).
+  return { requestTimeout, keepAliveTimeout, connectionTimeout: limits.idleTimeoutMs, http: { requestTimeout, headersTimeout, connectionsCheckingInterval } };
 }
 
 /** 401 (no or a wrong credential) and 413 (too large) are sent before the body is read; the rest of it would hold the connection. */

@@ -85,6 +85,11 @@ describe('web listener limits (SPEC 24)', () => {
     expect(wrongPassword.received()).to.match(/^HTTP\/1\.1 401 /);
   });
 
+  it('starts and answers with http.requestTimeoutMs above Node\'s own 300 s', async () => {
+    web = await buildTestWeb({ requestTimeoutMs: 600_000 });
+    expect(await healthz(await listen(web))).to.equal(200);
+  });
+
   it('a body trickled with the right token is cut off after http.requestTimeoutMs', async () => {
     web = await buildTestWeb({ requestTimeoutMs: 1_000 });
     const port = await listen(web);
