@@ -24,7 +24,7 @@ import { probeRoutes } from './routes/probes.js';
 import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
 import { boundLargeBodies } from './large-bodies.js';
-import { closeAfterRefusal, fastifyTimeoutOptions } from './listener.js';
+import { closeAfterRefusal, fastifyTimeoutOptions, refuseUnknownPathsUnread } from './listener.js';
 
 export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = deps.logger.child({ component: 'web' });
@@ -40,6 +40,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   });
   boundConnections(app.server, limits, deps.logger, 'web');
   closeAfterRefusal(app);
+  refuseUnknownPathsUnread(app, notFound);
   boundLargeBodies(app);
   const redisDown = deps.redisDown ?? redisNeverDown;
   // What only the web process knows (its requests, the stored node health):

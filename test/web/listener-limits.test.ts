@@ -90,6 +90,15 @@ describe('web listener limits (SPEC 24)', () => {
     expect(await healthz(await listen(web))).to.equal(200);
   });
 
+  it('a body sent to no route is answered 404 and its connection closed, the body unread', async () => {
+    web = await buildTestWeb({ requestTimeoutMs: 600_000 });
+    const port = await listen(web);
+    const unknown = await slowBody(port, '/no-such-route');
+    await eventually('closed by the server', () => unknown.isClosed(), 20_000);
+    expect(unknown.received()).to.match(/^HTTP\/1\.1 404 /).and.to.match(/\r\nconnection: close\r\n/i);
+    expect(await healthz(port)).to.equal(200);
+  });
+
   it('a body trickled with the right token is cut off after http.requestTimeoutMs', async () => {
     web = await buildTestWeb({ requestTimeoutMs: 1_000 });
     const port = await listen(web);
