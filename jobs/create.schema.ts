@@ -16,7 +16,7 @@ const MIN_MEMORY_MIB = 16;
 
 /** At most this many sshKeys, each at most SSH_KEY_MAX_BYTES (an RSA key of 16384 bits is about 2.8 KB of base64). */
 export const SSH_KEYS_MAX = 32;
-const SSH_KEY_MAX_BYTES = 8 * 1024;
+export const SSH_KEY_MAX_BYTES = 8 * 1024;
 
 const text = (description: string, flag: string) =>
   ({
@@ -85,7 +85,7 @@ export const createInputFields = {
   bridge: {
     presence: 'optional',
     flag: { name: 'bridge' },
-    rule: { kind: 'string', description: 'Bridge of net0', pattern: BRIDGE, patternText: 'a bridge name (a letter, then up to 14 of A-Z a-z 0-9 _ . -)' },
+    rule: { kind: 'string', description: 'Bridge of net0', maxBytes: 15, pattern: BRIDGE, patternText: 'a bridge name (a letter, then up to 14 of A-Z a-z 0-9 _ . -)' },
   },
   waitForAddress: {
     presence: 'defaulted',

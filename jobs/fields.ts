@@ -148,7 +148,8 @@ export type Validation<T> = { ok: true; value: T } | { ok: false; errors: FieldE
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function maxOf(rule: { max: number | ((limits: JobLimits) => number) }, limits: JobLimits): number {
+/** An integer rule's maximum, from config when it is a function of the limits. */
+export function maxOf(rule: { max: number | ((limits: JobLimits) => number) }, limits: JobLimits): number {
   return typeof rule.max === 'function' ? rule.max(limits) : rule.max;
 }
 
@@ -286,6 +287,7 @@ export const nameField = {
   rule: {
     kind: 'string',
     description: 'VM name, a DNS label',
+    maxBytes: 63,
     pattern: DNS_LABEL,
     patternText: 'a DNS label: 1 to 63 of a-z, 0-9 and "-", not starting or ending with "-"',
   },
@@ -297,6 +299,7 @@ export const uidField = {
   rule: {
     kind: 'string',
     description: 'Owner id of the VM (1 to 64 of A-Z a-z 0-9 _ . -)',
+    maxBytes: 64,
     pattern: UID,
     patternText: '1 to 64 of A-Z, a-z, 0-9, "_", "." and "-"',
   },

@@ -45,7 +45,7 @@ export interface StartAllOptions {
 async function startSimulatorFor(config: Config, logger: Logger, port: number): Promise<RunningSimulator> {
   const { token, created } = await ensureSimToken(config.proxmox.tokenFile);
   if (created) logger.info({ file: config.proxmox.tokenFile }, `created ${config.proxmox.tokenFile} with a random simulator API token (mode 0600)`);
-  const started = await startSimulator({ ...config.sim, port, tokens: [token] });
+  const started = await startSimulator({ ...config.sim, port, tokens: [token], logger });
   const sim = config.sim.stateFile === '' ? started : await keepStateIn(started, config.sim.stateFile).catch(async (err: unknown) => {
     await started.close();
     throw err;

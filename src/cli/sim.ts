@@ -3,6 +3,7 @@
 // It accepts the token in proxmox.tokenFile (created when missing) and
 // prints the URL it listens on, never the token. Exit 2 on bad flags.
 import { loadConfig } from '../config/index.js';
+import { createLogger } from '../log.js';
 import { startSimulator } from '../sim/index.js';
 import { keepStateIn } from '../sim/state-file.js';
 import { ensureSimToken } from '../sim/token-file.js';
@@ -57,6 +58,7 @@ export async function run(args: string[]): Promise<number> {
     tlsCert: flags.tlsCert ?? config.sim.tlsCert,
     tlsKey: flags.tlsKey ?? config.sim.tlsKey,
     tokens: [token],
+    logger: createLogger({ level: config.log.level, pretty: config.log.pretty, name: 'pve-provisioner-sim' }),
   });
   const running = config.sim.stateFile === '' ? started : await keepStateIn(started, config.sim.stateFile);
   process.stdout.write(

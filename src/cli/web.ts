@@ -5,6 +5,7 @@ import type { Config } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { metrics, type Metrics } from '../metrics.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';
+import { logOpenSecretFilesTo } from '../secrets/file-mode.js';
 import { CredentialsError } from '../web/auth/credentials.js';
 import { startWebServer, type WebServer } from '../web/server.js';
 import { loadConfigOrExplain, plainArguments, waitForSignal } from './common.js';
@@ -14,6 +15,7 @@ import { watchSimulator } from './sim-check.js';
 export function processLogger(config: Config): Logger {
   const logger = createLogger({ level: config.log.level, pretty: config.log.pretty });
   logRedisOutagesTo(logger);
+  logOpenSecretFilesTo(logger);
   return logger;
 }
 

@@ -3,9 +3,11 @@
 // is "sim"). SIGTERM or SIGINT: no new jobs, running ones get
 // jobs.shutdownGraceSeconds, then exit 0. Exit 2 on bad config.
 import { ConfigError } from '../config/index.js';
+import { listenerLimitsOf } from '../listener-limits.js';
 import { createLogger } from '../log.js';
 import { metrics } from '../metrics.js';
 import { logRedisOutagesTo } from '../queue/redis-outage.js';
+import { logOpenSecretFilesTo } from '../secrets/file-mode.js';
 import { handleShutdownSignals } from '../worker/shutdown.js';
 import type { WorkerService } from '../worker/service.js';
 import { startWorkerProcess } from '../worker/start.js';
@@ -24,6 +26,7 @@ export async function run(args: string[]): Promise<number> {
   if (config === undefined) return 2;
   const logger = createLogger({ level: config.log.level, pretty: config.log.pretty, name: 'pve-provisioner-worker' });
   logRedisOutagesTo(logger);
+  logOpenSecretFilesTo(logger);
   const sim = config.proxmox.url === 'sim';
   const baseUrl = sim ? `http://${config.sim.host}:${config.sim.port}` : config.proxmox.url;
   if (sim) {
@@ -41,7 +44,7 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`pve-provisioner worker: ${err.message}\n`);
     return 2;
   }
-  const metricsServer = config.worker.metricsPort === 0 ? undefined : await serveMetrics(metrics.registry, config.http.host, config.worker.metricsPort);
+  const metricsServer = config.worker.metricsPort === 0 ? undefined : await serveMetrics(metrics.registry, config.http.host, config.worker.metricsPort, { limits: listenerLimitsOf(config.http), logger });
   if (metricsServer) logger.info({ metrics: metricsServer.url }, `worker metrics at ${metricsServer.url}`);
   const code = await new Promise<number>((exit) => {
     handleShutdownSignals(service, logger, { graceMs: config.jobs.shutdownGraceSeconds * 1000, exit });

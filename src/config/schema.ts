@@ -196,6 +196,26 @@ export const schema: Schema<Config> = {
       format: 'public-url',
       default: '',
     },
+    requestTimeoutMs: {
+      doc: 'Longest time a client may take to send one whole request, headers and body, to the API or a worker\'s /metrics (the simulator has sim.requestTimeoutMs); then the connection is closed (ms). Bounds a body trickled a byte at a time.',
+      format: 'positive-int',
+      default: 30000,
+    },
+    idleTimeoutMs: {
+      doc: 'A connection to the API or a worker\'s /metrics with no traffic either way for this long is closed (ms). Longer than the longest quiet answer: a job wait (waitSeconds, at most 60 s) and the event stream\'s heartbeat.',
+      format: 'positive-int',
+      default: 120000,
+    },
+    keepAliveTimeoutMs: {
+      doc: 'An idle keep-alive connection to the API or a worker\'s /metrics is closed after this long (ms). Keep it longer than the idle timeout of a load balancer in front (often 60 s).',
+      format: 'positive-int',
+      default: 72000,
+    },
+    maxConnections: {
+      doc: 'Connections the API, and a worker\'s /metrics, each hold at once; one more is closed on arrival and a warning is logged (at most once a minute). Keep the sum under the process\'s file-descriptor limit (ulimit -n).',
+      format: 'positive-int',
+      default: 1000,
+    },
   },
   webhooks: {
     url: {
@@ -241,6 +261,21 @@ export const schema: Schema<Config> = {
       doc: 'File the simulator keeps its VMs and volumes in across restarts (SPEC 24), so the registry and the simulator agree; empty keeps them in memory only. `pve-provisioner all` (npm start) uses var/sim-state.json when this is empty and SIM_STATE_FILE is not set.',
       format: String,
       default: '',
+    },
+    requestTimeoutMs: {
+      doc: "Longest time the simulator waits for one whole request, headers and body (ms). Its own, not http.requestTimeoutMs: a request queued behind sim.apiWorkers or a latency fault leaves its body unread meanwhile, and a seed upload must not be cut off.",
+      format: 'positive-int',
+      default: 600000,
+    },
+    idleTimeoutMs: {
+      doc: 'A connection to the simulator with no traffic either way for this long is closed (ms); above any answer it delays (queued requests, latency faults).',
+      format: 'positive-int',
+      default: 600000,
+    },
+    maxConnections: {
+      doc: "Connections the simulator holds at once; one more is closed on arrival and a warning is logged (at most once a minute). Its own, not http.maxConnections: the workers' pooled connections under a chaos run or a benchmark come to hundreds. Keep it under the process's file-descriptor limit (ulimit -n).",
+      format: 'positive-int',
+      default: 10000,
     },
   },
 };

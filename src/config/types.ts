@@ -106,6 +106,10 @@ export interface Config {
     maxJobWaiters: number;
     eventStreamMaxSeconds: number;
     metricsCacheSeconds: number;
+    requestTimeoutMs: number;
+    idleTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
   };
   webhooks: { url: string; secretFile: string; attempts: number; backoffMs: number; timeoutMs: number; concurrency: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty: boolean };
@@ -126,5 +130,8 @@ export interface Config {
     tlsCert: string;
     tlsKey: string;
     stateFile: string;
+    requestTimeoutMs: number;
+    idleTimeoutMs: number;
+    maxConnections: number;
   };
 }

@@ -3,6 +3,7 @@
 // reaches a log, an error, a job or an HTTP answer (SPEC 7, 9, 18, 22).
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { checkSecretFileMode } from './file-mode.js';
 import { registerSecret } from './redact.js';
 
 export class SecretFileError extends Error {
@@ -33,6 +34,7 @@ function acceptSecret(path: string, text: string): string {
 /** Reads a secret file (trimmed) and registers its value for redaction. */
 export async function readSecretFile(path: string): Promise<string> {
   try {
+    checkSecretFileMode(path);
     return acceptSecret(path, await readFile(path, 'utf8'));
   } catch (err) {
     throw err instanceof SecretFileError ? err : describeReadError(path, err);
@@ -41,6 +43,7 @@ export async function readSecretFile(path: string): Promise<string> {
 
 export function readSecretFileSync(path: string): string {
   try {
+    checkSecretFileMode(path);
     return acceptSecret(path, readFileSync(path, 'utf8'));
   } catch (err) {
     throw err instanceof SecretFileError ? err : describeReadError(path, err);

@@ -9,6 +9,8 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { boundConnections, serverConstructionOptions, type ListenerLimits } from '../listener-limits.js';
+import { silentLogger, type Logger } from '../log.js';
 import { SimAnswerError, bareError, paramError } from './answer-error.js';
 import { checkToken } from './auth.js';
 import { handleControl } from './control.js';
@@ -34,6 +36,14 @@ export interface StartOptions extends Partial<Omit<SimulatorOptions, 'tokens'>> 
   tlsKey?: string;
   /** An already loaded schema (tests start many simulators). */
   schema?: ApiSchema;
+  /** sim.requestTimeoutMs: the longest wait for one whole request (ms). */
+  requestTimeoutMs?: number;
+  /** sim.idleTimeoutMs: a connection silent this long is closed (ms). */
+  idleTimeoutMs?: number;
+  /** sim.maxConnections: connections held at once; more are closed on arrival. */
+  maxConnections?: number;
+  /** Where a refused connection is reported. */
+  logger?: Logger;
 }
 
 export interface RunningSimulator {
@@ -57,6 +67,28 @@ const SIM_DEFAULTS = {
   requestCostMs: 20,
   requestCostPerKibMs: 0.05,
 };
+
+/**
+ * The simulator's own listener limits (sim.*), looser than the web's:
+ * a request queued behind sim.apiWorkers or a latency fault has its body
+ * unread meanwhile, and the workers' pooled connections come to hundreds
+ * under a chaos run. The keep-alive stays pveproxy-like 5 s.
+ */
+export const SIM_LISTENER_DEFAULTS: ListenerLimits = {
+  requestTimeoutMs: 600_000,
+  idleTimeoutMs: 600_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 10_000,
+};
+
+function simListenerLimits(options: StartOptions): ListenerLimits {
+  return {
+    requestTimeoutMs: options.requestTimeoutMs ?? SIM_LISTENER_DEFAULTS.requestTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs ?? SIM_LISTENER_DEFAULTS.idleTimeoutMs,
+    keepAliveTimeoutMs: SIM_LISTENER_DEFAULTS.keepAliveTimeoutMs,
+    maxConnections: options.maxConnections ?? SIM_LISTENER_DEFAULTS.maxConnections,
+  };
+}
 
 let sharedSchema: ApiSchema | undefined;
 
@@ -206,8 +238,10 @@ export async function startSimulator(options: StartOptions): Promise<RunningSimu
     });
   };
   const tls = options.tlsCert && options.tlsKey ? { cert: readFileSync(options.tlsCert), key: readFileSync(options.tlsKey) } : undefined;
-  const server: Server = tls === undefined ? createHttpServer(listener) : createHttpsServer({ ...tls, ALPNProtocols: ['http/1.1'] }, listener);
-  server.keepAliveTimeout = 5000;
+  const limits = simListenerLimits(options);
+  const serverOptions = serverConstructionOptions(limits);
+  const server: Server = tls === undefined ? createHttpServer(serverOptions, listener) : createHttpsServer({ ...tls, ...serverOptions, ALPNProtocols: ['http/1.1'] }, listener);
+  boundConnections(server, limits, options.logger ?? silentLogger(), 'simulator');
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);

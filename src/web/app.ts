@@ -4,9 +4,13 @@
 // listening: server.ts listens, tests use inject or listen themselves.
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
+import { limitsFromConfig } from '../../jobs/schema.js';
+import { boundConnections, listenerLimitsOf } from '../listener-limits.js';
 import { bearerAuth } from './auth/bearer.js';
 import { createHealthGate } from './create-health.js';
+import { FAILED_AUTH_DEFAULTS, FailedAuth } from './auth/failed-auth.js';
 import { mountBoard } from './board.js';
+import { bodyLimitBytes } from './body-limit.js';
 import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
@@ -22,19 +26,25 @@ import { probeRoutes } from './routes/probes.js';
 import { refuseUnknownQuery } from './query-keys.js';
 import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
-
-/** Bodies larger than two 64 KiB payloads plus the other fields are refused before parsing. */
-const BODY_LIMIT_BYTES = 256 * 1024;
+import { boundLargeBodies } from './large-bodies.js';
+import { closeAfterRefusal, fastifyTimeoutOptions, refuseUnknownPathsUnread } from './listener.js';
 
 export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const logger: FastifyBaseLogger = deps.logger.child({ component: 'web' });
+  const limits = listenerLimitsOf(deps.config.http);
   const app = fastify({
     loggerInstance: logger,
-    bodyLimit: BODY_LIMIT_BYTES,
+    // The largest valid job fits; anything larger is refused before parsing.
+    bodyLimit: bodyLimitBytes(limitsFromConfig(deps.config)),
+    ...fastifyTimeoutOptions(limits),
     // fastify's default (100) answers a long :name with a bare 414; the
     // validator should name the field instead, like for any bad name.
     routerOptions: { maxParamLength: 8192 },
   });
+  boundConnections(app.server, limits, deps.logger, 'web');
+  closeAfterRefusal(app);
+  refuseUnknownPathsUnread(app, notFound);
+  boundLargeBodies(app);
   const redisDown = deps.redisDown ?? redisNeverDown;
   // What only the web process knows (its requests, the stored node health):
   // a registry of this app's own, served by /metrics with the process's.
@@ -46,7 +56,8 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
-  const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens);
+  const failedAuth = new FailedAuth(webRegistry, deps.logger, { ...FAILED_AUTH_DEFAULTS, ...deps.failedAuth });
+  const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens, failedAuth);
   const openApi = buildOpenApiDocument(deps.config);
 
   // What names workers, hosts, nodes and images: /metrics and the checks of /readyz.
@@ -76,6 +87,6 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
     );
   });
 
-  await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown });
+  await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown, failures: failedAuth });
   return app;
 }

@@ -11,6 +11,7 @@ import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import { guardWithBasicAuth } from './auth/basic.js';
 import type { BoardUser } from './auth/credentials.js';
+import type { FailedAuth } from './auth/failed-auth.js';
 import { boardGuard } from './board-guard.js';
 import type { RedisDownProbe } from './redis-down.js';
 
@@ -35,6 +36,8 @@ export interface BoardOptions {
   /** http.boardWritable; honoured only with users, so an open board is never writable. */
   writable: boolean;
   redisDown: RedisDownProbe;
+  /** Slows and counts wrong board credentials. */
+  failures: FailedAuth;
 }
 
 export async function mountBoard(app: FastifyInstance, queues: readonly Queue[], options: BoardOptions): Promise<void> {
@@ -52,7 +55,7 @@ export async function mountBoard(app: FastifyInstance, queues: readonly Queue[],
     options: { uiConfig: { boardTitle: 'pve-provisioner' } },
   });
   await app.register(async (scope) => {
-    if (options.users !== undefined) await guardWithBasicAuth(scope, options.users);
+    if (options.users !== undefined) await guardWithBasicAuth(scope, options.users, options.failures);
     scope.addHook('onRequest', boardGuard({ basePath: BOARD_PATH, writable, redisDown: options.redisDown }));
     await scope.register(serverAdapter.registerPlugin(), { prefix: BOARD_PATH });
   });

@@ -7,6 +7,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Credentials } from './auth/credentials.js';
+import type { FailedAuthOptions } from './auth/failed-auth.js';
 import type { ReadinessSources } from './readiness.js';
 import type { JobEventOptions } from './job-event-options.js';
 import type { RedisDownProbe } from './redis-down.js';
@@ -28,4 +29,6 @@ export interface WebDeps {
   redisDown?: RedisDownProbe;
   /** GET /v1/jobs/:id/events's limits and intervals; JOB_EVENT_DEFAULTS for what is not given. */
   jobEvents?: Partial<JobEventOptions>;
+  /** How wrong credentials are slowed; FAILED_AUTH_DEFAULTS for what is not given. */
+  failedAuth?: Partial<FailedAuthOptions>;
 }

@@ -65,7 +65,8 @@ function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply)
     if (bodyProblem !== undefined) return reply.code(400).send(validationBody([{ field: 'body', message: bodyProblem }]));
     const status = err.statusCode ?? 500;
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send({ ...validationBody([{ field: 'body', message: 'is larger than the 256 KiB a request may carry' }]), error: 'PayloadTooLarge' });
+      const limit = request.routeOptions.bodyLimit;
+      return reply.code(413).send({ ...validationBody([{ field: 'body', message: `is larger than the ${limit} bytes a request may carry` }]), error: 'PayloadTooLarge' });
     }
     if (status >= 400 && status < 500) {
       return reply.code(status).send({ error: CLIENT_ERROR_NAMES[status] ?? 'BadRequest', message: redactSecrets(err.message) });

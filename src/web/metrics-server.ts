@@ -4,14 +4,24 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { DEFAULT_LISTENER_LIMITS, boundConnections, serverConstructionOptions, type ListenerLimits } from '../listener-limits.js';
+import { silentLogger, type Logger } from '../log.js';
 
 export interface MetricsServer {
   url: string;
   close(): Promise<void>;
 }
 
-export async function serveMetrics(registry: Registry, host: string, port: number): Promise<MetricsServer> {
-  const server = createServer((req, res) => {
+export interface MetricsServerOptions {
+  /** The http.* timeouts and connection bound; DEFAULT_LISTENER_LIMITS when absent. */
+  limits?: ListenerLimits;
+  /** Where a refused connection is reported. */
+  logger?: Logger;
+}
+
+export async function serveMetrics(registry: Registry, host: string, port: number, options: MetricsServerOptions = {}): Promise<MetricsServer> {
+  const limits = options.limits ?? DEFAULT_LISTENER_LIMITS;
+  const server = createServer(serverConstructionOptions(limits), (req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'NotFound', message: 'only GET /metrics is served here' }));
       return;
@@ -21,6 +31,7 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
       () => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'InternalError', message: 'collecting metrics failed' })),
     );
   });
+  boundConnections(server, limits, options.logger ?? silentLogger(), 'worker metrics');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

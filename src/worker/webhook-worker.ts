@@ -11,6 +11,7 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { WebhookMetrics } from '../metrics.js';
 import { SecretFileError, readSecretFileSync } from '../secrets/read.js';
+import { weakSecretProblem } from '../secrets/strength.js';
 import type { RedisClient } from '../queue/connection.js';
 import { reportRedisError } from '../queue/connection.js';
 import { WORKER_METRICS } from '../queue/queues.js';
@@ -19,14 +20,18 @@ import { WEBHOOK_QUEUE } from '../queue/webhook-queue.js';
 import { sendDelivery } from '../webhooks/send.js';
 import type { Delivery } from '../webhooks/send.js';
 
-/** The secret of webhooks.secretFile, registered for redaction; a start-up error naming the key when it cannot be read. */
+/** The secret of webhooks.secretFile, registered for redaction; a start-up error naming the key when it cannot be read or is under 128 bits. */
 export function readWebhookSecret(config: Pick<Config, 'webhooks'>): string {
+  let secret: string;
   try {
-    return readSecretFileSync(config.webhooks.secretFile);
+    secret = readSecretFileSync(config.webhooks.secretFile);
   } catch (err) {
     if (err instanceof SecretFileError) throw new ConfigError(`invalid configuration: webhooks.secretFile: ${err.message} (it is required while webhooks.url is set)`);
     throw err;
   }
+  const weak = weakSecretProblem(secret);
+  if (weak !== undefined) throw new ConfigError(`invalid configuration: webhooks.secretFile: ${config.webhooks.secretFile} ${weak}`);
+  return secret;
 }
 
 export interface WebhookWorkerOptions {

@@ -1,5 +1,5 @@
-// SPEC 6, 27: docker-compose.yml restarts Redis, gives the worker longer
-// to stop than the jobs.shutdownGraceSeconds it runs with (so Docker's
+// SPEC 6, 24, 27: docker-compose.yml publishes on the host's loopback
+// only, restarts Redis, gives the worker longer to stop than the jobs.shutdownGraceSeconds it runs with (so Docker's
 // SIGKILL never cuts the grace short), and mounts the secrets volume
 // read-only everywhere but in `init`, which writes it and creates every
 // secret file the services are pointed at.
@@ -14,6 +14,7 @@ interface Service {
   stop_grace_period?: string;
   command?: string | string[];
   volumes?: string[];
+  ports?: string[];
   environment?: Record<string, string | number | boolean>;
 }
 interface Compose {
@@ -57,6 +58,12 @@ describe('docker-compose.yml (SPEC 6, 27)', () => {
     expect(period, 'worker stop_grace_period').to.be.a('string');
     // After the grace the worker cancels what still runs, waits a second for it, closes Redis and exits: 10 s covers it.
     expect(seconds(period ?? '0s')).to.be.at.least(grace + 10);
+  });
+
+  it('publishes no port beyond the host\'s loopback (SPEC 24)', () => {
+    const published = Object.entries(compose.services).flatMap(([name, s]) => (s.ports ?? []).map((port) => ({ name, port })));
+    expect(published.map((p) => p.name)).to.include('web');
+    for (const { name, port } of published) expect(port, name).to.match(/^127\.0\.0\.1:\d+:\d+$/);
   });
 
   it('mounts the secrets volume read-only on sim, worker and web; only init writes it', () => {

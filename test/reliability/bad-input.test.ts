@@ -5,7 +5,9 @@
 // already hold a desired state.
 import { expect } from 'chai';
 import type { InjectOptions } from 'fastify';
+import { limitsFromConfig } from '../../jobs/schema.js';
 import { ValidationError } from '../../src/client.js';
+import { bodyLimitBytes } from '../../src/web/body-limit.js';
 import { buildTestWeb, type TestWeb } from '../web/helpers.js';
 import { malformedCases, type MalformedCase } from './malformed-cases.js';
 import { snapshotDiff, snapshotPrefix } from './redis-snapshot.js';
@@ -114,11 +116,12 @@ describe('bad input is refused and changes nothing (SPEC 22, SPEC 1)', function 
 
   it('bodies that are no JSON object at all are refused as the body (SPEC 1)', async () => {
     const before = await snapshotPrefix(web.redis, web.prefix);
-    const raw = ['{', '{"name": "keep-1",}', 'name=keep-1', '', '\u0000', '{"name":"keep-1","name":"x_y"}', `{"name":"${'a'.repeat(300 * 1024)}"}`];
+    const limit = bodyLimitBytes(limitsFromConfig(web.config));
+    const raw = ['{', '{"name": "keep-1",}', 'name=keep-1', '', '\u0000', '{"name":"keep-1","name":"x_y"}', `{"name":"${'a'.repeat(limit)}"}`];
     for (const payload of raw) {
       const res = await web.app.inject({ method: 'POST', url: '/v1/vms', headers: { authorization: `Bearer ${web.token}`, 'content-type': 'application/json' }, payload });
       // Too large to parse is 413 (HTTP's answer), still naming the body.
-      expect(res.statusCode, JSON.stringify(payload.slice(0, 40))).to.equal(payload.length > 256 * 1024 ? 413 : 400);
+      expect(res.statusCode, JSON.stringify(payload.slice(0, 40))).to.equal(payload.length > limit ? 413 : 400);
       const body = res.json<RefusalBody>();
       expect(body.fields?.[0]?.field, payload.slice(0, 40)).to.be.oneOf(['body', 'name', '(data)']);
     }

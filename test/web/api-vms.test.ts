@@ -2,6 +2,8 @@
 // SPEC 2 (idempotent create, 409 on another uid), through fastify inject
 // on the real Redis and the real producer client.
 import { expect } from 'chai';
+import { limitsFromConfig } from '../../jobs/schema.js';
+import { bodyLimitBytes } from '../../src/web/body-limit.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 
 interface ErrorAnswer {
@@ -138,7 +140,7 @@ describe('HTTP API /v1/vms (SPEC 6)', () => {
   });
 
   it('a body over the size limit is 413 and one that is not JSON is 415, both as JSON, and enqueue nothing', async () => {
-    const huge = await post('/v1/vms', { name: 'ok', userData: 'x'.repeat(300 * 1024) });
+    const huge = await post('/v1/vms', { name: 'ok', userData: 'x'.repeat(bodyLimitBytes(limitsFromConfig(web.config))) });
     expect(huge.statusCode).to.equal(413);
     expect(huge.json<ErrorAnswer>().error).to.equal('PayloadTooLarge');
     expect(huge.json<ErrorAnswer>().fields?.map((f) => f.field)).to.deep.equal(['body']);

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createLogger } from '../../src/log.js';
+import { newApiTokensFile, newBoardUsersFile } from '../../src/secrets/create-missing.js';
 import { redactSecrets } from '../../src/secrets/redact.js';
+import { MIN_SECRET_BITS, estimatedBits } from '../../src/secrets/strength.js';
 import { SecretSet } from '../../src/web/auth/compare.js';
 import { CredentialsError, loadCredentials, parseApiTokens, parseBoardUsers } from '../../src/web/auth/credentials.js';
 
@@ -22,6 +24,12 @@ function captureLogger(): { logger: ReturnType<typeof createLogger>; lines: stri
   });
   return { logger: createLogger({ level: 'info', pretty: false, destination }), lines };
 }
+
+// Secrets of at least 128 bits (SPEC 24): 16 random bytes, in hex and in base64.
+const TOKEN_1 = 'tok-9f86d081884c7d659a2feaa0c55ad015';
+const TOKEN_2 = 'tok-2c26b46b68ffc68ff99b453c1d304134';
+const PASSWORD_1 = 'pw-Xb9kQ2mV7rL4tN8cW1yZ5g';
+const PASSWORD_2 = 'pw-Hq3sJ6pD0fK9uE2iO7aM4w';
 
 describe('web credentials (SPEC 6)', () => {
   let dir: string;
@@ -93,15 +101,15 @@ describe('web credentials (SPEC 6)', () => {
   });
 
   it('parses tokens and users, skipping blank lines and comments; a password may hold colons', () => {
-    expect(parseApiTokens('# ops\ntok-one-123\n\n  tok-two-456  \n', 'f')).to.deep.equal(['tok-one-123', 'tok-two-456']);
-    expect(parseBoardUsers('ops:pa:ss:word\n# c\nadmin:secret-1\n', 'f')).to.deep.equal([
-      { user: 'ops', password: 'pa:ss:word' },
-      { user: 'admin', password: 'secret-1' },
+    expect(parseApiTokens(`# ops\n${TOKEN_1}\n\n  ${TOKEN_2}  \n`, 'f')).to.deep.equal([TOKEN_1, TOKEN_2]);
+    expect(parseBoardUsers(`ops:${PASSWORD_1}:with:colons\n# c\nadmin:${PASSWORD_2}\n`, 'f')).to.deep.equal([
+      { user: 'ops', password: `${PASSWORD_1}:with:colons` },
+      { user: 'admin', password: PASSWORD_2 },
     ]);
   });
 
   it('refuses a malformed users line by number, without echoing it', () => {
-    const parse = (): unknown => parseBoardUsers('admin:ok-password\nno-colon-secretish\n', 'users');
+    const parse = (): unknown => parseBoardUsers(`admin:${PASSWORD_1}\nno-colon-secretish\n`, 'users');
     expect(parse).to.throw(CredentialsError, /line 2/);
     expect(parse).to.not.throw(/secretish/);
     expect(() => parseApiTokens('# only a comment\n', 'tokens')).to.throw(CredentialsError, /no token/);
@@ -115,6 +123,43 @@ describe('web credentials (SPEC 6)', () => {
       (err: unknown) => err,
     );
     expect(failure).to.be.instanceOf(CredentialsError);
+  });
+});
+
+describe('credentials under 128 bits (SPEC 24)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pvep-weak-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a short API token naming the key, the file and the line, never the token', () => {
+    const parse = (): unknown => parseApiTokens(`# ops\n${TOKEN_1}\nweaktoken\n`, '/etc/pvep/tokens');
+    expect(parse).to.throw(CredentialsError, /^http\.apiTokensFile \/etc\/pvep\/tokens line 3: the token holds at most about \d+ bits, fewer than the 128/);
+    expect(parse).to.not.throw(/weaktoken/);
+  });
+
+  it('refuses a short board password (admin:pass1234) naming the key, the file and the line, never the password', () => {
+    const parse = (): unknown => parseBoardUsers('admin:pass1234\n', '/etc/pvep/users');
+    expect(parse).to.throw(CredentialsError, /^http\.boardUsersFile \/etc\/pvep\/users line 1: the password holds at most about \d+ bits/);
+    expect(parse).to.not.throw(/pass1234/);
+  });
+
+  it('stops the start on a weak token file, even on the simulator defaults', async () => {
+    const tokens = join(dir, 'tokens');
+    writeFileSync(tokens, 'weaktoken\n', { mode: 0o600 });
+    const config = loadConfig({ env: {}, overrides: { http: { apiTokensFile: tokens, boardUsersFile: join(dir, 'users') } } });
+    const failure = await loadCredentials(config, captureLogger().logger).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failure).to.be.instanceOf(CredentialsError);
+    expect((failure as Error).message).to.contain(tokens);
+  });
+
+  it('the files it creates for the simulator pass the rule', () => {
+    expect(estimatedBits(newApiTokensFile().trim())).to.be.at.least(MIN_SECRET_BITS);
+    expect(estimatedBits(newBoardUsersFile().trim().replace(/^admin:/, ''))).to.be.at.least(MIN_SECRET_BITS);
   });
 });
 

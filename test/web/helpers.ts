@@ -9,12 +9,13 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { createUncheckedProvisionerClient, type UncheckedProvisionerClient } from '../../src/client.js';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger, type Logger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+import type { FailedAuthOptions } from '../../src/web/auth/failed-auth.js';
 import type { VmService } from '../../src/web/deps.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
 import type { RedisDownProbe } from '../../src/web/redis-down.js';
@@ -41,7 +42,13 @@ export interface TestWebOptions {
   jobEvents?: Partial<JobEventOptions>;
   /** Config variables (PROXMOX_IMAGES, ...) the test's config is loaded with. */
   env?: Record<string, string>;
+  /** Where the app logs; silent by default. */
+  logger?: Logger;
+  /** How wrong credentials are slowed; a few ms by default, so tests that send many stay quick. */
+  failedAuth?: Partial<FailedAuthOptions>;
 }
+
+const QUICK_FAILED_AUTH: Partial<FailedAuthOptions> = { firstDelayMs: 1, maxDelayMs: 8 };
 
 export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: TestWebOptions = {}): Promise<TestWeb> {
   const prefix = uniquePrefix('web');
@@ -59,7 +66,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
       http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), fingerprintKeyFile: join(dir, 'fingerprint-key'), ...httpOverrides },
     },
   });
-  const logger = silentLogger();
+  const logger = options.logger ?? silentLogger();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
   const queues = createQueues(redis, prefix);
   const client = createUncheckedProvisionerClient({ redisUrl: REDIS_URL, prefix, config, fingerprintKeyFile: config.http.fingerprintKeyFile });
@@ -74,6 +81,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
     credentials: await loadCredentials(config, logger),
     ...(options.redisDown ? { redisDown: options.redisDown } : {}),
     ...(options.jobEvents ? { jobEvents: options.jobEvents } : {}),
+    failedAuth: options.failedAuth ?? QUICK_FAILED_AUTH,
   });
   return {
     app,

@@ -1,7 +1,9 @@
 // Bearer-token check for /v1 (and /metrics when http.metricsAuth): an
-// onRequest hook answering 401 with a JSON body and WWW-Authenticate.
+// onRequest hook answering 401 with a JSON body and WWW-Authenticate; a
+// wrong token is answered only after its address's delay (failed-auth.ts).
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { SecretSet } from './compare.js';
+import type { FailedAuth } from './failed-auth.js';
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
@@ -12,7 +14,7 @@ function refuse(reply: FastifyReply, error: string, message: string): FastifyRep
     .send({ error: 'Unauthorized', message });
 }
 
-export function bearerAuth(tokens: readonly string[]): onRequestAsyncHookHandler {
+export function bearerAuth(tokens: readonly string[], failures: FailedAuth): onRequestAsyncHookHandler {
   const accepted = new SecretSet(tokens);
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const header = request.headers.authorization;
@@ -22,6 +24,7 @@ export function bearerAuth(tokens: readonly string[]): onRequestAsyncHookHandler
     }
     const match = BEARER.exec(header);
     if (match?.[1] === undefined || !accepted.has(match[1])) {
+      await failures.refusedRequest(request, 'api');
       await refuse(reply, 'invalid_token', 'the bearer token is not accepted');
     }
   };

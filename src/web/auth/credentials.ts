@@ -6,6 +6,7 @@
 import type { Config } from '../../config/index.js';
 import type { Logger } from '../../log.js';
 import { registerSecret } from '../../secrets/redact.js';
+import { weakSecretProblem } from '../../secrets/strength.js';
 import { readSecretFile, SecretFileError } from '../../secrets/read.js';
 import { createSecretFileIfMissing, newApiTokensFile, newBoardUsersFile } from '../../secrets/create-missing.js';
 
@@ -30,14 +31,18 @@ function meaningfulLines(text: string): { line: string; number: number }[] {
     .filter(({ line }) => line !== '' && !line.startsWith('#'));
 }
 
-/** One token per line; blank lines and `#` comments are skipped. */
+/** One token per line; blank lines and `#` comments are skipped. Each must hold 128 bits (strength.ts). */
 export function parseApiTokens(text: string, path: string): string[] {
-  const tokens = meaningfulLines(text).map(({ line }) => line);
+  const tokens = meaningfulLines(text).map(({ line, number }) => {
+    const weak = weakSecretProblem(line);
+    if (weak !== undefined) throw new CredentialsError(`http.apiTokensFile ${path} line ${number}: the token ${weak}`);
+    return line;
+  });
   if (tokens.length === 0) throw new CredentialsError(`http.apiTokensFile ${path} holds no token; put one bearer token per line`);
   return tokens;
 }
 
-/** `user:password` per line; the password may itself hold colons. */
+/** `user:password` per line; the password may itself hold colons and must hold 128 bits (strength.ts). */
 export function parseBoardUsers(text: string, path: string): BoardUser[] {
   const users = meaningfulLines(text).map(({ line, number }) => {
     const colon = line.indexOf(':');
@@ -47,6 +52,8 @@ export function parseBoardUsers(text: string, path: string): BoardUser[] {
     }
     const password = line.slice(colon + 1);
     registerSecret(password);
+    const weak = weakSecretProblem(password);
+    if (weak !== undefined) throw new CredentialsError(`http.boardUsersFile ${path} line ${number}: the password ${weak}`);
     return { user: line.slice(0, colon), password };
   });
   if (users.length === 0) throw new CredentialsError(`http.boardUsersFile ${path} holds no user; put one "user:password" per line`);
