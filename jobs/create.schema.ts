@@ -9,6 +9,7 @@
 import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidField } from './fields.js';
 import type { DataOf, FieldSpec, JobLimits, StringRule, StringsRule } from './fields.js';
 import { CREATE_STEPS } from './result.schema.js';
+import type { InPlaceField } from './result.schema.js';
 import { SSH_KEY_TYPES, sshKeyProblem } from './ssh-key.js';
 
 /** Proxmox's own floor for `memory` (apidata.json: `current`, minimum 16). */
@@ -132,7 +133,7 @@ export const SPEC_FIELDS = ['node', 'image', 'cores', 'memoryMiB', 'diskGiB', 'u
  * never shrinks one, F20). A create of a present name that differs from
  * its spec in these alone changes the VM instead of a conflict.
  */
-export const IN_PLACE_FIELDS = { cores: 'any', memoryMiB: 'any', diskGiB: 'grow' } as const satisfies Partial<Record<(typeof SPEC_FIELDS)[number], 'any' | 'grow'>>;
+export const IN_PLACE_FIELDS = { cores: 'any', memoryMiB: 'any', diskGiB: 'grow' } as const satisfies Record<InPlaceField & (typeof SPEC_FIELDS)[number], 'any' | 'grow'>;
 
 /** What a spec field absent from a recorded spec means, for the SPEC 2 comparison: a spec from before images meant the default image. */
 export function specFieldDefaults(limits: Pick<JobLimits, 'defaultImage'>): Partial<Record<(typeof SPEC_FIELDS)[number], unknown>> {

@@ -2,7 +2,6 @@
 // through, declared once: the provider returns these types, the producer
 // library's job views and the OpenAPI document (src/web/openapi-jobs.ts)
 // give them to callers. Producer-safe: types and constants only.
-import type { IN_PLACE_FIELDS } from './create.schema.js';
 
 /** A create's steps in the order it reaches them (SPEC 1, 13); `restarted` only for an in-place change that needed it, `address` only with waitForAddress. */
 export const CREATE_STEPS = ['cloned', 'seeded', 'configured', 'resized', 'restarted', 'started', 'running', 'address'] as const;
@@ -55,8 +54,8 @@ export interface CreateResult {
   changed?: InPlaceField[];
 }
 
-/** A create field a VM of ours takes in place (SPEC 2, 13). */
-export type InPlaceField = keyof typeof IN_PLACE_FIELDS;
+/** A create field a VM of ours takes in place (SPEC 2, 13); jobs/create.schema.ts's IN_PLACE_FIELDS gives each its rule. */
+export type InPlaceField = 'cores' | 'memoryMiB' | 'diskGiB';
 
 /** A delete's result (SPEC 1, 15). */
 export interface DeleteResult {
