@@ -23,9 +23,9 @@ type TextField = 'userData' | 'networkConfig';
 /** A type of job data or spec as answers show it: each text field as its summary. */
 export type TextsSummarized<T> = { [K in keyof T]: K extends TextField ? TextSummary : T[K] };
 
-/** The text fields of the create's table: the ones bounded in bytes. */
+/** The free-text fields of the create's table: bounded in bytes and by no pattern (name, uid and bridge have one). */
 const TEXT_FIELDS: readonly string[] = Object.entries(createInputFields as JobFields)
-  .filter(([, spec]) => spec.rule.kind === 'string' && spec.rule.maxBytes !== undefined)
+  .filter(([, spec]) => spec.rule.kind === 'string' && spec.rule.maxBytes !== undefined && spec.rule.pattern === undefined)
   .map(([field]) => field);
 
 export function textSummary(text: string, fingerprintKey: string | undefined): TextSummary {
