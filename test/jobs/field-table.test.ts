@@ -43,7 +43,8 @@ function casesOf(field: string, spec: FieldSpec, limits: ReturnType<typeof limit
     add(`one below its min (${rule.min - 1})`, rule.min - 1, false);
     add(`one above its max (${max + 1})`, max + 1, false);
   }
-  if (rule.kind === 'string' && rule.maxBytes !== undefined) {
+  // Free text only: a patterned field's maxBytes (name, uid, bridge) only restates what its pattern allows.
+  if (rule.kind === 'string' && rule.maxBytes !== undefined && rule.pattern === undefined) {
     const emojis = EMOJI.repeat(rule.maxBytes / 4);
     add(`of exactly ${rule.maxBytes} bytes of emoji`, emojis, true);
     add(`of ${rule.maxBytes} ASCII bytes`, 'a'.repeat(rule.maxBytes), true);
