@@ -12,7 +12,7 @@ import { VM_QUEUE } from '../../src/queue/queues.js';
 import type { VmService } from '../../src/web/deps.js';
 import { REDIS_URL, eventually } from '../support/redis.js';
 import { readEventStream, type EventStreamRead, type ReadEvent } from '../support/sse-client.js';
-import { buildTestWeb, type TestWeb } from './helpers.js';
+import { buildTestWeb, listenOnLoopback, type TestWeb } from './helpers.js';
 
 const MAX_STREAMS = 2;
 const POLL_MS = 20;
@@ -39,10 +39,7 @@ describe('GET /v1/jobs/:id/events: reads, heartbeats, limits and outages (SPEC 2
     reads = 0;
     failing = false;
     web = await buildTestWeb({}, { service: counting, jobEvents: { pollMs: POLL_MS, heartbeatMs: 50, maxStreams: MAX_STREAMS } });
-    await web.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = web.app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('not listening on a port');
-    base = `http://127.0.0.1:${address.port}`;
+    base = await listenOnLoopback(web.app);
   });
   afterEach(async () => {
     await worker?.close();

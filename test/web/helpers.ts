@@ -108,3 +108,11 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
 export function basicHeader(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
+
+/** Listens on a free loopback port and gives the base URL (http://127.0.0.1:PORT), for tests that need a real socket. */
+export async function listenOnLoopback(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('not listening on a port');
+  return `http://127.0.0.1:${address.port}`;
+}

@@ -13,7 +13,7 @@ import type { VmService } from '../../src/web/deps.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
 import { REDIS_URL } from '../support/redis.js';
 import { readEventStream, type EventStreamRead } from '../support/sse-client.js';
-import { buildTestWeb, type TestWeb } from './helpers.js';
+import { buildTestWeb, listenOnLoopback, type TestWeb } from './helpers.js';
 
 const POLL_MS = 20;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,10 +36,7 @@ describe('GET /v1/jobs/:id/events: shared reads and a longest stream (SPEC 24, 2
   async function start(jobEvents: Partial<JobEventOptions>): Promise<void> {
     reads = 0;
     web = await buildTestWeb({}, { service: counting, jobEvents: { pollMs: POLL_MS, ...jobEvents } });
-    await web.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = web.app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('not listening on a port');
-    base = `http://127.0.0.1:${address.port}`;
+    base = await listenOnLoopback(web.app);
   }
   afterEach(async () => {
     await worker?.close();
