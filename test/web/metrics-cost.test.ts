@@ -61,11 +61,15 @@ describe('/metrics reads Redis once per http.metricsCacheSeconds (SPEC 9, 24)', 
   });
 
   it('three scrapes at once after the interval read Redis as one scrape does', async () => {
+    // The first scrape after start may do one-time work (a script loaded into Redis): the one compared is the second.
+    await scrape();
+    await sleep(5_100);
     const alone = await scrape();
+    const aloneCommands = monitor.commands();
     await sleep(5_100);
     await countFromNow();
     await Promise.all([1, 2, 3].map(() => web.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${web.token}` } })));
     await monitor.settle();
-    expect(monitor.commands().length).to.equal(alone.commands);
+    expect(monitor.commands().length, `three at once: ${monitor.commands().join(' ')}; one: ${aloneCommands.join(' ')}`).to.equal(alone.commands);
   });
 });
