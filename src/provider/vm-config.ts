@@ -1,6 +1,6 @@
 // Reading and rewriting the parts of a qemu config the provider acts on:
 // net0 (F19, decisions on the VLAN), disks and the boot order (F19, F20),
-// Proxmox cloud-init drives.
+// Proxmox cloud-init drives, the protection flag (SPEC 28).
 const DISK_KEY = /^(ide|sata|scsi|virtio)\d+$/;
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
 
@@ -36,6 +36,12 @@ export function rewriteNet0(net0: string, change: { bridge?: string; vlanTag?: n
 }
 
 type Config = Record<string, string | number | undefined>;
+
+/** Perl truth of `protection`, as check_protection reads it (SPEC 28, audit 7.1). */
+export function isProtected(config: Config): boolean {
+  const value = config.protection;
+  return value !== undefined && value !== 0 && value !== '0' && value !== '';
+}
 
 function diskKeys(config: Config): string[] {
   return Object.keys(config).filter((k) => DISK_KEY.test(k));
