@@ -71,6 +71,8 @@ export interface ListedVm {
    * config (SPEC 26): `uid` is the registry's, and `createdAt` is absent.
    */
   fromListing?: true;
+  /** Its config has `protection` set: Proxmox refuses to destroy it (SPEC 28). */
+  protected?: true;
 }
 
 /**
