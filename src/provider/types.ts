@@ -121,6 +121,8 @@ export interface ImageHealth {
   image: string;
   ok: boolean;
   reasons: { reason: HealthReason; detail: string }[];
+  /** What an operator should know that does not make it unfit (a protected template, SPEC 28); absent when none. */
+  notes?: string[];
 }
 
 export interface NodeHealth {
@@ -130,6 +132,8 @@ export interface NodeHealth {
   reasons: { reason: HealthReason; detail: string }[];
   /** One per image the node serves; absent in results stored before images. */
   images?: ImageHealth[];
+  /** Its images' notes, for a glance; absent when none. */
+  notes?: string[];
 }
 
 export interface Provider {
