@@ -320,9 +320,13 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
       // Someone protects the VM, then the service is asked to delete it.
       await w.api.putConfig('pv1-1', made.vmid, { protection: 1 });
       await w.registry.recordAbsent('guarded', undefined);
+      // Until pvestatd samples it, a fresh clone is `unknown` in the listing and any delete of it is Transient
+      // (SPEC 23, correction 1), protected or not. Once listed, one attempt is Permanent: no retry is needed.
+      await namedInListing(w, [made.vmid]);
+      const listed = (await w.api.clusterResources('vm', { signal: w.ctx.signal })).find((e) => e.vmid === made.vmid);
+      expect(listed).to.include({ name: 'guarded', status: 'running' });
       w.requests();
-      // Retried only while Transient: a fresh clone is `unknown` in the listing until pvestatd's next cycle (SPEC 23).
-      const err = await retriedWhileTransient(() => w.provider.delete({ name: 'guarded', uid: 'uid-guarded' }, w.ctx)).then(
+      const err = await w.provider.delete({ name: 'guarded', uid: 'uid-guarded' }, w.ctx).then(
         () => undefined,
         (e: unknown) => e,
       );
