@@ -2,11 +2,13 @@
 // destroy with purge and unreferenced disks, then its seed on its node.
 // With no VM of ours left, the seed on every configured node. A VM that
 // is not ours is never touched; a hibernated VM of ours is Permanent, and
-// so is a protected one (SPEC 28): found in its config before the stop,
-// or in destroy's answer when someone protected it in between.
+// so is one someone protected (SPEC 28): found in its config before the
+// stop, or in destroy's answer when protected in between. A clone whose
+// create stopped before its config write still has its template's flag:
+// that one the delete clears itself.
 import { NotFoundError, type PermanentError } from '../errors.js';
 import type { DeleteRequest, DeleteResult, OperationContext } from './types.js';
-import { callOpts, logLine } from './context.js';
+import { beforeWrite, callOpts, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
@@ -16,13 +18,15 @@ import { maybeNamed, qemuEntries, walkChain } from './resolve.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
 import { runTask, taskExitOf } from './tasks.js';
-import { isProtected } from './vm-config.js';
+import { isProtected, protectedBySomeone } from './vm-config.js';
 import { messageMatches, PROTECTION_ENABLED } from '../proxmox/messages.js';
 import { configuredNode } from './placement.js';
 
 interface Doomed {
   node: string;
   vmid: number;
+  /** Its protection is the template's, copied by a clone its create never configured (SPEC 28): the delete clears it. */
+  clearProtection?: true;
 }
 
 interface Resolved {
@@ -61,8 +65,8 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
     }
     if (config.lock) throw transient(`${request.name}: VM ${entry.vmid} holds lock '${config.lock}'`);
     // Checked before any write: a stop would leave it stopped and still there.
-    if (isProtected(config)) throw protectedVm(request.name, entry);
-    doomed.push({ node: entry.node, vmid: entry.vmid });
+    if (protectedBySomeone(config, deps.config.proxmox.tag)) throw protectedVm(request.name, entry);
+    doomed.push({ node: entry.node, vmid: entry.vmid, ...(isProtected(config) ? { clearProtection: true as const } : {}) });
   }
   return { doomed, othersWithName };
 }
@@ -83,6 +87,11 @@ function refusedAsProtected(err: unknown): boolean {
 }
 
 async function destroyVm(deps: ProviderDeps, ctx: OperationContext, name: string, vm: Doomed): Promise<void> {
+  if (vm.clearProtection) {
+    beforeWrite(ctx);
+    await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, { delete: 'protection' }, callOpts(ctx)));
+    await logLine(ctx, `cleared the protection VM ${vm.vmid} copied from its template (its create never reached its config write)`);
+  }
   const status = await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)));
   if (status.status !== 'stopped') {
     await runTask(deps, ctx, `stop of VM ${vm.vmid}`, () => deps.api.stop(vm.node, vm.vmid, callOpts(ctx)));

@@ -71,7 +71,7 @@ export interface ListedVm {
    * config (SPEC 26): `uid` is the registry's, and `createdAt` is absent.
    */
   fromListing?: true;
-  /** Its config has `protection` set: Proxmox refuses to destroy it (SPEC 28). */
+  /** Someone set `protection` after its create's config write (SPEC 28): Proxmox refuses to destroy it until they clear it. A flag copied from the template onto a clone never configured is not this: the delete clears that one. */
   protected?: true;
 }
 

@@ -135,6 +135,17 @@ describe('Delete (SPEC 15)', () => {
       expect(h.pve.volumes('pv1-1', 'proxy-seeds')).to.have.length(1);
     });
 
+    it("a clone whose create stopped before its config write keeps its template's protection: the delete clears it, then destroys", async () => {
+      const h = harness();
+      // The clone's config: our mark and name, the template's tags and flag, not yet our tag.
+      addOurVm(h.pve, NAME, UID, { config: { tags: 'debian', protection: 1 } });
+      h.pve.addVolume('pv1-1', 'proxy-seeds', SEED);
+      expect(await h.provider.delete({ name: NAME, uid: UID }, h.ctx)).to.deep.equal({ deleted: true, vmid: VMID, seedsDeleted: 1 });
+      expect(h.pve.methods().filter((m) => WRITES.has(m))).to.deep.equal(['putConfig', 'destroy', 'deleteVolume']);
+      expect(h.pve.callsTo('putConfig')[0]!.args.slice(0, 3)).to.deep.equal(['pv1-1', VMID, { delete: 'protection' }]);
+      expect(h.pve.vm(VMID)).to.equal(undefined);
+    });
+
     it('protected after its config was read: destroy\'s refusal is Permanent with the same words', async () => {
       const h = harness();
       addOurVm(h.pve, NAME, UID);

@@ -109,6 +109,17 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     expect(report.orphans.deleted.map((o) => [o.name, o.reason])).to.deep.equal([['crashed', 'tombstoned name']]);
   });
 
+  it("enqueues the delete of a clone not yet tagged that has its template's protection: the delete clears a flag no one set (SPEC 28)", async () => {
+    w = proxmoxWorld();
+    await w.tombstone('crashed', 'uid-c');
+    w.ourVm('crashed', 'uid-c', { tagged: false }).config.protection = 1;
+
+    const report = await w.report();
+
+    expect(await w.added()).to.deep.equal([['delete', 'crashed', 'uid-c']]);
+    expect(report.orphans.protected).to.deep.equal([]);
+  });
+
   it('never touches a VM that is not ours: no mark, another tag, another uid under a name we do not know', async () => {
     w = proxmoxWorld();
     await w.present('web', 'uid-web');

@@ -307,6 +307,24 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
       expect(seedsIn(w.view())).to.deep.equal([]);
     });
   });
+  it("SPEC 28: a create from a protected template killed before its config write leaves a clone with the template's flag; its delete clears the flag and removes the VM", async () => {
+    await withSimWorld(0, ['pv1-1'], async (w) => {
+      await w.api.putConfig('pv1-1', 9001, { protection: 1 });
+      const killedAtConfig = createProvider({ api: { ...w.api, putConfig: () => Promise.reject(new Error('SIGKILL')) }, config: w.config, logger: silentLogger() });
+      await w.record('halfway', 'uid-halfway');
+      let killed: unknown;
+      await killedAtConfig.create({ name: 'halfway', uid: 'uid-halfway', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx).catch((err: unknown) => (killed = err));
+      expect(String(killed)).to.contain('SIGKILL');
+      const clone = w.view().vms.find((v) => v.config.name === 'halfway');
+      expect(clone?.config).to.include({ protection: 1, tags: 'debian' });
+      await w.registry.recordAbsent('halfway', undefined);
+
+      expect(await retriedWhileTransient(() => w.provider.delete({ name: 'halfway', uid: 'uid-halfway' }, w.ctx))).to.include({ deleted: true });
+      expect(w.view().vms.some((v) => v.vmid === clone?.vmid)).to.equal(false);
+      expect(w.view().vms.find((v) => v.vmid === 9001)?.config.protection, "the template's flag is the operator's").to.equal(1);
+    });
+  });
+
   it('SPEC 28: a create from a protected template ends Running and unprotected; a delete of a VM someone protected fails at once naming what to clear; the sweeps report it and enqueue nothing', async () => {
     await withSimWorld(0, ['pv1-1'], async (w) => {
       await w.api.putConfig('pv1-1', 9001, { protection: 1 });
