@@ -231,6 +231,14 @@ const ONE_NODE: Record<string, Scenario> = {
     await api.putConfig('pv1-1', 199999, { delete: 'protection' });
     const cleared = (await api.getConfig('pv1-1', 199999)).protection ?? 'absent';
     const exit = await finish(world, await api.destroy('pv1-1', 199999, { purge: true, destroyUnreferencedDisks: true }));
+    // AbstractConfig.pm check_protection, as destroy_vm and $update_vm_api call it (plain dies: 500).
+    const refusal = (outcome: Outcome): unknown => ('error' in outcome ? [outcome.error.status, outcome.error.message] : outcome);
+    expect([inherited, refusal(destroy), refusal(removeDisk), cleared]).to.deep.equal([
+      1,
+      [500, "can't remove VM 199999 - protection mode enabled"],
+      [500, "can't remove drive 'scsi0' - protection mode enabled"],
+      'absent',
+    ]);
     return { inherited, destroy, removeDisk, coresAfterRefusal, cleared, exit };
   },
 
