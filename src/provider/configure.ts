@@ -1,11 +1,13 @@
 // SPEC 13 step 5: the one synchronous config write: cores, memory, the
 // agent, the tags (the template's plus ours), the seed on ide2, and net0
-// with bridge and VLAN tag when configured, keeping its MAC.
+// with bridge and VLAN tag when configured, keeping its MAC. A clone
+// copies `protection` from its template (SPEC 28, audit 7.1): the write
+// deletes it, so no VM of ours is left that its delete cannot remove.
 import type { NodeConfig } from '../config/types.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { CreateSpec } from './types.js';
 import { mergeTags } from './tags.js';
-import { rewriteNet0 } from './vm-config.js';
+import { isProtected, rewriteNet0 } from './vm-config.js';
 
 export function configParams(
   spec: CreateSpec,
@@ -21,6 +23,8 @@ export function configParams(
     tags: mergeTags(current.tags, tag),
     ide2: `${seedVolid},media=cdrom`,
   };
+  // `delete` rather than `protection=0`: the config ends as if never protected, and nothing more is sent for a template without it.
+  if (isProtected(current)) params.delete = 'protection';
   const bridge = spec.bridge ?? node.bridge;
   const vlanTag = spec.vlanTag ?? node.vlanTag;
   if (current.net0 !== undefined && (bridge !== undefined || vlanTag !== undefined)) {

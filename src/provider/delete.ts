@@ -1,10 +1,14 @@
 // Delete (SPEC 15): resolve the VM by name (and uid when given); stop,
 // destroy with purge and unreferenced disks, then its seed on its node.
 // With no VM of ours left, the seed on every configured node. A VM that
-// is not ours is never touched; a hibernated VM of ours is Permanent.
-import { NotFoundError } from '../errors.js';
+// is not ours is never touched; a hibernated VM of ours is Permanent, and
+// so is one someone protected (SPEC 28): found in its config before the
+// stop, or in destroy's answer when protected in between. A clone whose
+// create stopped before its config write still has its template's flag:
+// that one the delete clears itself.
+import { NotFoundError, type PermanentError } from '../errors.js';
 import type { DeleteRequest, DeleteResult, OperationContext } from './types.js';
-import { callOpts, logLine } from './context.js';
+import { beforeWrite, callOpts, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
@@ -13,12 +17,16 @@ import { vmListing } from './ownership.js';
 import { maybeNamed, qemuEntries, walkChain } from './resolve.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
-import { runTask } from './tasks.js';
+import { runTask, taskExitOf } from './tasks.js';
+import { isProtected, protectedBySomeone } from './vm-config.js';
+import { messageMatches, PROTECTION_ENABLED } from '../proxmox/messages.js';
 import { configuredNode } from './placement.js';
 
 interface Doomed {
   node: string;
   vmid: number;
+  /** Its protection is the template's, copied by a clone its create never configured (SPEC 28): the delete clears it. */
+  clearProtection?: true;
 }
 
 interface Resolved {
@@ -56,20 +64,47 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
       throw permanent(`VM ${entry.vmid} (${request.name}) is ours but hibernated (lock: suspended); resume or delete it in Proxmox`);
     }
     if (config.lock) throw transient(`${request.name}: VM ${entry.vmid} holds lock '${config.lock}'`);
-    doomed.push({ node: entry.node, vmid: entry.vmid });
+    // Checked before any write: a stop would leave it stopped and still there.
+    if (protectedBySomeone(config, deps.config.proxmox.tag)) throw protectedVm(request.name, entry);
+    doomed.push({ node: entry.node, vmid: entry.vmid, ...(isProtected(config) ? { clearProtection: true as const } : {}) });
   }
   return { doomed, othersWithName };
 }
 
-async function destroyVm(deps: ProviderDeps, ctx: OperationContext, vm: Doomed): Promise<void> {
+/** The words a user needs to remove a protected VM of ours (SPEC 28, audit 7.1). */
+function protectedVm(name: string, vm: Doomed, cause?: unknown): PermanentError {
+  return permanent(
+    `VM ${name} (vmid ${vm.vmid} on ${vm.node}) is protected: clear its protection (qm set ${vm.vmid} --protection 0, or Options > Protection in the GUI) and delete again`,
+    cause,
+  );
+}
+
+/** destroy_vm's check_protection, in its answer or (protected since the fork) its task's exit. */
+function refusedAsProtected(err: unknown): boolean {
+  const exit = taskExitOf(err);
+  if (exit !== undefined) return PROTECTION_ENABLED.test(exit);
+  return err instanceof Error && err.cause !== undefined && messageMatches(err.cause, PROTECTION_ENABLED);
+}
+
+async function destroyVm(deps: ProviderDeps, ctx: OperationContext, name: string, vm: Doomed): Promise<void> {
+  if (vm.clearProtection) {
+    beforeWrite(ctx);
+    await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, { delete: 'protection' }, callOpts(ctx)));
+    await logLine(ctx, `cleared the protection VM ${vm.vmid} copied from its template (its create never reached its config write)`);
+  }
   const status = await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)));
   if (status.status !== 'stopped') {
     await runTask(deps, ctx, `stop of VM ${vm.vmid}`, () => deps.api.stop(vm.node, vm.vmid, callOpts(ctx)));
     await logLine(ctx, `stopped VM ${vm.vmid}`);
   }
-  await runTask(deps, ctx, `destroy of VM ${vm.vmid}`, () =>
-    deps.api.destroy(vm.node, vm.vmid, { purge: true, destroyUnreferencedDisks: true }, callOpts(ctx)),
-  );
+  try {
+    await runTask(deps, ctx, `destroy of VM ${vm.vmid}`, () =>
+      deps.api.destroy(vm.node, vm.vmid, { purge: true, destroyUnreferencedDisks: true }, callOpts(ctx)),
+    );
+  } catch (err) {
+    if (refusedAsProtected(err)) throw protectedVm(name, vm, err);
+    throw err;
+  }
   await logLine(ctx, `destroyed VM ${vm.vmid} on ${vm.node}`);
 }
 
@@ -116,7 +151,7 @@ export async function deleteVm(deps: ProviderDeps, request: DeleteRequest, ctx: 
   }
   let seedsDeleted = 0;
   for (const vm of doomed) {
-    await destroyVm(deps, ctx, vm);
+    await destroyVm(deps, ctx, request.name, vm);
     if (keepSeeds) continue;
     await deleteSeedOn(deps, ctx, vm.node, request.name);
     seedsDeleted += 1;

@@ -3,7 +3,9 @@
 // and for each image the node serves, its template present and a
 // template, on shared storage when it lives on another node (SPEC 23).
 // Each failure is a reason an operator can act on; a node is fit for an
-// image only when the node and that image's template there are.
+// image only when the node and that image's template there are. A
+// protected template is a note, not a failure (SPEC 28): the create clears
+// the flag its clones copy.
 import { imagesOf } from '../config/images.js';
 import type { NodeConfig } from '../config/types.js';
 import { NotFoundError } from '../errors.js';
@@ -14,7 +16,7 @@ import type { ProviderDeps } from './deps.js';
 import { call } from './call.js';
 import { throwIfAborted } from './errors.js';
 import { describeTemplate, templateFor, type NodeImageTemplate, type TemplateSource } from './template-ref.js';
-import { volumeStorages } from './vm-config.js';
+import { isProtected, volumeStorages } from './vm-config.js';
 import type { VmConfig } from '../proxmox/api.js';
 
 type Finding = NodeHealth['reasons'][number];
@@ -57,11 +59,14 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
   const [storage, ...templates] = await Promise.all([checkStorage(deps, ctx, node), ...served.map((t) => checkTemplate(deps, ctx, t))]);
   if (storage) reasons.push(storage);
   const images = served.map((t, i): ImageHealth => {
-    const found = [...(storage ? [storage] : []), ...(templates[i] ? [templates[i]] : [])];
-    return { image: t.image, ok: found.length === 0, reasons: found };
+    const problem = templates[i]?.problem;
+    const note = templates[i]?.note;
+    const found = [...(storage ? [storage] : []), ...(problem ? [problem] : [])];
+    return { image: t.image, ok: found.length === 0, reasons: found, ...(note ? { notes: [note] } : {}) };
   });
-  for (const template of templates) if (template) reasons.push(template);
-  return done(images);
+  for (const template of templates) if (template.problem) reasons.push(template.problem);
+  const notes = templates.flatMap((t) => t.note ?? []);
+  return { ...done(images), ...(notes.length > 0 ? { notes } : {}) };
 }
 
 async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<Finding | undefined> {
@@ -82,21 +87,32 @@ async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: Nod
   }
 }
 
-async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: NodeImageTemplate): Promise<Finding | undefined> {
+interface TemplateCheck {
+  problem?: Finding;
+  note?: string;
+}
+
+async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: NodeImageTemplate): Promise<TemplateCheck> {
   const template = image.source;
   const fix = `fix ${image.key} (image ${image.image})`;
   try {
     const config = await call(ctx, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx)));
     if (Number(config.template) !== 1) {
-      return { reason: 'TemplateNotFound', detail: `VM ${template.vmid} (${config.name ?? 'unnamed'}) on ${template.node} is not a template; ${fix}` };
+      return { problem: { reason: 'TemplateNotFound', detail: `VM ${template.vmid} (${config.name ?? 'unnamed'}) on ${template.node} is not a template; ${fix}` } };
     }
-    if (template.target !== undefined) return await crossNodeProblem(deps, ctx, template, config, fix);
-    return undefined;
+    const note = isProtected(config) ? protectedNote(image, config) : undefined;
+    const problem = template.target !== undefined ? await crossNodeProblem(deps, ctx, template, config, fix) : undefined;
+    return { ...(problem ? { problem } : {}), ...(note ? { note } : {}) };
   } catch (err) {
     throwIfAborted(ctx.signal);
-    if (err instanceof NotFoundError) return { reason: 'TemplateNotFound', detail: `template ${template.vmid} does not exist on ${template.node}; ${fix}` };
-    return finding(err, 'TemplateNotFound');
+    if (err instanceof NotFoundError) return { problem: { reason: 'TemplateNotFound', detail: `template ${template.vmid} does not exist on ${template.node}; ${fix}` } };
+    return { problem: finding(err, 'TemplateNotFound') };
   }
+}
+
+/** SPEC 28: every clone copies the flag; the create's config write deletes it, so this is for the operator to know, not to fix. */
+function protectedNote(image: NodeImageTemplate, config: VmConfig): string {
+  return `image ${image.image}'s ${describeTemplate(image.source)} (${config.name ?? 'unnamed'}) is protected: every clone copies protection: 1, and the create deletes it in its config write, so VMs made from it end unprotected; clones made by hand from it stay protected`;
 }
 
 /** A template on another node serves this one only when every volume is on shared storage (SPEC 23). */

@@ -11,6 +11,7 @@ import { mapLimit } from './concurrency.js';
 import { parseMark } from './mark.js';
 import { hasTag } from './tags.js';
 import { maybeNamed, qemuEntries } from './resolve.js';
+import { protectedBySomeone } from './vm-config.js';
 
 /** Config reads in flight at once while listing. */
 export const LIST_CONCURRENCY = 8;
@@ -42,6 +43,7 @@ async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry)
       ...(config.name !== undefined ? { name: config.name } : {}),
       ...(mark?.uid !== undefined ? { uid: mark.uid } : {}),
       ...(mark?.writtenAtCreate !== undefined ? { createdAt: mark.writtenAtCreate } : {}),
+      ...(protectedBySomeone(config, deps.config.proxmox.tag) ? { protected: true as const } : {}),
       ours: mark?.uid !== undefined,
     };
   } catch (err) {

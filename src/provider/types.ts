@@ -71,6 +71,8 @@ export interface ListedVm {
    * config (SPEC 26): `uid` is the registry's, and `createdAt` is absent.
    */
   fromListing?: true;
+  /** Someone set `protection` after its create's config write (SPEC 28): Proxmox refuses to destroy it until they clear it. A flag copied from the template onto a clone never configured is not this: the delete clears that one. */
+  protected?: true;
 }
 
 /**
@@ -119,6 +121,8 @@ export interface ImageHealth {
   image: string;
   ok: boolean;
   reasons: { reason: HealthReason; detail: string }[];
+  /** What an operator should know that does not make it unfit (a protected template, SPEC 28); absent when none. */
+  notes?: string[];
 }
 
 export interface NodeHealth {
@@ -128,6 +132,8 @@ export interface NodeHealth {
   reasons: { reason: HealthReason; detail: string }[];
   /** One per image the node serves; absent in results stored before images. */
   images?: ImageHealth[];
+  /** Its images' notes, for a glance; absent when none. */
+  notes?: string[];
 }
 
 export interface Provider {

@@ -1,6 +1,8 @@
 // Reading and rewriting the parts of a qemu config the provider acts on:
 // net0 (F19, decisions on the VLAN), disks and the boot order (F19, F20),
-// Proxmox cloud-init drives.
+// Proxmox cloud-init drives, the protection flag (SPEC 28).
+import { hasTag } from './tags.js';
+
 const DISK_KEY = /^(ide|sata|scsi|virtio)\d+$/;
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i;
 
@@ -36,6 +38,22 @@ export function rewriteNet0(net0: string, change: { bridge?: string; vlanTag?: n
 }
 
 type Config = Record<string, string | number | undefined>;
+
+/** Perl truth of `protection`, as check_protection reads it (SPEC 28, audit 7.1). */
+export function isProtected(config: Config): boolean {
+  const value = config.protection;
+  return value !== undefined && value !== 0 && value !== '0' && value !== '';
+}
+
+/**
+ * Protected by someone, not by the clone (SPEC 28): the create's config
+ * write adds our tag and deletes the flag a clone copies from its template,
+ * in one request. A VM of ours without the tag never had that write (a
+ * create stopped after its clone), so its flag is the template's.
+ */
+export function protectedBySomeone(config: Config, tag: string): boolean {
+  return isProtected(config) && hasTag(typeof config.tags === 'string' ? config.tags : undefined, tag);
+}
 
 function diskKeys(config: Config): string[] {
   return Object.keys(config).filter((k) => DISK_KEY.test(k));

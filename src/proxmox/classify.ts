@@ -8,7 +8,7 @@ import { isApiError } from './api-error.js';
 import type { ProxmoxApiError } from './api-error.js';
 import { ProxmoxPermanentError, ProxmoxTransientError } from './failure.js';
 import type { FailureKind } from './failure.js';
-import { CLONE_LOCAL_STORAGE, CONFIG_MISSING, DESTROY_RUNNING, LOCK_TIMEOUT, NO_WORKER, STORAGE_MISSING, VM_LOCKED } from './messages.js';
+import { CLONE_LOCAL_STORAGE, CONFIG_MISSING, DESTROY_RUNNING, LOCK_TIMEOUT, NO_WORKER, PROTECTION_ENABLED, STORAGE_MISSING, VM_LOCKED } from './messages.js';
 
 export { kindOf } from './failure.js';
 export type { FailureKind } from './failure.js';
@@ -73,8 +73,9 @@ function describeParameterErrors(err: ProxmoxApiError): string {
 }
 
 /**
- * Plain dies (500) that no retry cures, because the config names something
- * Proxmox does not have (SPEC 23); the provider adds which key to fix.
+ * Plain dies (500) that no retry cures: the config names something Proxmox
+ * does not have (SPEC 23; the provider adds which key to fix), or the VM
+ * is protected (SPEC 28) until someone clears the flag.
  */
 function misconfiguration(text: string): string | undefined {
   const storage = STORAGE_MISSING.exec(text);
@@ -85,6 +86,8 @@ function misconfiguration(text: string): string | undefined {
     // Stryker disable next-line StringLiteral: a matched group is always defined; ?? '' is for the type checker
     return `the template cannot be cloned to node ${target[1] ?? ''} because its disks are on local storage: give that node its own template or move the template's disks to shared storage`;
   }
+  // Audit 7.1: someone set the VM's protection flag; only clearing it helps.
+  if (PROTECTION_ENABLED.test(text)) return `the VM is protected (${text}): clear its protection (Options > Protection in the GUI, or qm set <vmid> --protection 0) and try again`;
   return undefined;
 }
 

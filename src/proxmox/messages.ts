@@ -21,6 +21,12 @@ export const VM_LOCKED = /^VM is locked \([a-z-]+\)$/;
 export const LOCK_TIMEOUT = /^can't lock file '[^']+' - got timeout$/;
 export const NO_WORKER = /^got no worker upid - start worker failed$/;
 export const DESTROY_RUNNING = /^VM \d+ is running - destroy failed$/;
+/**
+ * Audit 7.1: AbstractConfig.pm check_protection, `<what> - protection mode
+ * enabled`; destroy_vm says `can't remove VM <vmid>`, a disk's removal
+ * `can't remove drive '<key>'`. A plain die, so a 500.
+ */
+export const PROTECTION_ENABLED = /^(.+) - protection mode enabled$/;
 /** F5: agent enabled but not (yet) running in the guest. */
 export const AGENT_NOT_RUNNING = /^QEMU guest agent is not running$/;
 /** F5: `agent` not enabled in the config. */

@@ -26,13 +26,19 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
     note('vm_unknown', `left alone: VM ${vm.vmid} (${vm.name ?? 'no name'}): ${vm.why}`);
   }
 
-  for (const { ref, young } of plan.orphanVms) {
+  for (const { ref, young, protected: isProtected } of plan.orphanVms) {
     ctx.signal.throwIfAborted();
     const what = `orphan VM ${ref.vmid} ${ref.name} uid ${ref.uid} (${ref.reason})`;
     try {
       if (young) {
         report.orphans.skippedYoung.push(ref);
         note('orphan_vm_young', `skipped, younger than the grace period: ${what}`);
+      } else if (isProtected === true) {
+        report.orphans.protected.push(ref);
+        note(
+          'orphan_vm_protected',
+          `left alone, protected in Proxmox: ${what}; clear its protection (qm set ${ref.vmid} --protection 0, or Options > Protection in the GUI) and the next sweep deletes it`,
+        );
       } else if (await deps.locks.isHeld(ref.name)) {
         report.orphans.skippedLocked.push(ref);
         note('orphan_vm_locked', `skipped, name locked: ${what}`);

@@ -17,6 +17,9 @@
 // - no seed is deleted while a nameless VM whose config could not be read is
 //   listed: it may be the VM of any seed's name (a clone before pvestatd
 //   named it, SPEC 23);
+// - an orphan whose config has Proxmox's protection flag is a candidate
+//   only to be reported: act.ts enqueues no delete that could only fail
+//   (SPEC 28), and each sweep reads the flag again from the config;
 // - a present entry whose VM is there but whose in-place change (SPEC 2)
 //   no job ever ran for is missing as well: its create is added again.
 import type { ListedVm, SeedIso } from '../provider/types.js';
@@ -40,7 +43,8 @@ interface Candidate<T> {
 export interface Plan {
   listed: number;
   ours: number;
-  orphanVms: Candidate<OrphanVmRef>[];
+  /** `protected`: its config has Proxmox's protection flag, so a delete job could only fail (SPEC 28). */
+  orphanVms: (Candidate<OrphanVmRef> & { protected?: true })[];
   unknownVms: UnknownVmRef[];
   orphanSeeds: (Candidate<SeedRef> & { seed: SeedIso; leftBehind?: LeftBehind })[];
   /** Seeds with no VM under a name this registry never recorded: left alone. */
@@ -80,7 +84,7 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
       continue;
     }
     const ref: OrphanVmRef = { name: vm.name, uid: vm.uid, vmid: vm.vmid, node: vm.node, reason, generation };
-    plan.orphanVms.push({ ref, young: isYoung(created) });
+    plan.orphanVms.push({ ref, young: isYoung(created), ...(vm.protected ? { protected: true as const } : {}) });
   }
 
   // Looked up per seed and per entry: grouped once, not scanned each time.

@@ -121,6 +121,7 @@ export type FindingKind =
   | 'orphan_vm_young'
   | 'orphan_vm_locked'
   | 'orphan_vm_pending'
+  | 'orphan_vm_protected'
   | 'vm_unknown'
   | 'orphan_seed'
   | 'orphan_seed_young'

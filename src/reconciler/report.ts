@@ -82,6 +82,8 @@ export interface SweepReport {
     skippedLocked: OrphanVmRef[];
     /** A job for the name is waiting or running; it is left to finish first. */
     skippedPending: OrphanVmRef[];
+    /** Protected in Proxmox (SPEC 28): no delete is enqueued, since Proxmox would refuse it; listed each sweep until someone clears the flag. */
+    protected: OrphanVmRef[];
     /** Left alone: config unreadable, mark incomplete, or a name this registry never recorded. */
     unknown: UnknownVmRef[];
   };
@@ -120,7 +122,7 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     finishedAt: startedAt.toISOString(),
     listed: 0,
     ours: 0,
-    orphans: { deleted: [], skippedYoung: [], skippedLocked: [], skippedPending: [], unknown: [] },
+    orphans: { deleted: [], skippedYoung: [], skippedLocked: [], skippedPending: [], protected: [], unknown: [] },
     seeds: { listed: 0, storagesListed: false, foundByListing: [], deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
     missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [], failedPermanent: [] },
     errors: [],
@@ -133,7 +135,7 @@ export function countsOf(report: SweepReport): SweepCounts {
     listed: report.listed,
     ours: report.ours,
     orphansDeleted: orphans.deleted.length,
-    orphansSkipped: orphans.skippedYoung.length + orphans.skippedLocked.length + orphans.skippedPending.length,
+    orphansSkipped: orphans.skippedYoung.length + orphans.skippedLocked.length + orphans.skippedPending.length + orphans.protected.length,
     unknown: orphans.unknown.length,
     seedsDeleted: seeds.deleted.length,
     seedsSkipped: seeds.skippedYoung.length + seeds.skippedLocked.length + seeds.skippedWanted.length + seeds.neverRecorded.length,
@@ -150,7 +152,7 @@ export function summarize(report: SweepReport): string {
     `listed ${report.listed}, ours ${report.ours}`,
     `orphan VMs ${verb} ${report.orphans.deleted.length}` +
       ` (skipped: young ${report.orphans.skippedYoung.length}, locked ${report.orphans.skippedLocked.length},` +
-      ` pending ${report.orphans.skippedPending.length}; unknown ${report.orphans.unknown.length})`,
+      ` pending ${report.orphans.skippedPending.length}, protected ${report.orphans.protected.length}; unknown ${report.orphans.unknown.length})`,
     `seeds ${verb} ${report.seeds.deleted.length} of ${report.seeds.listed}${report.seeds.storagesListed ? ' (storages listed)' : ' (from records)'}`,
     `missing VMs ${report.dryRun ? 'would re-enqueue' : 're-enqueued'} ${report.missing.reenqueued.length}` +
       (report.missing.failedPermanent.length > 0 ? ` (left until a new create, their create failed Permanent: ${report.missing.failedPermanent.length})` : ''),

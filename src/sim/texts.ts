@@ -27,6 +27,8 @@ export const texts = {
   /** A task that waited 10 s for the VM's config lock file (captured as err_lock_timeout). */
   lockTimeout: (vmid: number) => `can't lock file '/var/lock/qemu-server/lock-${vmid}.conf' - got timeout`,
   destroyRunning: (vmid: number) => `VM ${vmid} is running - destroy failed`,
+  /** AbstractConfig.pm check_protection: `$err_msg - protection mode enabled` (destroy_vm passes `can't remove VM <id>`). */
+  protectionEnabled: (what: string) => `${what} - protection mode enabled`,
   alreadyRunning: (vmid: number) => `VM ${vmid} already running`,
   noSuchTask: 'no such task',
   /** PVE::Tools::dump_logfile on a task log file this node does not have. */

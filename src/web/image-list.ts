@@ -11,8 +11,8 @@ export interface ImageNodeView {
   node: string;
   /** Where the clone comes from: the template's VMID and node, and `target` when it is cloned across to this node. */
   template: TemplateSource;
-  /** The last health job's finding; absent until one has run. */
-  health?: Pick<ImageHealth, 'ok' | 'reasons'> & { at: string };
+  /** The last health job's finding, with its notes (a protected template, SPEC 28) when it had any; absent until one has run. */
+  health?: Pick<ImageHealth, 'ok' | 'reasons' | 'notes'> & { at: string };
 }
 
 export interface ImageView {
@@ -30,7 +30,8 @@ export function listImages(config: Pick<Config, 'proxmox'>, last: LastHealth | u
     nodes: image.templates.map((entry) => {
       const found = last?.nodes.find((n) => n.node === entry.node)?.images?.find((i) => i.image === image.name);
       const view: ImageNodeView = { node: entry.node, template: sourceOf(entry) };
-      return found === undefined || last === undefined ? view : { ...view, health: { ok: found.ok, reasons: found.reasons, at: last.at } };
+      if (found === undefined || last === undefined) return view;
+      return { ...view, health: { ok: found.ok, reasons: found.reasons, ...(found.notes !== undefined ? { notes: found.notes } : {}), at: last.at } };
     }),
   }));
 }

@@ -42,7 +42,16 @@ export const imageSchemas: Record<string, Schema> = {
               type: 'object',
               required: ['ok', 'reasons', 'at'],
               description: 'What the last health job found for this image on this node; absent until one has run.',
-              properties: { ok: { type: 'boolean' }, reasons, at: { type: 'string', format: 'date-time' } },
+              properties: {
+                ok: { type: 'boolean' },
+                reasons,
+                notes: {
+                  type: 'array',
+                  items: { type: 'string' },
+                  description: 'What an operator should know that does not make it unfit, in words (a protected template, SPEC 28); absent when none.',
+                },
+                at: { type: 'string', format: 'date-time' },
+              },
             },
           },
         },

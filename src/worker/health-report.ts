@@ -3,6 +3,8 @@
 // the checks that failed; afterwards a line only when a node's health
 // changes (warn when it becomes unfit or fails other checks, info when it
 // is fit again), and one warn line when no node at all can take a VM.
+// A node's notes (SPEC 28) get one warn line each when they first appear
+// or change.
 import type { Logger } from '../log.js';
 import type { NodeHealth } from '../provider/types.js';
 import { failedChecks, nodeCanProvision } from '../queue/health-store.js';
@@ -20,6 +22,9 @@ export function reportHealth(logger: Logger, nodes: readonly NodeHealth[], befor
   const previous = new Map((before ?? []).map((node) => [node.node, node]));
   for (const node of nodes) {
     const was = previous.get(node.node);
+    // Notes (a protected template, SPEC 28) do not make a node unfit: told at start and when they change.
+    const notes = node.notes ?? [];
+    if (notes.join('\n') !== (was?.notes ?? []).join('\n')) for (const note of notes) logger.warn({ node: node.node }, `node ${node.node}: ${note}`);
     if (was !== undefined && stateOf(was) === stateOf(node)) continue;
     const reasons = node.reasons.map((r) => r.reason);
     if (!node.ok) logger.warn({ node: node.node, reasons }, `node ${node.node} failed the health check: ${failedChecks(node)}`);

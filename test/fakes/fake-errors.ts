@@ -24,6 +24,8 @@ export const fakeErrors = {
   vmNotRunning: (vmid: number) => apiError(500, `VM ${vmid} is not running`),
   /** SPEC 17 */
   destroyRunning: (vmid: number) => apiError(500, `VM ${vmid} is running - destroy failed`),
+  /** AbstractConfig.pm check_protection (audit 7.1): destroy_vm passes `can't remove VM <id>`. */
+  protectionEnabled: (what: string) => apiError(500, `${what} - protection mode enabled`),
   /** F9 */
   tagInvalid: () => apiError(400, PARAMS, { tags: 'invalid format - invalid characters in tag' }),
   /** Qemu.pm $check_drive_param: an ISO attached without `media=cdrom`. */
@@ -76,6 +78,8 @@ export const fakeTaskExits = {
   configMissing: (node: string, vmid: number) => `Configuration file 'nodes/${node}/qemu-server/${vmid}.conf' does not exist`,
   /** F7's text, raised by check_lock inside the task (resize, start, stop, destroy). */
   vmLocked: (lock: string) => `VM is locked (${lock})`,
+  /** destroy_vm's early checks repeated in the worker (audit 7.1). */
+  protectionEnabled: (vmid: number) => `can't remove VM ${vmid} - protection mode enabled`,
   /** vm_stop's check_running: QemuConfig assert_config_exists_on_node (not F2's text). */
   noConfigOnNode: (vmid: number, node: string) => `unable to find configuration file for VM ${vmid} on node '${node}'`,
   /** Qemu.pm resize_vm */
@@ -109,6 +113,7 @@ export const FIXTURE_SAMPLES: { fixture: string; make: () => ProxmoxApiError }[]
  */
 export const SIMULATOR_SAMPLES: (() => ProxmoxApiError)[] = [
   () => fakeErrors.noSuchTask(),
+  () => fakeErrors.protectionEnabled("can't remove VM 199999"),
   () => fakeErrors.storageMissing('x'),
   () => fakeErrors.linkedCloneStorage(),
   () => fakeErrors.cloneTargetLocal('pv1-2'),

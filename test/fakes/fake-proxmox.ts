@@ -55,7 +55,11 @@
 //     split on `;` or `,` only, and refused with a space, `!` or another
 //     bad character (F9), ide2 appended to the boot
 //     order (F19), grow-only resize as a task (F20), destroy refused
-//     while running.
+//     while running;
+//   - `protection` (audit 7.1): copied by a clone; destroy refused at
+//     once (and again in its task) with `can't remove VM <id> - protection
+//     mode enabled`, a disk's removal with `can't remove drive '<key>' -
+//     ...`; a write's `delete` list runs before its values.
 // Every error text comes from fake-errors.ts (tested against fixtures/).
 //
 // Use:
@@ -435,8 +439,14 @@ export class FakeProxmox implements ProxmoxApi {
     const vm = this.qemuOn(node, vmid);
     if (vm.config.lock) throw fakeErrors.vmLocked(vm.config.lock);
     const next: VmConfig = { ...vm.config };
+    // $update_vm_api: the deletes first; with protection on, removing a disk dies before anything is written.
+    const { delete: deleteList, ...writes } = params;
+    for (const key of String(deleteList ?? '').split(/[,;\s]+/).filter((k) => k !== '')) {
+      if (isProtected(vm.config) && DISK_KEY.test(key) && vm.config[key] !== undefined) throw fakeErrors.protectionEnabled(`can't remove drive '${key}'`);
+      delete next[key];
+    }
     const refused: Record<string, string> = {};
-    for (const [key, value] of Object.entries(params)) {
+    for (const [key, value] of Object.entries(writes)) {
       const refusal = vm.status === 'running' ? hotplugRefusal(key, value, vm.config) : undefined;
       if (refusal !== undefined) refused[key] = refusal;
       if (key === 'tags') {
@@ -638,8 +648,10 @@ export class FakeProxmox implements ProxmoxApi {
     await this.enter('destroy', [node, vmid, copy(params)], opts);
     // destroy_vm's early checks are F2 and the running refusal; its lock check runs in the worker.
     const vm = this.qemuOn(node, vmid);
+    if (isProtected(vm.config)) throw fakeErrors.protectionEnabled(`can't remove VM ${vmid}`);
     if (vm.status === 'running') throw fakeErrors.destroyRunning(vmid);
     return this.startTask(node, 'qmdestroy', String(vmid), () => {
+      if (isProtected(vm.config)) return { exitstatus: fakeTaskExits.protectionEnabled(vmid) };
       // destroy_vm's check_lock lets a `suspended` lock through.
       if (vm.config.lock && vm.config.lock !== 'suspended') return { exitstatus: fakeTaskExits.vmLocked(String(vm.config.lock)) };
       this.vms.delete(vmid);
@@ -897,6 +909,12 @@ function defaultStorages(init: FakeNodeInit): FakeStorageInit[] {
 
 function sharedStorage(): FakeStorageInit {
   return { storage: SHARED_STORAGE, content: 'images', type: 'nfs', shared: true };
+}
+
+/** check_protection: Perl truth of `protection` (audit 7.1). */
+function isProtected(config: VmConfig): boolean {
+  const value = config.protection;
+  return value !== undefined && value !== 0 && value !== '0' && value !== '';
 }
 
 function agentEnabled(config: VmConfig): boolean {

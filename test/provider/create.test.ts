@@ -208,6 +208,24 @@ describe('Create (SPEC 13)', () => {
     expect(h.pve.vm(VMID)!.config.net0).to.match(/^virtio=BC:24:11:[0-9A-F:]{8},bridge=vmbr1,tag=4$/);
   });
 
+  it('a template with protection: 1 gives a Running VM without it: the config write deletes the copied flag (SPEC 28)', async () => {
+    const h = harness({ pve: templateWith({ protection: 1 }) });
+    const result = await h.provider.create(spec(), h.ctx);
+    expect(result.state).to.equal('Running');
+    expect(h.pve.callsTo('putConfig')[0]!.args[2]).to.include({ delete: 'protection' });
+    expect(h.pve.vm(VMID)!.config).not.to.have.property('protection');
+    // The template keeps its flag: it is the operator's, not ours.
+    expect(h.pve.vm(9001)!.config.protection).to.equal(1);
+    // And the VM can be deleted.
+    expect(await h.provider.delete({ name: NAME, uid: UID }, h.ctx)).to.include({ deleted: true });
+  });
+
+  it('sends no delete for a template without protection (SPEC 28)', async () => {
+    const h = harness({ pve: templateWith({ protection: 0 }) });
+    await h.provider.create(spec(), h.ctx);
+    expect(h.pve.callsTo('putConfig')[0]!.args[2]).not.to.have.property('delete');
+  });
+
   it('leaves net0 as cloned when no bridge or VLAN is configured', async () => {
     const h = harness();
     await h.provider.create(spec(), h.ctx);

@@ -120,4 +120,59 @@ describe('Delete (SPEC 15)', () => {
     await h.provider.delete({ name: NAME, uid: UID }, { ...h.ctx, beforeWrite: () => void seq.push('check') });
     expect(seq).to.deep.equal(['check', 'stop', 'check', 'destroy', 'check', 'deleteVolume']);
   });
+  describe('a VM of ours someone protected (SPEC 28, audit 7.1)', () => {
+    it('is Permanent before any write, naming the VM and what to clear; the VM still runs and its seed stays', async () => {
+      const h = harness();
+      addOurVm(h.pve, NAME, UID, { status: 'running', config: { protection: 1 } });
+      h.pve.addVolume('pv1-1', 'proxy-seeds', SEED);
+      const err = await rejection(h.provider.delete({ name: NAME, uid: UID }, h.ctx));
+      expect(err).to.be.instanceOf(PermanentError);
+      expect((err as PermanentError).reason).to.equal(
+        `VM ${NAME} (vmid ${VMID} on pv1-1) is protected: clear its protection (qm set ${VMID} --protection 0, or Options > Protection in the GUI) and delete again`,
+      );
+      expect(h.pve.methods().filter((m) => WRITES.has(m))).to.deep.equal([]);
+      expect(h.pve.vm(VMID)?.status).to.equal('running');
+      expect(h.pve.volumes('pv1-1', 'proxy-seeds')).to.have.length(1);
+    });
+
+    it("a clone whose create stopped before its config write keeps its template's protection: the delete clears it, then destroys", async () => {
+      const h = harness();
+      // The clone's config: our mark and name, the template's tags and flag, not yet our tag.
+      addOurVm(h.pve, NAME, UID, { config: { tags: 'debian', protection: 1 } });
+      h.pve.addVolume('pv1-1', 'proxy-seeds', SEED);
+      expect(await h.provider.delete({ name: NAME, uid: UID }, h.ctx)).to.deep.equal({ deleted: true, vmid: VMID, seedsDeleted: 1 });
+      expect(h.pve.methods().filter((m) => WRITES.has(m))).to.deep.equal(['putConfig', 'destroy', 'deleteVolume']);
+      expect(h.pve.callsTo('putConfig')[0]!.args.slice(0, 3)).to.deep.equal(['pv1-1', VMID, { delete: 'protection' }]);
+      expect(h.pve.vm(VMID)).to.equal(undefined);
+    });
+
+    it('protected after its config was read: destroy\'s refusal is Permanent with the same words', async () => {
+      const h = harness();
+      addOurVm(h.pve, NAME, UID);
+      h.pve.on('destroy', () => {
+        h.pve.vm(VMID)!.config.protection = 1;
+      });
+      const err = await rejection(h.provider.delete({ name: NAME, uid: UID }, h.ctx));
+      expect(err).to.be.instanceOf(PermanentError);
+      expect((err as PermanentError).reason).to.contain(`VM ${NAME} (vmid ${VMID} on pv1-1) is protected: clear its protection`);
+      expect(h.pve.count('destroy')).to.equal(1);
+      expect(h.pve.vm(VMID)).to.not.equal(undefined);
+    });
+
+    it('protected while its destroy task waited: the task\'s exit is Permanent with the same words', async () => {
+      const h = harness();
+      addOurVm(h.pve, NAME, UID);
+      // Set once the destroy is accepted, before its task ends (the wait lists the node's tasks).
+      const protect = (): void => {
+        const vm = h.pve.vm(VMID);
+        if (vm && h.pve.count('destroy') > 0) vm.config.protection = 1;
+      };
+      h.pve.on('nodeTasks', protect);
+      h.pve.on('taskStatus', protect);
+      const err = await rejection(h.provider.delete({ name: NAME, uid: UID }, h.ctx));
+      expect(err).to.be.instanceOf(PermanentError);
+      expect((err as PermanentError).reason).to.contain(`VM ${NAME} (vmid ${VMID} on pv1-1) is protected: clear its protection`);
+      expect(h.pve.vm(VMID)).to.not.equal(undefined);
+    });
+  });
 });

@@ -108,4 +108,16 @@ describe('health (SPEC 19)', () => {
     h.pve.vm(9002)!.config.template = 0;
     expect(await reasonsOf(h)).to.deep.equal({ a: ['TemplateNotFound'], b: ['TemplateNotFound'], c: [] });
   });
+  it('names a protected template in a note, on the image and the node, and the node stays ok (SPEC 28)', async () => {
+    const h = threeNodes();
+    h.pve.vm(9002)!.config.protection = 1;
+    const result = await h.provider.health(h.ctx);
+    const b = result.find((n) => n.node === 'b')!;
+    expect(b).to.include({ ok: true });
+    expect(b.reasons).to.deep.equal([]);
+    expect(b.notes).to.have.length(1);
+    expect(b.notes?.[0]).to.contain('template 9002 on node b').and.contain('is protected').and.contain('the create deletes it');
+    expect(b.images).to.deep.equal([{ image: 'default', ok: true, reasons: [], notes: b.notes }]);
+    expect(result.filter((n) => n.notes !== undefined).map((n) => n.node)).to.deep.equal(['b']);
+  });
 });

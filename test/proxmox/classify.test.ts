@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { inspect } from 'node:util';
 import { classOf } from '../../src/errors.js';
 import type { ErrorClass } from '../../src/errors.js';
-import type { ProxmoxApiError } from '../../src/proxmox/api-error.js';
+import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { classifyError, kindOf } from '../../src/proxmox/classify.js';
 import type { FailureKind } from '../../src/proxmox/classify.js';
 import * as messages from '../../src/proxmox/messages.js';
@@ -65,6 +65,8 @@ const MATCHES: Record<string, string[]> = {
   CLONE_LOCAL_STORAGE: ['err_clone_local_storage'],
   // A task's exit status, never an answer: see the task-exit table below.
   VMID_HELD_ELSEWHERE: [],
+  // No capture yet; its text is held against the simulator by the contract suite (audit 7.1).
+  PROTECTION_ENABLED: [],
 };
 
 const matchers = Object.entries(messages).filter((entry): entry is [string, RegExp] => entry[1] instanceof RegExp);
@@ -141,6 +143,22 @@ describe('error classes (SPEC 17)', () => {
     expect(messages.VM_NOT_RUNNING.test('QEMU guest agent is not running')).to.equal(false);
     expect(messages.VM_NOT_RUNNING.test(`${notRunning?.message ?? ''} - destroy failed`)).to.equal(false);
     expect(messages.CONFIG_MISSING.test(`error: ${errors.get('err_config_missing')?.message ?? ''}`)).to.equal(false);
+  });
+});
+
+describe('a protected VM (SPEC 28, audit 7.1)', () => {
+  const answer = (message: string) => new ProxmoxApiError({ status: 500, reason: message, message, method: 'DELETE', path: '/nodes/pv1-1/qemu/199999' });
+
+  it("check_protection's die is Permanent and says to clear the protection", () => {
+    const err = classifyError(answer("can't remove VM 199999 - protection mode enabled"));
+    expect(err.errorClass).to.equal('Permanent');
+    expect(err.reason).to.contain('clear its protection').and.contain("can't remove VM 199999 - protection mode enabled");
+  });
+
+  it('only the whole text fires: a prefix or a text that goes on is not taken for it', () => {
+    expect(messages.PROTECTION_ENABLED.test(' - protection mode enabled')).to.equal(false);
+    expect(messages.PROTECTION_ENABLED.test("can't remove VM 1 - protection mode enabled, and more")).to.equal(false);
+    expect(classifyError(answer('protection mode enabled')).errorClass).to.equal('Transient');
   });
 });
 

@@ -62,6 +62,12 @@ describe('failed tasks are classified by their exit status (SPEC 16, SPEC 23)', 
     expect(classifyTaskExit('unexpected status', FAILED, undefined).errorClass).to.equal('Transient');
   });
 
+  it("a destroy task that meets check_protection is Permanent and says to clear the protection (SPEC 28, audit 7.1)", () => {
+    const err = classifyTaskExit("can't remove VM 199999 - protection mode enabled", 'destroy of VM 199999 failed on node pv1-1', undefined);
+    expect(err.errorClass).to.equal('Permanent');
+    expect(err.reason).to.contain('destroy of VM 199999 failed on node pv1-1').and.contain('clear its protection');
+  });
+
   it('a text without the code is classified by the text alone: a permission text without its 403 is not taken for one', () => {
     expect(kindOf(classifyTaskExit('Permission check failed (/storage/x, Datastore.AllocateSpace)', FAILED, undefined))).to.equal(undefined);
     expect(classifyTaskExit("storage 'typo' does not exist", FAILED, undefined).errorClass).to.equal('Permanent');

@@ -70,7 +70,7 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     });
     expect(w.findings.sort()).to.deep.equal(['missing_vm', 'orphan_seed', 'orphan_vm', 'orphan_vm']);
     expect(w.lines.at(-1)).to.equal(
-      'listed 3, ours 3; orphan VMs deleted 2 (skipped: young 0, locked 0, pending 0; unknown 0); seeds deleted 1 of 4 (storages listed); missing VMs re-enqueued 1; errors 0',
+      'listed 3, ours 3; orphan VMs deleted 2 (skipped: young 0, locked 0, pending 0, protected 0; unknown 0); seeds deleted 1 of 4 (storages listed); missing VMs re-enqueued 1; errors 0',
     );
   });
 
@@ -107,6 +107,17 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
 
     expect(await w.added()).to.deep.equal([['delete', 'crashed', 'uid-c']]);
     expect(report.orphans.deleted.map((o) => [o.name, o.reason])).to.deep.equal([['crashed', 'tombstoned name']]);
+  });
+
+  it("enqueues the delete of a clone not yet tagged that has its template's protection: the delete clears a flag no one set (SPEC 28)", async () => {
+    w = proxmoxWorld();
+    await w.tombstone('crashed', 'uid-c');
+    w.ourVm('crashed', 'uid-c', { tagged: false }).config.protection = 1;
+
+    const report = await w.report();
+
+    expect(await w.added()).to.deep.equal([['delete', 'crashed', 'uid-c']]);
+    expect(report.orphans.protected).to.deep.equal([]);
   });
 
   it('never touches a VM that is not ours: no mark, another tag, another uid under a name we do not know', async () => {
@@ -252,5 +263,29 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
     // and one storage listing (the shared flag) per node.
     expect(withForeign).to.deep.equal({ clusterResources: 1, getConfig: 10, storageContent: 1, storages: 1 });
     expect(withForeign).to.deep.equal(withoutForeign);
+  });
+  it('a protected orphan is reported with what to clear, one line per sweep, and no delete is enqueued; cleared, the next sweep deletes it (SPEC 28)', async () => {
+    w = proxmoxWorld();
+    await w.tombstone('kept', 'uid-k');
+    const vm = w.ourVm('kept', 'uid-k');
+    vm.config.protection = 1;
+    w.seed('kept');
+    for (const round of [1, 2]) {
+      w.lines.length = 0;
+      const report = await w.report();
+      expect(await w.added(), `sweep ${round}`).to.deep.equal([]);
+      expect(report.orphans.protected.map((o) => [o.name, o.uid, o.vmid, o.reason]), `sweep ${round}`).to.deep.equal([['kept', 'uid-k', vm.vmid, 'tombstoned name']]);
+      expect(report.orphans.deleted).to.deep.equal([]);
+      expect(report.counts.orphansSkipped).to.equal(1);
+      const said = w.lines.filter((line) => line.startsWith('left alone, protected'));
+      expect(said, `sweep ${round}`).to.have.length(1);
+      expect(said[0]).to.contain(`qm set ${vm.vmid} --protection 0`);
+    }
+    // Its seed stays while the VM is there.
+    expect(w.seedsLeft()).to.deep.equal([`${SEEDS}:iso/kept-seed.iso`]);
+    delete vm.config.protection;
+    const after = await w.report();
+    expect(await w.added()).to.deep.equal([['delete', 'kept', 'uid-k']]);
+    expect(after.orphans.protected).to.deep.equal([]);
   });
 });

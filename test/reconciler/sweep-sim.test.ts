@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { TransientError } from '../../src/errors.js';
+import { PermanentError, TransientError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { createHttpApi } from '../../src/proxmox/http-api.js';
@@ -305,6 +305,64 @@ describe('reconcile sweep against the simulator (SPEC 5, 8, real Redis)', functi
       expect(report.seeds.deleted.map((s) => s.name)).to.deep.equal(['web']);
       expect(await w.seedRecords()).to.deep.equal([]);
       expect(seedsIn(w.view())).to.deep.equal([]);
+    });
+  });
+  it("SPEC 28: a create from a protected template killed before its config write leaves a clone with the template's flag; its delete clears the flag and removes the VM", async () => {
+    await withSimWorld(0, ['pv1-1'], async (w) => {
+      await w.api.putConfig('pv1-1', 9001, { protection: 1 });
+      const killedAtConfig = createProvider({ api: { ...w.api, putConfig: () => Promise.reject(new Error('SIGKILL')) }, config: w.config, logger: silentLogger() });
+      await w.record('halfway', 'uid-halfway');
+      let killed: unknown;
+      await killedAtConfig.create({ name: 'halfway', uid: 'uid-halfway', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: false }, w.ctx).catch((err: unknown) => (killed = err));
+      expect(String(killed)).to.contain('SIGKILL');
+      const clone = w.view().vms.find((v) => v.config.name === 'halfway');
+      expect(clone?.config).to.include({ protection: 1, tags: 'debian' });
+      await w.registry.recordAbsent('halfway', undefined);
+
+      expect(await retriedWhileTransient(() => w.provider.delete({ name: 'halfway', uid: 'uid-halfway' }, w.ctx))).to.include({ deleted: true });
+      expect(w.view().vms.some((v) => v.vmid === clone?.vmid)).to.equal(false);
+      expect(w.view().vms.find((v) => v.vmid === 9001)?.config.protection, "the template's flag is the operator's").to.equal(1);
+    });
+  });
+
+  it('SPEC 28: a create from a protected template ends Running and unprotected; a delete of a VM someone protected fails at once naming what to clear; the sweeps report it and enqueue nothing', async () => {
+    await withSimWorld(0, ['pv1-1'], async (w) => {
+      await w.api.putConfig('pv1-1', 9001, { protection: 1 });
+      await w.record('guarded', 'uid-guarded');
+      const made = await w.provider.create({ name: 'guarded', uid: 'uid-guarded', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: true }, w.ctx);
+      expect(made.state).to.equal('Running');
+      const vmConfig = (): Record<string, string | number> | undefined => w.view().vms.find((v) => v.vmid === made.vmid)?.config;
+      expect(vmConfig()).to.not.have.property('protection');
+      expect(w.view().vms.find((v) => v.vmid === 9001)?.config.protection).to.equal(1);
+
+      // Someone protects the VM, then the service is asked to delete it.
+      await w.api.putConfig('pv1-1', made.vmid, { protection: 1 });
+      await w.registry.recordAbsent('guarded', undefined);
+      // Until pvestatd samples it, a fresh clone is `unknown` in the listing and any delete of it is Transient
+      // (SPEC 23, correction 1), protected or not. Once listed, one attempt is Permanent: no retry is needed.
+      await namedInListing(w, [made.vmid]);
+      const listed = (await w.api.clusterResources('vm', { signal: w.ctx.signal })).find((e) => e.vmid === made.vmid);
+      expect(listed).to.include({ name: 'guarded', status: 'running' });
+      w.requests();
+      const err = await w.provider.delete({ name: 'guarded', uid: 'uid-guarded' }, w.ctx).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(PermanentError);
+      expect((err as PermanentError).reason).to.equal(
+        `VM guarded (vmid ${made.vmid} on pv1-1) is protected: clear its protection (qm set ${made.vmid} --protection 0, or Options > Protection in the GUI) and delete again`,
+      );
+      // At once: reads only, no stop, no destroy.
+      expect(w.requests().filter((r) => r.method !== 'GET')).to.deep.equal([]);
+      expect(vmConfig()).to.include({ protection: 1 });
+
+      for (const round of [1, 2]) {
+        const report = await w.sweep();
+        expect(report.orphans.protected.map((o) => [o.name, o.vmid]), `sweep ${round}`).to.deep.equal([['guarded', made.vmid]]);
+        expect(report.orphans.deleted, `sweep ${round}`).to.deep.equal([]);
+        expect(await w.queues.vm.getJobs(['waiting', 'delayed', 'active']), `sweep ${round}`).to.deep.equal([]);
+      }
+      expect(vmConfig()).to.include({ protection: 1 });
     });
   });
 });

@@ -220,6 +220,33 @@ const ONE_NODE: Record<string, Scenario> = {
     return { refused, exits, gone: await attempt(() => api.getConfig('pv1-1', 199999)) };
   },
 
+  'protection (audit 7.1, SPEC 28): a clone inherits it; destroy and a disk removal are refused with check_protection\'s text; delete=protection clears it': async (world) => {
+    const { api } = world;
+    await api.putConfig('pv1-1', 9001, { protection: 1 });
+    await cloned(world);
+    const inherited = (await api.getConfig('pv1-1', 199999)).protection;
+    // $early_checks: protection before the running refusal.
+    await finish(world, await api.start('pv1-1', 199999));
+    const destroyRunning = await attempt(() => api.destroy('pv1-1', 199999, { purge: true, destroyUnreferencedDisks: true }));
+    await finish(world, await api.stop('pv1-1', 199999));
+    const destroy = await attempt(() => api.destroy('pv1-1', 199999, { purge: true, destroyUnreferencedDisks: true }));
+    const removeDisk = await attempt(() => api.putConfig('pv1-1', 199999, { delete: 'scsi0', cores: 4 }));
+    const coresAfterRefusal = (await api.getConfig('pv1-1', 199999)).cores;
+    await api.putConfig('pv1-1', 199999, { delete: 'protection' });
+    const cleared = (await api.getConfig('pv1-1', 199999)).protection ?? 'absent';
+    const exit = await finish(world, await api.destroy('pv1-1', 199999, { purge: true, destroyUnreferencedDisks: true }));
+    // AbstractConfig.pm check_protection, as destroy_vm and $update_vm_api call it (plain dies: 500).
+    const refusal = (outcome: Outcome): unknown => ('error' in outcome ? [outcome.error.status, outcome.error.message] : outcome);
+    expect([inherited, refusal(destroyRunning), refusal(destroy), refusal(removeDisk), cleared]).to.deep.equal([
+      1,
+      [500, "can't remove VM 199999 - protection mode enabled"],
+      [500, "can't remove VM 199999 - protection mode enabled"],
+      [500, "can't remove drive 'scsi0' - protection mode enabled"],
+      'absent',
+    ]);
+    return { inherited, destroyRunning, destroy, removeDisk, coresAfterRefusal, cleared, exit };
+  },
+
   'a volume delete is a task that ends OK twice; 403 without Datastore.Allocate (F13)': async (world) => {
     const { api } = world;
     await finish(world, await api.upload('pv1-1', 'proxy-seeds', 'gone.iso', iso(4096)));

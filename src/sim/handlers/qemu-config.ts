@@ -7,6 +7,7 @@ import { DRIVE_KEY, formatSize, isCdrom, parseDrive, printDrive, setDriveOption,
 import type { PropSchema } from '../formats.js';
 import { randomMac } from '../mac.js';
 import { heldUntilStart, hotplugRefusal } from '../hotplug.js';
+import { refuseProtectedRemoval } from '../protection.js';
 import { configAnswer, configDigest, pendingAnswer, touched, type SimVm } from '../state.js';
 import { texts } from '../texts.js';
 import { flag, param, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
@@ -114,6 +115,10 @@ export const putConfig: Handler = (ctx) => {
   const digest = ctx.params.digest;
   if (digest !== undefined && digest !== '' && digest !== configDigest(vm)) throw dieError('checksum mismatch (file change by other user?)');
   assertUnlocked(vm);
+  // $update_vm_api runs the deletes before the writes; a refused one dies before anything is written.
+  const deletes = (ctx.params.delete ?? '').split(/[,;\s]+/).filter((k) => k !== '');
+  for (const key of deletes) refuseProtectedRemoval(vm, key);
+  for (const key of deletes) delete vm.config[key];
   const changes: [string, string | number][] = [];
   for (const [key, raw] of Object.entries(ctx.params)) {
     if (NOT_CONFIG.has(key)) continue;
@@ -131,7 +136,6 @@ export const putConfig: Handler = (ctx) => {
     if (refusal !== undefined) refused[key] = refusal;
     if (cdrom) appendToBootOrder(vm, key);
   }
-  for (const key of (ctx.params.delete ?? '').split(/[,;\s]+/).filter((k) => k !== '')) delete vm.config[key];
   touched(vm, ctx.sim.now());
   // update_vm_api's raise_param_exc after the write: the rest is written, the refused value pending.
   if (Object.keys(refused).length > 0) throw paramError(refused);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { dieError, paramError, permissionError } from '../answer-error.js';
 import { DRIVE_KEY, driveBytes, formatSize, isCdrom, parseDrive, parseSize, printDrive, setDriveOption, storageOf } from '../disks.js';
 import { randomMac } from '../mac.js';
+import { isProtected } from '../protection.js';
 import { applyPending, freshVmState, touched, type SimVm, type VmConfig } from '../state.js';
 import { texts } from '../texts.js';
 import { flag, param, perlTrue, refuseRootOnly, vmidParam, type Handler, type HandlerContext } from './context.js';
@@ -291,14 +292,16 @@ function destroyLocked(vm: SimVm): string | undefined {
 }
 
 /**
- * destroy_vm: F2 and the running refusal answer at once; the lock check
- * runs in the task (audit 5), which then holds `lock: destroyed` until the
- * config is gone.
+ * destroy_vm: F2, protection, then the running refusal answer at once
+ * ($early_checks, in that order); the lock check runs in the task (audit
+ * 5), which repeats protection first and then holds `lock: destroyed`
+ * until the config is gone.
  */
 export const destroy: Handler = (ctx) => {
   const { sim } = ctx;
   const vm = sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
   refuseRootOnly(ctx, ['skiplock']);
+  if (isProtected(vm)) throw dieError(texts.protectionEnabled(`can't remove VM ${vm.vmid}`));
   if (vm.status === 'running') throw dieError(texts.destroyRunning(vm.vmid));
   const wait = lockWait(ctx, vm);
   const purge = flag(ctx, 'purge');
@@ -318,6 +321,8 @@ export const destroy: Handler = (ctx) => {
     run: () => {
       if (wait.timesOut) throw new Error(texts.lockTimeout(vm.vmid));
       if (sim.state.findVm(vm.node, vm.vmid) !== vm) throw dieError(texts.configMissing(vm.node, vm.vmid));
+      // $early_checks again under the lock: protected since the fork.
+      if (isProtected(vm)) throw dieError(texts.protectionEnabled(`can't remove VM ${vm.vmid}`));
       const locked = lockedNow ?? (wait.notBefore !== undefined ? destroyLocked(vm) : undefined);
       if (locked !== undefined) throw dieError(texts.vmLocked(locked));
       sim.state.removeVm(vm);
