@@ -1,7 +1,10 @@
 // Delete (SPEC 15): resolve the VM by name (and uid when given); stop,
 // destroy with purge and unreferenced disks, then its seed on its node.
 // With no VM of ours left, the seed on every configured node. A VM that
-// is not ours is never touched; a hibernated VM of ours is Permanent.
+// is not ours is never touched; a hibernated VM of ours is Permanent. An
+// entry that may be ours behind a stale pvestatd sample (`VM <vmid>`, or
+// another name at the uid's VMIDs or the registry's last-known one) has
+// its config read before the seeds are judged left over (SPEC 28).
 import { NotFoundError } from '../errors.js';
 import type { DeleteRequest, DeleteResult, OperationContext } from './types.js';
 import { callOpts, logLine } from './context.js';
@@ -10,7 +13,8 @@ import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { parseMark } from './mark.js';
 import { vmListing } from './ownership.js';
-import { maybeNamed, qemuEntries, walkChain } from './resolve.js';
+import { knownButRenamed, maybeNamed, qemuEntries, walkChain } from './resolve.js';
+import type { ClusterResource } from '../proxmox/api.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
 import { runTask } from './tasks.js';
@@ -31,14 +35,22 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
   const range = deps.config.proxmox.vmidRange;
   // Shared with the process's other operations asking at once; sent after this asked, so after the name's lock.
   const resources = await call(ctx, () => vmListing(deps, ctx));
+  const doubtful: ClusterResource[] = [];
   if (request.uid !== undefined) {
     // Correction 1: a clone in progress at the uid's VMID is not an absence.
     const chain = walkChain(resources, request.name, request.uid, range);
     if (chain.kind === 'busy') throw transient(`${request.name}: ${chain.why}; deleting after it settles`);
+    if (chain.kind === 'absent') doubtful.push(...chain.unsure);
   }
+  // SPEC 28: the registry's last-known VMID under another name may be ours behind a stale pvestatd sample.
+  const known = knownButRenamed(resources, request.name, request.knownVmid);
+  if (known !== undefined) doubtful.push(known);
   const doomed: Doomed[] = [];
   let othersWithName = 0;
-  for (const entry of qemuEntries(resources).filter((r) => maybeNamed(r, new Set([request.name]), range) && r.template !== 1)) {
+  const candidates = qemuEntries(resources).filter(
+    (r) => (maybeNamed(r, new Set([request.name]), range) || doubtful.some((d) => d.vmid === r.vmid)) && r.template !== 1,
+  );
+  for (const entry of candidates) {
     let config;
     try {
       config = await call(ctx, () => deps.api.getConfig(entry.node, entry.vmid, callOpts(ctx)));
