@@ -82,6 +82,35 @@ describe('the provider over HTTP with pvestatd stale samples (SPEC 28)', () => {
     expect(await seeds()).to.deep.equal([]);
   }
 
+  /**
+   * Lets simulated time run only once the create has tried its clone (answered
+   * F4 at once, as the VMID is taken), so its look-up by name (step 1) saw
+   * the stale sample the test set up.
+   */
+  function letTimeRunAfterCloneTry(): void {
+    const clonesBefore = sim.sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/clone')).length;
+    ticking = setInterval(() => {
+      if (sim.sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/clone')).length > clonesBefore) sim.clock.advance(1);
+    }, 5);
+  }
+
+  /** A create of the name run again (its job lost the clone, or the sweep enqueued it again, SPEC 13): it adopts, one VM stays. */
+  async function createdAgainOnce(): Promise<void> {
+    const lines: string[] = [];
+    letTimeRunAfterCloneTry();
+    const created = await provider.create(
+      { name: NAME, uid: UID, cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', waitForAddress: false },
+      { ...ctx, log: (line) => void lines.push(line) },
+    );
+    expect(created).to.include({ vmid, node: 'pv1-1' });
+    // Step 1 missed it under the stale sample; the clone's F4 and the config read adopted it.
+    expect(lines).to.include(`adopted VM ${vmid} on pv1-1, already ours`);
+    sim.sim.settle();
+    const named = [...sim.sim.state.allVms()].filter((vm) => vm.config.name === NAME);
+    expect(named.map((vm) => vm.vmid), 'one VM for the name').to.deep.equal([vmid]);
+    expect(named[0]?.status).to.equal('running');
+  }
+
   it('a clone sampled as VM <vmid>: Get answers Stopped, the sweep sees it by its config, Delete removes it with its seed', async () => {
     // A 16 s clone 3 s into a cycle: the cycle at 10 s samples its temporary config; it ends at 19 s.
     await start(16);
@@ -103,4 +132,27 @@ describe('the provider over HTTP with pvestatd stale samples (SPEC 28)', () => {
     expect(await listed()).to.include({ name: 'someone-old', status: 'stopped' }).and.not.have.property('lock');
     await judgedRight(true);
   });
+
+  describe('a create run again while the listing shows the stale sample: no duplicate (SPEC 13, SPEC 28)', () => {
+    it('behind VM <vmid>', async () => {
+      await start(16);
+      await cloneOurs();
+      sim.clock.advance(16);
+      expect(await listed()).to.include({ name: `VM ${vmid}` }).and.not.have.property('lock');
+      await createdAgainOnce();
+    });
+
+    it("behind the destroyed VM's name", async () => {
+      await start(2);
+      await api.clone('pv1-1', 9001, { newid: vmid, name: 'someone-old', description: 'made by hand', full: true });
+      sim.clock.advance(7);
+      await api.destroy('pv1-1', vmid, { purge: true, destroyUnreferencedDisks: true });
+      sim.clock.advance(1);
+      await cloneOurs();
+      sim.clock.advance(2);
+      expect(await listed()).to.include({ name: 'someone-old' }).and.not.have.property('lock');
+      await createdAgainOnce();
+    });
+  });
+
 });
