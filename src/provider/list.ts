@@ -121,7 +121,9 @@ function confirmed(entry: Entry, vm: KnownVm): ListedVm {
  * once, except a `known` VM's (SPEC 26): a steady sweep reads none. The
  * entry at a known VMID is a candidate whatever it shows, and is read
  * when it shows another name (SPEC 28: a destroyed VM's sample stays at
- * its VMID for 5 minutes); `VM <vmid>` in our range is read as nameless.
+ * its VMID for 5 minutes); a clone's temporary-config sample `VM <vmid>`
+ * (no disk) in our range is read as nameless, a nameless VM with a disk
+ * only by our tag or a known VMID (resolve.ts maybeNamed).
  */
 export async function listTaggedOrNamed(deps: ProviderDeps, names: string[], ctx: OperationContext, known: readonly KnownVm[] = []): Promise<ListedVm[]> {
   const tag = deps.config.proxmox.tag;

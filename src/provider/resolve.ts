@@ -63,14 +63,28 @@ export function walkChain(resources: ClusterResource[], name: string, uid: strin
 }
 
 /**
+ * `VM <vmid>` as a clone's temporary config samples it (SPEC 28, audit
+ * 3.3): that config has no disk, so vmstatus gives it `maxdisk` 0. A
+ * nameless VM with a boot disk shows `VM <vmid>` at every cycle for as
+ * long as it lives: a foreign VM, never one of our clones (their configs
+ * are written with the name), so it is not worth a config read.
+ */
+export function isTemporaryConfigSample(entry: ClusterResource): boolean {
+  return isPlaceholderName(entry) && !(typeof entry.maxdisk === 'number' && entry.maxdisk > 0);
+}
+
+/**
  * An entry that may carry one of the names: it does, or it has no name
- * yet, or pvestatd's placeholder `VM <vmid>`, in our VMID range. A clone
- * that has just ended stays nameless (SPEC 23), or `VM <vmid>` (SPEC 28),
- * in /cluster/resources until pvestatd's next cycle; its config has the
- * name, so the caller reads it.
+ * yet, or a clone's temporary-config sample `VM <vmid>`, in our VMID
+ * range. A clone that has just ended stays nameless (SPEC 23), or
+ * `VM <vmid>` (SPEC 28), in /cluster/resources until pvestatd's next
+ * cycle; its config has the name, so the caller reads it. A `VM <vmid>`
+ * with a disk is a nameless VM pvestatd has seen whole, read only where
+ * the registry knows the VMID (walkChain's unsure, knownButRenamed) or by
+ * our tag, so nameless foreign VMs in the range cost no call (SPEC 26).
  */
 export function maybeNamed(entry: ClusterResource, names: ReadonlySet<string>, range: VmidRange): boolean {
-  if (entry.name !== undefined && !isPlaceholderName(entry)) return names.has(entry.name);
+  if (entry.name !== undefined && !isTemporaryConfigSample(entry)) return names.has(entry.name);
   return inRange(entry, range);
 }
 

@@ -211,6 +211,8 @@ interface StatdEntry {
   template?: 0 | 1;
   maxcpu?: number;
   maxmem?: number;
+  /** The boot disk's size; 0 without one (a clone's temporary config, SPEC 28). */
+  maxdisk?: number;
 }
 
 /** Cycles pmxcfs keeps a destroyed VM's sample: 5 minutes of 10 s cycles (status.c rrd_entry_is_old). */
@@ -311,6 +313,7 @@ export class FakeProxmox implements ProxmoxApi {
       template: vm.config.template === 1 ? 1 : 0,
       maxcpu: Number(vm.config.cores ?? 1),
       maxmem: Number(vm.config.memory ?? 512) * 2 ** 20,
+      maxdisk: bootDiskBytes(vm.config),
     };
   }
 
@@ -946,6 +949,14 @@ function withInBootOrder(boot: string | number | undefined, key: string): string
 }
 
 const UNITS: Record<string, number> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+
+/** vmstatus's maxdisk: the size of the first boot-order disk that is not ide2 (else scsi0), 0 without one. */
+function bootDiskBytes(config: VmConfig): number {
+  const order = typeof config.boot === 'string' ? (/order=([^,]+)/.exec(config.boot)?.[1]?.split(';') ?? []) : [];
+  const key = order.filter((d) => d !== 'ide2').find((d) => typeof config[d] === 'string') ?? 'scsi0';
+  const value = config[key];
+  return typeof value === 'string' ? sizeBytes(value) : 0;
+}
 
 function sizeBytes(disk: string): number {
   const m = /size=(\d+(?:\.\d+)?)([KMGT]?)/.exec(disk);

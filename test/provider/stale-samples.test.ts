@@ -140,6 +140,23 @@ describe('stale pvestatd samples at our VMIDs (SPEC 28)', () => {
       expect(await listedName(h, 4243)).to.equal('VM 4243');
     });
 
+    it('nameless foreign VMs with a disk in our range are never read; a diskless `VM <vmid>` (a temporary config) is (SPEC 26)', async () => {
+      const h = lagging();
+      const foreign = Array.from({ length: 500 }, (_, i) => RANGE.min + 1000 + i).filter((v) => v !== VMID);
+      for (const vmid of foreign) h.pve.addVm({ vmid, node: 'pv1-1', config: { scsi0: `local-lvm:vm-${vmid}-disk-0,size=4G` } });
+      h.pve.addVm({ vmid: RANGE.min + 7, node: 'pv1-1', config: {} });
+      addOurVm(h.pve, NAME, UID);
+      h.pve.statdCycle();
+      expect(await listedName(h, foreign[0])).to.equal(`VM ${String(foreign[0])}`);
+      await h.provider.listTaggedOrNamed([NAME, 'proxy-b'], h.ctx, [{ name: NAME, uid: UID, vmid: VMID, node: 'pv1-1' }]);
+      await h.provider.findByNames([NAME, 'proxy-b'], h.ctx);
+      h.pve.addVolume('pv1-1', 'proxy-seeds', SEED);
+      await h.provider.delete({ name: NAME, uid: UID }, h.ctx);
+      const read = h.pve.callsTo('getConfig').map((c) => Number(c.args[1]));
+      expect(read.filter((v) => foreign.includes(v)), 'foreign VMs read').to.deep.equal([]);
+      expect(read.filter((v) => v === RANGE.min + 7), 'the diskless one, once per look-up').to.have.length(3);
+    });
+
     it('the sweep: `VM <vmid>` in our range whose config cannot be read stays nameless and unknown, so no seed is judged by it', async () => {
       const h = lagging();
       h.pve.addVm({ vmid: VMID, node: 'pv1-1', config: { tags: TAG } });

@@ -333,7 +333,7 @@ const STATD_LAG: Record<string, Scenario> = {
 
 const resourceEntry = async (api: ProxmoxApi, vmid = 199999) => {
   const r = (await api.clusterResources('vm')).find((x) => x.vmid === vmid);
-  return r && { name: r.name, status: r.status, lock: r.lock, tags: r.tags };
+  return r && { name: r.name, status: r.status, lock: r.lock, tags: r.tags, maxdisk: r.maxdisk };
 };
 
 const STATD_REUSE: Record<string, Scenario> = {

@@ -155,4 +155,20 @@ describe('the provider over HTTP with pvestatd stale samples (SPEC 28)', () => {
     });
   });
 
+  it('nameless foreign VMs with a disk in our range cost no config read: Get, Delete, the sweep and a look-up by name (SPEC 26, SPEC 28)', async () => {
+    await start(2);
+    const foreign = Array.from({ length: 200 }, (_, i) => 150000 + i).filter((v) => v !== vmid);
+    for (const v of foreign) await sim.control('POST', 'vms', { node: 'pv1-1', vmid: v, config: { scsi0: `local-lvm:vm-${v}-disk-0,size=4G` } });
+    await cloneOurs();
+    sim.clock.advance(10);
+    const shown = (await api.clusterResources('vm')).filter((r) => foreign.includes(r.vmid ?? 0));
+    expect(shown.every((r) => r.name === `VM ${String(r.vmid)}`), 'pvestatd names them VM <vmid>').to.equal(true);
+    const foreignReads = () => sim.sim.requests.filter((r) => r.method === 'GET' && foreign.some((v) => r.path.endsWith(`/qemu/${v}/config`))).length;
+    expect(await provider.get({ name: NAME, uid: UID }, ctx)).to.include({ state: 'Stopped', vmid });
+    expect(await provider.findByName(NAME, ctx)).to.have.length(1);
+    expect(await provider.listTaggedOrNamed([NAME, 'another-name'], ctx, [])).to.have.length(1);
+    letTimeRun();
+    expect(await provider.delete({ name: NAME }, ctx)).to.include({ deleted: true, vmid });
+    expect(foreignReads()).to.equal(0);
+  });
 });
