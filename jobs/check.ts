@@ -1,25 +1,28 @@
 // check (SPEC 1, 3, 10): takes no lock; reports Provisioning while a
 // create or delete holds the name, else what the provider sees.
 import { NotFoundError } from '../src/errors.js';
-import type { VmObservation } from '../src/provider/types.js';
+import type { VmObservation, VmRef } from '../src/provider/types.js';
 import type { CheckResult } from './result.schema.js';
 import { validateStoredJobData } from './schema.js';
 import { defineJob } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
 
-async function uidOf(name: string, deps: JobDeps, ctx: JobContext): Promise<string | undefined> {
+/** The name's uid, and the VMID the registry last saw its VM at (SPEC 28: read there even under another name). */
+async function refOf(name: string, deps: JobDeps, ctx: JobContext): Promise<VmRef | undefined> {
   const record = await deps.registry.get(name);
-  if (record?.state === 'present' && record.uid !== undefined) return record.uid;
+  const knownVmid = record?.lastKnown?.vmid;
+  if (record?.state === 'present' && record.uid !== undefined) return { name, uid: record.uid, ...(knownVmid !== undefined ? { knownVmid } : {}) };
   const found = await deps.provider.findByName(name, ctx);
-  return found.find((vm) => vm.ours === true && vm.uid !== undefined)?.uid;
+  const uid = found.find((vm) => vm.ours === true && vm.uid !== undefined)?.uid;
+  return uid === undefined ? undefined : { name, uid };
 }
 
 async function observe(name: string, deps: JobDeps, ctx: JobContext): Promise<VmObservation> {
   if (await deps.isNameLocked(name)) return { state: 'Provisioning' };
-  const uid = await uidOf(name, deps, ctx);
-  if (uid === undefined) return { state: 'NotFound' };
+  const ref = await refOf(name, deps, ctx);
+  if (ref === undefined) return { state: 'NotFound' };
   try {
-    return await deps.provider.get({ name, uid }, ctx);
+    return await deps.provider.get(ref, ctx);
   } catch (err) {
     if (err instanceof NotFoundError) return { state: 'NotFound' };
     throw err;

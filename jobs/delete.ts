@@ -1,7 +1,7 @@
 // delete (SPEC 1, 15): under the name's lock; a VM already gone is done
 // (SPEC 4: NotFound on delete means success).
 import { NotFoundError } from '../src/errors.js';
-import type { DeleteResult } from '../src/provider/types.js';
+import type { DeleteRequest, DeleteResult } from '../src/provider/types.js';
 import { validateStoredJobData } from './schema.js';
 import { defineJob, isOlderGeneration } from './types.js';
 
@@ -15,8 +15,11 @@ export const deleteJob = defineJob({
     isOlderGeneration(data.generation, record) && !(data.uid !== undefined && record?.state === 'present' && record.uid !== data.uid),
   async handler(data, deps, ctx) {
     let result: DeleteResult;
+    // SPEC 28: where the registry last saw the name's VM, read even if the listing shows another name there.
+    const knownVmid = (await deps.registry.get(data.name))?.lastKnown?.vmid;
+    const request: DeleteRequest = { name: data.name, ...(data.uid !== undefined ? { uid: data.uid } : {}), ...(knownVmid !== undefined ? { knownVmid } : {}) };
     try {
-      result = await deps.provider.delete(data.uid === undefined ? { name: data.name } : { name: data.name, uid: data.uid }, ctx);
+      result = await deps.provider.delete(request, ctx);
     } catch (err) {
       if (!(err instanceof NotFoundError)) throw err;
       await ctx.log?.(`nothing to delete: ${err.reason}`);

@@ -254,7 +254,7 @@ export const schema: Schema<Config> = {
     },
     requestCostMs: { doc: 'With sim.apiWorkers, the time one request holds a worker, before timeScale (ms); a node\'s full VM listing holds it once more per VM running there (their QMP is asked).', format: 'non-negative-number', default: 20 },
     requestCostPerKibMs: { doc: 'With sim.apiWorkers, the time added per KiB of answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
-    statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle (0: always current).", format: 'non-negative-number', default: 10 },
+    statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle, a clone sampled in its temporary config as `VM <vmid>`, and a destroyed VM's sample at its VMID for 5 minutes (scaled) (0: always current).", format: 'non-negative-number', default: 10 },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
     tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },
     stateFile: {

@@ -5,7 +5,10 @@
 // so is one someone protected (SPEC 28): found in its config before the
 // stop, or in destroy's answer when protected in between. A clone whose
 // create stopped before its config write still has its template's flag:
-// that one the delete clears itself.
+// that one the delete clears itself. An entry that may be ours behind a
+// stale pvestatd sample (`VM <vmid>`, or another name at the uid's VMIDs
+// or the registry's last-known one) has its config read before the seeds
+// are judged left over (SPEC 28).
 import { NotFoundError, type PermanentError } from '../errors.js';
 import type { DeleteRequest, DeleteResult, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine } from './context.js';
@@ -14,7 +17,8 @@ import { permanent, transient } from './errors.js';
 import { call } from './call.js';
 import { parseMark } from './mark.js';
 import { vmListing } from './ownership.js';
-import { maybeNamed, qemuEntries, walkChain } from './resolve.js';
+import { knownButRenamed, maybeNamed, qemuEntries, walkChain } from './resolve.js';
+import type { ClusterResource } from '../proxmox/api.js';
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
 import { runTask, taskExitOf } from './tasks.js';
@@ -39,14 +43,22 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
   const range = deps.config.proxmox.vmidRange;
   // Shared with the process's other operations asking at once; sent after this asked, so after the name's lock.
   const resources = await call(ctx, () => vmListing(deps, ctx));
+  const doubtful: ClusterResource[] = [];
   if (request.uid !== undefined) {
     // Correction 1: a clone in progress at the uid's VMID is not an absence.
     const chain = walkChain(resources, request.name, request.uid, range);
     if (chain.kind === 'busy') throw transient(`${request.name}: ${chain.why}; deleting after it settles`);
+    if (chain.kind === 'absent') doubtful.push(...chain.unsure);
   }
+  // SPEC 28: the registry's last-known VMID under another name may be ours behind a stale pvestatd sample.
+  const known = knownButRenamed(resources, request.name, request.knownVmid);
+  if (known !== undefined) doubtful.push(known);
   const doomed: Doomed[] = [];
   let othersWithName = 0;
-  for (const entry of qemuEntries(resources).filter((r) => maybeNamed(r, new Set([request.name]), range) && r.template !== 1)) {
+  const candidates = qemuEntries(resources).filter(
+    (r) => (maybeNamed(r, new Set([request.name]), range) || doubtful.some((d) => d.vmid === r.vmid)) && r.template !== 1,
+  );
+  for (const entry of candidates) {
     let config;
     try {
       config = await call(ctx, () => deps.api.getConfig(entry.node, entry.vmid, callOpts(ctx)));

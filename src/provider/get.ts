@@ -1,5 +1,9 @@
 // Get (SPEC 12), in this order: resources entry, config, status/current,
-// agent. A running Get makes exactly four calls.
+// agent. A running Get makes exactly four calls. Before answering
+// NotFound, entries the listing may show under a stale pvestatd sample
+// have their config read (SPEC 28): only on that path, and only entries
+// under another name or `VM <vmid>` at the uid's VMIDs or at the VMID the
+// registry last saw the VM at.
 import { isClassified, NotFoundError, TransientError } from '../errors.js';
 import type { VmConfig } from '../proxmox/api.js';
 import { messageMatches, AGENT_NOT_CONFIGURED, AGENT_NOT_RUNNING, VM_NOT_RUNNING } from '../proxmox/messages.js';
@@ -10,9 +14,29 @@ import { classifyCall } from './errors.js';
 import { providerId } from './vmid.js';
 import { parseMark } from './mark.js';
 import { pickAddress } from './address.js';
-import { walkChain } from './resolve.js';
+import { knownButRenamed, walkChain } from './resolve.js';
 
 const NOT_FOUND: VmObservation = { state: 'NotFound' };
+
+type Placed = { node: string; vmid: number };
+
+/** The chain's unsure entries, then the registry's last-known one if it is not among them. */
+function unsureEntries(unsure: Placed[], known: Placed | undefined): Placed[] {
+  return known === undefined || unsure.some((e) => e.vmid === known.vmid) ? unsure : [...unsure, known];
+}
+
+/** The first unsure entry whose config carries the name and the uid's mark (a lock is step 2's to judge); undefined when none does. */
+async function readUnsure(
+  entries: Placed[],
+  ref: VmRef,
+  readConfig: (node: string, vmid: number) => Promise<VmConfig | undefined>,
+): Promise<(Placed & { config: VmConfig }) | undefined> {
+  for (const { node, vmid } of entries) {
+    const config = await readConfig(node, vmid);
+    if (config?.name === ref.name && parseMark(config.description)?.uid === ref.uid) return { node, vmid, config };
+  }
+  return undefined;
+}
 
 export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContext): Promise<VmObservation> {
   const opts = callOpts(ctx);
@@ -27,18 +51,31 @@ export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContex
   // 1. The resources entry: absent is NotFound, a lock or `unknown` is Transient before any name is read.
   const resources = await call(() => deps.api.clusterResources('vm', opts));
   const found = walkChain(resources, ref.name, ref.uid, deps.config.proxmox.vmidRange);
-  if (found.kind === 'absent') return NOT_FOUND;
   if (found.kind === 'busy') throw new TransientError(`${ref.name}: ${found.why}`);
-  const { node, vmid } = found.entry;
+  const readConfig = async (node: string, vmid: number): Promise<VmConfig | undefined> => {
+    try {
+      return await call(() => deps.api.getConfig(node, vmid, opts));
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  };
+  let located: { node: string; vmid: number; config: VmConfig } | undefined;
+  if (found.kind === 'named') {
+    const { node, vmid } = found.entry;
+    const config = await readConfig(node, vmid);
+    if (config === undefined) return NOT_FOUND;
+    located = { node, vmid, config };
+  } else {
+    // Never NotFound from the listing alone (SPEC 28): an entry at the uid's
+    // VMIDs or at the registry's last-known one, under another name or
+    // `VM <vmid>`, may be ours behind a stale pvestatd sample.
+    located = await readUnsure(unsureEntries(found.unsure, knownButRenamed(resources, ref.name, ref.knownVmid)), ref, readConfig);
+    if (located === undefined) return NOT_FOUND;
+  }
+  const { node, vmid, config } = located;
 
   // 2. The config: a lock is Transient, name and mark decide ownership, then `suspended` is Stopped.
-  let config: VmConfig;
-  try {
-    config = await call(() => deps.api.getConfig(node, vmid, opts));
-  } catch (err) {
-    if (err instanceof NotFoundError) return NOT_FOUND;
-    throw err;
-  }
   if (config.lock && config.lock !== 'suspended') {
     throw new TransientError(`${ref.name}: VM ${vmid} holds lock '${config.lock}'`);
   }

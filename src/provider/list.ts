@@ -10,7 +10,7 @@ import { classifyCall, throwIfAborted } from './errors.js';
 import { mapLimit } from './concurrency.js';
 import { parseMark } from './mark.js';
 import { hasTag } from './tags.js';
-import { maybeNamed, qemuEntries } from './resolve.js';
+import { isPlaceholderName, maybeNamed, qemuEntries } from './resolve.js';
 import { protectedBySomeone } from './vm-config.js';
 
 /** Config reads in flight at once while listing. */
@@ -30,7 +30,8 @@ async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry)
   const base: ListedVm = {
     vmid: entry.vmid,
     node: entry.node,
-    ...(entry.name !== undefined ? { name: entry.name } : {}),
+    // pvestatd's `VM <vmid>` is no name (SPEC 28): unread, such an entry stays nameless, so it may be any name's.
+    ...(entry.name !== undefined && !isPlaceholderName(entry) ? { name: entry.name } : {}),
     ...(entry.status !== undefined ? { status: entry.status } : {}),
     tagged: hasTag(entry.tags, deps.config.proxmox.tag),
     ours: 'unknown',
@@ -119,14 +120,20 @@ function confirmed(entry: Entry, vm: KnownVm): ListedVm {
  * and every VM carrying one of the names (a clone not yet tagged, SPEC 11),
  * from one resources call. Listing by tag and looking the names up apart
  * would fetch the whole cluster twice. Each candidate's config is read
- * once, except a `known` VM's (SPEC 26): a steady sweep reads none.
+ * once, except a `known` VM's (SPEC 26): a steady sweep reads none. The
+ * entry at a known VMID is a candidate whatever it shows, and is read
+ * when it shows another name (SPEC 28: a destroyed VM's sample stays at
+ * its VMID for 5 minutes); a clone's temporary-config sample `VM <vmid>`
+ * (no disk) in our range is read as nameless, a nameless VM with a disk
+ * only by our tag or a known VMID (resolve.ts maybeNamed).
  */
 export async function listTaggedOrNamed(deps: ProviderDeps, names: string[], ctx: OperationContext, known: readonly KnownVm[] = []): Promise<ListedVm[]> {
   const tag = deps.config.proxmox.tag;
   const wanted = new Set(names);
   const range = deps.config.proxmox.vmidRange;
   const knownByVmid = new Map(known.map((vm) => [vm.vmid, vm]));
-  const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag) || maybeNamed(r, wanted, range));
+  // An entry at a known VMID is a candidate under any name: a stale pvestatd sample may hide the known VM (SPEC 28).
+  const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag) || maybeNamed(r, wanted, range) || knownByVmid.has(r.vmid));
   const listed = await mapLimit(
     candidates,
     LIST_CONCURRENCY,

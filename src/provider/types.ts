@@ -32,6 +32,8 @@ export interface OperationContext {
 export interface VmRef {
   name: string;
   uid: string;
+  /** Where the registry last saw the name's VM (its lastKnown VMID): read even under another name (SPEC 28). */
+  knownVmid?: number;
 }
 
 export interface VmObservation {
@@ -54,6 +56,8 @@ export interface DeleteRequest {
   name: string;
   /** When given, only the VM whose mark carries this uid is touched. */
   uid?: string;
+  /** Where the registry last saw the name's VM (its lastKnown VMID): read even under another name (SPEC 28). */
+  knownVmid?: number;
 }
 
 /** A VM found by tag (SPEC 14). `unknown` when its config read failed. */

@@ -5,7 +5,8 @@ import { taskExitOf } from './answer-error.js';
 import { ApiCapacity } from './capacity.js';
 import { Faults } from './faults.js';
 import { populate } from './population.js';
-import { SimState } from './state.js';
+import { SimState, type SimVm } from './state.js';
+import { LingeringSamples, refreshSample, RRD_KEEP_SECONDS, type SampleClock } from './statd.js';
 import { TaskBook, type SimTask, type TaskOutcome, type TaskOwner } from './tasks.js';
 
 type SimConfig = Config['sim'];
@@ -59,6 +60,8 @@ export class Simulator {
   readonly faults = new Faults();
   readonly capacity: ApiCapacity;
   readonly requests: RecordedRequest[] = [];
+  /** Destroyed VMs' last pvestatd samples, kept by VMID (audit 3.4; statd.ts). */
+  readonly lingering = new LingeringSamples();
   readonly entryNode: string;
   /** Called after each recorded request (sim.stateFile saves on it, state-file.ts). */
   onRecord: (() => void) | undefined;
@@ -87,10 +90,33 @@ export class Simulator {
   }
 
   /** When pvestatd last sampled (ms): the start of the current cycle, or now without a cycle. */
-  statdSampleAt(): number {
-    const now = this.now();
+  statdSampleAt(at = this.now()): number {
     const period = this.scaled(this.options.statdSeconds);
-    return period > 0 ? Math.floor(now / period) * period : now;
+    return period > 0 ? Math.floor(at / period) * period : at;
+  }
+
+  /** The cycle a listing now (or at `at`) sees. */
+  statdClock(at = this.now()): SampleClock {
+    return { sampleAt: this.statdSampleAt(at), cycles: this.options.statdSeconds > 0 };
+  }
+
+  /** How long pmxcfs keeps a destroyed VM's sample, in ms of wall time. */
+  get rrdKeepMs(): number {
+    return this.scaled(RRD_KEEP_SECONDS);
+  }
+
+  /**
+   * Removes a VM whose config is gone at `at` (a destroy, a failed clone).
+   * With pvestatd's cycles on, its last sample stays at its VMID until
+   * pmxcfs drops it (audit 3.4); a new VM there shows it until sampled.
+   */
+  removeVm(vm: SimVm, at: number): void {
+    const clock = this.statdClock(at);
+    if (clock.cycles) {
+      refreshSample(vm, clock);
+      this.lingering.keep(vm, clock.sampleAt);
+    }
+    this.state.removeVm(vm);
   }
 
   /** Applies every task that has ended by now. Call before reading state. */
@@ -103,6 +129,7 @@ export class Simulator {
     this.tasks.clear();
     this.faults.replace({});
     this.requests.length = 0;
+    this.lingering.clear();
     const fresh = this.freshState();
     this.state.nodes.clear();
     for (const [name, node] of fresh.nodes) this.state.nodes.set(name, node);

@@ -28,8 +28,10 @@ export interface SimVm {
   cachedEntry?: [string, string];
   /** memoryBytes of the config; dropped by `touched`. */
   cachedMemory?: number;
-  /** What pvestatd last wrote to the RRD for this VM (audit 7); none yet for a fresh clone. */
+  /** What pvestatd last wrote to the RRD for this VM (audit 7); none yet for a fresh clone (see statd.ts). */
   rrd?: StatdSample;
+  /** A clone's temporary config (`# qmclone temporary file`, audit 3.3) was in place from..until (ms). */
+  temporaryConfig?: { from: number; until: number };
   /** When the VM last changed (ms); pvestatd's next sample after that picks the change up. */
   changedAt: number;
   /** True from a change until pvestatd has sampled it. */
@@ -38,7 +40,8 @@ export interface SimVm {
 
 /** The fields /cluster/resources takes from pvestatd's RRD rather than the live config. */
 export interface StatdSample {
-  name?: string;
+  /** vmstatus's name: the config's, or `VM <vmid>` for a config without one. */
+  name: string;
   status: 'running' | 'stopped';
   template: 0 | 1;
   maxcpu: number;

@@ -31,7 +31,12 @@
 //     when set; name, status and template come from pvestatd, which with
 //     `statdEvery: n` refreshes them only every n-th resources call (or
 //     on `statdCycle()`), so a finished clone stays nameless with status
-//     `unknown` until then (audit 7); by default every call is fresh;
+//     `unknown` until then (audit 7); a cycle during a clone samples its
+//     temporary config as `VM <vmid>` (audit 3.3), and a destroyed VM's
+//     sample stays at its VMID for 30 cycles, shown by a new VM there
+//     until its first sample (audit 3.4); by default every call is fresh
+//     (a clone in progress unsampled, nothing left of a destroyed VM);
+//     a config without a name is `VM <vmid>` wherever vmstatus names it;
 //   - tasks run for `taskPolls` status polls, then end OK, `WARNINGS: n`
 //     (with WARN lines in their log) or failed (F16); a clone task made to
 //     fail (setNextTaskOutcome) removes its half-made VM, as clone_vm's
@@ -205,11 +210,22 @@ export interface FakeProxmoxOptions {
 
 /** pvestatd's view of a VM (RRD): what /cluster/resources shows of it until the next cycle. */
 interface StatdEntry {
-  name?: string;
+  name: string;
   status: string;
   template?: 0 | 1;
   maxcpu?: number;
   maxmem?: number;
+  /** The boot disk's size; 0 without one (a clone's temporary config, SPEC 28). */
+  maxdisk?: number;
+}
+
+/** Cycles pmxcfs keeps a destroyed VM's sample: 5 minutes of 10 s cycles (status.c rrd_entry_is_old). */
+const RRD_KEEP_CYCLES = 30;
+
+/** vmstatus's name: the config's, or `VM <vmid>` for a config without one (QemuServer.pm). */
+function vmstatusName(vm: FakeVm): string {
+  const name = vm.config.name === undefined ? '' : String(vm.config.name);
+  return name !== '' && name !== '0' ? name : `VM ${vm.vmid}`;
 }
 
 const TEMPLATE_9001 = fixtureData<VmConfig>('config_template_9001');
@@ -243,7 +259,7 @@ export class FakeProxmox implements ProxmoxApi {
   /** Tasks every node listing leaves out. */
   readonly unlisted = new Set<Upid>();
   private statdCalls = 0;
-  private readonly statd = new Map<number, StatdEntry>();
+  private readonly statd = new Map<number, { sample: StatdEntry; cyclesOld: number }>();
   private readonly hooks = new Map<FakeMethod, FakeHook[]>();
   private readonly nextOutcome = new Map<string, TaskOutcome[]>();
   private pid = 0x0a1000;
@@ -260,7 +276,7 @@ export class FakeProxmox implements ProxmoxApi {
     }
     const first = this.nodeList[0];
     if (shared && first !== undefined) this.addSharedTemplate(first.name);
-    this.statdCycle();
+    this.statdCurrent();
   }
 
   /** Template 9200 `debian-13-shared`: template 9001's config with its disks on vm-shared. */
@@ -272,20 +288,37 @@ export class FakeProxmox implements ProxmoxApi {
     return this.addVm({ vmid, node, config: { ...config, name: 'debian-13-shared' } });
   }
 
-  /** Runs a pvestatd cycle: the resources entries show every VM as it is now. */
+  /**
+   * Runs a pvestatd cycle: the resources entries show every VM as it is
+   * now, a clone in progress too (its temporary config as `VM <vmid>`,
+   * audit 3.3); a destroyed VM's entry stays at its VMID for 30 cycles
+   * (pmxcfs's 5 minutes, audit 3.4), shown by a new VM there until sampled.
+   */
   statdCycle(): void {
-    this.statd.clear();
-    for (const vm of this.vms.values()) {
-      if (vm.cloning) continue;
-      this.statd.set(vm.vmid, {
-        ...(vm.config.name !== undefined ? { name: String(vm.config.name) } : {}),
-        // F14: resources shows a paused VM as plain running.
-        status: vm.status,
-        template: vm.config.template === 1 ? 1 : 0,
-        maxcpu: Number(vm.config.cores ?? 1),
-        maxmem: Number(vm.config.memory ?? 512) * 2 ** 20,
-      });
+    for (const [vmid, kept] of this.statd) {
+      if (this.vms.has(vmid)) continue;
+      if (kept.cyclesOld >= RRD_KEEP_CYCLES) this.statd.delete(vmid);
+      else kept.cyclesOld += 1;
     }
+    for (const vm of this.vms.values()) this.statd.set(vm.vmid, { sample: this.statdSample(vm), cyclesOld: 0 });
+  }
+
+  /** Without pvestatd's lag (statdEvery 0) every listing is current: a clone in progress is unsampled (F8), nothing lingers. */
+  private statdCurrent(): void {
+    this.statd.clear();
+    for (const vm of this.vms.values()) if (!vm.cloning) this.statd.set(vm.vmid, { sample: this.statdSample(vm), cyclesOld: 0 });
+  }
+
+  private statdSample(vm: FakeVm): StatdEntry {
+    return {
+      name: vmstatusName(vm),
+      // F14: resources shows a paused VM as plain running.
+      status: vm.status,
+      template: vm.config.template === 1 ? 1 : 0,
+      maxcpu: Number(vm.config.cores ?? 1),
+      maxmem: Number(vm.config.memory ?? 512) * 2 ** 20,
+      maxdisk: bootDiskBytes(vm.config),
+    };
   }
 
   // ---- building the world ----
@@ -415,7 +448,8 @@ export class FakeProxmox implements ProxmoxApi {
       return this.nodeList.map((n) => ({ id: `node/${n.name}`, type: 'node', ...this.nodeEntry(n) }));
     }
     this.statdCalls += 1;
-    if (this.statdEvery <= 0 || this.statdCalls % this.statdEvery === 0) this.statdCycle();
+    if (this.statdEvery <= 0) this.statdCurrent();
+    else if (this.statdCalls % this.statdEvery === 0) this.statdCycle();
     return [...this.vms.values()].map((vm) => this.resourceEntry(vm));
   }
 
@@ -481,7 +515,7 @@ export class FakeProxmox implements ProxmoxApi {
       vmid,
       status: vm.status,
       qmpstatus: vm.qmpstatus,
-      ...(vm.config.name !== undefined ? { name: vm.config.name } : {}),
+      name: vmstatusName(vm),
       ...(lock ? { lock } : {}),
       ...(agentEnabled(vm.config) ? { agent: 1 } : {}),
     };
@@ -496,7 +530,7 @@ export class FakeProxmox implements ProxmoxApi {
         vmid: vm.vmid,
         status: vm.status,
         qmpstatus: vm.qmpstatus,
-        ...(vm.config.name !== undefined ? { name: vm.config.name } : {}),
+        name: vmstatusName(vm),
         ...(vm.config.lock ? { lock: vm.config.lock } : {}),
       }));
   }
@@ -785,7 +819,7 @@ export class FakeProxmox implements ProxmoxApi {
     const base: ClusterResource = { id: `${vm.kind}/${vm.vmid}`, type: vm.kind, vmid: vm.vmid, node: vm.node };
     const lock = vm.config.lock;
     const tags = vm.config.tags;
-    const seen = this.statd.get(vm.vmid);
+    const seen = this.statd.get(vm.vmid)?.sample;
     return {
       ...base,
       ...(seen === undefined ? { status: 'unknown' } : seen),
@@ -933,6 +967,14 @@ function withInBootOrder(boot: string | number | undefined, key: string): string
 }
 
 const UNITS: Record<string, number> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30, T: 2 ** 40 };
+
+/** vmstatus's maxdisk: the size of the first boot-order disk that is not ide2 (else scsi0), 0 without one. */
+function bootDiskBytes(config: VmConfig): number {
+  const order = typeof config.boot === 'string' ? (/order=([^,]+)/.exec(config.boot)?.[1]?.split(';') ?? []) : [];
+  const key = order.filter((d) => d !== 'ide2').find((d) => typeof config[d] === 'string') ?? 'scsi0';
+  const value = config[key];
+  return typeof value === 'string' ? sizeBytes(value) : 0;
+}
 
 function sizeBytes(disk: string): number {
   const m = /size=(\d+(?:\.\d+)?)([KMGT]?)/.exec(disk);

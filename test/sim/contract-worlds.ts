@@ -21,7 +21,7 @@ export interface World {
   denyAllocate(storage: string): Promise<void>;
   /** Takes Datastore.AllocateSpace away on a storage (clone 403, resize task `403 ...`, audit 4c). */
   denyAllocateSpace(storage: string): Promise<void>;
-  /** Lets one pvestatd cycle pass (with `statdLag`; audit 7). */
+  /** Runs pvestatd's next cycle (with `statdLag`; audit 7): the simulator's clock moves to its start. */
   statdCycle(): void;
   /** The next task of this type fails with this exitstatus (the simulator's failTasks fault, the fake's setNextTaskOutcome). */
   failNextTask(type: string, exitstatus: string): Promise<void>;
@@ -37,6 +37,8 @@ const STORAGES = [
 export interface WorldOptions {
   /** pvestatd's lag in /cluster/resources: 10 s in the simulator, explicit cycles in the fake. Off by default in both. */
   statdLag?: boolean;
+  /** The simulator's clone time (default 2 s); the fake's tasks end by polls. */
+  cloneSeconds?: number;
 }
 
 const STATD_SECONDS = 10;
@@ -46,7 +48,13 @@ const STATD_SECONDS = 10;
  * and 9100+i, the first node 9200 on the shared vm-shared (SPEC 23).
  */
 export async function simWorld(nodes: string[], options: WorldOptions = {}): Promise<World> {
-  const sim: TestSim = await startTestSim({ nodes, vms: 0, agentSeconds: 0, statdSeconds: options.statdLag ? STATD_SECONDS : 0 });
+  const sim: TestSim = await startTestSim({
+    nodes,
+    vms: 0,
+    agentSeconds: 0,
+    statdSeconds: options.statdLag ? STATD_SECONDS : 0,
+    ...(options.cloneSeconds !== undefined ? { cloneSeconds: options.cloneSeconds } : {}),
+  });
   const dir = mkdtempSync(join(tmpdir(), 'sim-contract-'));
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
@@ -59,7 +67,8 @@ export async function simWorld(nodes: string[], options: WorldOptions = {}): Pro
     },
     denyAllocate: (storage) => sim.faults({ denyAllocate: [storage] }),
     denyAllocateSpace: (storage) => sim.faults({ denyAllocateSpace: [storage] }),
-    statdCycle: () => sim.clock.advance(STATD_SECONDS),
+    // To the next cycle's start: what changed before it is sampled, nothing after.
+    statdCycle: () => sim.clock.advance(STATD_SECONDS - ((sim.clock.ms / 1000) % STATD_SECONDS)),
     failNextTask: (type, exitstatus) => sim.faults({ failTasks: [{ type, exitstatus, count: 1 }] }),
     close: async () => {
       await sim.close();

@@ -358,6 +358,40 @@ const STATD_LAG: Record<string, Scenario> = {
   },
 };
 
+const resourceEntry = async (api: ProxmoxApi, vmid = 199999) => {
+  const r = (await api.clusterResources('vm')).find((x) => x.vmid === vmid);
+  return r && { name: r.name, status: r.status, lock: r.lock, tags: r.tags, maxdisk: r.maxdisk };
+};
+
+const STATD_REUSE: Record<string, Scenario> = {
+  "a reused VMID shows the destroyed VM's name and status until pvestatd samples the new VM (SPEC 28, audit 3.4)": async (world) => {
+    const { api } = world;
+    await cloned(world);
+    world.statdCycle();
+    const before = await resourceEntry(api);
+    await finish(world, await api.destroy('pv1-1', 199999, { purge: true, destroyUnreferencedDisks: true }));
+    const destroyed = await resourceEntry(api);
+    await finish(world, await api.clone('pv1-1', 9001, { newid: 199999, name: 'proxy-newaaaaaaaaaaaa', description: 'managed-by: pve-provisioner\nuid: u-2', full: true }));
+    const reused = await resourceEntry(api);
+    world.statdCycle();
+    return { before, destroyed, reused, sampled: await resourceEntry(api) };
+  },
+};
+
+// A 16 s clone from 3 s into a cycle: the cycle at 10 s falls in its temporary config (3 to 11 s), none after it until 20 s.
+const STATD_CLONE_SPANS_CYCLE: Record<string, Scenario> = {
+  'a clone sampled in its temporary config is VM <vmid>, stopped; after its task unlocked with that name, its own at the next cycle (SPEC 28, audit 3.3)': async (world) => {
+    const { api } = world;
+    const upid = await clone(api);
+    world.statdCycle();
+    const midClone = await resourceEntry(api);
+    await finish(world, upid);
+    const afterClone = await resourceEntry(api);
+    world.statdCycle();
+    return { midClone, afterClone, sampled: await resourceEntry(api) };
+  },
+};
+
 const TWO_NODES: Record<string, Scenario> = {
   'an upload needs .iso, overwrites, and runs on the node that received it (F12, SPEC 16)': async (world) => {
     const { api } = world;
@@ -408,4 +442,6 @@ describe('contract: simulator over HTTP and the in-memory fake give the same ans
   describe('two nodes', () => suite(['pv1-1', 'pv1-2'], TWO_NODES));
   describe('clone and task checks (SPEC 23)', () => suite(['pv1-1', 'pv1-2'], CLONE_CHECKS));
   describe("pvestatd's cycle (SPEC 23)", () => suite(['pv1-1'], STATD_LAG, { statdLag: true }));
+  describe("pvestatd's cycle: a destroyed VM's sample at its VMID (SPEC 28)", () => suite(['pv1-1'], STATD_REUSE, { statdLag: true }));
+  describe("pvestatd's cycle: a clone longer than a cycle (SPEC 28)", () => suite(['pv1-1'], STATD_CLONE_SPANS_CYCLE, { statdLag: true, cloneSeconds: 16 }));
 });

@@ -1,6 +1,8 @@
 // /version, /nodes, /nodes/{node}/status and /cluster/resources (F8, F14,
-// pvestatd's cycle of audit 7).
-import { bootDiskBytes, cpuCount, memoryBytes, type SimNode, type SimVm, type SimState, type StatdSample } from '../state.js';
+// pvestatd's cycle of audit 7 and 3.3/3.4, statd.ts).
+import type { Simulator } from '../simulator.js';
+import { memoryBytes, type SimNode, type SimVm, type SimState, type StatdSample } from '../state.js';
+import { refreshSample, type SampleClock } from '../statd.js';
 import { rawJson } from '../http-io.js';
 import type { Handler, HandlerContext } from './context.js';
 
@@ -55,41 +57,19 @@ export const nodeStatus: Handler = ({ sim, params }: HandlerContext) => {
 
 const UPTIME_MARK = '"uptime":0,';
 
-/** What pvestatd writes for a VM: status, name, template and sizes as they are now (F14: paused is `running`). */
-function sample(vm: SimVm): StatdSample {
-  const out: StatdSample = { status: vm.status, template: vm.config.template === 1 ? 1 : 0, maxcpu: cpuCount(vm), maxmem: memoryBytes(vm), maxdisk: bootDiskBytes(vm) };
-  if (typeof vm.config.name === 'string') out.name = vm.config.name;
-  if (vm.status === 'running' && vm.startedAt !== undefined) out.startedAt = vm.startedAt;
-  return out;
-}
-
-/**
- * pvestatd's cycle, modelled lazily (audit 7): the RRD sample that a
- * listing at `sampleAt` (the start of the current cycle) sees picks up a
- * VM's changes made up to then; a change after it waits for the next
- * cycle. A clone in progress gets no sample (F8's `unknown`).
- */
-function refreshSample(vm: SimVm, sampleAt: number): void {
-  if (!vm.statdStale || vm.cloning || vm.changedAt > sampleAt) return;
-  vm.rrd = sample(vm);
-  vm.statdStale = false;
-  vm.cachedEntry = undefined;
-}
-
 /**
  * The entry without its uptime, which is the only part that changes with
  * time alone. `lock` and `tags` are read live from the config and appear
- * only when set; everything else comes from the RRD sample.
+ * only when set; everything else comes from the RRD sample (statd.ts).
  */
-function vmEntryParts(vm: SimVm): [string, string] {
+function vmEntryParts(vm: SimVm, rrd: StatdSample | undefined): [string, string] {
   const entry: Record<string, unknown> = { id: `qemu/${vm.vmid}`, type: 'qemu', vmid: vm.vmid, node: vm.node };
   if (typeof vm.config.lock === 'string') entry.lock = vm.config.lock;
   if (typeof vm.config.tags === 'string' && vm.config.tags !== '') entry.tags = vm.config.tags;
-  const rrd = vm.rrd;
   if (rrd === undefined) return [JSON.stringify({ ...entry, status: 'unknown' }), ''];
   const running = rrd.status === 'running';
-  if (rrd.name !== undefined) entry.name = rrd.name;
   Object.assign(entry, {
+    name: rrd.name,
     status: rrd.status,
     template: rrd.template,
     maxcpu: rrd.maxcpu,
@@ -109,16 +89,21 @@ function vmEntryParts(vm: SimVm): [string, string] {
   return [json.slice(0, at), json.slice(at + 1)];
 }
 
-/** Serialized once per change of the VM or its sample, so 10,000 entries cost a join, not a rebuild. */
-function vmEntryJson(vm: SimVm, sampleAt: number, nodeOffline: boolean): string {
-  refreshSample(vm, sampleAt);
-  vm.cachedEntry ??= vmEntryParts(vm);
+/**
+ * Serialized once per change of the VM or its sample, so 10,000 entries
+ * cost a join, not a rebuild. A VM with no sample of its own shows what
+ * pmxcfs still holds at its VMID (a destroyed VM's, audit 3.4); that entry
+ * is not cached, as the lingering sample expires on its own.
+ */
+function vmEntryJson(sim: Simulator, vm: SimVm, clock: SampleClock, nodeOffline: boolean): string {
+  refreshSample(vm, clock);
+  const rrd = vm.rrd ?? (clock.cycles ? sim.lingering.at(vm.vmid) : undefined);
+  const [before, after] = vm.rrd === undefined ? vmEntryParts(vm, rrd) : (vm.cachedEntry ??= vmEntryParts(vm, rrd));
   // A node that is down reports nothing: its guests stay listed with status unknown.
-  const [before, after] = vm.cachedEntry;
   if (nodeOffline) return JSON.stringify({ ...(JSON.parse(after === '' ? before : `${before}0${after}`) as object), status: 'unknown' });
   if (after === '') return before;
-  const startedAt = vm.rrd?.startedAt;
-  const uptime = startedAt !== undefined ? Math.max(0, Math.floor((sampleAt - startedAt) / 1000)) : 0;
+  const startedAt = rrd?.startedAt;
+  const uptime = startedAt !== undefined ? Math.max(0, Math.floor((clock.sampleAt - startedAt) / 1000)) : 0;
   return `${before}${uptime}${after}`;
 }
 
@@ -134,10 +119,11 @@ function storageEntries(state: SimState): Record<string, unknown>[] {
 
 export const clusterResources: Handler = ({ sim, params }) => {
   const type = params.type;
-  const sampleAt = sim.statdSampleAt();
+  const clock = sim.statdClock();
   const parts: string[] = [];
   const offline = (node: string): boolean => sim.faults.nodeOffline(node);
-  if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) parts.push(vmEntryJson(vm, sampleAt, offline(vm.node)));
+  sim.lingering.expire(sim.now(), sim.rrdKeepMs);
+  if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) parts.push(vmEntryJson(sim, vm, clock, offline(vm.node)));
   if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) parts.push(JSON.stringify(nodeEntry(sim.state, node, offline(node.node))));
   if (type === undefined || type === 'storage') for (const entry of storageEntries(sim.state)) parts.push(JSON.stringify(entry));
   return rawJson(`[${parts.join(',')}]`);

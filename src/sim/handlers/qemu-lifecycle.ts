@@ -135,15 +135,18 @@ export const clone: Handler = (ctx) => {
       touched(vm, endAt);
       return [started, ...disks.map((d) => `create ${kind} clone of drive ${d} (${String(source.config[d])})`)];
     },
-    onFail: () => sim.state.removeVm(vm),
+    onFail: (at) => sim.removeVm(vm, at),
   });
   vm.lockUntil = task.endAt;
   // The full config (still locked) is written after the first disk; halfway is close enough.
-  sim.tasks.schedule((now + task.endAt) / 2, () => {
+  const firstDiskAt = (now + task.endAt) / 2;
+  // pvestatd samples the temporary config as `VM <newid>` until then (audit 3.3).
+  vm.temporaryConfig = { from: now, until: firstDiskAt };
+  sim.tasks.schedule(firstDiskAt, () => {
     if (!vm.cloning) return;
     vm.config = { ...fullConfig };
-    // Its tags are live in /cluster/resources from now on.
-    vm.cachedEntry = undefined;
+    // Its tags are live in /cluster/resources from now on, its name at pvestatd's next cycle.
+    touched(vm, firstDiskAt);
   });
   return task.upid;
 };
@@ -318,14 +321,14 @@ export const destroy: Handler = (ctx) => {
     owner: ctx.owner,
     seconds: wait.timesOut || lockedNow !== undefined ? 0 : sim.options.taskSeconds,
     notBefore: wait.notBefore,
-    run: () => {
+    run: (endAt) => {
       if (wait.timesOut) throw new Error(texts.lockTimeout(vm.vmid));
       if (sim.state.findVm(vm.node, vm.vmid) !== vm) throw dieError(texts.configMissing(vm.node, vm.vmid));
       // $early_checks again under the lock: protected since the fork.
       if (isProtected(vm)) throw dieError(texts.protectionEnabled(`can't remove VM ${vm.vmid}`));
       const locked = lockedNow ?? (wait.notBefore !== undefined ? destroyLocked(vm) : undefined);
       if (locked !== undefined) throw dieError(texts.vmLocked(locked));
-      sim.state.removeVm(vm);
+      sim.removeVm(vm, endAt);
       const removed = Object.entries(vm.config)
         .filter(([k, v]) => DRIVE_KEY.test(k) && typeof v === 'string' && !isCdrom(parseDrive(v)) && storageOf(parseDrive(v).file) !== undefined)
         .map(([, v]) => `Removed disk '${parseDrive(String(v)).file}'`);

@@ -3,6 +3,7 @@
 // network-get-interfaces (F5's three messages, F21's answer).
 import { dieError } from '../answer-error.js';
 import { agentEnabled, bootDiskBytes, cpuCount, memoryBytes, type SimVm } from '../state.js';
+import { vmstatusName } from '../statd.js';
 import { texts } from '../texts.js';
 import { flag, param, vmidParam, type Handler } from './context.js';
 
@@ -14,7 +15,7 @@ export const statusCurrent: Handler = (ctx) => {
     status: vm.status,
     qmpstatus: running ? (vm.paused ? 'paused' : 'running') : 'stopped',
     vmid: vm.vmid,
-    name: vm.config.name,
+    name: vmstatusName(vm.vmid, vm.config.name),
     uptime: running && vm.startedAt !== undefined ? Math.floor((now - vm.startedAt) / 1000) : 0,
     cpus: cpuCount(vm),
     cpu: running ? 0.0137 : 0,
@@ -54,7 +55,7 @@ export const nodeVms: Handler = (ctx) => {
     const entry: Record<string, unknown> = {
       vmid: vm.vmid,
       status: vm.status,
-      name: vm.config.name,
+      name: vmstatusName(vm.vmid, vm.config.name),
       cpus: cpuCount(vm),
       maxmem: memoryBytes(vm),
       maxdisk: bootDiskBytes(vm),
