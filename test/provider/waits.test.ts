@@ -5,7 +5,7 @@
 // is not up; poll schedules follow the learned durations.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { waitAddress } from '../../src/provider/address-wait.js';
+import { addressKind, waitAddress, type AddressTarget } from '../../src/provider/address-wait.js';
 import type { ProviderDeps } from '../../src/provider/deps.js';
 import { Expectations, PollSchedule, type ScheduleShape } from '../../src/provider/expectations.js';
 import { waitRunning } from '../../src/provider/tasks.js';
@@ -158,11 +158,12 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
 });
 
 describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
-  const target = (h: Harness, vmid: number): { node: string; vmid: number; net0: string | undefined; freshBoot: boolean } => ({
+  const target = (h: Harness, vmid: number): AddressTarget => ({
     node: 'pv1-1',
     vmid,
     net0: String(h.pve.vm(vmid)?.config.net0 ?? ''),
     freshBoot: true,
+    image: 'debian',
   });
 
   it('asks only the guest agent while it is not up, then answers its address by net0 MAC', async () => {
@@ -209,7 +210,7 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
     const h = boarded();
     const first = addOurVm(h.pve, 'one', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 9 } });
     await waitAddress(h.deps, h.ctx, { name: 'one', uid: 'u-1' }, target(h, first.vmid));
-    const learned = h.deps.waits?.expectations.expected('address');
+    const learned = h.deps.waits?.expectations.expected(addressKind('debian'));
     expect(learned).to.be.a('number');
     const second = addOurVm(h.pve, 'two', 'u-2', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 0 } });
     const before = h.clock.now().getTime();
