@@ -222,6 +222,51 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
   });
 });
 
+describe('the address wait before the learned boot time (SPEC 26, issue 27)', () => {
+  const target = (h: Harness, vmid: number, freshBoot = true): AddressTarget => ({ node: 'pv1-1', vmid, net0: String(h.pve.vm(vmid)?.config.net0 ?? ''), freshBoot, image: 'debian' });
+
+  /** The times of the agent calls, in ms after `from`. */
+  function agentTimes(h: Harness, from: number): number[] {
+    const times: number[] = [];
+    h.pve.on('agentInterfaces', () => times.push(h.clock.now().getTime() - from));
+    return times;
+  }
+
+  it('with nothing learned of the image, the first agent call comes budgets.firstAddressSeconds after the start task ended, then short polls', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
+    const bootAt = h.clock.now().getTime();
+    await h.clock.sleep(2000, h.ctx.signal);
+    const times = agentTimes(h, bootAt);
+    await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    expect(times).to.deep.equal([30_000, 30_500, 31_500]);
+    // Learned from the start task's end, at the poll that saw it: an upper bound.
+    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(31_500);
+    expect(h.deps.waits?.expectations.expected(addressKind('ubuntu'))).to.equal(undefined);
+  });
+
+  it('a learned time too short: one not-running answer at it, then short polls', async () => {
+    const h = boarded();
+    const expectations = h.deps.waits?.expectations;
+    if (expectations === undefined) throw new Error('no waits');
+    expectations.observe(addressKind('debian'), 20_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
+    const bootAt = h.clock.now().getTime();
+    const times = agentTimes(h, bootAt);
+    await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    expect(times).to.deep.equal([20_000, 20_500, 21_500]);
+  });
+
+  it('an adopted VM that already ran is asked at once, as before', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 0 } });
+    const times = agentTimes(h, h.clock.now().getTime());
+    await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid, false));
+    expect(times).to.deep.equal([0]);
+    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(undefined);
+  });
+});
+
 describe('poll schedules (SPEC 26)', () => {
   it('with nothing known: short polls from the small fraction, doubling up to pollMs', () => {
     expect(delays(new PollSchedule(undefined, TASK_SHAPE), 6)).to.deep.equal([125, 250, 500, 1000, 1000, 1000]);
