@@ -228,7 +228,9 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   /** The times of the agent calls, in ms after `from`. */
   function agentTimes(h: Harness, from: number): number[] {
     const times: number[] = [];
-    h.pve.on('agentInterfaces', () => times.push(h.clock.now().getTime() - from));
+    h.pve.on('agentInterfaces', () => {
+      times.push(h.clock.now().getTime() - from);
+    });
     return times;
   }
 
