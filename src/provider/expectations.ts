@@ -9,7 +9,7 @@
 // time plus a margin, past pollMs if need be.
 
 import type { LearnedSync } from './learned-sync.js';
-import { mergeSample, type Learned } from './learned-times.js';
+import { mergeGuess, mergeSample, type Learned } from './learned-times.js';
 
 /**
  * A wait that was already over at its poll at the expected time took less
@@ -86,9 +86,19 @@ export class PollSchedule {
     return Math.min(gap, cap);
   }
 
+  /** The longest gap between polls once an expectation is known. */
+  get pollMs(): number {
+    return this.shape.pollMs;
+  }
+
   /** True while the polls made are those planned up to the expected time (the one that lands on it included). */
   get withinPlan(): boolean {
     return this.planned > 0 && this.polls === this.planned;
+  }
+
+  /** True when nothing was learned and only the first poll, planned late (firstAddressSeconds or a guess), was made. */
+  get overAtGuess(): boolean {
+    return this.expectedMs === undefined && this.withinPlan;
   }
 }
 
@@ -128,6 +138,8 @@ export class Expectations {
     void this.sync?.refresh(this.learned);
     const known = this.learned.get(kind);
     if (known === undefined) return new PollSchedule(undefined, shape, undefined, unknownFirstMs);
+    // A guess (no sample yet): the first poll at it, then polls as while nothing is known.
+    if (known.samples < 1) return new PollSchedule(undefined, shape, undefined, known.mean);
     // A steady kind's first poll at the mean plus one short poll and the spread seen, so it lands after the end.
     const margin = this.steady(kind) ? shape.shortMs + known.spread : undefined;
     return new PollSchedule(known.mean, shape, margin);
@@ -141,9 +153,19 @@ export class Expectations {
    * known): a poll too early costs a call that holds a pvedaemon worker,
    * one a little late only time, and a time learned too long comes down
    * at every wait over at its first look (docs/decisions.md, "Learned
-   * times in Redis").
+   * times in Redis"). Over at a first poll planned with no sample known
+   * (firstAddressSeconds, or a guess): the wait took at most that, by
+   * how much less nothing says; half of it is the next guess, so an image
+   * that boots well within firstAddressSeconds is not held to it. Down to
+   * pollMs: from there the poll's time is the sample.
    */
   observe(kind: WaitKind, elapsedMs: number, schedule: PollSchedule): void {
+    const guessMs = elapsedMs / 2;
+    if (schedule.overAtGuess && guessMs >= schedule.pollMs) {
+      this.learned.set(kind, mergeGuess(this.learned.get(kind), guessMs));
+      this.sync?.guess(this.learned, kind, guessMs);
+      return;
+    }
     // The margin was added to the plan, not seen: without taking it off, every wait would push the mean up by it.
     const sample = schedule.withinPlan ? (elapsedMs - (schedule.marginMs ?? 0)) * OVER_AT_FIRST_LOOK : elapsedMs;
     this.learned.set(kind, mergeSample(this.learned.get(kind), sample));

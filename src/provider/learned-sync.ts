@@ -48,9 +48,18 @@ export class LearnedSync {
 
   /** Sends one sample (the caller already merged it locally); the store's merged answer replaces the local value. */
   add(into: Map<string, Learned>, kind: string, sample: number): void {
+    this.send(into, kind, () => this.options.store.add(kind, sample));
+  }
+
+  /** Sends one guess (the caller already recorded it locally); the store's answer replaces the local value. */
+  guess(into: Map<string, Learned>, kind: string, guessMs: number): void {
+    this.send(into, kind, () => this.options.store.guess(kind, guessMs));
+  }
+
+  private send(into: Map<string, Learned>, kind: string, merge: () => Promise<Learned>): void {
     // While the store is down, samples stay local; the next refresh finds out whether it is back.
     if (this.down) return;
-    this.options.store.add(kind, sample).then(
+    merge().then(
       (merged) => {
         into.set(kind, merged);
         this.answered();

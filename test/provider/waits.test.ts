@@ -267,6 +267,53 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
     expect(times).to.deep.equal([0]);
     expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(undefined);
   });
+
+  /**
+   * Creates one after another of an image whose guest reports its address
+   * `bootMs` after its start task ended; per create, its agent calls (ms
+   * after that end) and whether the agent was up.
+   */
+  async function createsOf(h: Harness & { deps: ProviderDeps }, creates: number, bootMs: number): Promise<{ atMs: number; up: boolean }[][]> {
+    const all: { atMs: number; up: boolean }[][] = [];
+    for (let i = 0; i < creates; i++) {
+      const name = `web-${i}`;
+      const vm = addOurVm(h.pve, name, `u-${i}`, { status: 'running', qmpstatus: 'running' });
+      const bootAt = h.clock.now().getTime();
+      const calls: { atMs: number; up: boolean }[] = [];
+      const off = h.pve.on('agentInterfaces', () => {
+        const atMs = h.clock.now().getTime() - bootAt;
+        const up = atMs >= bootMs;
+        vm.agent.callsBeforeUp = up ? 0 : Number.POSITIVE_INFINITY;
+        calls.push({ atMs, up });
+      });
+      await waitAddress(h.deps, h.ctx, { name, uid: `u-${i}` }, { ...target(h, vm.vmid), bootAt });
+      off();
+      all.push(calls);
+    }
+    return all;
+  }
+
+  it('an image booting well within firstAddressSeconds is not held to it: the next creates ask at half the look that was already late, until one is early', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 6, 10_000);
+    // 30 s (nothing learned), over: at most 30, so 15 next; over: 7.5; early (three not-running
+    // answers, the cold doubling gaps): 11 s learned, an upper bound that comes down from there.
+    expect(creates.slice(0, 4).map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000], [7_500, 8_000, 9_000, 11_000], [11_000]]);
+    expect(creates.map((calls) => calls.filter((c) => !c.up).length)).to.deep.equal([0, 0, 3, 0, 0, 0]);
+    for (const calls of creates.slice(3)) expect(calls[0]?.atMs).to.be.within(10_000, 12_000);
+  });
+
+  it('an image booting just under firstAddressSeconds: one early look at the half, then learned from the polls after it', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 3, 20_000);
+    expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000, 15_500, 16_500, 18_500, 22_500], [22_500]]);
+  });
+
+  it('an image booting past firstAddressSeconds learns from the polls after it, as before', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 2, 47_000);
+    expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000, 30_500, 31_500, 33_500, 37_500, 45_500, 53_500], [53_500]]);
+  });
 });
 
 describe('poll schedules (SPEC 26)', () => {

@@ -3,13 +3,14 @@
 // prefix merge their samples (neither overwrites); a new process reads
 // them back; with Redis not answering a process goes on learning in
 // memory and says so once; kinds unused for 30 days go.
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createBudgetConnection } from '../../src/queue/connection.js';
 import { LEARNED_TTL_MS, learnedTimesKey, redisLearnedTimes } from '../../src/queue/learned-times-store.js';
 import { Expectations, PollSchedule, boardShape } from '../../src/provider/expectations.js';
 import { LearnedSync } from '../../src/provider/learned-sync.js';
-import { mergeSample, type Learned, type LearnedTimesStore } from '../../src/provider/learned-times.js';
+import { mergeGuess, mergeSample, type Learned, type LearnedTimesStore } from '../../src/provider/learned-times.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { freePort } from '../support/free-port.js';
 import { scaledByLoad } from '../support/machine.js';
@@ -24,6 +25,41 @@ function seen(e: Expectations, kind: string, ms: number): void {
 
 function expectationsOn(store: LearnedTimesStore, logger = captureLogger().logger, refreshMs?: number): Expectations {
   return new Expectations(new LearnedSync({ store, logger, now: () => new Date(), ...(refreshMs === undefined ? {} : { refreshMs }) }));
+}
+
+interface RedisRelay {
+  /** Closes the relay and every connection through it: Redis does not answer. */
+  cut(): Promise<void>;
+  /** Listens again on the same port: Redis answers again. */
+  restore(): Promise<void>;
+}
+
+/** A TCP relay on `port` to the test Redis, to cut and restore as an outage. */
+async function redisRelay(port: number): Promise<RedisRelay> {
+  const target = new URL(REDIS_URL);
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  const restore = async (): Promise<void> => {
+    const listening = createServer((client) => {
+      const upstream = connect(Number(target.port || 6379), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => sockets.delete(socket));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => listening.listen(port, '127.0.0.1', resolve));
+    server = listening;
+  };
+  const cut = async (): Promise<void> => {
+    const closing = server;
+    server = undefined;
+    for (const socket of sockets) socket.destroy();
+    if (closing !== undefined) await new Promise<void>((resolve) => closing.close(() => resolve()));
+  };
+  await restore();
+  return { cut, restore };
 }
 
 /** Until `check` holds (a sample goes to Redis in the background); mocha's timeout bounds it. */
@@ -43,6 +79,10 @@ describe('learned wait times in Redis (SPEC 26, issue 27)', function () {
   after(() => {
     redis.disconnect();
     other.disconnect();
+  });
+
+  it('keeps every kind in one hash under the hash tag {prefix}, Cluster-safe (SPEC 25)', () => {
+    expect(learnedTimesKey('pvep')).to.equal('{pvep}:learned-times');
   });
 
   it('two stores on one prefix merge their samples, one after the other, as the running mean and spread', async () => {
@@ -82,6 +122,21 @@ describe('learned wait times in Redis (SPEC 26, issue 27)', function () {
     }
   });
 
+  it('a guess (half an address look already too late) stands only until a sample: it never replaces one', async () => {
+    const a = redisLearnedTimes(redis, prefix);
+    const b = redisLearnedTimes(other, prefix);
+    expect(await a.guess('address:tiny', 15_000)).to.deep.equal({ mean: 15_000, spread: 0, samples: 0 });
+    expect(await b.guess('address:tiny', 7_500)).to.deep.equal({ mean: 7_500, spread: 0, samples: 0 });
+    // A restarted worker reads the guess back and asks at it first.
+    const restarted = expectationsOn(redisLearnedTimes(other, prefix));
+    await restarted.current();
+    expect(restarted.schedule('address:tiny', SHAPE, 30_000).next()).to.equal(7_500);
+    // The first sample replaces the guess; a later guess leaves the sample as it is.
+    expect(await a.add('address:tiny', 11_000)).to.deep.equal({ mean: 11_000, spread: 0, samples: 1 });
+    expect(await b.guess('address:tiny', 5_000)).to.deep.equal({ mean: 11_000, spread: 0, samples: 1 });
+    expect((await a.read()).get('address:tiny')).to.deep.equal({ mean: 11_000, spread: 0, samples: 1 });
+  });
+
   it('the key expires when no kind was seen for 30 days, and a kind unused that long is dropped', async () => {
     const a = redisLearnedTimes(redis, prefix);
     await a.add('qmstart', 1000);
@@ -103,6 +158,7 @@ describe('learned wait times in Redis (SPEC 26, issue 27)', function () {
         return Promise.resolve(new Map<string, Learned>());
       },
       add: (_kind, sample) => Promise.resolve(mergeSample(undefined, sample)),
+      guess: (_kind, guessMs) => Promise.resolve(mergeGuess(undefined, guessMs)),
     };
     const e = expectationsOn(store, undefined, 60_000);
     for (let i = 0; i < 20; i++) {
@@ -129,6 +185,42 @@ describe('learned wait times in Redis (SPEC 26, issue 27)', function () {
       expect(warned.map((r) => r.msg)).to.deep.equal(['learned wait times: Redis does not answer; this process learns in memory until it does']);
     } finally {
       down.disconnect();
+    }
+  });
+
+  it('when Redis answers again: says so once, and shares what it learns from then on', async () => {
+    const port = await freePort();
+    const relay = await redisRelay(port);
+    const through = createBudgetConnection(`redis://127.0.0.1:${port}`, scaledByLoad(500));
+    through.on('error', () => undefined);
+    const { logger, records } = captureLogger('info');
+    const lines = (): unknown[] => records.filter((r) => String(r.msg).startsWith('learned wait times')).map((r) => r.msg);
+    try {
+      const e = expectationsOn(redisLearnedTimes(through, prefix), logger, 0);
+      await e.current();
+      expect(lines()).to.deep.equal([]);
+      await relay.cut();
+      await until(async () => {
+        await e.current();
+        return lines().length > 0;
+      });
+      // Learned while Redis is down: kept in memory only.
+      seen(e, 'qmstart', 1000);
+      await relay.restore();
+      await until(async () => {
+        await e.current();
+        return lines().length > 1;
+      });
+      expect(lines()).to.deep.equal([
+        'learned wait times: Redis does not answer; this process learns in memory until it does',
+        'learned wait times: Redis answers again; sharing them with the other workers',
+      ]);
+      seen(e, 'resize', 2000);
+      await until(async () => (await redisLearnedTimes(redis, prefix).read()).has('resize'));
+      expect((await redisLearnedTimes(redis, prefix).read()).get('resize')).to.deep.equal({ mean: 2000, spread: 0, samples: 1 });
+    } finally {
+      through.disconnect();
+      await relay.cut();
     }
   });
 });
