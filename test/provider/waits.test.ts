@@ -259,13 +259,41 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
     expect(times).to.deep.equal([20_000, 20_500, 21_500]);
   });
 
-  it('an adopted VM that already ran is asked at once, as before', async () => {
+  it('an adopted VM that already ran is asked at once, then in short polls, as before', async () => {
     const h = boarded();
-    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 0 } });
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
     const times = agentTimes(h, h.clock.now().getTime());
     await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid, false));
-    expect(times).to.deep.equal([0]);
+    expect(times).to.deep.equal([0, 500, 1500]);
     expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(undefined);
+  });
+
+  it('budgets.addressSeconds bounds the whole wait, however late firstAddressSeconds would put the first look: one look at its end, then Transient', async () => {
+    const h = boarded();
+    const deps = { ...h.deps, config: { ...h.config, budgets: { ...h.config.budgets, firstAddressSeconds: 600 } } };
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: Number.POSITIVE_INFINITY } });
+    // The start task ended 100 s before the wait began (a slow running wait): the budget is still the wait's own.
+    const bootAt = h.clock.now().getTime();
+    await h.clock.sleep(100_000, h.ctx.signal);
+    const times = agentTimes(h, bootAt);
+    const err = await rejection(waitAddress(deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt }));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.equal(`gave up waiting for an address from the guest agent of web after ${h.config.budgets.addressSeconds} s`);
+    expect(times).to.deep.equal([400_000]);
+    expect(h.clock.now().getTime() - bootAt).to.equal(400_000);
+  });
+
+  it('a learned boot time past the budget is bounded the same way: the look at the budget\'s end finds the address', async () => {
+    const h = boarded();
+    const expectations = h.deps.waits?.expectations;
+    if (expectations === undefined) throw new Error('no waits');
+    expectations.observe(addressKind('debian'), 500_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
+    const bootAt = h.clock.now().getTime();
+    const times = agentTimes(h, bootAt);
+    const seen = await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    expect(seen.state).to.equal('Running');
+    expect(times).to.deep.equal([h.config.budgets.addressSeconds * 1000]);
   });
 
   /**
@@ -301,6 +329,16 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
     expect(creates.slice(0, 4).map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000], [7_500, 8_000, 9_000, 11_000], [11_000]]);
     expect(creates.map((calls) => calls.filter((c) => !c.up).length)).to.deep.equal([0, 0, 3, 0, 0, 0]);
     for (const calls of creates.slice(3)) expect(calls[0]?.atMs).to.be.within(10_000, 12_000);
+  });
+
+  it('an agent up at once: the halving stops at pollMs, where the look is learned as a sample', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 7, 0);
+    const firsts = creates.map((calls) => calls[0]?.atMs ?? Number.NaN);
+    expect(firsts.slice(0, 5)).to.deep.equal([30_000, 15_000, 7_500, 3_750, 1_875]);
+    // 1.875 s learned as a sample (an upper bound), then as any learned time: never halved below pollMs.
+    for (const first of firsts.slice(5)) expect(first).to.be.within(1_800, 2_500);
+    expect(creates.every((calls) => calls.length === 1)).to.equal(true);
   });
 
   it('an image booting just under firstAddressSeconds: one early look at the half, then learned from the polls after it', async () => {
