@@ -67,6 +67,8 @@ export interface SimChild {
   child: Child;
   url: string;
   tokenFile: string;
+  /** sim.timeScale: the simulator's durations are a real host's times this. */
+  timeScale: number;
   /** GET or POST a /_sim/ endpoint. */
   control<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T>;
 }
@@ -91,9 +93,10 @@ export function newTokenFile(): string {
 
 export async function startSimChild(options: SimChildOptions): Promise<SimChild> {
   const tokenFile = newTokenFile();
+  const timeScale = options.timeScale ?? 0.01;
   const env: Record<string, string> = {
     PROXMOX_TOKEN_FILE: tokenFile,
-    SIM_TIME_SCALE: String(options.timeScale ?? 0.01),
+    SIM_TIME_SCALE: String(timeScale),
     LOG_LEVEL: 'warn',
     ...(options.agentSeconds !== undefined ? { SIM_AGENT_SECONDS: String(options.agentSeconds) } : {}),
     ...options.env,
@@ -105,6 +108,7 @@ export async function startSimChild(options: SimChildOptions): Promise<SimChild>
     child,
     url,
     tokenFile,
+    timeScale,
     async control<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
       const res = await fetch(`${url}${path}`, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
@@ -121,6 +125,8 @@ export function serviceEnv(sim: SimChild, redisUrl: string, prefix: string, extr
     REDIS_URL: redisUrl,
     REDIS_PREFIX: prefix,
     LOG_LEVEL: 'warn',
+    // budgets.firstAddressSeconds's default (30 s, a real host's) at the simulator's scale, as its boot is.
+    BUDGETS_FIRST_ADDRESS_SECONDS: String(30 * sim.timeScale),
     ...extra,
   };
 }

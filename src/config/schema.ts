@@ -93,6 +93,11 @@ export const schema: Schema<Config> = {
     taskSeconds: { doc: 'Longest wait for any other task (upload, resize, start, stop, destroy, volume delete).', format: 'positive-int', default: 300 },
     runningSeconds: { doc: 'Longest wait after start for status and qmpstatus both "running".', format: 'positive-int', default: 120 },
     addressSeconds: { doc: 'Longest wait for the guest agent to report an address (waitForAddress).', format: 'positive-int', default: 300 },
+    firstAddressSeconds: {
+      doc: "After a VM's start, when its first call to the guest agent comes while nothing is learned of its image's boot time (s; fractions allowed; 0: at once; below budgets.addressSeconds). Once learned, the first call comes at the learned time; an image whose agent already answered at that first call is asked at half that time on its next create, and so on until a call comes early (SPEC 26).",
+      format: 'non-negative-number',
+      default: 30,
+    },
     lockTtlMs: { doc: 'TTL of the per-name lock; the holder renews it every third of this.', format: 'positive-int', default: 30000 },
     connectMs: { doc: 'Longest wait to connect to the Proxmox API, for each of DNS, TCP and TLS (ms); then the call fails as Transient.', format: 'positive-int', default: 10000 },
     responseMs: { doc: 'Longest wait from a Proxmox API request sent to its answer\'s headers (ms); then the call fails as Transient.', format: 'positive-int', default: 60000 },

@@ -63,6 +63,7 @@ export interface Config {
     taskSeconds: number;
     runningSeconds: number;
     addressSeconds: number;
+    firstAddressSeconds: number;
     lockTtlMs: number;
     connectMs: number;
     responseMs: number;

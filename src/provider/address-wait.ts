@@ -1,6 +1,9 @@
 // The address wait (SPEC 1, SPEC 10, SPEC 26): only the guest agent is
-// asked (`agent/network-get-interfaces`), at the learned time a fresh
-// boot takes to report an address, then in short polls. `QEMU guest agent
+// asked (`agent/network-get-interfaces`), never before the learned time
+// a fresh boot of the image takes to report an address (with nothing
+// learned, budgets.firstAddressSeconds), then in short polls: each `not
+// running` answer holds one of the node's pvedaemon workers ~3 s (issue
+// 27, audit 4.2). `QEMU guest agent
 // is not running` and an answer with no address yet are "not yet"; any
 // other answer re-reads the VM with a full Get, which says whether it is
 // gone (Permanent), running with an address, or not yet.
@@ -11,18 +14,19 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, throwIfAborted, transient } from './errors.js';
 import { pickAddress } from './address.js';
-import { Expectations, PollSchedule, type ScheduleShape } from './expectations.js';
+import { Expectations, PollSchedule, perImage, type ScheduleShape } from './expectations.js';
 import { getVm } from './get.js';
 
 const ADDRESS = 'address';
 
 /**
- * While nothing is known, the agent is asked at gaps doubling from
- * pollMs/2 up to this many pollMs (8 s at the default): nine calls over
- * F21's 47 s instead of 47, at most 8 s late, and only until the process
- * has seen one boot. Once it has, the first call comes at the learned
- * boot time (not bounded by pollMs) and the next ones from pollMs/2
- * doubling to pollMs.
+ * While nothing is known of the image, the first call comes at
+ * budgets.firstAddressSeconds after the start, the next ones at gaps
+ * doubling from pollMs/2 up to this many pollMs (8 s at the default):
+ * about six calls over F21's 47 s, and only until the image's boot was
+ * seen once by any worker (the times are shared in Redis). Once it has,
+ * the first call comes at the learned boot time (not bounded by pollMs)
+ * and the next ones from pollMs/2 doubling to pollMs.
  */
 const ADDRESS_UNKNOWN_CAP = 8;
 
@@ -33,6 +37,15 @@ export interface AddressTarget {
   net0: string | undefined;
   /** True when this create started the VM: the wait then follows the learned boot time. */
   freshBoot: boolean;
+  /** The image the VM was made from: boot times are learned per image. */
+  image: string;
+  /** For a fresh boot, when its start task ended (ms): boot times are counted from there; the wait's own start otherwise. */
+  bootAt?: number;
+}
+
+/** The kind the boot time of an image is learned under. */
+export function addressKind(image: string): string {
+  return perImage(ADDRESS, image);
 }
 
 export async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spec: Pick<CreateSpec, 'name' | 'uid'>, vm: AddressTarget): Promise<VmObservation> {
@@ -40,26 +53,29 @@ export async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spe
   const pollMs = deps.config.budgets.pollMs;
   const shape: ScheduleShape = { pollMs, shortMs: pollMs / 2, unknownCapMs: ADDRESS_UNKNOWN_CAP * pollMs, firstMayExceedPoll: true };
   const expectations = deps.waits?.expectations ?? new Expectations();
-  // Only a boot this create started follows the learned boot time.
-  const schedule = vm.freshBoot ? expectations.schedule(ADDRESS, shape) : new PollSchedule(undefined, shape);
+  const kind = addressKind(vm.image);
   const startedAt = deps.now().getTime();
   const deadline = startedAt + budgetSeconds * 1000;
+  // Only a boot this create started follows the learned boot time; what other workers learned is read first.
+  if (vm.freshBoot) await expectations.current();
+  const schedule = vm.freshBoot ? expectations.schedule(kind, shape, deps.config.budgets.firstAddressSeconds * 1000) : new PollSchedule(undefined, shape);
+  const bootAt = Math.min(vm.bootAt ?? startedAt, startedAt);
   // A VM that already ran (an adopted create) may have its address now.
-  let delay = vm.freshBoot ? schedule.next() : 0;
+  let dueAt = vm.freshBoot ? bootAt + schedule.next() : startedAt;
   for (;;) {
     throwIfAborted(ctx.signal);
-    const wait = Math.min(delay, deadline - deps.now().getTime());
+    const wait = Math.min(dueAt, deadline) - deps.now().getTime();
     if (wait > 0) await deps.sleep(wait, ctx.signal);
     const askedAt = deps.now().getTime();
     const seen = await look(deps, ctx, spec, vm);
     if (seen !== undefined) {
-      if (vm.freshBoot) expectations.observe(ADDRESS, askedAt - startedAt, schedule);
+      if (vm.freshBoot) expectations.observe(kind, askedAt - bootAt, schedule);
       return seen;
     }
     if (deps.now().getTime() >= deadline) {
       throw transient(`gave up waiting for an address from the guest agent of ${spec.name} after ${budgetSeconds} s`);
     }
-    delay = schedule.next();
+    dueAt = deps.now().getTime() + schedule.next();
   }
 }
 

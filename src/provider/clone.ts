@@ -14,6 +14,7 @@ import { probeSequence } from './vmid.js';
 import { formatMark } from './mark.js';
 import { holderOfVmid, type FoundVm } from './ownership.js';
 import { taskExitOf, waitTask } from './tasks.js';
+import { perImage } from './expectations.js';
 import { describeTemplate, nodeKey, type NodeImageTemplate } from './template-ref.js';
 
 /** How often one VMID is tried again after its holder vanished between the clone and the look. */
@@ -79,7 +80,8 @@ async function tryClone(
   }
   const what = `clone of ${describeTemplate(template)} to VM ${vmid}`;
   try {
-    await waitTask(deps, ctx, upid, { what, budgetSeconds: deps.config.budgets.cloneSeconds });
+    // A clone's time is the template's disk copy: learned per image (docs/decisions.md, "Learned times in Redis").
+    await waitTask(deps, ctx, upid, { what, budgetSeconds: deps.config.budgets.cloneSeconds, kind: perImage('qmclone', image.image) });
   } catch (err) {
     // SPEC 23: the VMID is held on another node; pmxcfs refused it inside the task.
     const exit = taskExitOf(err);

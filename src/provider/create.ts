@@ -67,6 +67,8 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
   const running = !fresh && (await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)))).status === 'running';
   let changed: InPlaceField[] = fresh ? [] : configChanges(spec, vm.config, deps.config.proxmox.tag);
   let restarted = false;
+  // When the start (or restart) task of this create ended: the boot time is learned from there (SPEC 26).
+  let bootAt: number | undefined;
   if (running) {
     const change = await changeRunningVm(deps, ctx, spec, vm);
     const grow = diskShort(spec, vm.config);
@@ -77,6 +79,7 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
     await reached(ctx, 'resized');
     if (change.held.length > 0) {
       await restartForHeld(deps, ctx, vm, change.held);
+      bootAt = deps.now().getTime();
       restarted = true;
       await reached(ctx, 'restarted');
     }
@@ -89,6 +92,7 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
     await growBootDisk(deps, ctx, spec, vm);
     await reached(ctx, 'resized');
     await start(deps, ctx, vm);
+    bootAt = deps.now().getTime();
     await reached(ctx, 'started');
   }
   await waitRunning(deps, ctx, vm.node, vm.vmid);
@@ -109,7 +113,7 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
     ...(changed.length > 0 ? { changed } : {}),
   };
   if (!spec.waitForAddress) return result;
-  const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot: !running || restarted });
+  const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot: !running || restarted, image: image.name, ...(bootAt === undefined ? {} : { bootAt }) });
   // Stryker disable next-line StringLiteral: waitAddress answers only with an address (Running); ?? '' is for the type checker
   await logLine(ctx, `VM ${vm.vmid} reports address ${seen.address ?? ''}`);
   await reached(ctx, 'address');

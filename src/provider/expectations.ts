@@ -1,13 +1,16 @@
-// How long each kind of wait takes, learned per worker process (SPEC 26):
-// a task type from its UPID (`qmclone`, `imgcopy`, `resize`, `qmstart`,
-// ...), `running`, `address`. A wait's polls follow that expectation: the
+// How long each kind of wait takes (SPEC 26): a task type from its UPID
+// (`resize`, `qmstart`, ...; a clone per image, `qmclone:<image>`),
+// `running`, and the boot per image, `address:<image>`. Learned in each
+// worker process and, given a store (learned-sync.ts), shared by all of
+// them through Redis and kept across restarts. A wait's polls follow that expectation: the
 // first lands at about the expected duration, then short polls; with
 // nothing known yet, short polls doubling up. The spread of the samples
 // is learned too: a steady kind takes its first poll at its expected
 // time plus a margin, past pollMs if need be.
 
-/** The weight of one new observation in the running average. */
-const WEIGHT = 0.3;
+import type { LearnedSync } from './learned-sync.js';
+import { mergeGuess, mergeSample, type Learned } from './learned-times.js';
+
 /**
  * A wait that was already over at its poll at the expected time took less
  * than that, by an unknown amount: it counts as 2% shorter, so an
@@ -25,14 +28,12 @@ const STEADY_SAMPLES = 2;
  */
 const STEADY_SPREAD = 0.5;
 
-interface Learned {
-  mean: number;
-  /** Running mean absolute deviation of the samples from the mean. */
-  spread: number;
-  samples: number;
-}
-
 export type WaitKind = string;
+
+/** The kind of a wait whose duration depends on the image: `<kind>:<image>`. */
+export function perImage(kind: string, image: string): WaitKind {
+  return `${kind}:${image}`;
+}
 
 export interface ScheduleShape {
   pollMs: number;
@@ -55,7 +56,6 @@ export class PollSchedule {
   private readonly planned: number;
   private shortMs: number;
   private polls = 0;
-  private lastGap = 0;
 
   constructor(
     readonly expectedMs: number | undefined,
@@ -65,9 +65,11 @@ export class PollSchedule {
      * plus this margin, past pollMs if need be, so it lands after the end.
      */
     readonly marginMs?: number,
+    /** With nothing known, the first poll comes this late (the address wait's budgets.firstAddressSeconds); 0 or unset: short polls at once. */
+    unknownFirstMs?: number,
   ) {
     this.shortMs = Math.max(1, shape.shortMs);
-    if (expectedMs === undefined) this.plan = [];
+    if (expectedMs === undefined) this.plan = unknownFirstMs !== undefined && unknownFirstMs > 0 ? [unknownFirstMs] : [];
     else if (marginMs !== undefined) this.plan = [Math.max(1, expectedMs + marginMs)];
     else this.plan = planTo(expectedMs, shape);
     this.planned = this.plan.length;
@@ -77,11 +79,16 @@ export class PollSchedule {
   next(): number {
     this.polls += 1;
     const planned = this.plan.shift();
-    if (planned !== undefined) return (this.lastGap = planned);
+    if (planned !== undefined) return planned;
     const gap = this.shortMs;
     const cap = this.expectedMs === undefined ? this.shape.unknownCapMs : this.shape.pollMs;
     this.shortMs = Math.min(this.shortMs * 2, cap);
-    return (this.lastGap = Math.min(gap, cap));
+    return Math.min(gap, cap);
+  }
+
+  /** The longest gap between polls once an expectation is known. */
+  get pollMs(): number {
+    return this.shape.pollMs;
   }
 
   /** True while the polls made are those planned up to the expected time (the one that lands on it included). */
@@ -89,9 +96,9 @@ export class PollSchedule {
     return this.planned > 0 && this.polls === this.planned;
   }
 
-  /** The gap before the latest poll when it was longer than pollMs (the address wait's doubling); else 0. */
-  get longGapMs(): number {
-    return this.lastGap > this.shape.pollMs ? this.lastGap : 0;
+  /** True when nothing was learned and only the first poll, planned late (firstAddressSeconds or a guess), was made. */
+  get overAtGuess(): boolean {
+    return this.expectedMs === undefined && this.withinPlan;
   }
 }
 
@@ -106,6 +113,16 @@ function planTo(expectedMs: number, shape: ScheduleShape): number[] {
 export class Expectations {
   private readonly learned = new Map<WaitKind, Learned>();
 
+  /** Without a sync, what this process learns stays in its memory. */
+  constructor(private readonly sync?: LearnedSync) {
+    void sync?.refresh(this.learned);
+  }
+
+  /** Resolves once the shared store was read (at most every refresh period; a read in flight is waited for). Never rejects. */
+  async current(): Promise<void> {
+    await this.sync?.refresh(this.learned);
+  }
+
   expected(kind: WaitKind): number | undefined {
     return this.learned.get(kind)?.mean;
   }
@@ -116,9 +133,13 @@ export class Expectations {
     return known !== undefined && known.samples >= STEADY_SAMPLES && known.spread <= STEADY_SPREAD * known.mean;
   }
 
-  schedule(kind: WaitKind, shape: ScheduleShape): PollSchedule {
+  schedule(kind: WaitKind, shape: ScheduleShape, unknownFirstMs?: number): PollSchedule {
+    // The local copy, read back from the store at most every refresh period (no Redis read per poll).
+    void this.sync?.refresh(this.learned);
     const known = this.learned.get(kind);
-    if (known === undefined) return new PollSchedule(undefined, shape);
+    if (known === undefined) return new PollSchedule(undefined, shape, undefined, unknownFirstMs);
+    // A guess (no sample yet): the first poll at it, then polls as while nothing is known.
+    if (known.samples < 1) return new PollSchedule(undefined, shape, undefined, known.mean);
     // A steady kind's first poll at the mean plus one short poll and the spread seen, so it lands after the end.
     const margin = this.steady(kind) ? shape.shortMs + known.spread : undefined;
     return new PollSchedule(known.mean, shape, margin);
@@ -128,24 +149,26 @@ export class Expectations {
    * A wait of this kind seen over `elapsedMs` after it began, by the poll
    * the schedule made last. Over at the planned poll: a little less than
    * planned. Over at another poll: that poll's time, an upper bound kept
-   * on purpose (a poll too early costs a call, one a little late only
-   * time), except after a gap longer than pollMs (the address wait while
-   * nothing is known), where the middle of the gap is the better guess.
+   * on purpose, even after a long gap (the address wait while nothing is
+   * known): a poll too early costs a call that holds a pvedaemon worker,
+   * one a little late only time, and a time learned too long comes down
+   * at every wait over at its first look (docs/decisions.md, "Learned
+   * times in Redis"). Over at a first poll planned with no sample known
+   * (firstAddressSeconds, or a guess): the wait took at most that, by
+   * how much less nothing says; half of it is the next guess, so an image
+   * that boots well within firstAddressSeconds is not held to it. Down to
+   * pollMs: from there the poll's time is the sample.
    */
   observe(kind: WaitKind, elapsedMs: number, schedule: PollSchedule): void {
-    let sample = elapsedMs;
-    // The margin was added to the plan, not seen: without taking it off, every wait would push the mean up by it.
-    if (schedule.withinPlan) sample = (elapsedMs - (schedule.marginMs ?? 0)) * OVER_AT_FIRST_LOOK;
-    else if (schedule.longGapMs > 0) sample = elapsedMs - schedule.longGapMs / 2;
-    const before = this.learned.get(kind);
-    if (before === undefined) {
-      this.learned.set(kind, { mean: sample, spread: 0, samples: 1 });
+    const guessMs = elapsedMs / 2;
+    if (schedule.overAtGuess && guessMs >= schedule.pollMs) {
+      this.learned.set(kind, mergeGuess(this.learned.get(kind), guessMs));
+      this.sync?.guess(this.learned, kind, guessMs);
       return;
     }
-    this.learned.set(kind, {
-      mean: before.mean + WEIGHT * (sample - before.mean),
-      spread: before.spread + WEIGHT * (Math.abs(sample - before.mean) - before.spread),
-      samples: before.samples + 1,
-    });
+    // The margin was added to the plan, not seen: without taking it off, every wait would push the mean up by it.
+    const sample = schedule.withinPlan ? (elapsedMs - (schedule.marginMs ?? 0)) * OVER_AT_FIRST_LOOK : elapsedMs;
+    this.learned.set(kind, mergeSample(this.learned.get(kind), sample));
+    this.sync?.add(this.learned, kind, sample);
   }
 }

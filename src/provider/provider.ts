@@ -9,6 +9,7 @@ import { getVm } from './get.js';
 import { findByName, findByNames, listByTag, listTaggedOrNamed } from './list.js';
 import { deleteSeed, listRecordedSeeds, listSeeds } from './seeds.js';
 import type { SeedRecords } from './seed-records.js';
+import type { LearnedTimesStore } from './learned-times.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
 import { health } from './health.js';
@@ -24,6 +25,8 @@ export interface ProviderOptions {
   sleep?: Sleep;
   /** Where each seed a create uploads is recorded, before the upload (SPEC 5, 26). */
   seedRecords?: SeedRecords;
+  /** Where the learned wait times are shared by every worker process and kept across restarts (SPEC 26, issue 27). */
+  learnedTimes?: LearnedTimesStore;
 }
 
 export function createProvider(options: ProviderOptions): Provider {
@@ -36,7 +39,7 @@ export function createProvider(options: ProviderOptions): Provider {
     now,
     sleep,
     // Shared by every operation of this provider: one worker process, one board (SPEC 26).
-    waits: createWaits({ api: options.api, logger: options.logger, now, sleep, pollMs: options.config.budgets.pollMs }),
+    waits: createWaits({ api: options.api, logger: options.logger, now, sleep, pollMs: options.config.budgets.pollMs, ...(options.learnedTimes ? { learnedTimes: options.learnedTimes } : {}) }),
     ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}),
     storageShared: new Map(),
   };

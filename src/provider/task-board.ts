@@ -23,6 +23,8 @@ const LISTING_LIMIT = 500;
 export interface TaskWaitOptions {
   what: string;
   budgetSeconds: number;
+  /** Learned under this kind instead of the UPID's task type. */
+  kind?: string;
 }
 
 interface TaskWaiter extends Waiter<string> {
@@ -68,7 +70,8 @@ export class TaskBoard {
 
   /** Resolves with the task's exit status once it stopped; rejects on budget, cancellation or a failed read. */
   wait(ctx: OperationContext, node: string, upid: Upid, options: TaskWaitOptions): Promise<string> {
-    const facts = upidFacts(upid);
+    const parsed = upidFacts(upid);
+    const facts = options.kind === undefined ? parsed : { ...parsed, type: options.kind };
     const startedAt = this.deps.now().getTime();
     const schedule = this.deps.expectations.schedule(facts.type, this.shape);
     const deadline = startedAt + options.budgetSeconds * 1000;

@@ -56,6 +56,8 @@ export interface WaitTaskOptions {
   /** Operator words for the task: `clone of 9001 to 123`. */
   what: string;
   budgetSeconds: number;
+  /** The kind its duration is learned under when not the UPID's task type (a clone: per image). */
+  kind?: string;
 }
 
 export async function waitTask(
@@ -67,7 +69,7 @@ export async function waitTask(
   const { node } = parseUpid(upid);
   const what = `${options.what} (task ${upid})`;
   const exitstatus = deps.waits
-    ? await deps.waits.tasks.wait(ctx, node, upid, { what, budgetSeconds: options.budgetSeconds })
+    ? await deps.waits.tasks.wait(ctx, node, upid, { what, budgetSeconds: options.budgetSeconds, ...(options.kind === undefined ? {} : { kind: options.kind }) })
     : await pollTaskStatus(deps, ctx, node, upid, what, options.budgetSeconds);
   if (exitstatus === 'OK') return;
   if (WARNINGS.test(exitstatus)) {

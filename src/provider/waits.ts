@@ -7,6 +7,8 @@ import type { Logger } from '../log.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import type { Sleep } from './sleep.js';
 import { Expectations } from './expectations.js';
+import { LearnedSync } from './learned-sync.js';
+import type { LearnedTimesStore } from './learned-times.js';
 import { NodeLoad } from './node-load.js';
 import { RunningBoard } from './running-board.js';
 import { SharedReads } from './shared-reads.js';
@@ -27,10 +29,13 @@ export interface WaitsDeps {
   now: () => Date;
   sleep: Sleep;
   pollMs: number;
+  /** Where every worker process's learned wait times are kept (Redis); without it they stay in this process. */
+  learnedTimes?: LearnedTimesStore;
 }
 
 export function createWaits(deps: WaitsDeps): Waits {
-  const expectations = new Expectations();
+  const sync = deps.learnedTimes ? new LearnedSync({ store: deps.learnedTimes, logger: deps.logger, now: deps.now }) : undefined;
+  const expectations = new Expectations(sync);
   const boardDeps = { ...deps, expectations };
   const load = new NodeLoad();
   return { expectations, tasks: new TaskBoard(boardDeps), running: new RunningBoard(boardDeps, load), reads: new SharedReads(deps.api, load), load };

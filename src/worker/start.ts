@@ -1,6 +1,7 @@
 // A worker process's wiring, the same for `worker` and `all` (SPEC 6):
 // the Proxmox client (request budget, metrics, debug lines), the provider
-// on it (its seed records on the service's Redis), and the job service.
+// on it (its seed records on the service's Redis, its learned wait times
+// on a connection of their own), and the job service.
 // Every secret file of the config is read first, for the redactor.
 // Closing it closes the workers first, then the client, so no running job
 // loses its Proxmox calls mid-way.
@@ -10,10 +11,15 @@ import type { Metrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import type { RedisClient } from '../redis-script.js';
 import { createProvider } from '../provider/provider.js';
+import { createBudgetConnection } from '../queue/connection.js';
+import { redisLearnedTimes } from '../queue/learned-times-store.js';
 import { redisSeedRecords } from '../queue/seed-records.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
 import { workerProxmoxApi } from './proxmox-api.js';
 import { startWorkerService, type CloseOutcome, type WorkerService } from './service.js';
+
+/** A learned-times read or sample Redis does not answer within this fails, and the process learns in memory. */
+const LEARNED_COMMAND_TIMEOUT_MS = 1_000;
 
 export interface WorkerProcessOptions {
   config: Config;
@@ -28,13 +34,22 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const { config, logger, metrics } = options;
   await learnSecretFiles(config);
   const proxmox = workerProxmoxApi(config, options.proxmoxUrl, logger, metrics);
+  // The learned wait times on their own connection, as the request budget's: a read or a sample Redis does not
+  // answer fails within the bound and the process learns in memory, never waits for ever as BullMQ's commands do.
+  const learnedRedis = createBudgetConnection(config.redis, LEARNED_COMMAND_TIMEOUT_MS);
+  const learnedTimes = redisLearnedTimes(learnedRedis, config.redis.prefix);
   // Its seed records live on the service's Redis connection, under its prefix.
-  const provider = (redis: RedisClient, prefix: string): Provider => createProvider({ api: proxmox.api, config, logger, seedRecords: redisSeedRecords(redis, prefix) });
+  const provider = (redis: RedisClient, prefix: string): Provider =>
+    createProvider({ api: proxmox.api, config, logger, seedRecords: redisSeedRecords(redis, prefix), learnedTimes });
+  const closeClients = async (): Promise<void> => {
+    learnedRedis.disconnect();
+    await proxmox.close();
+  };
   let service: WorkerService;
   try {
     service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics });
   } catch (err) {
-    await proxmox.close();
+    await closeClients();
     throw err;
   }
   return {
@@ -43,7 +58,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       try {
         return await service.close(graceMs);
       } finally {
-        await proxmox.close();
+        await closeClients();
       }
     },
   };

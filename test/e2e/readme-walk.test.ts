@@ -85,6 +85,7 @@ describe("the README's walk from zero to a VM: an image, an SSH key, a webhook (
       REDIS_URL,
       REDIS_PREFIX: prefix,
       SIM_TIME_SCALE: '0.02',
+      BUDGETS_FIRST_ADDRESS_SECONDS: '0.6',
     };
     delete env.PVE_PROVISIONER_CONFIG;
     service = await startBlock(serviceBlock, cwd, env, 'API at http://');

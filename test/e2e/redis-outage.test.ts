@@ -78,6 +78,7 @@ describe('Redis unreachable and back, one `all` process (SPEC 24)', function () 
       ...NO_CLUSTER_ENV,
       REDIS_PREFIX: uniquePrefix('outage'),
       SIM_TIME_SCALE: '0.02',
+      BUDGETS_FIRST_ADDRESS_SECONDS: '0.6',
       LOG_LEVEL: 'info',
       // Longer than the stop below may take: the grace is for running jobs,
       // and none runs when it stops with Redis down.

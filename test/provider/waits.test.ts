@@ -5,7 +5,7 @@
 // is not up; poll schedules follow the learned durations.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import { waitAddress } from '../../src/provider/address-wait.js';
+import { addressKind, waitAddress, type AddressTarget } from '../../src/provider/address-wait.js';
 import type { ProviderDeps } from '../../src/provider/deps.js';
 import { Expectations, PollSchedule, type ScheduleShape } from '../../src/provider/expectations.js';
 import { waitRunning } from '../../src/provider/tasks.js';
@@ -158,11 +158,12 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
 });
 
 describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
-  const target = (h: Harness, vmid: number): { node: string; vmid: number; net0: string | undefined; freshBoot: boolean } => ({
+  const target = (h: Harness, vmid: number): AddressTarget => ({
     node: 'pv1-1',
     vmid,
     net0: String(h.pve.vm(vmid)?.config.net0 ?? ''),
     freshBoot: true,
+    image: 'debian',
   });
 
   it('asks only the guest agent while it is not up, then answers its address by net0 MAC', async () => {
@@ -209,7 +210,7 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
     const h = boarded();
     const first = addOurVm(h.pve, 'one', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 9 } });
     await waitAddress(h.deps, h.ctx, { name: 'one', uid: 'u-1' }, target(h, first.vmid));
-    const learned = h.deps.waits?.expectations.expected('address');
+    const learned = h.deps.waits?.expectations.expected(addressKind('debian'));
     expect(learned).to.be.a('number');
     const second = addOurVm(h.pve, 'two', 'u-2', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 0 } });
     const before = h.clock.now().getTime();
@@ -218,6 +219,138 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
     });
     await waitAddress(h.deps, h.ctx, { name: 'two', uid: 'u-2' }, target(h, second.vmid));
     expect(h.pve.count('agentInterfaces')).to.equal(10 + 1);
+  });
+});
+
+describe('the address wait before the learned boot time (SPEC 26, issue 27)', () => {
+  const target = (h: Harness, vmid: number, freshBoot = true): AddressTarget => ({ node: 'pv1-1', vmid, net0: String(h.pve.vm(vmid)?.config.net0 ?? ''), freshBoot, image: 'debian' });
+
+  /** The times of the agent calls, in ms after `from`. */
+  function agentTimes(h: Harness, from: number): number[] {
+    const times: number[] = [];
+    h.pve.on('agentInterfaces', () => {
+      times.push(h.clock.now().getTime() - from);
+    });
+    return times;
+  }
+
+  it('with nothing learned of the image, the first agent call comes budgets.firstAddressSeconds after the start task ended, then short polls', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
+    const bootAt = h.clock.now().getTime();
+    await h.clock.sleep(2000, h.ctx.signal);
+    const times = agentTimes(h, bootAt);
+    await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    expect(times).to.deep.equal([30_000, 30_500, 31_500]);
+    // Learned from the start task's end, at the poll that saw it: an upper bound.
+    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(31_500);
+    expect(h.deps.waits?.expectations.expected(addressKind('ubuntu'))).to.equal(undefined);
+  });
+
+  it('a learned time too short: one not-running answer at it, then short polls', async () => {
+    const h = boarded();
+    const expectations = h.deps.waits?.expectations;
+    if (expectations === undefined) throw new Error('no waits');
+    expectations.observe(addressKind('debian'), 20_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
+    const bootAt = h.clock.now().getTime();
+    const times = agentTimes(h, bootAt);
+    await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    expect(times).to.deep.equal([20_000, 20_500, 21_500]);
+  });
+
+  it('an adopted VM that already ran is asked at once, then in short polls, as before', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
+    const times = agentTimes(h, h.clock.now().getTime());
+    await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid, false));
+    expect(times).to.deep.equal([0, 500, 1500]);
+    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(undefined);
+  });
+
+  it('budgets.addressSeconds bounds the whole wait, however late firstAddressSeconds would put the first look: one look at its end, then Transient', async () => {
+    const h = boarded();
+    const deps = { ...h.deps, config: { ...h.config, budgets: { ...h.config.budgets, firstAddressSeconds: 600 } } };
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: Number.POSITIVE_INFINITY } });
+    // The start task ended 100 s before the wait began (a slow running wait): the budget is still the wait's own.
+    const bootAt = h.clock.now().getTime();
+    await h.clock.sleep(100_000, h.ctx.signal);
+    const times = agentTimes(h, bootAt);
+    const err = await rejection(waitAddress(deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt }));
+    expect(err).to.be.instanceOf(TransientError);
+    expect(err.message).to.equal(`gave up waiting for an address from the guest agent of web after ${h.config.budgets.addressSeconds} s`);
+    expect(times).to.deep.equal([400_000]);
+    expect(h.clock.now().getTime() - bootAt).to.equal(400_000);
+  });
+
+  it('a learned boot time past the budget is bounded the same way: the look at the budget\'s end finds the address', async () => {
+    const h = boarded();
+    const expectations = h.deps.waits?.expectations;
+    if (expectations === undefined) throw new Error('no waits');
+    expectations.observe(addressKind('debian'), 500_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
+    const bootAt = h.clock.now().getTime();
+    const times = agentTimes(h, bootAt);
+    const seen = await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    expect(seen.state).to.equal('Running');
+    expect(times).to.deep.equal([h.config.budgets.addressSeconds * 1000]);
+  });
+
+  /**
+   * Creates one after another of an image whose guest reports its address
+   * `bootMs` after its start task ended; per create, its agent calls (ms
+   * after that end) and whether the agent was up.
+   */
+  async function createsOf(h: Harness & { deps: ProviderDeps }, creates: number, bootMs: number): Promise<{ atMs: number; up: boolean }[][]> {
+    const all: { atMs: number; up: boolean }[][] = [];
+    for (let i = 0; i < creates; i++) {
+      const name = `web-${i}`;
+      const vm = addOurVm(h.pve, name, `u-${i}`, { status: 'running', qmpstatus: 'running' });
+      const bootAt = h.clock.now().getTime();
+      const calls: { atMs: number; up: boolean }[] = [];
+      const off = h.pve.on('agentInterfaces', () => {
+        const atMs = h.clock.now().getTime() - bootAt;
+        const up = atMs >= bootMs;
+        vm.agent.callsBeforeUp = up ? 0 : Number.POSITIVE_INFINITY;
+        calls.push({ atMs, up });
+      });
+      await waitAddress(h.deps, h.ctx, { name, uid: `u-${i}` }, { ...target(h, vm.vmid), bootAt });
+      off();
+      all.push(calls);
+    }
+    return all;
+  }
+
+  it('an image booting well within firstAddressSeconds is not held to it: the next creates ask at half the look that was already late, until one is early', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 6, 10_000);
+    // 30 s (nothing learned), over: at most 30, so 15 next; over: 7.5; early (three not-running
+    // answers, the cold doubling gaps): 11 s learned, an upper bound that comes down from there.
+    expect(creates.slice(0, 4).map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000], [7_500, 8_000, 9_000, 11_000], [11_000]]);
+    expect(creates.map((calls) => calls.filter((c) => !c.up).length)).to.deep.equal([0, 0, 3, 0, 0, 0]);
+    for (const calls of creates.slice(3)) expect(calls[0]?.atMs).to.be.within(10_000, 12_000);
+  });
+
+  it('an agent up at once: the halving stops at pollMs, where the look is learned as a sample', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 7, 0);
+    const firsts = creates.map((calls) => calls[0]?.atMs ?? Number.NaN);
+    expect(firsts.slice(0, 5)).to.deep.equal([30_000, 15_000, 7_500, 3_750, 1_875]);
+    // 1.875 s learned as a sample (an upper bound), then as any learned time: never halved below pollMs.
+    for (const first of firsts.slice(5)) expect(first).to.be.within(1_800, 2_500);
+    expect(creates.every((calls) => calls.length === 1)).to.equal(true);
+  });
+
+  it('an image booting just under firstAddressSeconds: one early look at the half, then learned from the polls after it', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 3, 20_000);
+    expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000, 15_500, 16_500, 18_500, 22_500], [22_500]]);
+  });
+
+  it('an image booting past firstAddressSeconds learns from the polls after it, as before', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 2, 47_000);
+    expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000, 30_500, 31_500, 33_500, 37_500, 45_500, 53_500], [53_500]]);
   });
 });
 

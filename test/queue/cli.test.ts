@@ -144,6 +144,7 @@ describe('pve-provisioner worker (SPEC 6)', function () {
         SIM_HOST: '127.0.0.1',
         SIM_PORT: String(sim.port),
         BUDGETS_POLL_MS: '20',
+        BUDGETS_FIRST_ADDRESS_SECONDS: '0.3',
         LOG_LEVEL: 'warn',
         HTTP_HOST: '127.0.0.1',
         WORKER_METRICS_PORT: String(metricsPort),

@@ -15,7 +15,7 @@ import { startSimulator, type RunningSimulator } from '../../src/sim/index.js';
 import { createHarness, type Harness } from '../support/harness.js';
 
 const TOKEN = 'root@pam!provisioner=9d1c7a52-real-cluster-test';
-const BUDGETS = { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30 };
+const BUDGETS = { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30, firstAddressSeconds: 0.3 };
 
 interface StateVm {
   vmid: number;

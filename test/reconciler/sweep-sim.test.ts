@@ -86,7 +86,7 @@ async function withSimWorld(foreignVms: number, configured: string[], body: (w: 
     overrides: {
       redis: { prefix },
       proxmox: { tokenFile, caFile: '', nodes: configured.map((name) => ({ name, template: 9001 + SIM_NODES.indexOf(name), isoStorage: 'proxy-seeds' })) },
-      budgets: { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30 },
+      budgets: { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30, firstAddressSeconds: 0.3 },
       ...(seedListingEvery === undefined ? {} : { reconciler: { seedListingEvery } }),
     },
   });

@@ -49,6 +49,7 @@ describe('secrets redacted in every process (SPEC 22)', function () {
         HTTP_FINGERPRINT_KEY_FILE: web.config.http.fingerprintKeyFile,
         JOBS_ATTEMPTS: '1',
         BUDGETS_POLL_MS: '20',
+        BUDGETS_FIRST_ADDRESS_SECONDS: '0.3',
         LOG_LEVEL: 'trace',
         LOG_PRETTY: 'false',
       },

@@ -77,7 +77,7 @@ export async function startSecretsStack(sentinels: Sentinels): Promise<SecretsSt
     overrides: {
       proxmox: { url: sim.url, tokenFile },
       redis: { url: REDIS_URL, prefix },
-      budgets: { pollMs: 20, lockTtlMs: 3000 },
+      budgets: { pollMs: 20, lockTtlMs: 3000, firstAddressSeconds: 0.3 },
       jobs: { attempts: 2, backoffMs: 50, concurrency: 4, shutdownGraceSeconds: 2 },
       http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users') },
       log: { level: 'trace' },

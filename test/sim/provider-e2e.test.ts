@@ -38,7 +38,7 @@ function providerFor(baseUrl: string, tokenFile: string, caFile?: string): Provi
     env: {},
     overrides: {
       proxmox: { tokenFile, caFile: caFile ?? '', nodes: [{ name: 'pv1-1', template: 9001, isoStorage: 'proxy-seeds' }] },
-      budgets: { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30 },
+      budgets: { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30, firstAddressSeconds: 0.3 },
     },
   });
   return createProvider({ api: createHttpApi({ baseUrl, tokenFile, caFile }), config, logger: silentLogger() });

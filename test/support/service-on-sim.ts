@@ -12,6 +12,8 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from './redis.js';
 
+const FIRST_ADDRESS_SECONDS = 30;
+
 export interface ServiceOnSimOptions {
   /** Config groups merged over the test defaults, key by key (`{ sim: { timeScale: 0.5 } }`). */
   overrides?: Record<string, Record<string, unknown>>;
@@ -41,9 +43,12 @@ export async function startServiceOnSim(name: string, options: ServiceOnSimOptio
   const prefix = uniquePrefix(name);
   const redisUrl = options.redisUrl ?? REDIS_URL;
   const given = options.overrides ?? {};
+  const timeScale = Number(given.sim?.timeScale ?? 0.02);
   const defaults: Record<string, Record<string, unknown>> = {
     redis: { url: redisUrl, prefix },
-    sim: { timeScale: 0.02 },
+    sim: { timeScale },
+    // budgets.firstAddressSeconds's default (30 s, a real host's) at the simulator's scale, as its boot is.
+    budgets: { firstAddressSeconds: FIRST_ADDRESS_SECONDS * timeScale },
     proxmox: { tokenFile: join(dir, 'proxmox-token') },
     http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users'), fingerprintKeyFile: join(dir, 'fingerprint-key') },
   };

@@ -119,6 +119,13 @@ describe('config (SPEC 7)', () => {
     ['a public URL of another scheme', { HTTP_PUBLIC_URL: 'ftp://provisioner.example.com' }, /http\.publicUrl: has scheme ftp:; allowed/],
     ['a public URL with a query', { HTTP_PUBLIC_URL: 'https://provisioner.example.com/?a=1' }, /http\.publicUrl: has a query or fragment; allowed/],
     ['a public URL with credentials', { HTTP_PUBLIC_URL: 'https://u:p@provisioner.example.com' }, /http\.publicUrl: carries credentials; allowed/],
+    ['a negative budgets.firstAddressSeconds (issue 27)', { BUDGETS_FIRST_ADDRESS_SECONDS: '-1' }, /budgets\.firstAddressSeconds: must be a number of at least 0/],
+    ['a word for budgets.firstAddressSeconds (issue 27)', { BUDGETS_FIRST_ADDRESS_SECONDS: 'soon' }, /budgets\.firstAddressSeconds: must be a number of at least 0/],
+    [
+      'a first agent call no earlier than the address wait ends (issue 27)',
+      { BUDGETS_FIRST_ADDRESS_SECONDS: '300', BUDGETS_ADDRESS_SECONDS: '300' },
+      /budgets\.firstAddressSeconds \(300\) is not below budgets\.addressSeconds \(300\)/,
+    ],
     ['a default above its limit', { PROXMOX_DEFAULTS_CORES: '64', PROXMOX_LIMITS_MAX_CORES: '8' }, /proxmox\.defaults\.cores \(64\) is above proxmox\.limits\.maxCores \(8\)/],
   ];
   for (const [what, env, message] of refused) {
@@ -157,6 +164,12 @@ describe('config (SPEC 7)', () => {
     expect(images[1]?.templates[0]).to.deep.equal({ node: 'pve2', template: { vmid: 9200, node: 'pve1' }, key: 'proxmox.images[1].templates.pve2' });
     const { PROXMOX_DEFAULT_IMAGE: _unset, ...noDefault } = env;
     expect(imagesOf(loadConfig({ env: noDefault }).proxmox).find((i) => i.isDefault)?.name, 'no defaultImage: the first').to.equal('debian');
+  });
+
+  it('takes budgets.firstAddressSeconds in seconds, fractions and 0 allowed (issue 27, SPEC 26)', () => {
+    expect(loadConfig({ env: {} }).budgets.firstAddressSeconds).to.equal(30);
+    expect(loadConfig({ env: { BUDGETS_FIRST_ADDRESS_SECONDS: '0.3' } }).budgets.firstAddressSeconds).to.equal(0.3);
+    expect(loadConfig({ env: { BUDGETS_FIRST_ADDRESS_SECONDS: '0' } }).budgets.firstAddressSeconds).to.equal(0);
   });
 
   it('refuses a key the schema does not know in a config file', () => {

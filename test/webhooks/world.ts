@@ -18,7 +18,7 @@ import { webhookReceiver, type WebhookReceiver } from '../support/webhook-receiv
 
 export const TOKEN = 'root@pam!provisioner=5e0b2c1d-webhook-test';
 export const SECRET = 'whsec-7f3a9c2e41b84d0c9e5a6b1f2d3c4e5f';
-const BUDGETS = { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30 };
+const BUDGETS = { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30, firstAddressSeconds: 0.3 };
 
 /** proxmox.nodes with pve2's storage misspelt: a create there fails Permanent at once. */
 export const BAD_STORAGE_NODES: NodeConfig[] = [
