@@ -65,6 +65,10 @@ const MATCHES: Record<string, string[]> = {
   CLONE_LOCAL_STORAGE: ['err_clone_local_storage'],
   // A task's exit status, never an answer: see the task-exit table below.
   VMID_HELD_ELSEWHERE: [],
+  // SPEC 28, from the source (Storage.pm storage_check_enabled); no host capture: test/provider/storage-refusal.test.ts.
+  STORAGE_DISABLED: [],
+  STORAGE_NOT_ON_NODE: [],
+  CLONE_FAILED_PREFIX: [],
 };
 
 const matchers = Object.entries(messages).filter((entry): entry is [string, RegExp] => entry[1] instanceof RegExp);
