@@ -1,5 +1,5 @@
-// Health (SPEC 19, 27): every configured node checked concurrently:
-// /version, the node online, the seed storage present with ISO content,
+// Health (SPEC 19, 27, 28): every configured node checked concurrently:
+// /version, the node online, its storages (health-storage.ts),
 // and for each image the node serves, its template present and a
 // template, on shared storage when it lives on another node (SPEC 23).
 // Each failure is a reason an operator can act on; a node is fit for an
@@ -15,6 +15,7 @@ import { call } from './call.js';
 import { throwIfAborted } from './errors.js';
 import { describeTemplate, templateFor, type NodeImageTemplate, type TemplateSource } from './template-ref.js';
 import { volumeStorages } from './vm-config.js';
+import { storageListings, storageProblems, type StorageListing } from './health-storage.js';
 import type { VmConfig } from '../proxmox/api.js';
 
 type Finding = NodeHealth['reasons'][number];
@@ -25,7 +26,7 @@ function finding(err: unknown, fallback: HealthReason): Finding {
   return { reason: kindOf(err) ?? fallback, detail };
 }
 
-async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<NodeHealth> {
+async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig, listing: StorageListing): Promise<NodeHealth> {
   const opts = callOpts(ctx);
   const reasons: Finding[] = [];
   const served = imagesOf(deps.config.proxmox).flatMap((image) => templateFor(image, node) ?? []);
@@ -54,35 +55,26 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
     reasons.push(finding(err, 'Unreachable'));
     return done();
   }
-  const [storage, ...templates] = await Promise.all([checkStorage(deps, ctx, node), ...served.map((t) => checkTemplate(deps, ctx, t))]);
-  if (storage) reasons.push(storage);
+  const [storage, ...templates] = await Promise.all([checkStorage(deps, ctx, node, served, listing), ...served.map((t) => checkTemplate(deps, ctx, t, listing))]);
+  reasons.push(...storage);
   const images = served.map((t, i): ImageHealth => {
-    const found = [...(storage ? [storage] : []), ...(templates[i] ? [templates[i]] : [])];
+    const found = [...storage, ...(templates[i] ? [templates[i]] : [])];
     return { image: t.image, ok: found.length === 0, reasons: found };
   });
   for (const template of templates) if (template) reasons.push(template);
   return done(images);
 }
 
-async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<Finding | undefined> {
+async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig, served: NodeImageTemplate[], listing: StorageListing): Promise<Finding[]> {
   try {
-    const storages = await call(ctx, () => deps.api.storages(node.name, callOpts(ctx)));
-    const seed = storages.find((s) => s.storage === node.isoStorage);
-    if (!seed) return { reason: 'StorageNotFound', detail: `storage ${node.isoStorage} (proxmox.nodes[].isoStorage) is not on node ${node.name}` };
-    if (!(seed.content ?? '').split(',').includes('iso')) {
-      return { reason: 'StorageNotFound', detail: `storage ${node.isoStorage} on ${node.name} does not hold ISO images (content: ${seed.content ?? 'none'})` };
-    }
-    if (seed.active === 0 || seed.enabled === 0) {
-      return { reason: 'StorageNotFound', detail: `storage ${node.isoStorage} on ${node.name} is not active` };
-    }
-    return undefined;
+    return await storageProblems(deps, node, served, listing);
   } catch (err) {
     throwIfAborted(ctx.signal);
-    return finding(err, 'StorageNotFound');
+    return [finding(err, 'StorageNotFound')];
   }
 }
 
-async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: NodeImageTemplate): Promise<Finding | undefined> {
+async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: NodeImageTemplate, listing: StorageListing): Promise<Finding | undefined> {
   const template = image.source;
   const fix = `fix ${image.key} (image ${image.image})`;
   try {
@@ -90,7 +82,7 @@ async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: N
     if (Number(config.template) !== 1) {
       return { reason: 'TemplateNotFound', detail: `VM ${template.vmid} (${config.name ?? 'unnamed'}) on ${template.node} is not a template; ${fix}` };
     }
-    if (template.target !== undefined) return await crossNodeProblem(deps, ctx, template, config, fix);
+    if (template.target !== undefined) return await crossNodeProblem(listing, template, config, fix);
     return undefined;
   } catch (err) {
     throwIfAborted(ctx.signal);
@@ -100,8 +92,8 @@ async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: N
 }
 
 /** A template on another node serves this one only when every volume is on shared storage (SPEC 23). */
-async function crossNodeProblem(deps: ProviderDeps, ctx: OperationContext, template: TemplateSource, config: VmConfig, fix: string): Promise<Finding | undefined> {
-  const storages = await call(ctx, () => deps.api.storages(template.node, callOpts(ctx)));
+async function crossNodeProblem(listing: StorageListing, template: TemplateSource, config: VmConfig, fix: string): Promise<Finding | undefined> {
+  const storages = await listing(template.node);
   const local = volumeStorages(config).filter((id) => storages.find((s) => s.storage === id)?.shared !== 1);
   if (local.length === 0) return undefined;
   return {
@@ -111,5 +103,6 @@ async function crossNodeProblem(deps: ProviderDeps, ctx: OperationContext, templ
 }
 
 export async function health(deps: ProviderDeps, ctx: OperationContext): Promise<NodeHealth[]> {
-  return Promise.all(deps.config.proxmox.nodes.map((node) => checkNode(deps, ctx, node)));
+  const listing = storageListings(deps, ctx);
+  return Promise.all(deps.config.proxmox.nodes.map((node) => checkNode(deps, ctx, node, listing)));
 }

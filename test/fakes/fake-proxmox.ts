@@ -243,6 +243,8 @@ export class FakeProxmox implements ProxmoxApi {
   readonly denyAllocateSpace = new Set<string>();
   /** storage.cfg's `disable`: storage_check_enabled refuses these on every node (SPEC 28). */
   readonly disabledStorages = new Set<string>();
+  /** Storages whose status fails (an NFS server down): listed enabled but not active. */
+  readonly inactiveStorages = new Set<string>();
   /** storage.cfg's `nodes`: a storage listed here is available only on those nodes (SPEC 28). */
   readonly storageNodes = new Map<string, string[]>();
   /** See FakeProxmoxOptions.statdEvery. */
@@ -688,7 +690,8 @@ export class FakeProxmox implements ProxmoxApi {
     // storage_info: a storage this node may not use is listed with enabled and active 0.
     return this.node(node).storages.map((s) => {
       const on = this.enabledRefusal(s.storage, node) === undefined ? 1 : 0;
-      return { storage: s.storage, type: s.type ?? 'dir', content: s.content, active: on, enabled: on, shared: s.shared ? 1 : 0 };
+      const active = on === 1 && !this.inactiveStorages.has(s.storage) ? 1 : 0;
+      return { storage: s.storage, type: s.type ?? 'dir', content: s.content, active, enabled: on, shared: s.shared ? 1 : 0 };
     });
   }
 
