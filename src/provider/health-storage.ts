@@ -10,9 +10,8 @@ import { call } from './call.js';
 import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { nodeKey, type NodeImageTemplate } from './template-ref.js';
-import type { NodeHealth, OperationContext } from './types.js';
-
-type Finding = NodeHealth['reasons'][number];
+import type { Finding } from './health-finding.js';
+import type { OperationContext } from './types.js';
 
 /** A node's storage listing, asked once per health check. */
 export type StorageListing = (node: string) => Promise<StorageEntry[]>;

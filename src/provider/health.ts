@@ -1,5 +1,6 @@
 // Health (SPEC 19, 27, 28): every configured node checked concurrently:
-// /version, the node online, its storages (health-storage.ts),
+// /version, the node online, its own apiUrl (health-api-url.ts), its
+// storages (health-storage.ts),
 // and for each image the node serves, its template present and a
 // template, on shared storage when it lives on another node (SPEC 23).
 // Each failure is a reason an operator can act on; a node is fit for an
@@ -7,8 +8,7 @@
 import { imagesOf } from '../config/images.js';
 import type { NodeConfig } from '../config/types.js';
 import { NotFoundError } from '../errors.js';
-import { kindOf } from '../proxmox/classify.js';
-import type { HealthReason, ImageHealth, NodeHealth, OperationContext } from './types.js';
+import type { ImageHealth, NodeHealth, OperationContext } from './types.js';
 import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { call } from './call.js';
@@ -16,15 +16,9 @@ import { throwIfAborted } from './errors.js';
 import { describeTemplate, templateFor, type NodeImageTemplate, type TemplateSource } from './template-ref.js';
 import { volumeStorages } from './vm-config.js';
 import { storageListings, storageProblems, type StorageListing } from './health-storage.js';
+import { apiUrlProblem } from './health-api-url.js';
+import { finding, type Finding } from './health-finding.js';
 import type { VmConfig } from '../proxmox/api.js';
-
-type Finding = NodeHealth['reasons'][number];
-
-/** The reason a failed call stands for: the client's kind when it has one, else the check's own. */
-function finding(err: unknown, fallback: HealthReason): Finding {
-  const detail = err instanceof Error ? ('reason' in err && typeof err.reason === 'string' ? err.reason : err.message) : String(err);
-  return { reason: kindOf(err) ?? fallback, detail };
-}
 
 async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig, listing: StorageListing): Promise<NodeHealth> {
   const opts = callOpts(ctx);
@@ -45,9 +39,16 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
     return done();
   }
   try {
-    const entry = (await call(ctx, () => deps.api.nodes(opts))).find((n) => n.node === node.name);
+    const cluster = await call(ctx, () => deps.api.nodes(opts));
+    const entry = cluster.find((n) => n.node === node.name);
     if (entry?.status !== 'online') {
       reasons.push({ reason: 'NodeOffline', detail: entry ? `node ${node.name} is ${entry.status}` : `node ${node.name} is not in the cluster` });
+      return done();
+    }
+    // SPEC 28: the node's calls go to its own apiUrl; nothing else is worth checking if that fails.
+    const apiUrl = await apiUrlProblem(deps, ctx, node, cluster);
+    if (apiUrl !== undefined) {
+      reasons.push(apiUrl);
       return done();
     }
   } catch (err) {

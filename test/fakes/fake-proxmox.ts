@@ -111,6 +111,8 @@ export type FakeMethod = keyof ProxmoxApi;
 export interface FakeCall {
   method: FakeMethod;
   args: unknown[];
+  /** CallOptions.via: the node whose own API URL a cluster-wide call was sent to. */
+  via?: string;
 }
 
 /** Runs before a call; may change the world, wait, or throw to fail the call. */
@@ -391,7 +393,7 @@ export class FakeProxmox implements ProxmoxApi {
   }
 
   private async enter(method: FakeMethod, args: unknown[], opts: CallOptions | undefined): Promise<void> {
-    const call: FakeCall = { method, args };
+    const call: FakeCall = { method, args, ...(opts?.via === undefined ? {} : { via: opts.via }) };
     this.calls.push(call);
     opts?.signal?.throwIfAborted();
     for (const hook of [...(this.hooks.get(method) ?? [])]) await hook(args, call);

@@ -163,3 +163,44 @@ describe('health checks every storage the config names, on every node (SPEC 28)'
     ]);
   });
 });
+
+describe("health checks each node's own apiUrl (SPEC 28)", () => {
+  const one: NodeConfig[] = [{ name: 'a', template: 9001, isoStorage: 'proxy-seeds', apiUrl: 'https://user:pw@pve-a.example:8006' }];
+
+  it('asks /nodes through the apiUrl and is fine when it names the same cluster', async () => {
+    const h = harness({ pve: new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }] }), config: testConfig(one) });
+    expect((await h.provider.health(h.ctx))[0]?.ok).to.equal(true);
+    expect(h.pve.callsTo('nodes').map((c) => c.via)).to.deep.equal([undefined, 'a']);
+  });
+
+  it('Unreachable naming the key when the apiUrl does not answer, and nothing more is asked of that node', async () => {
+    const h = harness({ pve: new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }] }), config: testConfig(one) });
+    h.pve.on('nodes', (_args, call) => {
+      if (call.via === 'a') throw fakeErrors.noRouteToHost();
+    });
+    const [node] = await h.provider.health(h.ctx);
+    expect(node?.reasons).to.have.length(1);
+    expect(node?.reasons[0]?.reason).to.equal('Unreachable');
+    expect(node?.reasons[0]?.detail).to.match(/^proxmox\.nodes\[0\]\.apiUrl \(https:\/\/pve-a\.example:8006\) does not answer: /);
+    expect(node?.reasons[0]?.detail).not.to.contain('pw');
+    expect(h.pve.count('storages')).to.equal(0);
+  });
+
+  it('names the apiUrl that serves another cluster, with both node lists', async () => {
+    const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }] });
+    const h = harness({ pve, config: testConfig(one) });
+    pve.on('nodes', (_args, call) => {
+      if (call.via !== 'a') return;
+      // Another cluster that also has a node named a.
+      const other = pve.nodeList.splice(1, 1, { name: 'z', status: 'online', storages: [] });
+      setImmediate(() => pve.nodeList.splice(1, 1, ...other));
+    });
+    const [node] = await h.provider.health(h.ctx);
+    expect(node?.reasons).to.deep.equal([
+      {
+        reason: 'Unreachable',
+        detail: "proxmox.nodes[0].apiUrl (https://pve-a.example:8006) serves another cluster: its nodes are a, z, proxmox.url's are a, b; fix proxmox.nodes[0].apiUrl",
+      },
+    ]);
+  });
+});

@@ -93,6 +93,8 @@ describe('config (SPEC 7)', () => {
     ['min above max', { PROXMOX_VMID_RANGE_MIN: '900', PROXMOX_VMID_RANGE_MAX: '800' }, /proxmox\.vmidRange: min \(900\) is above max \(800\)/],
     ['a node without isoStorage', { PROXMOX_NODES: '[{"name":"a","template":9001}]' }, /proxmox\.nodes: entry 0 \(a\): isoStorage is required/],
     ['a VLAN tag out of range', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","vlanTag":5000}]' }, /vlanTag must be an integer from 1 to 4094/],
+    ['a node apiUrl over plain http to a remote host (SPEC 28)', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","apiUrl":"http://10.0.0.2:8006"}]' }, /proxmox\.nodes: entry 0 \(a\): apiUrl plain http:\/\/ is only allowed for loopback/],
+    ['a node apiUrl that is not a URL (SPEC 28)', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","apiUrl":"pve2:8006"}]' }, /proxmox\.nodes: entry 0 \(a\): apiUrl has scheme pve2:|apiUrl is not a URL/],
     ['an unknown node key', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","vlan":5}]' }, /unknown key "vlan"/],
     ['a template that is neither a VMID nor {vmid, node}', { PROXMOX_NODES: '[{"name":"a","template":"9001","isoStorage":"s1"}]' }, /entry 0 \(a\): template must be a VMID .* or \{"vmid": N, "node": "NODE"\}/],
     ['a template on another node without its node', { PROXMOX_NODES: '[{"name":"a","template":{"vmid":9001},"isoStorage":"s1"}]' }, /entry 0 \(a\): template\.node must be a Proxmox node name/],
