@@ -40,8 +40,10 @@ function refusalOf(err: unknown): Refusal | undefined {
 function chosenBy(deps: ProviderDeps, node: NodeConfig, storage: string, image: NodeImageTemplate | undefined): string {
   if (node.storage === storage) return nodeKey(deps, node, 'storage');
   if (node.isoStorage === storage) return nodeKey(deps, node, 'isoStorage');
-  if (image !== undefined) return `${image.key} (${describeTemplate(image.source)} has its disks there; or set ${nodeKey(deps, node, 'storage')})`;
-  return 'proxmox.nodes';
+  if (image === undefined) return 'proxmox.nodes';
+  const there = `${image.key} (${describeTemplate(image.source)} has its disks there`;
+  // The source's disks are activated on their own storages even when nodes[i].storage sends the copy elsewhere.
+  return node.storage === undefined ? `${there}; or set ${nodeKey(deps, node, 'storage')})` : `${there})`;
 }
 
 /**

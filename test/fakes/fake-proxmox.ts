@@ -543,8 +543,9 @@ export class FakeProxmox implements ProxmoxApi {
     const vm = this.addVm({ vmid: params.newid, node, config: { lock: 'clone', description: 'qmclone temporary file' }, cloning: true });
     vm.clonedFull = full;
     return this.startTask(node, 'qmclone', String(templateVmid), () => {
-      // clone_disk activates each disk's storage in the worker.
-      const refused = diskVolids(template.config).map((volid) => this.enabledRefusal(params.storage ?? volid.slice(0, volid.indexOf(':')), node)).find((r) => r !== undefined);
+      // The worker activates the source's disks on their own storages (activate_volumes), then clone_disk allocates on `storage`.
+      const sids = [...diskVolids(template.config).map((volid) => volid.slice(0, volid.indexOf(':'))), ...(params.storage === undefined ? [] : [params.storage])];
+      const refused = sids.map((sid) => this.enabledRefusal(sid, node)).find((r) => r !== undefined);
       if (refused !== undefined) {
         // clone_vm frees what it made and unlinks the config before it dies.
         this.vms.delete(params.newid);

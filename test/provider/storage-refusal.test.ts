@@ -71,6 +71,14 @@ describe('a storage disabled or not available on the node is Permanent and names
     expect(reason).to.match(/^storage 'local-lvm' is not available on node pv1-2 .*: add pv1-2 to the storage's nodes, or fix proxmox\.nodes\[1\]\.template \(.*9002.*has its disks there; or set proxmox\.nodes\[1\]\.storage\)$/);
   });
 
+  it("the template's own disk storage refused with nodes[i].storage set elsewhere names the template key only: the source's disks are read where they are", async () => {
+    const pve = twoNodes();
+    pve.disabledStorages.add('local-lvm');
+    const reason = await refusedCreate(pve, { storage: 'fast' });
+    expect(reason).to.match(/^storage 'local-lvm' is disabled in Proxmox \(storage\.cfg\), so node pv1-2 cannot use it: enable it, or fix proxmox\.nodes\[1\]\.template \([^;]*9002[^;]*has its disks there\)$/);
+    expect(pve.count('upload')).to.equal(0);
+  });
+
   it('an upload to proxmox.nodes[i].isoStorage that storage.cfg disables fails at once naming isoStorage', async () => {
     const pve = twoNodes();
     pve.disabledStorages.add('proxy-seeds');

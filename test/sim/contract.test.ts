@@ -322,6 +322,12 @@ const STORAGE_CFG: Record<string, Scenario> = {
     const listed = (await api.storages('pv1-1')).map((s) => [s.storage, s.enabled, s.active]);
     return { refused, exit, left: (await api.clusterResources('vm')).some((r) => r.vmid === 199999), listed };
   },
+  "a template's own disk storage disabled fails the clone's task even with `storage` elsewhere (activate_volumes, SPEC 28)": async (world) => {
+    const { api } = world;
+    await world.setStorage('local-lvm', { disable: true });
+    const upid = await api.clone('pv1-1', 9001, { newid: 199999, name: 'x', description: 'd', full: true, storage: 'vm-shared' });
+    return { exit: await finish(world, upid), left: (await api.clusterResources('vm')).some((r) => r.vmid === 199999) };
+  },
   'a storage restricted to other nodes: clone, upload and content listing refused, a volume delete failing in its task (SPEC 28)': async (world) => {
     const { api } = world;
     await world.setStorage('vm-shared', { nodes: ['pv1-1'] });

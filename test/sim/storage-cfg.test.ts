@@ -72,8 +72,13 @@ describe('simulator: storages disabled or not available on a node (SPEC 28, audi
     expect(answer.status).to.equal(200);
     const upid = (JSON.parse(answer.body) as { data: string }).data;
     expect(await taskExit(upid)).to.equal("clone failed: storage 'local-lvm' is disabled");
+    // activate_volumes runs on the source's own disks, whatever storage the copy goes to.
+    const elsewhere = await sim.api('POST', CLONE, cloneParams({ newid: 199998, storage: 'vm-shared' }));
+    expect(elsewhere.status).to.equal(200);
+    expect(await taskExit((JSON.parse(elsewhere.body) as { data: string }).data)).to.equal("clone failed: storage 'local-lvm' is disabled");
     const state = (await sim.control('GET', 'state')) as { vms: { vmid: number }[] };
-    expect(state.vms.map((vm) => vm.vmid)).not.to.include(199999);
+    expect(state.vms.map((vm) => vm.vmid)).not.to.include.members([199999]);
+    expect(state.vms.map((vm) => vm.vmid)).not.to.include(199998);
   });
 
   it('refuses an upload and a content listing at once, and fails a volume delete in its task (Status.pm, Content.pm)', async () => {

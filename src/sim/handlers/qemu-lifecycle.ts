@@ -62,14 +62,22 @@ function checkStorageAccess(ctx: HandlerContext, source: SimVm): boolean {
   return shared;
 }
 
-/** The first storage_check_enabled refusal among the storages the clone's disks go to (or come from). */
+/**
+ * The first storage_check_enabled refusal the clone's worker meets:
+ * activate_volumes on the source's disks (their own storages, whatever
+ * `storage` says), then clone_disk's allocation on `storage` when given.
+ */
 function diskStorageRefusal(ctx: HandlerContext, source: SimVm, node: string): string | undefined {
+  const sids: string[] = [];
   for (const [key, value] of Object.entries(source.config)) {
     if (!DRIVE_KEY.test(key) || typeof value !== 'string') continue;
     const drive = parseDrive(value);
     const sid = storageOf(drive.file);
-    if (sid === undefined || isCdrom(drive)) continue;
-    const refused = ctx.sim.state.storageRefusal(node, ctx.params.storage ?? sid);
+    if (sid !== undefined && !isCdrom(drive)) sids.push(sid);
+  }
+  if (ctx.params.storage !== undefined) sids.push(ctx.params.storage);
+  for (const sid of sids) {
+    const refused = ctx.sim.state.storageRefusal(node, sid);
     if (refused !== undefined) return refused;
   }
   return undefined;
