@@ -147,7 +147,7 @@ export const schema: Schema<Config> = {
     graceSeconds: { doc: 'VMs and seeds younger than this are never swept.', format: 'nat', default: 900 },
     recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone, or whose in-place change has no job left to apply it.', format: 'boolean-word', default: true },
     seedListingEvery: {
-      doc: 'Every this many sweeps, and on the first sweep of each worker process, the sweep lists every node\'s seed storage (2 Proxmox calls per node) and refreshes the storages\' shared flags, to find seeds no record names (uploaded by an older release or by hand). The other sweeps judge seeds from the records each create writes before its upload. 1 lists on every sweep (SPEC 5, 26).',
+      doc: 'Every this many sweeps, on the first sweep of each worker process and on every sweep asked for by hand (`pve-provisioner reconcile`, dry or not), the sweep lists every node\'s seed storage (2 Proxmox calls per node) and refreshes the storages\' shared flags, to find seeds no record names (uploaded by an older release or by hand). The other sweeps judge seeds from the records each create writes before its upload. 1 lists on every sweep (SPEC 5, 26).',
       format: 'positive-int',
       default: 12,
     },
