@@ -86,7 +86,8 @@ function validateNode(node: unknown, index: number): void {
     throw new Error(`${at} (${entry.name}): vlanTag must be an integer from 1 to 4094`);
   }
   if (entry.apiUrl !== undefined) {
-    const problem = proxmoxUrlProblem(entry.apiUrl, 'allowed: https://HOST[:PORT] of that node, or http:// on a loopback address');
+    const allowed = 'allowed: https://HOST[:PORT] of that node, or http:// on a loopback address, with no user or password (the token is proxmox.tokenFile\'s)';
+    const problem = proxmoxUrlProblem(entry.apiUrl, allowed) ?? (hasCredentials(entry.apiUrl) ? `carries credentials; ${allowed}` : undefined);
     if (problem !== undefined) throw new Error(`${at} (${entry.name}): apiUrl ${problem}`);
   }
 }
@@ -116,6 +117,13 @@ function urlOf(value: unknown, allowed: string): URL {
   } catch {
     throw new Error(`is not a URL; ${allowed}`);
   }
+}
+
+/** A parsable URL with a user or password in it. */
+function hasCredentials(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return url.username !== '' || url.password !== '';
 }
 
 /** What is wrong with a Proxmox API URL (https://, or http:// on loopback only), ending in what is allowed; undefined when it is fine. */

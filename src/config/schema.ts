@@ -49,7 +49,7 @@ export const schema: Schema<Config> = {
       default: false,
     },
     nodes: {
-      doc: 'Nodes VMs may be placed on: a JSON list of {name, template?, isoStorage, storage?, bridge?, vlanTag? (1-4094), apiUrl?}. apiUrl (optional, https://, or http:// on loopback) is that node\'s own pveproxy: its calls, seed uploads first, go there instead of proxmox.url, with the same token and caFile (SPEC 28); health checks it answers and serves the same cluster. template (required unless proxmox.images is set) is the VMID of a template on that node (a VMID is unique in the cluster, so each node has its own), or {"vmid": N, "node": "NODE"} for a template on another node whose disks are on shared storage, cloned here with target.',
+      doc: 'Nodes VMs may be placed on: a JSON list of {name, template?, isoStorage, storage?, bridge?, vlanTag? (1-4094), apiUrl?}. apiUrl (optional, https://, or http:// on loopback; no user or password in it) is that node\'s own pveproxy: its calls, seed uploads first, go there instead of proxmox.url, with the same token and caFile (SPEC 28); health checks it answers and serves the same cluster. template (required unless proxmox.images is set) is the VMID of a template on that node (a VMID is unique in the cluster, so each node has its own), or {"vmid": N, "node": "NODE"} for a template on another node whose disks are on shared storage, cloned here with target.',
       format: 'node-list',
       default: [
         { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds' },
