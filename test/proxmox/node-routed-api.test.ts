@@ -9,7 +9,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/index.js';
-import { proxmoxApiFromConfig } from '../../src/worker/proxmox-api.js';
+import { silentLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { proxmoxApiFromConfig, workerProxmoxApi } from '../../src/worker/proxmox-api.js';
+import { deletePrefix, newRedis, REDIS_CLUSTER_NODES, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 interface Pveproxy {
   url: string;
@@ -48,12 +51,13 @@ describe('proxmox.nodes[i].apiUrl routes that node\'s calls to its own pveproxy 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  function client() {
+  function configFor(extra: Record<string, unknown> = {}) {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, 'root@pam!t=00000000-0000-0000-0000-000000000000\n', { mode: 0o600 });
-    const config = loadConfig({
+    return loadConfig({
       env: {},
       overrides: {
+        ...extra,
         proxmox: {
           url: main.url,
           tokenFile,
@@ -64,8 +68,9 @@ describe('proxmox.nodes[i].apiUrl routes that node\'s calls to its own pveproxy 
         },
       },
     });
-    return proxmoxApiFromConfig(config, main.url);
   }
+
+  const client = () => proxmoxApiFromConfig(configFor(), main.url);
 
   it("sends pv1-2's upload, storage and task calls to pv1-2's apiUrl, pv1-1's and the cluster-wide ones to proxmox.url", async () => {
     const api = client();
@@ -90,5 +95,39 @@ describe('proxmox.nodes[i].apiUrl routes that node\'s calls to its own pveproxy 
     await api.nodes({ via: 'pv1-1' });
     expect(second.seen).to.deep.equal(['GET /api2/json/nodes']);
     expect(main.seen).to.deep.equal(['GET /api2/json/nodes']);
+  });
+
+  it('the request budget and the call metrics see every call once, whichever URL it goes to (SPEC 26, 28)', async () => {
+    const prefix = uniquePrefix('api-url-budget');
+    const redis = newRedis();
+    const metrics = createMetrics();
+    let taken = 0;
+    let observed = 0;
+    const budgetTaken = metrics.budgetTaken.bind(metrics);
+    const proxmoxCall = metrics.proxmoxCall.bind(metrics);
+    metrics.budgetTaken = (seconds, held) => {
+      taken += 1;
+      budgetTaken(seconds, held);
+    };
+    metrics.proxmoxCall = (method, status, seconds) => {
+      observed += 1;
+      proxmoxCall(method, status, seconds);
+    };
+    const config = configFor({ redis: { url: REDIS_URL, prefix, clusterNodes: REDIS_CLUSTER_NODES } });
+    expect(config.proxmox.maxRequestsPerSecond).to.be.above(0);
+    const worker = workerProxmoxApi(config, main.url, silentLogger(), metrics);
+    try {
+      await worker.api.storages('pv1-2');
+      await worker.api.nodes({ via: 'pv1-2' });
+      await worker.api.storages('pv1-1');
+      await worker.api.nodes();
+      await worker.api.taskStatus('pv1-2', 'UPID:pv1-2:0:0:0:imgcopy::root@pam!t:');
+      expect([second.seen.length, main.seen.length]).to.deep.equal([3, 2]);
+      expect({ taken, observed }).to.deep.equal({ taken: 5, observed: 5 });
+    } finally {
+      await worker.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+    }
   });
 });
