@@ -89,6 +89,18 @@ describe('a storage disabled or not available on the node is Permanent and names
     expect(pve.count('start')).to.equal(0);
   });
 
+  it('a seed storage disabled between the upload and the config write fails the write at once naming isoStorage', async () => {
+    const pve = twoNodes();
+    pve.on('putConfig', () => {
+      pve.disabledStorages.add('proxy-seeds');
+    });
+    expect(await refusedCreate(pve)).to.equal(
+      "storage 'proxy-seeds' is disabled in Proxmox (storage.cfg), so node pv1-2 cannot use it: enable it, or fix proxmox.nodes[1].isoStorage",
+    );
+    expect(pve.count('upload')).to.equal(1);
+    expect(pve.count('start')).to.equal(0);
+  });
+
   it('the client classes both texts Permanent wherever they come from, in an answer or a clone task', () => {
     const answer = (message: string) => new ProxmoxApiError({ status: 500, reason: message, message, method: 'GET', path: '/nodes/pv1-1/storage/x/content' });
     expect(classifyError(answer("storage 'x' is disabled")).errorClass).to.equal('Permanent');
