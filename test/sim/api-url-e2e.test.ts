@@ -27,7 +27,8 @@ describe('proxmox.nodes[i].apiUrl against the simulator, one port per node (SPEC
     sim = await startSimulator({ tokens: [TOKEN], nodes: ['pv1-1', 'pv1-2'], vms: 0, timeScale: 0.01 });
     // Added to RunningSimulator by the sim-daemons work; read loosely so this compiles before it lands
     // (drop the cast then). Only a result without the property skips; an empty or partial one fails below.
-    if (!('nodeUrls' in sim)) {
+    // Object.hasOwn, not `in`: `in` would narrow sim to never once RunningSimulator declares nodeUrls, and fail the type check.
+    if (!Object.hasOwn(sim, 'nodeUrls')) {
       await sim.close();
       this.skip();
     }
