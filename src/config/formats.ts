@@ -10,7 +10,7 @@ const TAG_RE = /^[a-z0-9_][a-z0-9_+.-]*$/;
 const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
 const BRIDGE_RE = /^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/;
-const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag']);
+const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag', 'apiUrl']);
 const IMAGE_KEYS = new Set(['name', 'description', 'templates']);
 /** An image name: what a create's `image` field carries. */
 export const IMAGE_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
@@ -63,7 +63,7 @@ function validateTemplate(template: unknown, at: string): void {
 function validateNode(node: unknown, index: number): void {
   const at = `entry ${index}`;
   if (typeof node !== 'object' || node === null || Array.isArray(node)) {
-    throw new Error(`${at} must be an object {name, template, isoStorage, storage?, bridge?, vlanTag?}`);
+    throw new Error(`${at} must be an object {name, template, isoStorage, storage?, bridge?, vlanTag?, apiUrl?}`);
   }
   const entry = node as Record<string, unknown>;
   for (const key of Object.keys(entry)) {
@@ -84,6 +84,11 @@ function validateNode(node: unknown, index: number): void {
   }
   if (entry.vlanTag !== undefined && (!isInt(entry.vlanTag) || entry.vlanTag < 1 || entry.vlanTag > 4094)) {
     throw new Error(`${at} (${entry.name}): vlanTag must be an integer from 1 to 4094`);
+  }
+  if (entry.apiUrl !== undefined) {
+    const allowed = 'allowed: https://HOST[:PORT] of that node, or http:// on a loopback address, with no user or password (the token is proxmox.tokenFile\'s)';
+    const problem = proxmoxUrlProblem(entry.apiUrl, allowed) ?? (hasCredentials(entry.apiUrl) ? `carries credentials; ${allowed}` : undefined);
+    if (problem !== undefined) throw new Error(`${at} (${entry.name}): apiUrl ${problem}`);
   }
 }
 
@@ -114,6 +119,27 @@ function urlOf(value: unknown, allowed: string): URL {
   }
 }
 
+/** A parsable URL with a user or password in it. */
+function hasCredentials(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return url.username !== '' || url.password !== '';
+}
+
+/** What is wrong with a Proxmox API URL (https://, or http:// on loopback only), ending in what is allowed; undefined when it is fine. */
+function proxmoxUrlProblem(value: unknown, allowed: string): string | undefined {
+  let url: URL;
+  try {
+    url = urlOf(value, allowed);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return undefined;
+  if (url.protocol === 'http:') return `plain http:// is only allowed for loopback addresses; ${allowed}`;
+  return `has scheme ${url.protocol}; ${allowed}`;
+}
+
 /** The value as an https:// or http:// URL, or the error convict shows. */
 function httpUrlOf(value: unknown, allowed: string): URL {
   const url = urlOf(value, allowed);
@@ -129,11 +155,8 @@ export function registerFormats(): void {
     validate(value: unknown) {
       const allowed = 'allowed: "sim", https://HOST[:PORT], or http:// on a loopback address';
       if (value === 'sim') return;
-      const url = urlOf(value, allowed);
-      if (url.protocol === 'https:') return;
-      if (url.protocol === 'http:' && isLoopback(url.hostname)) return;
-      if (url.protocol === 'http:') throw new Error(`plain http:// is only allowed for loopback addresses; ${allowed}`);
-      throw new Error(`has scheme ${url.protocol}; ${allowed}`);
+      const problem = proxmoxUrlProblem(value, allowed);
+      if (problem !== undefined) throw new Error(problem);
     },
   });
   convict.addFormat({
@@ -224,7 +247,7 @@ export function registerFormats(): void {
     coerce: parseJsonIfString,
     validate(value: unknown) {
       if (!Array.isArray(value) || value.length === 0) {
-        throw new Error('must be a non-empty JSON list of {name, template, isoStorage, storage?, bridge?, vlanTag?}');
+        throw new Error('must be a non-empty JSON list of {name, template, isoStorage, storage?, bridge?, vlanTag?, apiUrl?}');
       }
       value.forEach(validateNode);
       const dup = firstDuplicate((value as NodeConfig[]).map((n) => n.name));

@@ -70,6 +70,15 @@ export interface LoadOptions {
   overrides?: Record<string, unknown>;
 }
 
+/**
+ * convict ends a refusal with `value was <the value>`: a URL's user and
+ * password (redis.url, proxmox.nodes[i].apiUrl, webhooks.url) must not
+ * reach the terminal or a log with it (SPEC 22).
+ */
+function withoutUrlCredentials(message: string): string {
+  return message.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"]*@/gi, '$1***@');
+}
+
 export function loadConfig(options: LoadOptions = {}): Config {
   const env = options.env ?? process.env;
   const config = convict(schema, { env, args: [] });
@@ -84,7 +93,7 @@ export function loadConfig(options: LoadOptions = {}): Config {
     if (options.overrides) config.load(options.overrides);
     config.validate({ allowed: 'strict' });
   } catch (err) {
-    throw new ConfigError(`invalid configuration: ${(err as Error).message}`);
+    throw new ConfigError(`invalid configuration: ${withoutUrlCredentials((err as Error).message)}`);
   }
   const loaded = config.getProperties();
   crossCheck(loaded);

@@ -49,7 +49,7 @@ export const schema: Schema<Config> = {
       default: false,
     },
     nodes: {
-      doc: 'Nodes VMs may be placed on: a JSON list of {name, template?, isoStorage, storage?, bridge?, vlanTag? (1-4094)}. template (required unless proxmox.images is set) is the VMID of a template on that node (a VMID is unique in the cluster, so each node has its own), or {"vmid": N, "node": "NODE"} for a template on another node whose disks are on shared storage, cloned here with target.',
+      doc: 'Nodes VMs may be placed on: a JSON list of {name, template?, isoStorage, storage?, bridge?, vlanTag? (1-4094), apiUrl?}. apiUrl (optional, https://, or http:// on loopback; no user or password in it) is that node\'s own pveproxy: its calls, seed uploads first, go there instead of proxmox.url, with the same token and caFile (SPEC 28); health checks it answers and serves the same cluster. template (required unless proxmox.images is set) is the VMID of a template on that node (a VMID is unique in the cluster, so each node has its own), or {"vmid": N, "node": "NODE"} for a template on another node whose disks are on shared storage, cloned here with target.',
       format: 'node-list',
       default: [
         { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds' },
@@ -152,7 +152,7 @@ export const schema: Schema<Config> = {
     graceSeconds: { doc: 'VMs and seeds younger than this are never swept.', format: 'nat', default: 900 },
     recreateMissing: { doc: 'Enqueue a create for a present name whose VM is gone, or whose in-place change has no job left to apply it.', format: 'boolean-word', default: true },
     seedListingEvery: {
-      doc: 'Every this many sweeps, and on the first sweep of each worker process, the sweep lists every node\'s seed storage (2 Proxmox calls per node) and refreshes the storages\' shared flags, to find seeds no record names (uploaded by an older release or by hand). The other sweeps judge seeds from the records each create writes before its upload. 1 lists on every sweep (SPEC 5, 26).',
+      doc: 'Every this many sweeps, on the first sweep of each worker process and on every sweep asked for by hand (`pve-provisioner reconcile`, dry or not), the sweep lists every node\'s seed storage (2 Proxmox calls per node) and refreshes the storages\' shared flags, to find seeds no record names (uploaded by an older release or by hand). The other sweeps judge seeds from the records each create writes before its upload. 1 lists on every sweep (SPEC 5, 26).',
       format: 'positive-int',
       default: 12,
     },

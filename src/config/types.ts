@@ -35,6 +35,8 @@ export interface NodeConfig {
   bridge?: string;
   /** VLAN tag added to net0 (1 to 4094). */
   vlanTag?: number;
+  /** This node's own pveproxy (`https://pve2:8006`): its calls, uploads first, go there instead of proxmox.url (SPEC 28). */
+  apiUrl?: string;
 }
 
 export interface Config {

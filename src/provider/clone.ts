@@ -16,6 +16,7 @@ import { holderOfVmid, type FoundVm } from './ownership.js';
 import { taskExitOf, waitTask } from './tasks.js';
 import { perImage } from './expectations.js';
 import { describeTemplate, nodeKey, type NodeImageTemplate } from './template-ref.js';
+import { storageRefusal } from './storage-refusal.js';
 
 /** How often one VMID is tried again after its holder vanished between the clone and the look. */
 const GONE_RETRIES = 3;
@@ -85,7 +86,8 @@ async function tryClone(
   } catch (err) {
     // SPEC 23: the VMID is held on another node; pmxcfs refused it inside the task.
     const exit = taskExitOf(err);
-    if (exit === undefined || !VMID_HELD_ELSEWHERE.test(exit)) throw err;
+    // SPEC 28: clone_disk found the template's disk storage disabled or not available here.
+    if (exit === undefined || !VMID_HELD_ELSEWHERE.test(exit)) throw storageRefusal(deps, node, err, image) ?? err;
     return takenVmid(deps, ctx, spec, vmid);
   }
   const config = await call(ctx, () => deps.api.getConfig(node.name, vmid, callOpts(ctx)));
@@ -106,9 +108,12 @@ async function takenVmid(deps: ProviderDeps, ctx: OperationContext, spec: Create
   return 'next';
 }
 
-/** A refused clone, classified; a storage or template the config names wrongly says which key to fix (SPEC 23). */
+/** A refused clone, classified; a storage or template the config names wrongly says which key to fix (SPEC 23, 28). */
 function refusedClone(deps: ProviderDeps, node: NodeConfig, image: NodeImageTemplate, err: unknown, signal: AbortSignal): Error {
   const classified = classifyCall(err, signal);
+  if (signal.aborted) return classified;
+  const refused = storageRefusal(deps, node, err, image);
+  if (refused !== undefined) return refused;
   if (messageMatches(err, STORAGE_MISSING) && node.storage !== undefined) {
     return permanent(`storage '${node.storage}' does not exist in the Proxmox cluster: fix ${nodeKey(deps, node, 'storage')}`, classified);
   }

@@ -21,6 +21,7 @@ import { chooseNode, configuredNode, requireConfiguredNode, requireImage, requir
 import { seedFileName } from '../nocloud/seed.js';
 import { seedVolid } from './seeds.js';
 import { waitRunning, waitTask } from './tasks.js';
+import { storageRefusal } from './storage-refusal.js';
 import { checkTemplate } from './template.js';
 import { templateFor } from './template-ref.js';
 import { bootDisk, diskSizeBytes, GIB } from './vm-config.js';
@@ -142,7 +143,9 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
   beforeWrite(ctx);
   const volid = seedVolid(node.isoStorage, spec.name);
   await deps.seedRecords?.intend({ node: node.name, storage: node.isoStorage, volid, name: spec.name, uid: spec.uid, vmid, at: deps.now().toISOString() });
-  const upid = await call(ctx, () => deps.api.upload(node.name, node.isoStorage, seedFileName(spec.name), source, callOpts(ctx)));
+  const upid = await call(ctx, () => deps.api.upload(node.name, node.isoStorage, seedFileName(spec.name), source, callOpts(ctx))).catch((err: unknown) => {
+    throw (ctx.signal.aborted ? undefined : storageRefusal(deps, node, err)) ?? err;
+  });
   await waitTask(deps, ctx, upid, { what: `upload of ${seedFileName(spec.name)} to ${node.isoStorage}`, budgetSeconds: deps.config.budgets.taskSeconds });
   await logLine(ctx, `uploaded ${volid} (${source.size} bytes) on ${node.name}`);
 }
@@ -151,7 +154,10 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
 async function configure(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vm: FoundVm): Promise<void> {
   const params = configParams(spec, node, vm.config, deps.config.proxmox.tag, seedVolid(node.isoStorage, spec.name));
   beforeWrite(ctx);
-  await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx)));
+  await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx))).catch((err: unknown) => {
+    // SPEC 28: the seed's storage went disabled between the upload and this write.
+    throw (ctx.signal.aborted ? undefined : storageRefusal(deps, node, err)) ?? err;
+  });
   await logLine(ctx, `configured VM ${vm.vmid}: ${Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ')}`);
 }
 

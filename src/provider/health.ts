@@ -1,5 +1,6 @@
-// Health (SPEC 19, 27): every configured node checked concurrently:
-// /version, the node online, the seed storage present with ISO content,
+// Health (SPEC 19, 27, 28): every configured node checked concurrently:
+// /version, the node online, its own apiUrl (health-api-url.ts), its
+// storages (health-storage.ts),
 // and for each image the node serves, its template present and a
 // template, on shared storage when it lives on another node (SPEC 23).
 // Each failure is a reason an operator can act on; a node is fit for an
@@ -9,25 +10,19 @@
 import { imagesOf } from '../config/images.js';
 import type { NodeConfig } from '../config/types.js';
 import { NotFoundError } from '../errors.js';
-import { kindOf } from '../proxmox/classify.js';
-import type { HealthReason, ImageHealth, NodeHealth, OperationContext } from './types.js';
+import type { ImageHealth, NodeHealth, OperationContext } from './types.js';
 import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { call } from './call.js';
 import { throwIfAborted } from './errors.js';
 import { describeTemplate, templateFor, type NodeImageTemplate, type TemplateSource } from './template-ref.js';
 import { isProtected, volumeStorages } from './vm-config.js';
+import { storageListings, storageProblems, type StorageListing } from './health-storage.js';
+import { apiUrlProblem } from './health-api-url.js';
+import { finding, type Finding } from './health-finding.js';
 import type { VmConfig } from '../proxmox/api.js';
 
-type Finding = NodeHealth['reasons'][number];
-
-/** The reason a failed call stands for: the client's kind when it has one, else the check's own. */
-function finding(err: unknown, fallback: HealthReason): Finding {
-  const detail = err instanceof Error ? ('reason' in err && typeof err.reason === 'string' ? err.reason : err.message) : String(err);
-  return { reason: kindOf(err) ?? fallback, detail };
-}
-
-async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<NodeHealth> {
+async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig, listing: StorageListing): Promise<NodeHealth> {
   const opts = callOpts(ctx);
   const reasons: Finding[] = [];
   const served = imagesOf(deps.config.proxmox).flatMap((image) => templateFor(image, node) ?? []);
@@ -46,9 +41,16 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
     return done();
   }
   try {
-    const entry = (await call(ctx, () => deps.api.nodes(opts))).find((n) => n.node === node.name);
+    const cluster = await call(ctx, () => deps.api.nodes(opts));
+    const entry = cluster.find((n) => n.node === node.name);
     if (entry?.status !== 'online') {
       reasons.push({ reason: 'NodeOffline', detail: entry ? `node ${node.name} is ${entry.status}` : `node ${node.name} is not in the cluster` });
+      return done();
+    }
+    // SPEC 28: the node's calls go to its own apiUrl; nothing else is worth checking if that fails.
+    const apiUrl = await apiUrlProblem(deps, ctx, node, cluster);
+    if (apiUrl !== undefined) {
+      reasons.push(apiUrl);
       return done();
     }
   } catch (err) {
@@ -56,12 +58,12 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
     reasons.push(finding(err, 'Unreachable'));
     return done();
   }
-  const [storage, ...templates] = await Promise.all([checkStorage(deps, ctx, node), ...served.map((t) => checkTemplate(deps, ctx, t))]);
-  if (storage) reasons.push(storage);
+  const [storage, ...templates] = await Promise.all([checkStorage(deps, ctx, node, served, listing), ...served.map((t) => checkTemplate(deps, ctx, t, listing))]);
+  reasons.push(...storage);
   const images = served.map((t, i): ImageHealth => {
     const problem = templates[i]?.problem;
     const note = templates[i]?.note;
-    const found = [...(storage ? [storage] : []), ...(problem ? [problem] : [])];
+    const found = [...storage, ...(problem ? [problem] : [])];
     return { image: t.image, ok: found.length === 0, reasons: found, ...(note ? { notes: [note] } : {}) };
   });
   for (const template of templates) if (template.problem) reasons.push(template.problem);
@@ -69,21 +71,12 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
   return { ...done(images), ...(notes.length > 0 ? { notes } : {}) };
 }
 
-async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig): Promise<Finding | undefined> {
+async function checkStorage(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig, served: NodeImageTemplate[], listing: StorageListing): Promise<Finding[]> {
   try {
-    const storages = await call(ctx, () => deps.api.storages(node.name, callOpts(ctx)));
-    const seed = storages.find((s) => s.storage === node.isoStorage);
-    if (!seed) return { reason: 'StorageNotFound', detail: `storage ${node.isoStorage} (proxmox.nodes[].isoStorage) is not on node ${node.name}` };
-    if (!(seed.content ?? '').split(',').includes('iso')) {
-      return { reason: 'StorageNotFound', detail: `storage ${node.isoStorage} on ${node.name} does not hold ISO images (content: ${seed.content ?? 'none'})` };
-    }
-    if (seed.active === 0 || seed.enabled === 0) {
-      return { reason: 'StorageNotFound', detail: `storage ${node.isoStorage} on ${node.name} is not active` };
-    }
-    return undefined;
+    return await storageProblems(deps, node, served, listing);
   } catch (err) {
     throwIfAborted(ctx.signal);
-    return finding(err, 'StorageNotFound');
+    return [finding(err, 'StorageNotFound')];
   }
 }
 
@@ -92,7 +85,7 @@ interface TemplateCheck {
   note?: string;
 }
 
-async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: NodeImageTemplate): Promise<TemplateCheck> {
+async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: NodeImageTemplate, listing: StorageListing): Promise<TemplateCheck> {
   const template = image.source;
   const fix = `fix ${image.key} (image ${image.image})`;
   try {
@@ -101,7 +94,7 @@ async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: N
       return { problem: { reason: 'TemplateNotFound', detail: `VM ${template.vmid} (${config.name ?? 'unnamed'}) on ${template.node} is not a template; ${fix}` } };
     }
     const note = isProtected(config) ? protectedNote(image, config) : undefined;
-    const problem = template.target !== undefined ? await crossNodeProblem(deps, ctx, template, config, fix) : undefined;
+    const problem = template.target !== undefined ? await crossNodeProblem(listing, template, config, fix) : undefined;
     return { ...(problem ? { problem } : {}), ...(note ? { note } : {}) };
   } catch (err) {
     throwIfAborted(ctx.signal);
@@ -116,8 +109,8 @@ function protectedNote(image: NodeImageTemplate, config: VmConfig): string {
 }
 
 /** A template on another node serves this one only when every volume is on shared storage (SPEC 23). */
-async function crossNodeProblem(deps: ProviderDeps, ctx: OperationContext, template: TemplateSource, config: VmConfig, fix: string): Promise<Finding | undefined> {
-  const storages = await call(ctx, () => deps.api.storages(template.node, callOpts(ctx)));
+async function crossNodeProblem(listing: StorageListing, template: TemplateSource, config: VmConfig, fix: string): Promise<Finding | undefined> {
+  const storages = await listing(template.node);
   const local = volumeStorages(config).filter((id) => storages.find((s) => s.storage === id)?.shared !== 1);
   if (local.length === 0) return undefined;
   return {
@@ -127,5 +120,6 @@ async function crossNodeProblem(deps: ProviderDeps, ctx: OperationContext, templ
 }
 
 export async function health(deps: ProviderDeps, ctx: OperationContext): Promise<NodeHealth[]> {
-  return Promise.all(deps.config.proxmox.nodes.map((node) => checkNode(deps, ctx, node)));
+  const listing = storageListings(deps, ctx);
+  return Promise.all(deps.config.proxmox.nodes.map((node) => checkNode(deps, ctx, node, listing)));
 }

@@ -10,6 +10,13 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The job's logger (OperationContext.logger): the call's debug line then carries the job's id (SPEC 9). */
   logger?: Logger;
+  /**
+   * A call with no node of its own (version, nodes, cluster resources) goes
+   * to this node's proxmox.nodes[i].apiUrl instead of proxmox.url (SPEC 28;
+   * health uses it to check that URL). A call for a node always goes to
+   * that node's apiUrl when it has one.
+   */
+  via?: string;
 }
 
 /** `UPID:<node>:<pid>:<pstart>:<starttime>:<type>:<id>:<user>:` (F16). */

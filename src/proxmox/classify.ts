@@ -8,7 +8,19 @@ import { isApiError } from './api-error.js';
 import type { ProxmoxApiError } from './api-error.js';
 import { ProxmoxPermanentError, ProxmoxTransientError } from './failure.js';
 import type { FailureKind } from './failure.js';
-import { CLONE_LOCAL_STORAGE, CONFIG_MISSING, DESTROY_RUNNING, LOCK_TIMEOUT, NO_WORKER, PROTECTION_ENABLED, STORAGE_MISSING, VM_LOCKED } from './messages.js';
+import {
+  CLONE_FAILED_PREFIX,
+  CLONE_LOCAL_STORAGE,
+  CONFIG_MISSING,
+  DESTROY_RUNNING,
+  LOCK_TIMEOUT,
+  NO_WORKER,
+  PROTECTION_ENABLED,
+  STORAGE_DISABLED,
+  STORAGE_MISSING,
+  STORAGE_NOT_ON_NODE,
+  VM_LOCKED,
+} from './messages.js';
 
 export { kindOf } from './failure.js';
 export type { FailureKind } from './failure.js';
@@ -81,6 +93,14 @@ function misconfiguration(text: string): string | undefined {
   const storage = STORAGE_MISSING.exec(text);
   // Stryker disable next-line StringLiteral: a matched group is always defined; ?? '' is for the type checker
   if (storage) return `Proxmox has no storage '${storage[1] ?? ''}': check the storage names in proxmox.nodes`;
+  const disabled = STORAGE_DISABLED.exec(text);
+  // Stryker disable next-line StringLiteral: a matched group is always defined; ?? '' is for the type checker
+  if (disabled) return `Proxmox storage '${disabled[1] ?? ''}' is disabled (storage.cfg): enable it, or check the storage names in proxmox.nodes`;
+  const notOnNode = STORAGE_NOT_ON_NODE.exec(text);
+  if (notOnNode) {
+    // Stryker disable next-line StringLiteral: a matched group is always defined; ?? '' is for the type checker
+    return `Proxmox storage '${notOnNode[1] ?? ''}' is not available on node ${notOnNode[2] ?? ''} (its nodes in storage.cfg leave it out): check the storage names in proxmox.nodes`;
+  }
   const target = CLONE_LOCAL_STORAGE.exec(text);
   if (target) {
     // Stryker disable next-line StringLiteral: a matched group is always defined; ?? '' is for the type checker
@@ -190,7 +210,7 @@ export function classifyTaskExit(exitstatus: string, failed: string, cause: unkn
   }
   if (status === 401) return permanent(whole, `${failed}: credentials rejected: check proxmox.tokenFile (${text})`, cause, 'CredentialsRejected');
   if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) return permanent(whole, whole, cause);
-  const misconfigured = misconfiguration(text);
+  const misconfigured = misconfiguration(text.replace(CLONE_FAILED_PREFIX, ''));
   if (misconfigured !== undefined) return permanent(whole, `${failed}: ${misconfigured}`, cause);
   if (PERMANENT_TASK_TEXTS.some((re) => re.test(text))) return permanent(whole, whole, cause);
   return transient(whole, whole, cause);

@@ -14,6 +14,12 @@ export const CONFIG_EXISTS = /^unable to create VM \d+: config file already exis
 export const VMID_HELD_ELSEWHERE = /^close \(rename\) atomic file '[^']*\/qemu-server\/\d+\.conf' failed: File exists$/;
 /** SPEC 23: a plain die (500) in Storage.pm storage_config; the storage named in config is not there. */
 export const STORAGE_MISSING = /^storage '([^']+)' does not exist$/;
+/** SPEC 28: storage.cfg's `disable` (Storage.pm storage_check_enabled, a plain die). */
+export const STORAGE_DISABLED = /^storage '([^']+)' is disabled$/;
+/** SPEC 28: storage.cfg's `nodes` leave the node out (Storage.pm storage_check_node, a plain die). */
+export const STORAGE_NOT_ON_NODE = /^storage '([^']+)' is not available on node '([^']+)'$/;
+/** SPEC 28: clone_vm's worker prefixes whatever killed it, e.g. clone_disk's storage_check_enabled. */
+export const CLONE_FAILED_PREFIX = /^clone failed: /;
 /** SPEC 23: a clone with `target` whose template has a disk on storage that is not shared (Qemu.pm clone_vm). */
 export const CLONE_LOCAL_STORAGE = /^can't clone VM to node '([^']+)' \(VM uses local storage\)$/;
 /** F7: a write while the VM holds a lock. */

@@ -54,7 +54,8 @@ export function observeApi(api: ProxmoxApi, logger: Logger, metrics?: ProxmoxCal
       throw err;
     } finally {
       const seconds = (performance.now() - started) / 1000;
-      const line = { call: route, method, path, status, durationMs: Math.round(seconds * 1000), ...ids };
+      // via: the node whose own apiUrl a cluster-wide call went to (SPEC 28), so health's check of it reads apart from proxmox.url's.
+      const line = { call: route, method, path, status, durationMs: Math.round(seconds * 1000), ...ids, ...(opts?.via === undefined ? {} : { via: opts.via }) };
       // A job's call logs through the job's logger, so the line carries its id.
       (opts?.logger ?? logger).debug(failure === undefined ? line : { ...line, error: failure }, 'proxmox api call');
       metrics?.proxmoxCall(route, status === 0 ? 'error' : String(status), seconds);

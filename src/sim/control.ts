@@ -1,9 +1,11 @@
 // The /_sim/ endpoints (SPEC 8), never on a real host: look inside the
-// simulated cluster, inject faults, reset, and plant or change VMs.
+// simulated cluster, inject faults, reset, plant or change VMs, and
+// disable or restrict storages.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { faultSetProblems, type FaultSet } from './faults.js';
 import { readText, sendJson } from './http-io.js';
 import type { Simulator } from './simulator.js';
+import { changeStorage, storageCfgView, storageChangeProblems, type StorageChange } from './storage-control.js';
 import { freshVmState, touched, vmDisks, type SimVm, type VmConfig } from './state.js';
 
 function vmView(vm: SimVm): Record<string, unknown> {
@@ -121,6 +123,15 @@ export async function handleControl(sim: Simulator, req: IncomingMessage, res: S
       const problems = plantProblems(body, sim);
       if (problems.length > 0) return sendJson(res, 400, { problems });
       return sendJson(res, 200, vmView(plant(sim, body as VmPlant)));
+    }
+    case 'GET /_sim/storages':
+      return sendJson(res, 200, { storages: storageCfgView(sim.state) });
+    case 'POST /_sim/storages': {
+      const body = await jsonBody(req).catch(() => undefined);
+      const problems = storageChangeProblems(body, sim.state);
+      if (problems.length > 0) return sendJson(res, 400, { problems });
+      changeStorage(sim.state, body as StorageChange);
+      return sendJson(res, 200, { storages: storageCfgView(sim.state) });
     }
     default:
       return sendJson(res, 404, { problems: [`no such simulator endpoint: ${route}`] });

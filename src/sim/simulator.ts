@@ -133,6 +133,7 @@ export class Simulator {
     const fresh = this.freshState();
     this.state.nodes.clear();
     for (const [name, node] of fresh.nodes) this.state.nodes.set(name, node);
+    this.state.storageCfg.clear();
     for (const vm of [...this.state.allVms()]) this.state.removeVm(vm);
     for (const vm of fresh.allVms()) this.state.addVm(vm);
   }

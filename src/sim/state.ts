@@ -80,6 +80,13 @@ export interface SimStorage {
   volumes: Map<string, SimVolume>;
 }
 
+/** storage.cfg's `disable` and `nodes` of one storage, cluster-wide like the file (SPEC 28). */
+export interface StorageCfg {
+  disable: boolean;
+  /** The nodes the storage is available on; undefined: every node that has it. */
+  nodes?: string[];
+}
+
 export interface SimNode {
   node: string;
   storages: Map<string, SimStorage>;
@@ -106,6 +113,8 @@ function sharedStorage(): SimStorage {
 
 export class SimState {
   readonly nodes = new Map<string, SimNode>();
+  /** `disable` and `nodes` of the storages that have either; POST /_sim/storages sets them. */
+  readonly storageCfg = new Map<string, StorageCfg>();
   /** By VMID: one VM per VMID in the whole cluster. */
   private readonly vms = new Map<number, SimVm>();
 
@@ -127,10 +136,30 @@ export class SimState {
 
   /** The storage as a node sees it, or storage_check_enabled's texts (storage.cfg is cluster-wide). */
   storage(nodeName: string, storage: string): SimStorage {
-    const found = this.node(nodeName).storages.get(storage);
-    if (found !== undefined) return found;
-    if (this.storageAnywhere(storage) !== undefined) throw dieError(texts.storageNotOnNode(storage, nodeName));
-    throw dieError(texts.noSuchStorage(storage));
+    const refused = this.storageRefusal(nodeName, storage);
+    if (refused !== undefined) throw dieError(refused);
+    return this.node(nodeName).storages.get(storage) as SimStorage;
+  }
+
+  /**
+   * Storage.pm storage_check_enabled's die text for this storage on this
+   * node, in its order (storage_config, `disable`, `nodes`), or undefined
+   * when the node may use it.
+   */
+  storageRefusal(nodeName: string, storage: string): string | undefined {
+    if (this.storageAnywhere(storage) === undefined) return texts.noSuchStorage(storage);
+    const cfg = this.storageCfg.get(storage);
+    if (cfg?.disable === true) return texts.storageDisabled(storage);
+    const listed = cfg?.nodes === undefined || cfg.nodes.includes(nodeName);
+    if (!listed || !this.node(nodeName).storages.has(storage)) return texts.storageNotOnNode(storage, nodeName);
+    return undefined;
+  }
+
+  /** Every storage id of storage.cfg, each with the entry of the first node that has it. */
+  storageIds(): SimStorage[] {
+    const out = new Map<string, SimStorage>();
+    for (const node of this.nodes.values()) for (const s of node.storages.values()) if (!out.has(s.storage)) out.set(s.storage, s);
+    return [...out.values()];
   }
 
   /** The storage's entry in the cluster's storage.cfg, from whichever node lists it. */

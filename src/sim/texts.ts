@@ -39,8 +39,12 @@ export const texts = {
   unknownNode: (node: string) => `hostname lookup '${node}' failed - failed to get address info for: ${node}: Name or service not known`,
   /** Storage.pm storage_config: a plain die (audit 2c). */
   noSuchStorage: (storage: string) => `storage '${storage}' does not exist`,
-  /** Storage.pm storage_check_node */
+  /** Storage.pm storage_check_node: the storage's `nodes` in storage.cfg leave this node out (a plain die). */
   storageNotOnNode: (storage: string, node: string) => `storage '${storage}' is not available on node '${node}'`,
+  /** Storage.pm storage_check_enabled: `disable` set in storage.cfg (a plain die, checked before the node). */
+  storageDisabled: (storage: string) => `storage '${storage}' is disabled`,
+  /** qemu-server clone_vm's worker: any failure inside it, prefixed. */
+  cloneFailed: (text: string) => `clone failed: ${text}`,
   /** A clone onto a VMID another node holds: pmxcfs refuses the rename of the temporary config (File.pm, audit 2b). */
   vmidElsewhere: (node: string, vmid: number) => `close (rename) atomic file '/etc/pve/nodes/${node}/qemu-server/${vmid}.conf' failed: File exists`,
   cloneStart: (source: number, newid: number) => `creating a clone of VM ${source} with ID ${newid}`,

@@ -9,17 +9,22 @@ import { createBudgetConnection } from '../queue/connection.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import { budgetApi } from '../proxmox/budgeted-api.js';
 import { createHttpApi } from '../proxmox/http-api.js';
+import { routeByNode } from '../proxmox/node-routed-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
 import { createRequestBudget } from '../proxmox/request-budget.js';
 
+/** proxmox.url's client, and one per node with its own apiUrl (SPEC 28), each with the same token, CA file and timeouts. */
 export function proxmoxApiFromConfig(config: Config, baseUrl: string, logger?: Logger): ProxmoxApi {
-  return createHttpApi({
-    baseUrl,
-    tokenFile: config.proxmox.tokenFile,
-    caFile: config.proxmox.caFile,
-    ...(logger === undefined ? {} : { logger }),
-    timeouts: { connectMs: config.budgets.connectMs, responseMs: config.budgets.responseMs },
-  });
+  const client = (url: string): ProxmoxApi =>
+    createHttpApi({
+      baseUrl: url,
+      tokenFile: config.proxmox.tokenFile,
+      caFile: config.proxmox.caFile,
+      ...(logger === undefined ? {} : { logger }),
+      timeouts: { connectMs: config.budgets.connectMs, responseMs: config.budgets.responseMs },
+    });
+  const byNode = new Map(config.proxmox.nodes.flatMap((node) => (node.apiUrl === undefined ? [] : [[node.name, client(node.apiUrl)] as const])));
+  return routeByNode(client(baseUrl), byNode);
 }
 
 export interface WorkerProxmoxApi {

@@ -45,6 +45,10 @@ export const fakeErrors = {
   noRouteToHost: () => apiError(595, 'No route to host'),
   /** Storage.pm storage_config: a plain die, so a 500 (audit 2c). */
   storageMissing: (storage: string) => apiError(500, `storage '${storage}' does not exist`),
+  /** Storage.pm storage_check_enabled: `disable` in storage.cfg (a plain die, SPEC 28). */
+  storageDisabled: (storage: string) => apiError(500, `storage '${storage}' is disabled`),
+  /** Storage.pm storage_check_node: the storage's `nodes` leave this node out (a plain die, SPEC 28). */
+  storageNotOnNode: (storage: string, node: string) => apiError(500, `storage '${storage}' is not available on node '${node}'`),
   /** clone_vm: `storage` with a linked clone (a plain die). */
   linkedCloneStorage: () => apiError(500, "parameter 'storage' not allowed for linked clones"),
   /** clone_vm: `target` when a disk of the source is on local storage. */
@@ -86,6 +90,8 @@ export const fakeTaskExits = {
   diskMissing: (disk: string) => `disk '${disk}' does not exist`,
   /** A clone onto a VMID a VM on another node holds: pmxcfs refuses the rename (File.pm file_set_contents, audit 2b). */
   vmidElsewhere: (node: string, vmid: number) => `close (rename) atomic file '/etc/pve/nodes/${node}/qemu-server/${vmid}.conf' failed: File exists`,
+  /** clone_vm's worker: clone_disk activates a disk's storage that storage_check_enabled refuses (SPEC 28). */
+  cloneFailed: (text: string) => `clone failed: ${text}`,
   /** raise_perm_exc inside a worker: the code comes first (audit 4c). */
   forbidden: (path: string, privilege: string) => `403 Permission check failed (${path}, ${privilege})`,
 } as const;
@@ -115,6 +121,8 @@ export const SIMULATOR_SAMPLES: (() => ProxmoxApiError)[] = [
   () => fakeErrors.noSuchTask(),
   () => fakeErrors.protectionEnabled("can't remove VM 199999"),
   () => fakeErrors.storageMissing('x'),
+  () => fakeErrors.storageDisabled('proxy-seeds'),
+  () => fakeErrors.storageNotOnNode('local-lvm', 'pv1-1'),
   () => fakeErrors.linkedCloneStorage(),
   () => fakeErrors.cloneTargetLocal('pv1-2'),
   () => fakeErrors.cloneTargetStorageNotShared('local-lvm'),

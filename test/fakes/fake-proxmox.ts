@@ -17,6 +17,12 @@
 //     shared storage; with `target` the new VM sits on the source node
 //     until its task ends, then moves; `description` is set only when
 //     non-empty;
+//   - storages disabled (`disabledStorages`) or restricted to some nodes
+//     (`storageNodes`), as storage.cfg's `disable` and `nodes` (SPEC 28):
+//     storage_check_enabled's texts on clone's `storage` (this node, then
+//     the target), upload, content listing and an ISO drive at once, in
+//     the clone's task for the template's own disk storage (`clone
+//     failed: ...`) and in a volume delete's task; listed `enabled: 0`;
 //   - writes to a locked VM answer `VM is locked (clone)` (F7), but a
 //     start is accepted and its task waits for the clone (F3);
 //   - the checks Proxmox runs inside a task fail the task, not the call
@@ -104,6 +110,7 @@ import type {
   NodeVmEntry,
   PendingEntry,
 } from '../../src/proxmox/api.js';
+import type { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { heldUntilStart, hotplugRefusal } from '../../src/sim/hotplug.js';
 import { fixtureData } from '../support/fixtures.js';
 import { fakeErrors, fakeTaskExits } from './fake-errors.js';
@@ -113,6 +120,8 @@ export type FakeMethod = keyof ProxmoxApi;
 export interface FakeCall {
   method: FakeMethod;
   args: unknown[];
+  /** CallOptions.via: the node whose own API URL a cluster-wide call was sent to. */
+  via?: string;
 }
 
 /** Runs before a call; may change the world, wait, or throw to fail the call. */
@@ -254,6 +263,12 @@ export class FakeProxmox implements ProxmoxApi {
   readonly deleteForbidden = new Set<string>();
   /** Storages without Datastore.AllocateSpace: clone answers 403, resize's task ends `403 Permission check failed (...)`. */
   readonly denyAllocateSpace = new Set<string>();
+  /** storage.cfg's `disable`: storage_check_enabled refuses these on every node (SPEC 28). */
+  readonly disabledStorages = new Set<string>();
+  /** Storages whose status fails (an NFS server down): listed enabled but not active. */
+  readonly inactiveStorages = new Set<string>();
+  /** storage.cfg's `nodes`: a storage listed here is available only on those nodes (SPEC 28). */
+  readonly storageNodes = new Map<string, string[]>();
   /** See FakeProxmoxOptions.statdEvery. */
   statdEvery: number;
   /** Tasks every node listing leaves out. */
@@ -415,7 +430,7 @@ export class FakeProxmox implements ProxmoxApi {
   }
 
   private async enter(method: FakeMethod, args: unknown[], opts: CallOptions | undefined): Promise<void> {
-    const call: FakeCall = { method, args };
+    const call: FakeCall = { method, args, ...(opts?.via === undefined ? {} : { via: opts.via }) };
     this.calls.push(call);
     opts?.signal?.throwIfAborted();
     for (const hook of [...(this.hooks.get(method) ?? [])]) await hook(args, call);
@@ -541,8 +556,10 @@ export class FakeProxmox implements ProxmoxApi {
     const target = params.target !== undefined && params.target !== node ? params.target : undefined;
     if (target !== undefined && !this.nodeList.some((n) => n.name === target)) throw fakeErrors.noSuchClusterNode(target);
     if (params.storage !== undefined) {
+      this.checkEnabled(params.storage, node);
       const storage = this.storageAnywhere(params.storage);
       if (!storage.content.split(',').includes('images')) throw fakeErrors.storageNoImages(params.storage);
+      if (target !== undefined) this.checkEnabled(params.storage, target);
       if (target !== undefined && storage.shared !== true) throw fakeErrors.cloneTargetStorageNotShared(params.storage);
     }
     const template = this.qemuOn(node, templateVmid);
@@ -570,6 +587,14 @@ export class FakeProxmox implements ProxmoxApi {
     const vm = this.addVm({ vmid: params.newid, node, config: { lock: 'clone', description: 'qmclone temporary file' }, cloning: true });
     vm.clonedFull = full;
     return this.startTask(node, 'qmclone', String(templateVmid), () => {
+      // The worker activates the source's disks on their own storages (activate_volumes), then clone_disk allocates on `storage`.
+      const sids = [...diskVolids(template.config).map((volid) => volid.slice(0, volid.indexOf(':'))), ...(params.storage === undefined ? [] : [params.storage])];
+      const refused = sids.map((sid) => this.enabledRefusal(sid, node)).find((r) => r !== undefined);
+      if (refused !== undefined) {
+        // clone_vm frees what it made and unlinks the config before it dies.
+        this.vms.delete(params.newid);
+        return { exitstatus: fakeTaskExits.cloneFailed(refused.message) };
+      }
       const config: VmConfig = { ...copy(template.config), name: params.name };
       if (params.description) config.description = params.description;
       else delete config.description;
@@ -711,13 +736,19 @@ export class FakeProxmox implements ProxmoxApi {
 
   async storages(node: string, opts?: CallOptions): Promise<StorageEntry[]> {
     await this.enter('storages', [node], opts);
-    return this.node(node).storages.map((s) => ({ storage: s.storage, type: s.type ?? 'dir', content: s.content, active: 1, enabled: 1, shared: s.shared ? 1 : 0 }));
+    // storage_info: a storage this node may not use is listed with enabled and active 0.
+    return this.node(node).storages.map((s) => {
+      const on = this.enabledRefusal(s.storage, node) === undefined ? 1 : 0;
+      const active = on === 1 && !this.inactiveStorages.has(s.storage) ? 1 : 0;
+      return { storage: s.storage, type: s.type ?? 'dir', content: s.content, active, enabled: on, shared: s.shared ? 1 : 0 };
+    });
   }
 
   async upload(node: string, storage: string, filename: string, source: UploadSource, opts?: CallOptions): Promise<Upid> {
     await this.enter('upload', [node, storage, filename, { size: source.size }], opts);
-    if (!filename.endsWith('.iso')) throw fakeErrors.uploadWrongExtension();
     this.isoStorage(node, storage);
+    this.checkEnabled(storage, node);
+    if (!filename.endsWith('.iso')) throw fakeErrors.uploadWrongExtension();
     const chunks: Buffer[] = [];
     for await (const chunk of source.open()) chunks.push(Buffer.from(chunk as Uint8Array));
     const bytes = Buffer.concat(chunks);
@@ -732,6 +763,7 @@ export class FakeProxmox implements ProxmoxApi {
   async storageContent(node: string, storage: string, content: 'iso' | 'images', opts?: CallOptions): Promise<StorageVolume[]> {
     await this.enter('storageContent', [node, storage, content], opts);
     this.isoStorage(node, storage);
+    this.checkEnabled(storage, node);
     return this.volumes(node, storage)
       .filter((v) => v.content === content)
       .map(({ bytes: _bytes, ...v }) => v);
@@ -743,6 +775,9 @@ export class FakeProxmox implements ProxmoxApi {
     if (this.deleteForbidden.has(storage)) throw fakeErrors.forbiddenVolumeDelete(storage);
     // Content.pm: an imgdel UPID's id is the storage id for an ISO.
     return this.startTask(node, 'imgdel', storage, () => {
+      // vdisk_free activates the storage inside the task.
+      const refused = this.enabledRefusal(storage, node);
+      if (refused !== undefined) return { exitstatus: refused.message };
       const existed = this.storageVolumes(node, storage).delete(volid);
       const file = `/mnt/${storage}/template/iso/${volid.split('/').pop() ?? ''}`;
       // F13: a missing volume's delete still ends OK.
@@ -841,6 +876,7 @@ export class FakeProxmox implements ProxmoxApi {
     if (iso === null) return value;
     if (!/(^|,)media=cdrom(,|$)/.test(value)) throw fakeErrors.mediaCdromRequired(key);
     const storage = iso[1] ?? '';
+    if (this.node(node).storages.some((s) => s.storage === storage)) this.checkEnabled(storage, node);
     if (!this.node(node).storages.some((s) => s.storage === storage) || !this.storageVolumes(node, storage).has(volid)) throw fakeErrors.volumeMissing(volid);
     return value;
   }
@@ -852,6 +888,19 @@ export class FakeProxmox implements ProxmoxApi {
       if (found) return found;
     }
     throw fakeErrors.storageMissing(storage);
+  }
+
+  /** Storage.pm storage_check_enabled's refusal (after storage_config): `disable`, then the storage's `nodes`. */
+  private enabledRefusal(storage: string, node: string): ProxmoxApiError | undefined {
+    if (this.disabledStorages.has(storage)) return fakeErrors.storageDisabled(storage);
+    const nodes = this.storageNodes.get(storage);
+    if (nodes !== undefined && !nodes.includes(node)) return fakeErrors.storageNotOnNode(storage, node);
+    return undefined;
+  }
+
+  private checkEnabled(storage: string, node: string): void {
+    const refused = this.enabledRefusal(storage, node);
+    if (refused !== undefined) throw refused;
   }
 
   private isoStorage(node: string, storage: string): void {

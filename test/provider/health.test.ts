@@ -121,3 +121,98 @@ describe('health (SPEC 19)', () => {
     expect(result.filter((n) => n.notes !== undefined).map((n) => n.node)).to.deep.equal(['b']);
   });
 });
+
+describe('health checks every storage the config names, on every node (SPEC 28)', () => {
+  const STORAGES = [
+    { storage: 'local-lvm', content: 'rootdir,images', type: 'lvmthin' },
+    { storage: 'fast', content: 'images', type: 'lvmthin' },
+    { storage: 'proxy-seeds', content: 'iso', type: 'dir' },
+  ];
+  const withStorage: NodeConfig[] = NODES.map((n) => ({ ...n, storage: 'fast' }));
+  const fake = () => new FakeProxmox({ nodes: ['a', 'b', 'c'].map((name) => ({ name, storages: STORAGES })) });
+
+  async function detailsOf(pve: FakeProxmox, nodes: NodeConfig[] = withStorage): Promise<Record<string, string[]>> {
+    const h = harness({ pve, config: testConfig(nodes) });
+    const result = await h.provider.health(h.ctx);
+    for (const n of result) for (const r of n.reasons) expect(r.reason).to.equal('StorageNotFound');
+    return Object.fromEntries(result.map((n) => [n.node, n.reasons.map((r) => r.detail)]));
+  }
+
+  it('a disabled storage, or one whose nodes leave a node out, is named with its key and the node', async () => {
+    const pve = fake();
+    pve.disabledStorages.add('fast');
+    pve.storageNodes.set('proxy-seeds', ['a', 'b']);
+    expect(await detailsOf(pve)).to.deep.equal({
+      a: ["storage fast (proxmox.nodes[0].storage) is disabled, or not available on node a (storage.cfg's disable or nodes): enable it for a, or fix proxmox.nodes[0].storage"],
+      b: ["storage fast (proxmox.nodes[1].storage) is disabled, or not available on node b (storage.cfg's disable or nodes): enable it for b, or fix proxmox.nodes[1].storage"],
+      c: [
+        "storage proxy-seeds (proxmox.nodes[2].isoStorage) is disabled, or not available on node c (storage.cfg's disable or nodes): enable it for c, or fix proxmox.nodes[2].isoStorage",
+        "storage fast (proxmox.nodes[2].storage) is disabled, or not available on node c (storage.cfg's disable or nodes): enable it for c, or fix proxmox.nodes[2].storage",
+      ],
+    });
+  });
+
+  it('the clone storage must hold images and the seed storage ISOs; an inactive storage is named too', async () => {
+    const pve = fake();
+    const nodes: NodeConfig[] = [{ ...NODES[0]!, storage: 'proxy-seeds' }, { ...NODES[1]!, storage: 'nowhere' }, { ...NODES[2]!, storage: 'fast' }];
+    pve.inactiveStorages.add('fast');
+    const details = await detailsOf(pve, nodes);
+    expect(details.a).to.deep.equal(['storage proxy-seeds (proxmox.nodes[0].storage) on node a does not hold VM disk images (content: iso); add images to its content, or fix proxmox.nodes[0].storage']);
+    expect(details.b).to.deep.equal(['storage nowhere (proxmox.nodes[1].storage) is not listed on node b: it does not exist in the Proxmox cluster; fix proxmox.nodes[1].storage']);
+    expect(details.c).to.deep.equal(['storage fast (proxmox.nodes[2].storage) is not active on node c: Proxmox cannot reach it']);
+  });
+
+  it('lists each node once per check, even when templates on it are cloned to other nodes', async () => {
+    const pve = new FakeProxmox({ nodes: ['a', 'b', 'c'].map((name) => ({ name })), sharedTemplate: true });
+    const nodes: NodeConfig[] = NODES.map((n) => ({ ...n, template: { vmid: 9200, node: 'a' }, storage: 'vm-shared' }));
+    const h = harness({ pve, config: testConfig(nodes) });
+    expect((await h.provider.health(h.ctx)).every((n) => n.ok)).to.equal(true);
+    expect(pve.callsTo('storages').map((c) => c.args[0]).sort()).to.deep.equal(['a', 'b', 'c']);
+    pve.storageNodes.set('vm-shared', ['b', 'c']);
+    const again = await h.provider.health(h.ctx);
+    expect(again.find((n) => n.node === 'b')?.reasons.map((r) => r.detail)).to.deep.equal([
+      'storage vm-shared (proxmox.nodes[1].storage) is disabled or not available on node a, where the template is cloned from: enable it for a, or fix proxmox.nodes[1].storage',
+    ]);
+  });
+});
+
+describe("health checks each node's own apiUrl (SPEC 28)", () => {
+  const one: NodeConfig[] = [{ name: 'a', template: 9001, isoStorage: 'proxy-seeds', apiUrl: 'https://user:pw@pve-a.example:8006' }];
+
+  it('asks /nodes through the apiUrl and is fine when it names the same cluster', async () => {
+    const h = harness({ pve: new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }] }), config: testConfig(one) });
+    expect((await h.provider.health(h.ctx))[0]?.ok).to.equal(true);
+    expect(h.pve.callsTo('nodes').map((c) => c.via)).to.deep.equal([undefined, 'a']);
+  });
+
+  it('Unreachable naming the key when the apiUrl does not answer, and nothing more is asked of that node', async () => {
+    const h = harness({ pve: new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }] }), config: testConfig(one) });
+    h.pve.on('nodes', (_args, call) => {
+      if (call.via === 'a') throw fakeErrors.noRouteToHost();
+    });
+    const [node] = await h.provider.health(h.ctx);
+    expect(node?.reasons).to.have.length(1);
+    expect(node?.reasons[0]?.reason).to.equal('Unreachable');
+    expect(node?.reasons[0]?.detail).to.match(/^proxmox\.nodes\[0\]\.apiUrl \(https:\/\/pve-a\.example:8006\) does not answer: /);
+    expect(node?.reasons[0]?.detail).not.to.contain('pw');
+    expect(h.pve.count('storages')).to.equal(0);
+  });
+
+  it('names the apiUrl that serves another cluster, with both node lists', async () => {
+    const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }] });
+    const h = harness({ pve, config: testConfig(one) });
+    pve.on('nodes', (_args, call) => {
+      if (call.via !== 'a') return;
+      // Another cluster that also has a node named a.
+      const other = pve.nodeList.splice(1, 1, { name: 'z', status: 'online', storages: [] });
+      setImmediate(() => pve.nodeList.splice(1, 1, ...other));
+    });
+    const [node] = await h.provider.health(h.ctx);
+    expect(node?.reasons).to.deep.equal([
+      {
+        reason: 'Unreachable',
+        detail: "proxmox.nodes[0].apiUrl (https://pve-a.example:8006) serves another cluster: its nodes are a, z, proxmox.url's are a, b; fix proxmox.nodes[0].apiUrl",
+      },
+    ]);
+  });
+});

@@ -67,6 +67,10 @@ const MATCHES: Record<string, string[]> = {
   VMID_HELD_ELSEWHERE: [],
   // No capture yet; its text is held against the simulator by the contract suite (audit 7.1).
   PROTECTION_ENABLED: [],
+  // SPEC 28, from the source (Storage.pm storage_check_enabled); no host capture: test/provider/storage-refusal.test.ts.
+  STORAGE_DISABLED: [],
+  STORAGE_NOT_ON_NODE: [],
+  CLONE_FAILED_PREFIX: [],
 };
 
 const matchers = Object.entries(messages).filter((entry): entry is [string, RegExp] => entry[1] instanceof RegExp);

@@ -74,6 +74,14 @@ describe('the logging decorator (SPEC 9)', () => {
     expect(out.lines[1]).to.include({ volid: 'proxy-seeds:iso/x-seed.iso', method: 'DELETE' });
   });
 
+  it("names the node whose own apiUrl a cluster-wide call was sent through (SPEC 28)", async () => {
+    answer = 'nodes';
+    await api.nodes({ via: 'pv1-2' });
+    await api.nodes();
+    expect(out.lines[0]).to.include({ call: 'nodes', path: '/nodes', via: 'pv1-2' });
+    expect(out.lines[1]).to.not.have.property('via');
+  });
+
   it('logs a failed call with its HTTP status and the error, and counts it', async () => {
     answer = 'err_config_missing';
     await rejection(api.getConfig('pv1-1', 999999));

@@ -21,6 +21,8 @@ export interface World {
   denyAllocate(storage: string): Promise<void>;
   /** Takes Datastore.AllocateSpace away on a storage (clone 403, resize task `403 ...`, audit 4c). */
   denyAllocateSpace(storage: string): Promise<void>;
+  /** storage.cfg's `disable` and `nodes` of one storage (SPEC 28); `nodes: null` lifts the restriction. */
+  setStorage(storage: string, change: { disable?: boolean; nodes?: string[] | null }): Promise<void>;
   /** Runs pvestatd's next cycle (with `statdLag`; audit 7): the simulator's clock moves to its start. */
   statdCycle(): void;
   /** The next task of this type fails with this exitstatus (the simulator's failTasks fault, the fake's setNextTaskOutcome). */
@@ -67,6 +69,9 @@ export async function simWorld(nodes: string[], options: WorldOptions = {}): Pro
     },
     denyAllocate: (storage) => sim.faults({ denyAllocate: [storage] }),
     denyAllocateSpace: (storage) => sim.faults({ denyAllocateSpace: [storage] }),
+    setStorage: async (storage, change) => {
+      await sim.control('POST', 'storages', { storage, ...change });
+    },
     // To the next cycle's start: what changed before it is sampled, nothing after.
     statdCycle: () => sim.clock.advance(STATD_SECONDS - ((sim.clock.ms / 1000) % STATD_SECONDS)),
     failNextTask: (type, exitstatus) => sim.faults({ failTasks: [{ type, exitstatus, count: 1 }] }),
@@ -100,6 +105,13 @@ export function fakeWorld(nodes: string[], options: WorldOptions = {}): Promise<
     },
     denyAllocateSpace: (storage) => {
       fake.denyAllocateSpace.add(storage);
+      return Promise.resolve();
+    },
+    setStorage: (storage, change) => {
+      if (change.disable === true) fake.disabledStorages.add(storage);
+      if (change.disable === false) fake.disabledStorages.delete(storage);
+      if (change.nodes === null) fake.storageNodes.delete(storage);
+      else if (change.nodes !== undefined) fake.storageNodes.set(storage, change.nodes);
       return Promise.resolve();
     },
     statdCycle: () => fake.statdCycle(),

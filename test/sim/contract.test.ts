@@ -340,6 +340,36 @@ const CLONE_CHECKS: Record<string, Scenario> = {
   },
 };
 
+const STORAGE_CFG: Record<string, Scenario> = {
+  "a disabled storage: refused before a clone's task, or failing it for the template's own disks (SPEC 28)": async (world) => {
+    const { api } = world;
+    await world.setStorage('local-lvm', { disable: true });
+    const refused = await attempt(() => api.clone('pv1-1', 9001, { newid: 199998, name: 'x', description: 'd', full: true, storage: 'local-lvm' }));
+    const exit = await finish(world, await clone(api));
+    const listed = (await api.storages('pv1-1')).map((s) => [s.storage, s.enabled, s.active]);
+    return { refused, exit, left: (await api.clusterResources('vm')).some((r) => r.vmid === 199999), listed };
+  },
+  "a template's own disk storage disabled fails the clone's task even with `storage` elsewhere (activate_volumes, SPEC 28)": async (world) => {
+    const { api } = world;
+    await world.setStorage('local-lvm', { disable: true });
+    const upid = await api.clone('pv1-1', 9001, { newid: 199999, name: 'x', description: 'd', full: true, storage: 'vm-shared' });
+    return { exit: await finish(world, upid), left: (await api.clusterResources('vm')).some((r) => r.vmid === 199999) };
+  },
+  'a storage restricted to other nodes: clone, upload and content listing refused, a volume delete failing in its task (SPEC 28)': async (world) => {
+    const { api } = world;
+    await world.setStorage('vm-shared', { nodes: ['pv1-1'] });
+    await world.setStorage('proxy-seeds', { nodes: ['pv1-1'] });
+    return {
+      cross: await attempt(() => api.clone('pv1-1', 9200, { newid: 199999, name: 'x', description: 'd', full: true, storage: 'vm-shared', target: 'pv1-2' })),
+      upload: await attempt(() => api.upload('pv1-2', 'proxy-seeds', 'seed.iso', iso(2048))),
+      content: await attempt(() => api.storageContent('pv1-2', 'proxy-seeds', 'iso')),
+      deleted: await finish(world, await api.deleteVolume('pv1-2', 'proxy-seeds', 'proxy-seeds:iso/none.iso')),
+      listed: (await api.storages('pv1-2')).map((s) => [s.storage, s.enabled, s.active]),
+      here: await finish(world, await api.upload('pv1-1', 'proxy-seeds', 'seed.iso', iso(2048))),
+    };
+  },
+};
+
 const STATD_LAG: Record<string, Scenario> = {
   "pvestatd's lag: a finished clone stays nameless and unknown, a start shows at the next cycle (audit 7)": async (world) => {
     const { api } = world;
@@ -441,6 +471,7 @@ describe('contract: simulator over HTTP and the in-memory fake give the same ans
   describe('one node', () => suite(['pv1-1'], ONE_NODE));
   describe('two nodes', () => suite(['pv1-1', 'pv1-2'], TWO_NODES));
   describe('clone and task checks (SPEC 23)', () => suite(['pv1-1', 'pv1-2'], CLONE_CHECKS));
+  describe('storages disabled or restricted to some nodes (SPEC 28)', () => suite(['pv1-1', 'pv1-2'], STORAGE_CFG));
   describe("pvestatd's cycle (SPEC 23)", () => suite(['pv1-1'], STATD_LAG, { statdLag: true }));
   describe("pvestatd's cycle: a destroyed VM's sample at its VMID (SPEC 28)", () => suite(['pv1-1'], STATD_REUSE, { statdLag: true }));
   describe("pvestatd's cycle: a clone longer than a cycle (SPEC 28)", () => suite(['pv1-1'], STATD_CLONE_SPANS_CYCLE, { statdLag: true, cloneSeconds: 16 }));

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describeKeys, envNameOf, loadConfig } from '../../src/config/index.js';
 import { loadError } from '../support/config-error.js';
 import { imagesOf } from '../../src/config/images.js';
+import { configReferenceTable, README_TABLE } from '../../scripts/config-reference.js';
 
 describe('config (SPEC 7)', () => {
   it('defaults run against the simulator with the configured nodes', () => {
@@ -35,9 +36,12 @@ describe('config (SPEC 7)', () => {
     }
   });
 
-  it('has every key in the README reference (npx tsx scripts/readme-config.ts regenerates it)', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    for (const key of describeKeys()) expect(readme, key.path).to.include(`| \`${key.path}\` | \`${key.env}\` |`);
+  it('has the schema in the README reference, every row with its default and doc (npx tsx scripts/readme-config.ts regenerates it)', () => {
+    const readme = README_TABLE.exec(readFileSync('README.md', 'utf8'))?.[1]?.split('\n') ?? [];
+    const schema = configReferenceTable().split('\n');
+    // The rows that differ first, so a failure shows the stale row and the schema's, not two long lists.
+    expect({ onlyInReadme: readme.filter((row) => !schema.includes(row)), onlyInSchema: schema.filter((row) => !readme.includes(row)) }).to.deep.equal({ onlyInReadme: [], onlyInSchema: [] });
+    expect(readme).to.deep.equal(schema);
   });
 
   it('lets environment variables override defaults, including nested and list keys', () => {
@@ -93,6 +97,9 @@ describe('config (SPEC 7)', () => {
     ['min above max', { PROXMOX_VMID_RANGE_MIN: '900', PROXMOX_VMID_RANGE_MAX: '800' }, /proxmox\.vmidRange: min \(900\) is above max \(800\)/],
     ['a node without isoStorage', { PROXMOX_NODES: '[{"name":"a","template":9001}]' }, /proxmox\.nodes: entry 0 \(a\): isoStorage is required/],
     ['a VLAN tag out of range', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","vlanTag":5000}]' }, /vlanTag must be an integer from 1 to 4094/],
+    ['a node apiUrl over plain http to a remote host (SPEC 28)', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","apiUrl":"http://10.0.0.2:8006"}]' }, /proxmox\.nodes: entry 0 \(a\): apiUrl plain http:\/\/ is only allowed for loopback/],
+    ['a node apiUrl with a user and password (SPEC 28)', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","apiUrl":"https://root:pw@pve2:8006"}]' }, /proxmox\.nodes: entry 0 \(a\): apiUrl carries credentials; allowed: .*proxmox\.tokenFile/],
+    ['a node apiUrl that is not a URL (SPEC 28)', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","apiUrl":"pve2:8006"}]' }, /proxmox\.nodes: entry 0 \(a\): apiUrl has scheme pve2:|apiUrl is not a URL/],
     ['an unknown node key', { PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","vlan":5}]' }, /unknown key "vlan"/],
     ['a template that is neither a VMID nor {vmid, node}', { PROXMOX_NODES: '[{"name":"a","template":"9001","isoStorage":"s1"}]' }, /entry 0 \(a\): template must be a VMID .* or \{"vmid": N, "node": "NODE"\}/],
     ['a template on another node without its node', { PROXMOX_NODES: '[{"name":"a","template":{"vmid":9001},"isoStorage":"s1"}]' }, /entry 0 \(a\): template\.node must be a Proxmox node name/],
@@ -133,6 +140,19 @@ describe('config (SPEC 7)', () => {
       expect(loadError(env)).to.match(/^invalid configuration: /).and.match(message);
     });
   }
+
+  it('never echoes the user or password of a refused URL (SPEC 22, 28)', () => {
+    const refusals = [
+      loadError({ PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","apiUrl":"https://root:n0t-this-0ne@pve2:8006"}]' }),
+      loadError({ PROXMOX_NODES: '[{"name":"a","template":9001,"isoStorage":"s1","apiUrl":"http://root:n0t-this-0ne@10.0.0.2:8006"}]' }),
+      loadError({ REDIS_URL: 'ftp://:n0t-this-0ne@127.0.0.1:6379' }),
+      loadError({ PROXMOX_URL: 'http://root:n0t-this-0ne@10.0.0.2:8006' }),
+    ];
+    for (const message of refusals) {
+      expect(message).not.to.contain('n0t-this-0ne');
+      expect(message).to.contain('://***@');
+    }
+  });
 
   it('without proxmox.images, one image "default" made of nodes[].template, the default (SPEC 27)', () => {
     const config = loadConfig({ env: {} });

@@ -111,6 +111,8 @@ function storageEntries(state: SimState): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const node of state.nodes.values()) {
     for (const s of node.storages.values()) {
+      // Cluster.pm resources: one entry per node that storage_check_enabled lets use it.
+      if (state.storageRefusal(node.node, s.storage) !== undefined) continue;
       out.push({ id: `storage/${node.node}/${s.storage}`, type: 'storage', storage: s.storage, node: node.node, status: 'available', content: s.content.join(','), plugintype: s.type, shared: s.shared ? 1 : 0 });
     }
   }

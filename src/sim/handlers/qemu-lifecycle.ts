@@ -63,6 +63,27 @@ function checkStorageAccess(ctx: HandlerContext, source: SimVm): boolean {
   return shared;
 }
 
+/**
+ * The first storage_check_enabled refusal the clone's worker meets:
+ * activate_volumes on the source's disks (their own storages, whatever
+ * `storage` says), then clone_disk's allocation on `storage` when given.
+ */
+function diskStorageRefusal(ctx: HandlerContext, source: SimVm, node: string): string | undefined {
+  const sids: string[] = [];
+  for (const [key, value] of Object.entries(source.config)) {
+    if (!DRIVE_KEY.test(key) || typeof value !== 'string') continue;
+    const drive = parseDrive(value);
+    const sid = storageOf(drive.file);
+    if (sid !== undefined && !isCdrom(drive)) sids.push(sid);
+  }
+  if (ctx.params.storage !== undefined) sids.push(ctx.params.storage);
+  for (const sid of sids) {
+    const refused = ctx.sim.state.storageRefusal(node, sid);
+    if (refused !== undefined) return refused;
+  }
+  return undefined;
+}
+
 export const clone: Handler = (ctx) => {
   const { sim } = ctx;
   const node = param(ctx, 'node');
@@ -72,9 +93,13 @@ export const clone: Handler = (ctx) => {
   if (target !== undefined && !sim.state.nodes.has(target)) throw dieError(texts.noSuchClusterNode(target));
   const storage = ctx.params.storage;
   if (storage !== undefined) {
+    // storage_check_enabled on this node (does not exist, disabled, not available), later on the target.
+    const refused = sim.state.storageRefusal(node, storage);
+    if (refused !== undefined) throw dieError(refused);
     const found = sim.state.storageAnywhere(storage);
-    if (found === undefined) throw dieError(texts.noSuchStorage(storage));
-    if (!found.content.includes('images')) throw paramError({ storage: texts.noImages(storage) });
+    if (found?.content.includes('images') !== true) throw paramError({ storage: texts.noImages(storage) });
+    const refusedThere = target === undefined ? undefined : sim.state.storageRefusal(target, storage);
+    if (refusedThere !== undefined) throw dieError(refusedThere);
     if (target !== undefined && !found.shared) throw dieError(texts.cloneTargetStorageNotShared(storage));
   }
   const source = sim.state.vm(node, vmidParam(ctx));
@@ -126,6 +151,9 @@ export const clone: Handler = (ctx) => {
     seconds: sim.options.cloneSeconds,
     runningLog: [started, `create ${kind} clone of drive ${disks[0] ?? 'scsi0'}`],
     run: (endAt) => {
+      // clone_disk activates each disk's storage in the worker: a disabled one fails the task.
+      const refused = diskStorageRefusal(ctx, source, node);
+      if (refused !== undefined) throw new Error(texts.cloneFailed(refused));
       vm.config = { ...fullConfig };
       delete vm.config.lock;
       vm.cloning = false;

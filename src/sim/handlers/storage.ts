@@ -4,33 +4,37 @@
 import { dieError, paramError, permissionError } from '../answer-error.js';
 import { vmDisks, type SimStorage } from '../state.js';
 import { texts } from '../texts.js';
-import { param, type Handler } from './context.js';
+import { param, perlTrue, type Handler } from './context.js';
 
 const TOTAL = 100_861_726_720;
 const USED = 12_884_901_888;
 
-function storageEntry(s: SimStorage): Record<string, unknown> {
-  return {
-    storage: s.storage,
-    type: s.type,
-    content: s.content.join(','),
-    active: 1,
-    enabled: 1,
-    shared: s.shared ? 1 : 0,
-    total: TOTAL,
-    used: USED,
-    avail: TOTAL - USED,
-    used_fraction: 0.1277,
-  };
+function storageEntry(s: SimStorage, enabled: boolean): Record<string, unknown> {
+  const common = { storage: s.storage, type: s.type, content: s.content.join(','), shared: s.shared ? 1 : 0 };
+  // storage_info: a storage this node may not use is listed with zeros and neither activated nor measured.
+  if (!enabled) return { ...common, active: 0, enabled: 0, total: 0, used: 0, avail: 0 };
+  return { ...common, active: 1, enabled: 1, total: TOTAL, used: USED, avail: TOTAL - USED, used_fraction: 0.1277 };
 }
 
+/**
+ * Status.pm index over storage_info: every storage of storage.cfg, `enabled`
+ * 0 where storage_check_enabled refuses this node (disabled, or its `nodes`
+ * leave the node out); `content` lists only enabled ones that hold a wanted
+ * type, `enabled=1` leaves out only the disabled.
+ */
 export const storages: Handler = (ctx) => {
-  const node = ctx.sim.state.node(param(ctx, 'node'));
+  const nodeName = param(ctx, 'node');
+  const { state } = ctx.sim;
+  state.node(nodeName);
   const wanted = ctx.params.content?.split(',');
-  return [...node.storages.values()]
-    .filter((s) => ctx.params.storage === undefined || s.storage === ctx.params.storage)
-    .filter((s) => wanted === undefined || wanted.some((c) => s.content.includes(c)))
-    .map(storageEntry);
+  const onlyEnabled = ctx.params.enabled !== undefined && perlTrue(ctx.params.enabled);
+  return state
+    .storageIds()
+    .map((s) => ({ s, enabled: state.storageRefusal(nodeName, s.storage) === undefined }))
+    .filter(({ s }) => ctx.params.storage === undefined || s.storage === ctx.params.storage)
+    .filter(({ s, enabled }) => wanted === undefined || (enabled && wanted.some((c) => s.content.includes(c))))
+    .filter(({ s }) => !onlyEnabled || state.storageCfg.get(s.storage)?.disable !== true)
+    .map(({ s, enabled }) => storageEntry(state.nodes.get(nodeName)?.storages.get(s.storage) ?? s, enabled));
 };
 
 export const storageContent: Handler = (ctx) => {
@@ -65,7 +69,9 @@ export const deleteVolume: Handler = (ctx) => {
   const storageId = volid.slice(0, volid.indexOf(':'));
   // F13: the permission check comes first, on the volume's storage.
   if (sim.faults.allocateDenied(storageId)) throw permissionError(`/storage/${storageId}`, 'Datastore.Allocate');
-  const storage = sim.state.storage(node, storageId);
+  // Content.pm's path() reads storage.cfg only; vdisk_free activates the storage inside the task.
+  const storage = sim.state.node(node).storages.get(storageId) ?? sim.state.storage(node, storageId);
+  const refused = sim.state.storageRefusal(node, storageId);
   // Content.pm: the id is `<ownervm>@<storage>` for a VM's volume, the storage id for an ISO.
   return sim.runTask({
     node,
@@ -74,6 +80,7 @@ export const deleteVolume: Handler = (ctx) => {
     owner: ctx.owner,
     seconds: sim.options.taskSeconds,
     run: () => {
+      if (refused !== undefined) throw new Error(refused);
       const existed = storage.volumes.delete(volid);
       const missing = existed ? [] : [texts.volumeMissing(isoPath(storage, volid))];
       return [...missing, texts.volumeRemoved(volid)];
