@@ -116,11 +116,6 @@ function crossCheck(config: Config): void {
   if (sentinel.nodes.length === 0 && sentinel.name !== '') fail(`redis.sentinel.name is "${sentinel.name}" but redis.sentinel.nodes (REDIS_SENTINEL_NODES) is empty; list the sentinels as host:port`);
   if (defaults.cores > limits.maxCores) fail(`proxmox.defaults.cores (${defaults.cores}) is above proxmox.limits.maxCores (${limits.maxCores})`);
   if (defaults.memoryMiB > limits.maxMemoryMiB) fail(`proxmox.defaults.memoryMiB (${defaults.memoryMiB}) is above proxmox.limits.maxMemoryMiB (${limits.maxMemoryMiB})`);
-  const { firstAddressSeconds, addressSeconds } = config.budgets;
-  // The first agent call of a cold boot at or past the wait's end: the wait would ask once, at its end.
-  if (firstAddressSeconds >= addressSeconds) {
-    fail(`budgets.firstAddressSeconds (${firstAddressSeconds}) is not below budgets.addressSeconds (${addressSeconds}); the first call to the guest agent must come before the address wait ends`);
-  }
   if (defaults.diskGiB > limits.maxDiskGiB) fail(`proxmox.defaults.diskGiB (${defaults.diskGiB}) is above proxmox.limits.maxDiskGiB (${limits.maxDiskGiB})`);
   const images = imageProblems(config.proxmox);
   if (images.length > 0) fail(images.join('; '));

@@ -94,7 +94,7 @@ export const schema: Schema<Config> = {
     runningSeconds: { doc: 'Longest wait after start for status and qmpstatus both "running".', format: 'positive-int', default: 120 },
     addressSeconds: { doc: 'Longest wait for the guest agent to report an address (waitForAddress).', format: 'positive-int', default: 300 },
     firstAddressSeconds: {
-      doc: "After a VM's start, when its first call to the guest agent comes while nothing is learned of its image's boot time (s; fractions allowed; 0: at once; below budgets.addressSeconds). Once learned, the first call comes at the learned time; an image whose agent already answered at that first call is asked at half that time on its next create, and so on until a call comes early (SPEC 26).",
+      doc: "After a VM's start, when its first call to the guest agent comes while nothing is learned of its image's boot time (s; fractions allowed; 0: at once; at most half of budgets.addressSeconds is used). Once learned, the first call comes at the learned time; an image whose agent already answered at that first call is asked at half that time on its next create, and so on until a call comes early (SPEC 26).",
       format: 'non-negative-number',
       default: 30,
     },

@@ -58,7 +58,9 @@ export async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spe
   const deadline = startedAt + budgetSeconds * 1000;
   // Only a boot this create started follows the learned boot time; what other workers learned is read first.
   if (vm.freshBoot) await expectations.current();
-  const schedule = vm.freshBoot ? expectations.schedule(kind, shape, deps.config.budgets.firstAddressSeconds * 1000) : new PollSchedule(undefined, shape);
+  // A first look at or past the wait's end would be its only one: at most half the budget.
+  const firstLookMs = Math.min(deps.config.budgets.firstAddressSeconds, budgetSeconds / 2) * 1000;
+  const schedule = vm.freshBoot ? expectations.schedule(kind, shape, firstLookMs) : new PollSchedule(undefined, shape);
   const bootAt = Math.min(vm.bootAt ?? startedAt, startedAt);
   // A VM that already ran (an adopted create) may have its address now.
   let dueAt = vm.freshBoot ? bootAt + schedule.next() : startedAt;
