@@ -86,6 +86,11 @@ export const schema: Schema<Config> = {
       format: 'nat',
       default: 0,
     },
+    daemonSlotsPerNode: {
+      doc: 'Most Proxmox calls that run in a pvedaemon worker (the API methods Proxmox registers protected: clone, start, config writes, agent, task status, storage, upload, ...) all worker processes on this redis.prefix keep in flight per node at once (SPEC 28), kept in Redis; a call given up before its answer keeps its slot for its worst case (an agent call 10 s), as pvedaemon still runs it. 2 leaves one of pvedaemon\'s 3 workers per node to people and other tools; 0 turns the limit off.',
+      format: 'whole-number',
+      default: 2,
+    },
   },
   budgets: {
     pollMs: { doc: 'Longest gap between two polls of a task or state (ms); a kind of wait whose learned duration is steady takes its first poll at that duration plus a margin, even when that is longer (SPEC 26).', format: 'positive-int', default: 1000 },

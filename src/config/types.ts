@@ -56,6 +56,8 @@ export interface Config {
     /** 0: no limit. */
     maxRequestsPerSecond: number;
     requestBurst: number;
+    /** 0: no limit. */
+    daemonSlotsPerNode: number;
   };
   budgets: {
     pollMs: number;

@@ -10,6 +10,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The job's logger (OperationContext.logger): the call's debug line then carries the job's id (SPEC 9). */
   logger?: Logger;
+  /** Called when the request leaves this process for Proxmox, after every wait (the daemon slots count a call's worst case from it, SPEC 28). */
+  onSend?: () => void;
 }
 
 /** `UPID:<node>:<pid>:<pstart>:<starttime>:<type>:<id>:<user>:` (F16). */
