@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { daemonSlotKey } from '../../src/proxmox/daemon-slot-script.js';
+import { createHttpApi } from '../../src/proxmox/http-api.js';
 import { workerProxmoxApi } from '../../src/worker/proxmox-api.js';
 import type { WorkerProxmoxApi } from '../../src/worker/proxmox-api.js';
 import { scaledByLoad } from '../support/machine.js';
@@ -130,5 +131,17 @@ describe('pvedaemon slots over HTTP: the worker client keeps protected calls per
     expect(nodes.configAnswered).to.have.length(1);
     await Promise.all(agents);
     expect(nodes.peak.get('pve1')).to.equal(2);
+  });
+
+  it('the client tells when a request leaves (onSend), once, before Proxmox sees it: a given-up call\'s worst case counts from there', async () => {
+    const seen: string[] = [];
+    const nodes = nodesServer(10);
+    server = await startRawServer((req, res) => {
+      seen.push('server');
+      nodes.listener(req, res);
+    });
+    const api = createHttpApi({ baseUrl: server.url, tokenFile });
+    await api.getConfig('pve1', 101, { onSend: () => seen.push('sent') });
+    expect(seen).to.deep.equal(['sent', 'server']);
   });
 });
