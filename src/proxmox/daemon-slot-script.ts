@@ -1,8 +1,10 @@
 // The pvedaemon slots' Redis steps (SPEC 28), atomic scripts on Redis's
 // own clock like the request budget's (budget-script.ts). One sorted set
-// per node: each member is one protected call in flight, scored by the
-// moment its slot comes free on its own (a crashed worker's calls, or a
-// call whose caller gave up while pvedaemon may still be running it).
+// per node: each member is one protected call, scored by the moment its
+// slot comes free on its own. While its call is pending the holder keeps
+// pushing that moment ahead (a lease), so a crashed worker's slots come
+// free soon after it stopped; once the call is given up the score is the
+// end of its worst case (pvedaemon may still run it).
 // redis-semaphore does not fit: it stamps holders with the caller's clock
 // and expires every holder by the timeout of whoever asks last
 // (docs/decisions.md).
@@ -38,11 +40,17 @@ keepFor(hold)
 return {0}
 `);
 
-/** The slot `id` comes free in ARGV[2] µs (0: now). */
-const FREE = new LuaScript(`${CLOCK}
+/**
+ * The slot `id` comes free in ARGV[2] µs (0: now). A slot already past
+ * its moment stays as it is: another call may have it by now, so a late
+ * renewal must not bring it back.
+ */
+const HOLD = new LuaScript(`${CLOCK}
 local after = tonumber(ARGV[2])
 if after <= 0 then return redis.call('ZREM', KEYS[1], ARGV[1]) end
-redis.call('ZADD', KEYS[1], 'XX', us(now + after), ARGV[1])
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) <= now then return 0 end
+redis.call('ZADD', KEYS[1], us(now + after), ARGV[1])
 keepFor(after)
 return 1
 `);
@@ -55,18 +63,17 @@ export function daemonSlotKey(prefix: string, node: string): string {
 export interface SlotShape {
   /** Slots per node, at least 1. */
   limit: number;
-  /** Longest a slot stays taken if it is never freed (a worker that dies mid-call), µs. */
-  holdUs: number;
   /** How soon to ask again when every slot is held by a call in flight, µs. */
   pollUs: number;
 }
 
-/** 0 when the slot `id` was taken, else the µs until one may be. */
-export async function takeDaemonSlot(redis: RedisClient, key: string, id: string, shape: SlotShape): Promise<number> {
-  const [waitUs] = (await TAKE.run(redis, [key], [shape.limit, shape.holdUs, shape.pollUs, id])) as [number];
+/** 0 when the slot `id` was taken (free on its own after `holdUs` unless renewed), else the µs until one may be. */
+export async function takeDaemonSlot(redis: RedisClient, key: string, id: string, shape: SlotShape, holdUs: number): Promise<number> {
+  const [waitUs] = (await TAKE.run(redis, [key], [shape.limit, Math.ceil(holdUs), shape.pollUs, id])) as [number];
   return waitUs;
 }
 
-export async function freeDaemonSlot(redis: RedisClient, key: string, id: string, afterUs: number): Promise<void> {
-  await FREE.run(redis, [key], [id, Math.max(0, Math.ceil(afterUs))]);
+/** The slot `id` comes free `afterUs` from now (0 or less: at once), unless it already has. */
+export async function holdDaemonSlot(redis: RedisClient, key: string, id: string, afterUs: number): Promise<void> {
+  await HOLD.run(redis, [key], [id, Math.max(0, Math.ceil(afterUs))]);
 }

@@ -5,14 +5,17 @@
 // process's calls for one node stand in one line: only the first asks
 // Redis, and sleeps until a slot may be free (an answer of this process
 // wakes it sooner); the others follow without asking. A job's signal
-// takes its call out of the line at once. When Redis does not answer, the
-// process keeps its own count of `slotsPerNode` per node (fail open, but
-// bounded per process, as the request budget does; docs/decisions.md).
+// takes its call out of the line at once. A slot held in Redis is a
+// lease its process renews while the call is pending, so a worker that
+// dies frees its slots within `leaseMs` of the end of its calls' worst
+// cases. When Redis does not answer, the process keeps its own count of
+// `slotsPerNode` per node (fail open, but bounded per process, as the
+// request budget does; docs/decisions.md).
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { DaemonSlotMetrics } from '../metrics.js';
 import type { RedisClient } from '../redis-script.js';
-import { daemonSlotKey, freeDaemonSlot, takeDaemonSlot } from './daemon-slot-script.js';
+import { daemonSlotKey, holdDaemonSlot, takeDaemonSlot } from './daemon-slot-script.js';
 import type { SlotShape } from './daemon-slot-script.js';
 
 /** One taken slot, told what became of its call. Each of answered and abandoned frees it once; later calls do nothing. */
@@ -23,15 +26,20 @@ export interface DaemonSlot {
   answered(): void;
   /**
    * No answer came (aborted, timed out, 596): pvedaemon may still be
-   * running it, so the slot stays taken until `worstCaseMs` after the
-   * send; a call never sent frees it at once.
+   * running the call, so the slot stays taken for the call's worst case,
+   * counted from its send or from now (`from`); a call never sent frees
+   * it at once.
    */
-  abandoned(worstCaseMs: number): void;
+  abandoned(from: 'sent' | 'givenUp'): void;
 }
 
 export interface DaemonSlots {
-  /** Resolves with a slot on `node` for the call named `call`; rejects with the signal's reason as soon as it aborts. */
-  take(node: string, call: string, signal?: AbortSignal): Promise<DaemonSlot>;
+  /**
+   * Resolves with a slot on `node` for the call named `call`, whose
+   * pvedaemon run takes at most `worstCaseMs`; rejects with the signal's
+   * reason as soon as it aborts.
+   */
+  take(node: string, call: string, worstCaseMs: number, signal?: AbortSignal): Promise<DaemonSlot>;
   /** Closes the slots' Redis connection; calls after it count per process. */
   close(): Promise<void>;
 }
@@ -42,8 +50,12 @@ export interface DaemonSlotsOptions {
   prefix: string;
   /** Protected calls in flight per node across every process, at least 1. */
   slotsPerNode: number;
-  /** Longest a slot stays taken if its process never frees it (a worker that dies mid-call). */
-  holdMs: number;
+  /**
+   * How long a slot outlives its process's last renewal (a worker that
+   * dies), on top of its call's worst case; renewed every third of it
+   * while the call is pending (default 3 s).
+   */
+  leaseMs?: number;
   logger: Logger;
   metrics?: DaemonSlotMetrics;
   /** How soon the first in line asks again while every slot is taken (default 25 ms; an answer of this process wakes it sooner). */
@@ -56,6 +68,7 @@ export interface DaemonSlotsOptions {
 
 interface Waiter {
   call: string;
+  worstCaseMs: number;
   started: number;
   held: boolean;
   resolve(slot: DaemonSlot): void;
@@ -81,7 +94,9 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
     throw new RangeError(`daemonSlotsPerNode: must be a whole number of at least 1 here (got ${slotsPerNode})`);
   }
   const pollMs = options.pollMs ?? 25;
-  const shape: SlotShape = { limit: slotsPerNode, holdUs: options.holdMs * 1000, pollUs: pollMs * 1000 };
+  const shape: SlotShape = { limit: slotsPerNode, pollUs: pollMs * 1000 };
+  const leaseMs = options.leaseMs ?? 3_000;
+  const renewals = new Set<NodeJS.Timeout>();
   const redisRetryMs = options.redisRetryMs ?? 5_000;
   const warnEveryMs = options.warnEveryMs ?? 60_000;
   const lines = new Map<string, NodeLine>();
@@ -120,24 +135,41 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
     );
   }
 
-  /** A slot whose freeing goes to `free(afterMs)` once, and wakes the node's line when it is free. */
-  function slotOf(node: string, line: NodeLine, free: (afterMs: number) => Promise<void>): DaemonSlot {
+  /**
+   * A slot for a call whose pvedaemon run takes at most `worstCaseMs`.
+   * `keep(afterMs)` tells where the slot is kept that it comes free in
+   * afterMs (0: now); `renewEveryMs` > 0 calls it that often while the
+   * call is pending, with the lease on top. Its end wakes the node's line.
+   */
+  function slotOf(node: string, line: NodeLine, worstCaseMs: number, keep: (afterMs: number) => Promise<void>, renewEveryMs: number): DaemonSlot {
     let sentAt: number | undefined;
     let done = false;
     metrics?.daemonSlotHeld(node, 1);
+    /** What is left of the call's worst case: all of it until it is sent. */
+    const worstLeftMs = (): number => (sentAt === undefined ? worstCaseMs : Math.max(0, sentAt + worstCaseMs - performance.now()));
+    let renewal: NodeJS.Timeout | undefined;
+    if (renewEveryMs > 0) {
+      // A failed renewal is left alone: the next one, or the slot's own end, follows.
+      renewal = setInterval(() => void keep(leaseMs + worstLeftMs()).catch(() => undefined), renewEveryMs).unref();
+      renewals.add(renewal);
+    }
     const release = (afterMs: number): void => {
       if (done) return;
       done = true;
+      if (renewal !== undefined) {
+        clearInterval(renewal);
+        renewals.delete(renewal);
+      }
       const freed = (): void => {
         metrics?.daemonSlotHeld(node, -1);
         line.wake?.();
       };
-      free(afterMs).then(
+      keep(afterMs).then(
         () => {
           if (afterMs <= 0) freed();
           else setTimeout(freed, afterMs).unref();
         },
-        // Unfreed in Redis, the slot comes free at its hold.
+        // Not freed in Redis: the slot comes free at its lease's end.
         () => freed(),
       );
     };
@@ -148,38 +180,44 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
       answered() {
         release(0);
       },
-      abandoned(worstCaseMs) {
-        release(sentAt === undefined ? 0 : sentAt + worstCaseMs - performance.now());
+      abandoned(from) {
+        if (sentAt === undefined) release(0);
+        else release(from === 'sent' ? worstLeftMs() : worstCaseMs);
       },
     };
   }
 
-  function redisSlot(node: string, line: NodeLine, key: string, id: string): DaemonSlot {
-    return slotOf(node, line, (afterMs) => freeDaemonSlot(redis, key, id, afterMs * 1000));
+  function redisSlot(node: string, line: NodeLine, worstCaseMs: number, key: string, id: string): DaemonSlot {
+    return slotOf(node, line, worstCaseMs, (afterMs) => holdDaemonSlot(redis, key, id, afterMs * 1000), leaseMs / 3);
   }
 
-  function localSlot(node: string, line: NodeLine): DaemonSlot {
+  function localSlot(node: string, line: NodeLine, worstCaseMs: number): DaemonSlot {
     line.localHeld += 1;
-    return slotOf(node, line, (afterMs) => {
+    const keep = (afterMs: number): Promise<void> => {
       if (afterMs <= 0) line.localHeld -= 1;
       else setTimeout(() => (line.localHeld -= 1), afterMs).unref();
       return Promise.resolve();
-    });
+    };
+    return slotOf(node, line, worstCaseMs, keep, 0);
   }
 
-  /** A slot, or the ms to wait before asking again. */
-  async function nextSlot(node: string, line: NodeLine): Promise<{ slot: DaemonSlot; local: boolean } | { waitMs: number }> {
+  /** A slot for the first in line (made by `slot(worstCaseMs)`), or the ms to wait before asking again. */
+  async function nextSlot(node: string, line: NodeLine): Promise<{ slot: (worstCaseMs: number) => DaemonSlot; local: boolean } | { waitMs: number }> {
     if (!closed && Date.now() >= askRedisAt) {
       const key = daemonSlotKey(options.prefix, node);
       const id = randomUUID();
+      // Whoever in line gets it (the first may leave meanwhile), it is
+      // held at least that long; its first renewal makes it its own.
+      const longest = Math.max(0, ...line.waiters.map((waiter) => waiter.worstCaseMs));
       try {
-        const waitUs = await takeDaemonSlot(redis, key, id, shape);
-        return waitUs === 0 ? { slot: redisSlot(node, line, key, id), local: false } : { waitMs: Math.ceil(waitUs / 1000) };
+        const waitUs = await takeDaemonSlot(redis, key, id, shape, (leaseMs + longest) * 1000);
+        if (waitUs === 0) return { slot: (worstCaseMs) => redisSlot(node, line, worstCaseMs, key, id), local: false };
+        return { waitMs: Math.ceil(waitUs / 1000) };
       } catch (err) {
         redisFailed(err);
       }
     }
-    return line.localHeld < slotsPerNode ? { slot: localSlot(node, line), local: true } : { waitMs: pollMs };
+    return line.localHeld < slotsPerNode ? { slot: (worstCaseMs) => localSlot(node, line, worstCaseMs), local: true } : { waitMs: pollMs };
   }
 
   function settle(node: string, waiter: Waiter): void {
@@ -201,12 +239,12 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
         const first = line.waiters.shift();
         if (first === undefined) {
           // Every caller aborted during the ask: the slot goes unused.
-          next.slot.answered();
+          next.slot(0).answered();
           continue;
         }
         if (next.local) metrics?.daemonSlotUnavailable();
         settle(node, first);
-        first.resolve(next.slot);
+        first.resolve(next.slot(first.worstCaseMs));
       }
     } finally {
       line.serving = false;
@@ -214,11 +252,11 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
   }
 
   return {
-    take(node, call, signal) {
+    take(node, call, worstCaseMs, signal) {
       if (signal?.aborted) return Promise.reject(signal.reason as Error);
       const line = lineOf(node);
       return new Promise<DaemonSlot>((resolve, reject) => {
-        const waiter: Waiter = { call, started: performance.now(), held: false, resolve, reject, detach: () => undefined };
+        const waiter: Waiter = { call, worstCaseMs, started: performance.now(), held: false, resolve, reject, detach: () => undefined };
         if (signal !== undefined) {
           const onAbort = (): void => {
             const at = line.waiters.indexOf(waiter);
@@ -235,6 +273,8 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
     },
     close() {
       closed = true;
+      for (const renewal of renewals) clearInterval(renewal);
+      renewals.clear();
       redis.disconnect();
       return Promise.resolve();
     },

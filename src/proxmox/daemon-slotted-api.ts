@@ -1,32 +1,20 @@
 // The pvedaemon slots as a decorator of the seam (SPEC 28): a call the
 // route table marks protected waits for a slot on the node whose
 // pvedaemon runs it, and frees it when Proxmox answers. A call that ends
-// without Proxmox's answer (aborted, timed out, a 596 from pveproxy's own
-// 30 s timeout) may still be running in pvedaemon, so its slot stays
-// taken for the call's worst case after it was sent. The rest go through
-// untouched.
+// without Proxmox's answer (aborted, timed out, dropped) may still be
+// running in pvedaemon, so its slot stays taken for the call's worst case
+// (daemon-worst-cases.ts) after it was sent; after a 596 (pveproxy's own
+// 30 s timeout, the call may still be queued at pvedaemon) for its worst
+// case from then. The rest go through untouched.
 import type { CallOptions, ProxmoxApi, Upid } from './api.js';
 import { isApiError } from './api-error.js';
+import { DAEMON_WORST_CASES, isProtectedRoute } from './daemon-worst-cases.js';
 import type { DaemonSlots } from './daemon-slots.js';
 import { ROUTES } from './routes.js';
 import type { RouteName } from './routes.js';
 
-export interface DaemonWorstCases {
-  /** An agent call: up to 3 s of guest-ping, then up to 5 s for the command (qemu-server Agent.pm, QMPClient.pm), plus a margin. */
-  agentMs: number;
-  /** Any other protected call: the client's own response timeout (budgets.responseMs). */
-  otherMs: number;
-}
-
-/** qemu-server Agent.pm: guest-ping with timeout => 3, then the command at QMPClient.pm's default 5 s; 2 s of margin. */
-export const AGENT_WORST_CASE_MS = 3_000 + 5_000 + 2_000;
-
-/** pveproxy answers 596 when its proxied call had no answer in 30 s; pvedaemon may still be running it. */
+/** pveproxy answers 596 when its proxied call had no answer in 30 s; pvedaemon may still be running or about to run it. */
 const PROXY_TIMEOUT_STATUS = 596;
-
-function answeredByProxmox(err: unknown): boolean {
-  return isApiError(err) && err.status !== PROXY_TIMEOUT_STATUS;
-}
 
 /** The node of a UPID (`UPID:<node>:...`, F16); undefined when it is not one. */
 function upidNode(upid: Upid): string | undefined {
@@ -34,7 +22,11 @@ function upidNode(upid: Upid): string | undefined {
   return kind === 'UPID' && node !== undefined && node !== '' ? node : undefined;
 }
 
-export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worst: DaemonWorstCases): ProxmoxApi {
+/**
+ * `worstCaseScale` multiplies every worst case (proxmox.daemonSlotWorstCaseScale):
+ * 1 against a real host, the simulator's sim.timeScale against it.
+ */
+export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worstCaseScale: number): ProxmoxApi {
   // An upload has no proxyto: it runs in the pvedaemon of the node its
   // request entered, whose name its UPID carries (its task runs there).
   // Learned per upload target, so a node with its own API address learns
@@ -42,10 +34,10 @@ export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worst: Daemon
   const entryNodes = new Map<string, string>();
 
   async function slotted<T>(route: RouteName, node: string, opts: CallOptions | undefined, run: (opts: CallOptions | undefined) => Promise<T>): Promise<T> {
-    const { protected: inDaemon, proxyto } = ROUTES[route];
-    if (!inDaemon) return run(opts);
-    const daemonNode = proxyto ? node : (entryNodes.get(node) ?? node);
-    const slot = await slots.take(daemonNode, route, opts?.signal);
+    if (!isProtectedRoute(route)) return run(opts);
+    const worst = DAEMON_WORST_CASES[route];
+    const daemonNode = ROUTES[route].proxyto ? node : (entryNodes.get(node) ?? node);
+    const slot = await slots.take(daemonNode, route, worst.ms * worstCaseScale, opts?.signal);
     const sending: CallOptions = {
       ...opts,
       onSend: () => {
@@ -58,8 +50,9 @@ export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worst: Daemon
       slot.answered();
       return answer;
     } catch (err) {
-      if (answeredByProxmox(err)) slot.answered();
-      else slot.abandoned(route === 'agentInterfaces' ? worst.agentMs : worst.otherMs);
+      if (!isApiError(err)) slot.abandoned(worst.from);
+      else if (err.status === PROXY_TIMEOUT_STATUS) slot.abandoned('givenUp');
+      else slot.answered();
       throw err;
     }
   }

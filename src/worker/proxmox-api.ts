@@ -10,7 +10,7 @@ import type { Metrics } from '../metrics.js';
 import { createBudgetConnection } from '../queue/connection.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import { budgetApi } from '../proxmox/budgeted-api.js';
-import { AGENT_WORST_CASE_MS, daemonSlotApi } from '../proxmox/daemon-slotted-api.js';
+import { daemonSlotApi } from '../proxmox/daemon-slotted-api.js';
 import { createDaemonSlots } from '../proxmox/daemon-slots.js';
 import { createHttpApi } from '../proxmox/http-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
@@ -38,10 +38,10 @@ const BUDGET_COMMAND_TIMEOUT_MS = 1_000;
 export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger, metrics: Metrics): WorkerProxmoxApi {
   let api = observeApi(proxmoxApiFromConfig(config, baseUrl, logger), logger, metrics);
   const closers: (() => Promise<void>)[] = [];
-  const { maxRequestsPerSecond, requestBurst, daemonSlotsPerNode } = config.proxmox;
-  // The longest a call can be on its way: DNS, TCP and TLS, then the answer's headers.
-  const inFlightMs = 3 * config.budgets.connectMs + config.budgets.responseMs;
+  const { maxRequestsPerSecond, requestBurst, daemonSlotsPerNode, daemonSlotWorstCaseScale } = config.proxmox;
   if (maxRequestsPerSecond > 0) {
+    // The longest a call can be on its way: DNS, TCP and TLS, then the answer's headers.
+    const inFlightMs = 3 * config.budgets.connectMs + config.budgets.responseMs;
     // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
     const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
     // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
@@ -50,9 +50,10 @@ export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger
     closers.push(() => budget.close());
   }
   if (daemonSlotsPerNode > 0) {
+    // Its own connection too, its keys under the same hash tag (daemon-slot-script.ts).
     const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
-    const slots = createDaemonSlots({ redis, prefix: config.redis.prefix, slotsPerNode: daemonSlotsPerNode, holdMs: inFlightMs, logger, metrics });
-    api = daemonSlotApi(api, slots, { agentMs: AGENT_WORST_CASE_MS, otherMs: config.budgets.responseMs });
+    const slots = createDaemonSlots({ redis, prefix: config.redis.prefix, slotsPerNode: daemonSlotsPerNode, logger, metrics });
+    api = daemonSlotApi(api, slots, daemonSlotWorstCaseScale);
     closers.push(() => slots.close());
   }
   return { api, close: async () => void (await Promise.all(closers.map((close) => close()))) };

@@ -144,4 +144,26 @@ describe('pvedaemon slots over HTTP: the worker client keeps protected calls per
     await api.getConfig('pve1', 101, { onSend: () => seen.push('sent') });
     expect(seen).to.deep.equal(['sent', 'server']);
   });
+
+  it('holds a dropped agent call\'s slot for its worst case times proxmox.daemonSlotWorstCaseScale from its send, then lets the next go', async () => {
+    const arrived: number[] = [];
+    server = await startRawServer((req, res) => {
+      arrived.push(Date.now());
+      // The first connection drops without an answer, as a network fault does.
+      if (arrived.length === 1) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: { result: [] } }));
+    });
+    // 10 s for an agent call (daemon-worst-cases.ts), scaled to 1 s.
+    const made = client(server.url, { PROXMOX_DAEMON_SLOTS_PER_NODE: '1', PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: '0.1', PROXMOX_MAX_REQUESTS_PER_SECOND: '0' });
+    const dropped = await made.api.agentInterfaces('pve1', 101).then(() => 'answered', (err: unknown) => (err as Error).message);
+    expect(dropped).to.not.equal('answered');
+    await made.api.agentInterfaces('pve1', 102);
+    const [first = 0, second = 0] = arrived;
+    expect(second - first, 'pvedaemon may still run the dropped call').to.be.at.least(950);
+    expect(second - first, 'not budgets.responseMs (60 s) or the unscaled 10 s').to.be.below(9_000);
+  });
 });

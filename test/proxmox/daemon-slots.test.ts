@@ -8,9 +8,10 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { daemonSlotKey } from '../../src/proxmox/daemon-slot-script.js';
+import { daemonSlotKey, holdDaemonSlot, takeDaemonSlot } from '../../src/proxmox/daemon-slot-script.js';
 import { createDaemonSlots } from '../../src/proxmox/daemon-slots.js';
 import type { DaemonSlot, DaemonSlots, DaemonSlotsOptions } from '../../src/proxmox/daemon-slots.js';
+import { scaledByLoad } from '../support/machine.js';
 import { REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,7 +50,6 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
       redis: options.redis ?? new Redis(REDIS_URL, { commandTimeout: 1000, maxRetriesPerRequest: 1 }),
       prefix,
       slotsPerNode: 2,
-      holdMs: 60_000,
       logger: silentLogger(),
       ...options,
     });
@@ -73,7 +73,7 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
     let inFlight = 0;
     let peak = 0;
     const call = async (one: DaemonSlots): Promise<void> => {
-      const slot = await one.take('pve1', 'agentInterfaces');
+      const slot = await one.take('pve1', 'agentInterfaces', 10_000);
       slot.sent();
       inFlight += 1;
       peak = Math.max(peak, inFlight);
@@ -88,9 +88,9 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
   it('keeps each node\'s slots apart: a full pve1 does not hold back pve2', async () => {
     const one = slots();
     const other = slots();
-    const held = [await one.take('pve1', 'clone'), await other.take('pve1', 'start')];
-    const third = track(one.take('pve1', 'stop'));
-    const elsewhere = await other.take('pve2', 'clone');
+    const held = [await one.take('pve1', 'clone', 10_000), await other.take('pve1', 'start', 10_000)];
+    const third = track(one.take('pve1', 'stop', 10_000));
+    const elsewhere = await other.take('pve2', 'clone', 10_000);
     expect(third.state).to.equal('pending');
     elsewhere.answered();
     held[0]?.answered();
@@ -100,7 +100,7 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
   });
 
   it('keeps its slots under the {prefix} hash tag with a TTL, so they live in one Cluster slot and clean themselves up', async () => {
-    const slot = await slots().take('pve1', 'clone');
+    const slot = await slots().take('pve1', 'clone', 10_000);
     const key = daemonSlotKey(prefix, 'pve1');
     expect(key).to.equal(`{${prefix}}:proxmox-daemon-slots:pve1`);
     expect(await admin.zcard(key)).to.equal(1);
@@ -108,47 +108,107 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
     slot.answered();
   });
 
-  it('keeps an abandoned call\'s slot for its worst case after it was sent, then frees it', async () => {
+  it('keeps an abandoned call\'s slot for its worst case counted from its send, then frees it', async () => {
     const one = slots({ slotsPerNode: 1 });
-    const abandoned = await one.take('pve1', 'agentInterfaces');
+    const worstCaseMs = 1_500;
+    const abandoned = await one.take('pve1', 'agentInterfaces', worstCaseMs);
     abandoned.sent();
     const sentAt = Date.now();
-    const worstCaseMs = 1_500;
-    abandoned.abandoned(worstCaseMs);
+    await pause(1_000);
+    abandoned.abandoned('sent');
     // Another process, so no wake-up of this process helps it.
-    const next = track(slots({ slotsPerNode: 1 }).take('pve1', 'statusCurrent'));
-    await pause(500);
+    const next = track(slots({ slotsPerNode: 1 }).take('pve1', 'statusCurrent', 10_000));
+    await pause(200);
     expect(next.state, 'while pvedaemon may still run the abandoned call').to.equal('pending');
     await until(() => next.state === 'granted', 'the slot after the worst case');
-    expect(Date.now() - sentAt).to.be.at.least(worstCaseMs - 50);
+    const heldMs = Date.now() - sentAt;
+    expect(heldMs).to.be.at.least(worstCaseMs - 50);
+    // Counted from the send, not from the moment it was given up.
+    expect(heldMs).to.be.below(1_000 + worstCaseMs);
+    next.slot?.answered();
+  });
+
+  it('keeps a call given up with "givenUp" (a 596, an upload) for its whole worst case from then', async () => {
+    const one = slots({ slotsPerNode: 1 });
+    const worstCaseMs = 800;
+    const abandoned = await one.take('pve1', 'upload', worstCaseMs);
+    abandoned.sent();
+    await pause(worstCaseMs + 200);
+    const givenUpAt = Date.now();
+    abandoned.abandoned('givenUp');
+    const next = track(slots({ slotsPerNode: 1 }).take('pve1', 'clone', 10_000));
+    await until(() => next.state === 'granted', 'the slot after the worst case');
+    expect(Date.now() - givenUpAt).to.be.at.least(worstCaseMs - 50);
+    next.slot?.answered();
+  });
+
+  it('frees at once the slot of a call given up after its worst case has passed since its send', async () => {
+    const one = slots({ slotsPerNode: 1 });
+    const abandoned = await one.take('pve1', 'taskStatus', 200);
+    abandoned.sent();
+    await pause(400);
+    abandoned.abandoned('sent');
+    const next = track(slots({ slotsPerNode: 1 }).take('pve1', 'clone', 10_000));
+    await until(() => next.state === 'granted', 'the freed slot', 5_000);
     next.slot?.answered();
   });
 
   it('frees at once the slot of a call given up before it was sent', async () => {
     const one = slots({ slotsPerNode: 1 });
-    const unsent = await one.take('pve1', 'clone');
-    unsent.abandoned(60_000);
-    const next = track(slots({ slotsPerNode: 1 }).take('pve1', 'clone'));
+    const unsent = await one.take('pve1', 'clone', 60_000);
+    unsent.abandoned('sent');
+    const next = track(slots({ slotsPerNode: 1 }).take('pve1', 'clone', 10_000));
     await until(() => next.state === 'granted', 'the freed slot', 5_000);
     next.slot?.answered();
   });
 
-  it('frees a slot its process never gave back (a crashed worker) after holdMs', async () => {
-    const crashed = slots({ slotsPerNode: 1, holdMs: 1_000 });
-    await crashed.take('pve1', 'clone');
-    const takenAt = Date.now();
-    const next = track(slots({ slotsPerNode: 1 }).take('pve1', 'clone'));
-    await until(() => next.state === 'granted', 'the expired slot');
-    expect(Date.now() - takenAt).to.be.at.least(950);
+  it('keeps a pending call\'s slot however long it takes, renewing its lease', async () => {
+    const leaseMs = 600;
+    const one = slots({ slotsPerNode: 1, leaseMs });
+    const pending = await one.take('pve1', 'clone', 0);
+    pending.sent();
+    const next = track(slots({ slotsPerNode: 1, leaseMs }).take('pve1', 'clone', 0));
+    await pause(4 * leaseMs);
+    expect(next.state, 'while the call is still pending').to.equal('pending');
+    pending.answered();
+    await until(() => next.state === 'granted', 'the answered slot');
     next.slot?.answered();
+  });
+
+  it('frees a crashed worker\'s slot one lease after its call\'s worst case, not a request timeout later (SPEC 28)', async () => {
+    const leaseMs = 500;
+    const worstCaseMs = 700;
+    const crashed = slots({ slotsPerNode: 1, leaseMs });
+    const slot = await crashed.take('pve1', 'clone', worstCaseMs);
+    slot.sent();
+    const sentAt = Date.now();
+    await pause(2 * leaseMs);
+    // The worker dies: no renewal, no answer, ever.
+    await crashed.close();
+    const diedAt = Date.now();
+    const next = track(slots({ slotsPerNode: 1 }).take('pve1', 'clone', 10_000));
+    await until(() => next.state === 'granted', 'the crashed worker\'s slot');
+    expect(Date.now() - sentAt, 'pvedaemon may run the call that long').to.be.at.least(worstCaseMs - 50);
+    expect(Date.now() - diedAt, 'a lease after its last renewal at most').to.be.below(leaseMs + worstCaseMs + scaledByLoad(1_000));
+    next.slot?.answered();
+  });
+
+  it('never brings back a slot whose lease ran out: a late renewal leaves it to whoever took it', async () => {
+    const key = daemonSlotKey(prefix, 'pve1');
+    const shape = { limit: 1, pollUs: 25_000 };
+    expect(await takeDaemonSlot(admin, key, 'late', shape, 1_000)).to.equal(0);
+    await pause(20);
+    await holdDaemonSlot(admin, key, 'late', 60_000_000);
+    expect(await takeDaemonSlot(admin, key, 'next', shape, 60_000_000)).to.equal(0);
+    expect(await admin.zrange(key, 0, -1)).to.deep.equal(['next']);
   });
 
   it('takes a waiting call out of the line as soon as its job is cancelled, with the reason, and serves the next', async () => {
     const one = slots({ slotsPerNode: 1 });
-    const holder = await one.take('pve1', 'clone');
+    const holder = await one.take('pve1', 'clone', 10_000);
     const cancel = new AbortController();
-    const waiting = track(one.take('pve1', 'agentInterfaces', cancel.signal));
-    const behind = track(one.take('pve1', 'start'));
+    const waiting = track(one.take('pve1', 'agentInterfaces', 10_000, cancel.signal));
+    const behind = track(one.take('pve1', 'start', 10_000));
     await pause(100);
     const reason = new Error('job cancelled');
     cancel.abort(reason);
@@ -164,8 +224,8 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
   it('measures waits per node and counts the slots a process holds', async () => {
     const metrics = createMetrics();
     const one = slots({ slotsPerNode: 1, metrics });
-    const first = await one.take('pve1', 'clone');
-    const second = track(one.take('pve1', 'start'));
+    const first = await one.take('pve1', 'clone', 10_000);
+    const second = track(one.take('pve1', 'start', 10_000));
     await pause(100);
     expect((await metrics.daemonSlotsHeld.get()).values.find((v) => v.labels.node === 'pve1')?.value).to.equal(1);
     first.answered();
@@ -186,7 +246,7 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
     let inFlight = 0;
     let peak = 0;
     const call = async (node: string): Promise<void> => {
-      const slot = await one.take(node, 'agentInterfaces');
+      const slot = await one.take(node, 'agentInterfaces', 10_000);
       inFlight += 1;
       peak = Math.max(peak, inFlight);
       await pause(30);

@@ -5,6 +5,7 @@
 // carries both flags, so every route is checked against it.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
+import { DAEMON_WORST_CASES } from '../../src/proxmox/daemon-worst-cases.js';
 import { ROUTES } from '../../src/proxmox/routes.js';
 import type { RouteName } from '../../src/proxmox/routes.js';
 
@@ -28,7 +29,7 @@ const byPath = new Map<string, SchemaNode>();
 
 describe('the route table marks where Proxmox runs each call (SPEC 28)', () => {
   for (const [name, route] of Object.entries(ROUTES) as [RouteName, (typeof ROUTES)[RouteName]][]) {
-    it(`${name}: ${route.method} ${route.template} is protected and proxied as apidata.json registers it`, () => {
+    it(`${name}: ${route.method} ${route.template} is marked protected and proxyto as apidata.json registers it`, () => {
       const method = byPath.get(route.template)?.info?.[route.method];
       expect(method, `${route.method} ${route.template} in apidata.json`).to.not.equal(undefined);
       expect(route.protected, 'protected').to.equal(method?.protected === 1);
@@ -39,5 +40,10 @@ describe('the route table marks where Proxmox runs each call (SPEC 28)', () => {
   it('the upload alone runs in the pvedaemon of the node it entered, not of {node} (pve-storage Status.pm upload has no proxyto)', () => {
     const entered = (Object.keys(ROUTES) as RouteName[]).filter((name) => ROUTES[name].protected && !ROUTES[name].proxyto);
     expect(entered).to.deep.equal(['upload']);
+  });
+
+  it('every protected route, and no other, has its worst case in pvedaemon (daemon-worst-cases.ts)', () => {
+    const protectedRoutes = (Object.keys(ROUTES) as RouteName[]).filter((name) => ROUTES[name].protected).sort();
+    expect(Object.keys(DAEMON_WORST_CASES).sort()).to.deep.equal(protectedRoutes);
   });
 });
