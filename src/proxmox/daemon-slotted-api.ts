@@ -8,6 +8,7 @@
 // case from then. The rest go through untouched.
 import type { CallOptions, ProxmoxApi, Upid } from './api.js';
 import { isApiError } from './api-error.js';
+import { TransportError } from './classify.js';
 import { DAEMON_WORST_CASES, isProtectedRoute } from './daemon-worst-cases.js';
 import type { DaemonSlots } from './daemon-slots.js';
 import { ROUTES } from './routes.js';
@@ -15,6 +16,14 @@ import type { RouteName } from './routes.js';
 
 /** pveproxy answers 596 when its proxied call had no answer in 30 s; pvedaemon may still be running or about to run it. */
 const PROXY_TIMEOUT_STATUS = 596;
+
+/** Connect-phase failures: the request never reached pveproxy, so no pvedaemon runs it. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function neverConnected(err: unknown): boolean {
+  const cause = err instanceof Error ? err.cause : undefined;
+  return cause instanceof TransportError && NEVER_CONNECTED.has(cause.code);
+}
 
 /** The node of a UPID (`UPID:<node>:...`, F16); undefined when it is not one. */
 function upidNode(upid: Upid): string | undefined {
@@ -50,7 +59,8 @@ export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worstCaseScal
       slot.answered();
       return answer;
     } catch (err) {
-      if (!isApiError(err)) slot.abandoned(worst.from);
+      if (neverConnected(err)) slot.answered();
+      else if (!isApiError(err)) slot.abandoned(worst.from);
       else if (err.status === PROXY_TIMEOUT_STATUS) slot.abandoned('givenUp');
       else slot.answered();
       throw err;

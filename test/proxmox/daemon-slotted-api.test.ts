@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import type { CallOptions, ProxmoxApi, UploadSource } from '../../src/proxmox/api.js';
 import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
+import { classifyError } from '../../src/proxmox/classify.js';
 import { daemonSlotApi } from '../../src/proxmox/daemon-slotted-api.js';
 import type { DaemonSlot, DaemonSlots } from '../../src/proxmox/daemon-slots.js';
 
@@ -80,6 +81,14 @@ describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
       // pvedaemon starts an upload only once it has the whole body: its worst case counts from when the client stopped sending.
       ['upload', 15_000, 'givenUp'],
     ]);
+  });
+
+  it('frees the slot at once when the connection was refused: the request never reached pveproxy, so no pvedaemon runs it', async () => {
+    const taken: Taken[] = [];
+    const failWith = (code: string): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(classifyError(Object.assign(new Error(code), { code })))), recordingSlots(taken), 1);
+    await failWith('ECONNREFUSED').clone('pve1', 9001, { newid: 100001, name: 'a', description: '', full: true }).catch(() => undefined);
+    await failWith('ECONNRESET').clone('pve1', 9001, { newid: 100001, name: 'a', description: '', full: true }).catch(() => undefined);
+    expect(taken.map((t) => t.end)).to.deep.equal(['answered', 'sent']);
   });
 
   it('scales every worst case by proxmox.daemonSlotWorstCaseScale (the simulator\'s sim.timeScale)', async () => {
