@@ -1,9 +1,10 @@
 // Prometheus metrics of SPEC 9: jobs by name and outcome, job duration,
 // Proxmox calls by method and status with latency, lock waits,
-// reconciler findings, the shared request budget's waits (SPEC 26), and webhook deliveries (SPEC 27). Each Metrics owns its own prom-client Registry
+// reconciler findings, the shared request budget's waits (SPEC 26), the
+// pvedaemon slots per node (SPEC 28), and webhook deliveries (SPEC 27). Each Metrics owns its own prom-client Registry
 // (never the global default one), so tests build fresh ones and the
 // worker sees only the narrow JobMetrics / ProxmoxCallMetrics interfaces.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** What the worker reports about jobs (passed in its deps). */
 export interface JobMetrics {
@@ -35,7 +36,17 @@ export interface RequestBudgetMetrics {
   budgetUnavailable(): void;
 }
 
-export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, WebhookMetrics {
+/** What the pvedaemon slots report (SPEC 28). */
+export interface DaemonSlotMetrics {
+  /** A protected call got its slot on `node` after `seconds`; `held` when every slot was taken and it had to wait. */
+  daemonSlotTaken(node: string, seconds: number, held: boolean): void;
+  /** This process took (+1) or freed (-1) a slot on `node`. */
+  daemonSlotHeld(node: string, change: 1 | -1): void;
+  /** Redis could not be asked, so the call counted against this process's own slots. */
+  daemonSlotUnavailable(): void;
+}
+
+export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics {
   readonly registry: Registry;
   readonly jobsTotal: Counter<'job_name' | 'outcome'>;
   readonly jobDuration: Histogram<'job_name'>;
@@ -46,6 +57,10 @@ export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMe
   readonly budgetWait: Histogram;
   readonly budgetWaits: Counter;
   readonly budgetUnavailableTotal: Counter;
+  readonly daemonSlotWait: Histogram<'node'>;
+  readonly daemonSlotWaits: Counter<'node'>;
+  readonly daemonSlotsHeld: Gauge<'node'>;
+  readonly daemonSlotUnavailableTotal: Counter;
   readonly webhookDeliveries: Counter<'event' | 'outcome'>;
   readonly webhookDuration: Histogram<'event'>;
 }
@@ -85,6 +100,21 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const budgetWaits = counter('pvep_proxmox_budget_waits_total', 'Proxmox calls the shared request budget held back (SPEC 26).');
   const budgetUnavailableTotal = counter('pvep_proxmox_budget_unavailable_total', 'Proxmox calls paced by the worker alone because Redis did not answer the request budget.');
 
+  const daemonSlotWait = histogram(
+    'pvep_proxmox_daemon_slot_wait_seconds',
+    'Time a protected Proxmox call (one that runs in a pvedaemon worker) waited for one of its node\'s proxmox.daemonSlotsPerNode slots, by node; 0 when it went at once (SPEC 28).',
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    ['node'],
+  );
+  const daemonSlotWaits = counter('pvep_proxmox_daemon_slot_waits_total', 'Protected Proxmox calls that found every pvedaemon slot of their node taken and waited, by node (SPEC 28).', ['node']);
+  const daemonSlotsHeld = new Gauge<'node'>({
+    name: 'pvep_proxmox_daemon_slots_held',
+    help: 'pvedaemon slots this process holds now, by node: calls in flight, and calls given up that pvedaemon may still run (SPEC 28). Summed over processes it is at most proxmox.daemonSlotsPerNode.',
+    labelNames: ['node'],
+    registers: [registry],
+  });
+  const daemonSlotUnavailableTotal = counter('pvep_proxmox_daemon_slot_unavailable_total', 'Protected Proxmox calls counted by the worker alone because Redis did not answer the pvedaemon slots.');
+
   const webhookDeliveries = counter('pvep_webhook_deliveries_total', 'Webhook delivery attempts, by event and outcome: delivered (a 2xx), retried (sent again later), failed (the last attempt failed) (SPEC 27).', ['event', 'outcome']);
   const webhookDuration = histogram('pvep_webhook_delivery_duration_seconds', 'Time one webhook delivery attempt took, from its POST to the answer or the error, by event.', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], ['event']);
 
@@ -99,6 +129,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     budgetWait,
     budgetWaits,
     budgetUnavailableTotal,
+    daemonSlotWait,
+    daemonSlotWaits,
+    daemonSlotsHeld,
+    daemonSlotUnavailableTotal,
     webhookDeliveries,
     webhookDuration,
     jobFinished(job, outcome, seconds) {
@@ -121,6 +155,16 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     },
     budgetUnavailable() {
       budgetUnavailableTotal.inc();
+    },
+    daemonSlotTaken(node, seconds, held) {
+      daemonSlotWait.observe({ node }, seconds);
+      if (held) daemonSlotWaits.inc({ node });
+    },
+    daemonSlotHeld(node, change) {
+      daemonSlotsHeld.inc({ node }, change);
+    },
+    daemonSlotUnavailable() {
+      daemonSlotUnavailableTotal.inc();
     },
     webhookDelivered(event, outcome, seconds) {
       webhookDeliveries.inc({ event, outcome });

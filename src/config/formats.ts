@@ -216,6 +216,13 @@ export function registerFormats(): void {
     },
   });
   convict.addFormat({
+    name: 'unit-fraction',
+    coerce: (value: unknown) => Number(value),
+    validate(value: unknown) {
+      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1) throw new Error('must be a number above 0 and at most 1');
+    },
+  });
+  convict.addFormat({
     name: 'redis-url',
     validate(value: unknown) {
       const allowed = 'allowed: redis://[user:password@]HOST[:PORT][/DB] or rediss://...';

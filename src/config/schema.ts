@@ -86,6 +86,16 @@ export const schema: Schema<Config> = {
       format: 'nat',
       default: 0,
     },
+    daemonSlotsPerNode: {
+      doc: 'Most Proxmox calls that run in a pvedaemon worker (the API methods Proxmox registers protected: clone, start, config writes, agent, task status, storage, upload, ...) all worker processes on this redis.prefix keep in flight per node at once (SPEC 28), kept in Redis; a call given up before its answer keeps its slot for its worst case in pvedaemon (2 to 30 s by call, from the Proxmox source; docs/operations.md). 2 leaves one of pvedaemon\'s 3 workers per node to people and other tools; 0 turns the limit off.',
+      format: 'whole-number',
+      default: 2,
+    },
+    daemonSlotWorstCaseScale: {
+      doc: 'Multiplies those worst cases (above 0, at most 1). 1 against a real Proxmox VE; against the simulator, its sim.timeScale, as it runs Proxmox\'s times that much faster.',
+      format: 'unit-fraction',
+      default: 1,
+    },
   },
   budgets: {
     pollMs: { doc: 'Longest gap between two polls of a task or state (ms); a kind of wait whose learned duration is steady takes its first poll at that duration plus a margin, even when that is longer (SPEC 26).', format: 'positive-int', default: 1000 },

@@ -58,6 +58,10 @@ export interface Config {
     /** 0: no limit. */
     maxRequestsPerSecond: number;
     requestBurst: number;
+    /** 0: no limit. */
+    daemonSlotsPerNode: number;
+    /** Above 0, at most 1: multiplies the worst cases an abandoned call's slot is held for (sim.timeScale against the simulator). */
+    daemonSlotWorstCaseScale: number;
   };
   budgets: {
     pollMs: number;

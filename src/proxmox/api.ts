@@ -17,6 +17,8 @@ export interface CallOptions {
    * that node's apiUrl when it has one.
    */
   via?: string;
+  /** Called when the request leaves this process for Proxmox, after every wait (the daemon slots count a call's worst case from it, SPEC 28). */
+  onSend?: () => void;
 }
 
 /** `UPID:<node>:<pid>:<pstart>:<starttime>:<type>:<id>:<user>:` (F16). */

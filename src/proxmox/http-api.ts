@@ -120,6 +120,7 @@ export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
     }
     let response: Response<string>;
     try {
+      opts?.onSend?.();
       response = await got(`${apiRoot}${path}`, {
         method,
         headers,

@@ -1,13 +1,17 @@
 // The Proxmox API client a worker process uses, built from the config:
-// got (SPEC 18), the debug line and metrics of each call (SPEC 9), and
-// the request budget shared by every worker (SPEC 26), outermost so the
-// call's own latency leaves its wait out.
+// got (SPEC 18), the debug line and metrics of each call (SPEC 9), the
+// request budget shared by every worker (SPEC 26), and outermost the
+// pvedaemon slots per node (SPEC 28), so a call waiting for its node's
+// slot holds no place in the budget, and the call's own latency leaves
+// both waits out.
 import type { Logger } from '../log.js';
 import type { Config } from '../config/index.js';
 import type { Metrics } from '../metrics.js';
 import { createBudgetConnection } from '../queue/connection.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import { budgetApi } from '../proxmox/budgeted-api.js';
+import { daemonSlotApi } from '../proxmox/daemon-slotted-api.js';
+import { createDaemonSlots } from '../proxmox/daemon-slots.js';
 import { createHttpApi } from '../proxmox/http-api.js';
 import { routeByNode } from '../proxmox/node-routed-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
@@ -29,22 +33,33 @@ export function proxmoxApiFromConfig(config: Config, baseUrl: string, logger?: L
 
 export interface WorkerProxmoxApi {
   api: ProxmoxApi;
-  /** Closes the budget's Redis connection. */
+  /** Closes the budget's and the slots' Redis connections. */
   close(): Promise<void>;
 }
 
-/** A budget call that Redis does not answer within this fails open (request-budget.ts). */
+/** A budget or slot call that Redis does not answer within this fails open (request-budget.ts, daemon-slots.ts). */
 const BUDGET_COMMAND_TIMEOUT_MS = 1_000;
 
 export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger, metrics: Metrics): WorkerProxmoxApi {
-  const api = observeApi(proxmoxApiFromConfig(config, baseUrl, logger), logger, metrics);
-  const { maxRequestsPerSecond, requestBurst } = config.proxmox;
-  if (maxRequestsPerSecond === 0) return { api, close: () => Promise.resolve() };
-  // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
-  const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
-  // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
-  // The longest a call can be on its way: DNS, TCP and TLS, then the answer's headers.
-  const inFlightMs = 3 * config.budgets.connectMs + config.budgets.responseMs;
-  const budget = createRequestBudget({ redis, prefix: config.redis.prefix, maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics });
-  return { api: budgetApi(api, budget), close: () => budget.close() };
+  let api = observeApi(proxmoxApiFromConfig(config, baseUrl, logger), logger, metrics);
+  const closers: (() => Promise<void>)[] = [];
+  const { maxRequestsPerSecond, requestBurst, daemonSlotsPerNode, daemonSlotWorstCaseScale } = config.proxmox;
+  if (maxRequestsPerSecond > 0) {
+    // The longest a call can be on its way: DNS, TCP and TLS, then the answer's headers.
+    const inFlightMs = 3 * config.budgets.connectMs + config.budgets.responseMs;
+    // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
+    const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
+    // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
+    const budget = createRequestBudget({ redis, prefix: config.redis.prefix, maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics });
+    api = budgetApi(api, budget);
+    closers.push(() => budget.close());
+  }
+  if (daemonSlotsPerNode > 0) {
+    // Its own connection too, its keys under the same hash tag (daemon-slot-script.ts).
+    const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
+    const slots = createDaemonSlots({ redis, prefix: config.redis.prefix, slotsPerNode: daemonSlotsPerNode, logger, metrics });
+    api = daemonSlotApi(api, slots, daemonSlotWorstCaseScale);
+    closers.push(() => slots.close());
+  }
+  return { api, close: async () => void (await Promise.all(closers.map((close) => close()))) };
 }

@@ -70,6 +70,9 @@ function seeded(seed: number): () => number {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The simulator runs Proxmox's times this much faster; the service's pvedaemon slots scale their holds to match. */
+const SIM_TIME_SCALE = 0.01;
+
 const FAULTS = {
   errors: [
     { path: '/api2/json/', rate: 0.04, status: 500 },
@@ -165,7 +168,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   };
 
   try {
-    sim = await startSimChild({ vms: 3, timeScale: 0.01 });
+    sim = await startSimChild({ vms: 3, timeScale: SIM_TIME_SCALE });
     const env = serviceEnv(sim, redisUrl, prefix, {
       // Only this run's own Redis, whatever the suite's environment names.
       REDIS_CLUSTER_NODES: '',
@@ -184,6 +187,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       HEALTH_EVERY_SECONDS: '3600',
       // The shared request budget stays on (SPEC 26), high enough not to stretch the drive.
       PROXMOX_MAX_REQUESTS_PER_SECOND: '200',
+      // The pvedaemon slots stay on at their default (SPEC 28): the faults'
+      // drops and 596s and the killed workers hold slots for Proxmox's
+      // worst cases, scaled like the simulator's times.
+      PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: String(SIM_TIME_SCALE),
     });
     const startWorker = (i: number): void => {
       workers[i] = startCli(['worker'], env);

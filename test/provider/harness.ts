@@ -32,6 +32,8 @@ export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 900
       limits: { maxCores: 16, maxMemoryMiB: 65536, maxDiskGiB: 500 },
       maxRequestsPerSecond: 0,
       requestBurst: 0,
+      daemonSlotsPerNode: 0,
+      daemonSlotWorstCaseScale: 1,
     },
     budgets: { pollMs: 1000, cloneSeconds: 120, taskSeconds: 120, runningSeconds: 60, addressSeconds: 300, firstAddressSeconds: 30, lockTtlMs: 30000, connectMs: 10000, responseMs: 60000 },
   };

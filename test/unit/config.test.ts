@@ -119,6 +119,8 @@ describe('config (SPEC 7)', () => {
     ['a port out of range', { HTTP_PORT: '99999' }, /http\.port: ports must be within range 0 - 65535/],
     ['a tag Proxmox would refuse or fold', { PROXMOX_TAG: 'Bad Tag' }, /proxmox\.tag: must be a Proxmox tag: lowercase letters/],
     ['a word for a number', { JOBS_ATTEMPTS: 'many' }, /jobs\.attempts: must be a whole number of at least 1/],
+    ['pvedaemon slots\' worst cases scaled to nothing (SPEC 28)', { PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: '0' }, /proxmox\.daemonSlotWorstCaseScale: must be a number above 0 and at most 1/],
+    ['pvedaemon slots\' worst cases scaled above a real host\'s (SPEC 28)', { PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: '2' }, /proxmox\.daemonSlotWorstCaseScale: must be a number above 0 and at most 1/],
     ['a seed listing every 0 sweeps (SPEC 5, 26)', { RECONCILER_SEED_LISTING_EVERY: '0' }, /reconciler\.seedListingEvery: must be a whole number of at least 1/],
     ['a redis URL of another scheme', { REDIS_URL: 'http://127.0.0.1:6379' }, /redis\.url: has scheme http:; allowed: redis:\/\//],
     ['a prefix with a colon', { REDIS_PREFIX: 'a:b' }, /redis\.prefix: must be 1 to 64 of letters/],

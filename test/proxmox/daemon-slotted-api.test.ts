@@ -1,0 +1,109 @@
+// The daemon-slot decorator of the seam (SPEC 28), with a recording
+// slots stand-in: which node each protected call counts against, which
+// calls pass untouched, when a slot is freed and when it is kept for the
+// call's worst case.
+import { expect } from 'chai';
+import type { CallOptions, ProxmoxApi, UploadSource } from '../../src/proxmox/api.js';
+import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
+import { classifyError } from '../../src/proxmox/classify.js';
+import { daemonSlotApi } from '../../src/proxmox/daemon-slotted-api.js';
+import type { DaemonSlot, DaemonSlots } from '../../src/proxmox/daemon-slots.js';
+
+interface Taken {
+  node: string;
+  call: string;
+  worstCaseMs: number;
+  sent: boolean;
+  end?: 'answered' | 'sent' | 'givenUp';
+}
+
+function recordingSlots(taken: Taken[]): DaemonSlots {
+  return {
+    take(node, call, worstCaseMs) {
+      const record: Taken = { node, call, worstCaseMs, sent: false };
+      taken.push(record);
+      const slot: DaemonSlot = {
+        sent: () => void (record.sent = true),
+        answered: () => void (record.end ??= 'answered'),
+        abandoned: (from) => void (record.end ??= from),
+      };
+      return Promise.resolve(slot);
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/** A seam whose every call sends (calls its onSend, the last argument's) and then ends as `outcome` says. */
+function stubApi(outcome: () => Promise<unknown>): ProxmoxApi {
+  return new Proxy({} as ProxmoxApi, {
+    get:
+      () =>
+      (...args: unknown[]): Promise<unknown> => {
+        const last = args.at(-1);
+        if (typeof last === 'object' && last !== null) (last as CallOptions).onSend?.();
+        return outcome();
+      },
+  });
+}
+
+const source: UploadSource = { size: 0, open: () => { throw new Error('not read'); } };
+const apiError = (status: number): ProxmoxApiError => new ProxmoxApiError({ status, reason: 'x', message: 'x', method: 'GET', path: '/x' });
+
+describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
+  it('counts protected calls against their {node} and lets pveproxy calls through without a slot', async () => {
+    const taken: Taken[] = [];
+    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 1);
+    await api.clone('pve2', 9001, { newid: 100001, name: 'a', description: '', full: true });
+    await api.getConfig('pve1', 100001);
+    await api.nodeTasks('pve1', {});
+    await api.taskStatus('pve1', 'UPID:pve1:1:1:1:qmstart:100001:root@pam:');
+    await api.clusterResources('vm');
+    expect(taken.map(({ node, call, sent, end }) => ({ node, call, sent, end }))).to.deep.equal([
+      { node: 'pve2', call: 'clone', sent: true, end: 'answered' },
+      { node: 'pve1', call: 'taskStatus', sent: true, end: 'answered' },
+    ]);
+    expect(taken.map((t) => t.worstCaseMs)).to.deep.equal([15_000, 2_000]);
+  });
+
+  it('frees the slot on any answer of Proxmox; keeps it from the send on no answer, and from the 596 after one', async () => {
+    const taken: Taken[] = [];
+    const failWith = (err: Error): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(err)), recordingSlots(taken), 1);
+    await failWith(apiError(500)).agentInterfaces('pve1', 100001).catch(() => undefined);
+    await failWith(apiError(596)).agentInterfaces('pve1', 100001).catch(() => undefined);
+    await failWith(new Error('aborted')).agentInterfaces('pve1', 100001).catch(() => undefined);
+    await failWith(new Error('timed out')).start('pve1', 100001).catch(() => undefined);
+    await failWith(new Error('connection reset')).upload('pve1', 'local', 'seed.iso', source).catch(() => undefined);
+    expect(taken.map((t) => [t.call, t.worstCaseMs, t.end])).to.deep.equal([
+      ['agentInterfaces', 10_000, 'answered'],
+      ['agentInterfaces', 10_000, 'givenUp'],
+      ['agentInterfaces', 10_000, 'sent'],
+      ['start', 15_000, 'sent'],
+      // pvedaemon starts an upload only once it has the whole body: its worst case counts from when the client stopped sending.
+      ['upload', 15_000, 'givenUp'],
+    ]);
+  });
+
+  it('frees the slot at once when the connection was refused: the request never reached pveproxy, so no pvedaemon runs it', async () => {
+    const taken: Taken[] = [];
+    const failWith = (code: string): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(classifyError(Object.assign(new Error(code), { code })))), recordingSlots(taken), 1);
+    await failWith('ECONNREFUSED').clone('pve1', 9001, { newid: 100001, name: 'a', description: '', full: true }).catch(() => undefined);
+    await failWith('ECONNRESET').clone('pve1', 9001, { newid: 100001, name: 'a', description: '', full: true }).catch(() => undefined);
+    expect(taken.map((t) => t.end)).to.deep.equal(['answered', 'sent']);
+  });
+
+  it('scales every worst case by proxmox.daemonSlotWorstCaseScale (the simulator\'s sim.timeScale)', async () => {
+    const taken: Taken[] = [];
+    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 0.01);
+    await api.agentInterfaces('pve1', 100001);
+    await api.storages('pve1');
+    expect(taken.map((t) => t.worstCaseMs)).to.deep.equal([100, 300]);
+  });
+
+  it('counts an upload against the node its request entered, learned from its UPID, not against {node}', async () => {
+    const taken: Taken[] = [];
+    const api = daemonSlotApi(stubApi(() => Promise.resolve('UPID:pve1:000A:000B:6500:imgcopy::root@pam!t:')), recordingSlots(taken), 1);
+    await api.upload('pve3', 'local', 'seed.iso', source);
+    await api.upload('pve3', 'local', 'seed.iso', source);
+    expect(taken.map((t) => t.node)).to.deep.equal(['pve3', 'pve1']);
+  });
+});
