@@ -16,7 +16,7 @@ import { loadConfigOrExplain, waitForSignal } from './common.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 import { redisUrlSetByUser, startPrivateRedisIfNeeded } from './private-redis.js';
 import { processLogger, startWebOrExplain } from './web.js';
-import { withSimFirstAddress } from './sim-first-address.js';
+import { withSimScaledTimes } from './sim-scaled-times.js';
 import type { WebServer } from '../web/server.js';
 
 /** sim.stateFile for `all` (npm start) when config leaves it empty. */
@@ -127,7 +127,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const loaded = loadConfigOrExplain('all');
   if (loaded === undefined) return 2;
-  const config = withSimFirstAddress(withSimStateFile(loaded, process.env), process.env);
+  const config = withSimScaledTimes(withSimStateFile(loaded, process.env), process.env);
   const logger = processLogger(config);
   const redis = privateRedis ? await startPrivateRedisIfNeeded({ url: config.redis.url, setByUser: redisUrlSetByUser(process.env, config.redis.url), logger }) : { kind: 'configured' as const };
   if (redis.kind === 'missing') {
