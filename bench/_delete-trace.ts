@@ -30,7 +30,7 @@ function cpuMs(pid: number): number {
 
 const prefix = benchPrefix('delete-trace');
 const redis = newRedis();
-const sim = await startSimChild({ vms: 3, timeScale: 0.01, env: { SIM_API_WORKERS: '3' }, nodeArgs });
+const sim = await startSimChild({ vms: 3, timeScale: 0.01, nodeArgs });
 const workers: Child[] = [];
 let client: ProvisionerClient | undefined;
 const queueRedis = newRedis();

@@ -62,7 +62,8 @@ export async function run(args: string[]): Promise<number> {
   });
   const running = config.sim.stateFile === '' ? started : await keepStateIn(started, config.sim.stateFile);
   process.stdout.write(
-    `Proxmox VE simulator listening on ${running.url} (API ${running.url}/api2/json, nodes ${config.sim.nodes.join(', ')}); ` +
+    `Proxmox VE simulator listening on ${running.url} (API ${running.url}/api2/json, nodes ${config.sim.nodes.join(', ')}; ` +
+      `each node's own pveproxy: ${Object.entries(running.nodeUrls).map(([node, url]) => `${node} ${url}`).join(', ')}); ` +
       `it accepts the token in ${config.proxmox.tokenFile}\n`,
   );
   await waitForSignal();

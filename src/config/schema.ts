@@ -247,13 +247,18 @@ export const schema: Schema<Config> = {
     cloneSeconds: { doc: 'Duration of a clone task before timeScale (F16).', format: 'non-negative-number', default: 2 },
     taskSeconds: { doc: 'Duration of other tasks before timeScale.', format: 'non-negative-number', default: 1 },
     agentSeconds: { doc: 'Time from start until the guest agent reports an address, before timeScale (F21).', format: 'non-negative-number', default: 47 },
-    apiWorkers: {
-      doc: "Requests the simulated API serves at a time, as pveproxy's worker processes do (3 on a real host); the rest wait in arrival order (SPEC 26). 0 (the default) turns this capacity model off: any number at once.",
+    proxyWorkers: {
+      doc: "pveproxy workers per simulated node, each serving one call at a time (3 on a real host); the rest wait in arrival order, and a wait of 30 s (before timeScale) answers 596 (SPEC 28). Every call holds one for its parse and proxy step on the node it entered, and on the node it is proxied to; unprotected methods run there. 0: pveproxy not modelled, any number at once.",
       format: 'nat',
-      default: 0,
+      default: 3,
     },
-    requestCostMs: { doc: 'With sim.apiWorkers, the time one request holds a worker, before timeScale (ms); a node\'s full VM listing holds it once more per VM running there (their QMP is asked).', format: 'non-negative-number', default: 20 },
-    requestCostPerKibMs: { doc: 'With sim.apiWorkers, the time added per KiB of answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
+    daemonWorkers: {
+      doc: "pvedaemon workers per simulated node, each serving one call at a time (3 on a real host); methods Proxmox registers protected (clone, config write, start, agent, upload, ...) run there (SPEC 28). 0: pvedaemon not modelled, any number at once.",
+      format: 'nat',
+      default: 3,
+    },
+    requestCostMs: { doc: "The time one call holds a worker, per step, before timeScale (ms); a node's full VM listing holds it once more per VM running there (their QMP is asked). An agent call while the agent is not up holds its pvedaemon worker 3 s more (the guest-ping timeout); an upload for another node 1 s more in the entry node's (two SSH commands).", format: 'non-negative-number', default: 20 },
+    requestCostPerKibMs: { doc: 'The time added to a handler per KiB of its answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
     statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle (0: always current).", format: 'non-negative-number', default: 10 },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
     tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },
@@ -263,7 +268,7 @@ export const schema: Schema<Config> = {
       default: '',
     },
     requestTimeoutMs: {
-      doc: "Longest time the simulator waits for one whole request, headers and body (ms). Its own, not http.requestTimeoutMs: a request queued behind sim.apiWorkers or a latency fault leaves its body unread meanwhile, and a seed upload must not be cut off.",
+      doc: "Longest time the simulator waits for one whole request, headers and body (ms). Its own, not http.requestTimeoutMs: a request queued behind sim.proxyWorkers and sim.daemonWorkers or a latency fault leaves its body unread meanwhile, and a seed upload must not be cut off.",
       format: 'positive-int',
       default: 600000,
     },
