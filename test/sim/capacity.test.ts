@@ -87,6 +87,18 @@ describe('simulator daemon model (SPEC 28)', () => {
       expect(log).to.deep.equal([0, 2]);
     });
 
+    it('ends the wait on the wall clock when no worker can free before the deadline (a holder sleeping out a long cost)', async () => {
+      const pool = new WorkerPool({ workers: 1, timeoutMs: 20, bucketMs: 10, keptBuckets: 10, now: () => performance.now(), sleep: () => new Promise<void>(() => undefined) });
+      const holder = await pool.acquire();
+      void holder.finish(600_000);
+      const err = await pool.acquire().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(WaitTimedOut);
+      expect(pool.counters()).to.include({ timedOut596: 1, waiting: 0 });
+    });
+
     it('keeps a timeline of the most workers busy per bucket, bounded', async () => {
       let now = 0;
       const pool = new WorkerPool({ workers: 3, timeoutMs: Infinity, bucketMs: 10, keptBuckets: 4, now: () => now, sleep: instant });
