@@ -82,12 +82,13 @@ describe('simulator daemon model over HTTP (SPEC 28)', () => {
     expect((await capacity(sim)).nodes[N1]?.pvedaemon.busyWorkerSeconds).to.equal(0);
   });
 
-  it('answers 596 `Connection timed out` when calls wait 30 s x timeScale for a pvedaemon worker, and counts them', async function () {
+  it('answers 596 `Connection timed out` when calls wait 30 s x timeScale for a pvedaemon worker, and counts them', async () => {
     sim = await startTestSim({ timeScale: 0.01, proxyWorkers: 3, daemonWorkers: 1, requestCostMs: 0, requestCostPerKibMs: 0 });
     await sim.control('POST', 'vms', { node: N1, vmid: 4242, config: { name: 'booting', agent: '1' }, status: 'running', startedSecondsAgo: 0 });
     // Each holds the one worker 30 ms: of 20 sent at once, those behind the tenth wait 300 ms or more.
-    const answers = await Promise.all(Array.from({ length: 20 }, () => sim?.api('GET', `/nodes/${N1}/qemu/4242/agent/network-get-interfaces`)));
-    const timedOut = answers.filter((a) => a?.status === 596);
+    const running = sim;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => running.api('GET', `/nodes/${N1}/qemu/4242/agent/network-get-interfaces`)));
+    const timedOut = answers.filter((a) => a.status === 596);
     expect(timedOut.length).to.be.at.least(1);
     expect(timedOut[0]?.reason).to.equal('Connection timed out');
     const daemon = (await capacity(sim)).nodes[N1]?.pvedaemon;
