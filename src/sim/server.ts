@@ -68,8 +68,8 @@ const SIM_DEFAULTS = {
   taskSeconds: 1,
   agentSeconds: 47,
   statdSeconds: 10,
-  proxyWorkers: 0,
-  daemonWorkers: 0,
+  proxyWorkers: 3,
+  daemonWorkers: 3,
   requestCostMs: 20,
   requestCostPerKibMs: 0.05,
 };

@@ -4,7 +4,8 @@
 // queueing are in capacity.test.ts; these check the wiring a user relies on.
 import { expect } from 'chai';
 import type { PoolCounters } from '../../src/sim/worker-pool.js';
-import { AUTH, NODES, startTestSim, type TestSim } from './sim-helpers.js';
+import { startSimulator } from '../../src/sim/index.js';
+import { AUTH, NODES, TOKEN, startTestSim, type TestSim } from './sim-helpers.js';
 
 const [N1, N2] = NODES as [string, string];
 
@@ -35,12 +36,21 @@ describe('simulator daemon model over HTTP (SPEC 28)', () => {
     sim = undefined;
   });
 
-  it('is off by default for startSimulator (the tests): nothing counted', async () => {
+  it('is on by default in startSimulator (3 workers per daemon), and off in startTestSim at timeScale 1 unless asked', async () => {
+    const plain = await startSimulator({ tokens: [TOKEN], nodes: NODES, vms: 0, timeScale: 0.01 });
+    try {
+      await fetch(`${plain.url}/api2/json/version`, { headers: AUTH });
+      const seen = plain.sim.daemons.counters();
+      expect([seen.proxyWorkers, seen.daemonWorkers]).to.deep.equal([3, 3]);
+      expect(seen.nodes[N1]?.pveproxy.served).to.equal(1);
+    } finally {
+      await plain.close();
+    }
     sim = await startTestSim();
     await sim.data('GET', '/version');
-    const seen = await capacity(sim);
-    expect([seen.proxyWorkers, seen.daemonWorkers]).to.deep.equal([0, 0]);
-    expect(seen.nodes[N1]?.pveproxy.served).to.equal(0);
+    const off = await capacity(sim);
+    expect([off.proxyWorkers, off.daemonWorkers]).to.deep.equal([0, 0]);
+    expect(off.nodes[N1]?.pveproxy.served).to.equal(0);
   });
 
   it("gives each node a URL of its own, listed at /_sim/nodes; the main URL is the first node's", async () => {
