@@ -248,7 +248,7 @@ export const schema: Schema<Config> = {
     taskSeconds: { doc: 'Duration of other tasks before timeScale.', format: 'non-negative-number', default: 1 },
     agentSeconds: { doc: 'Time from start until the guest agent reports an address, before timeScale (F21).', format: 'non-negative-number', default: 47 },
     proxyWorkers: {
-      doc: "pveproxy workers per simulated node, each serving one call at a time (3 on a real host); the rest wait in arrival order, and a wait of 30 s (before timeScale) answers 596 (SPEC 28). Every call holds one for its parse and proxy step on the node it entered, and on the node it is proxied to; unprotected methods run there. 0: pveproxy not modelled, any number at once.",
+      doc: "pveproxy workers per simulated node, each serving one call at a time (3 on a real host); the rest wait in arrival order (SPEC 28). Every call holds one for its parse and proxy step on the node it entered, and on the node it is proxied to; unprotected methods run there. A call proxied on (to another node or to pvedaemon) and not answered 30 s (before timeScale) later answers 596. 0: pveproxy not modelled, any number at once.",
       format: 'nat',
       default: 3,
     },

@@ -13,13 +13,14 @@
 // simulated duration: `requestCostMs` for a proxy step; for the handler,
 // `requestCostMs` plus `requestCostPerKibMs` per KiB of answer, once more
 // per running VM whose QMP it asked, plus what the handler reports it
-// waited (a guest-ping timeout, an upload's SSH commands). A leg that
-// waits 30 s for its worker ends in 596 `Connection timed out`.
+// waited (a guest-ping timeout, an upload's SSH commands). A proxied call
+// not answered 30 s after the entry pveproxy proxied it (waiting or
+// running downstream) ends in 596 `Connection timed out` (serve()).
 import { readFileSync } from 'node:fs';
 import { bareError } from './answer-error.js';
 import { RawJson, WithAttributes } from './http-io.js';
 import { vendorApiFile } from './schema.js';
-import { WaitTimedOut, WorkerPool, type Lease, type PoolCounters } from './worker-pool.js';
+import { WaitTimedOut, WorkerPool, type Arrival, type Lease, type PoolCounters } from './worker-pool.js';
 
 export type Daemon = 'pveproxy' | 'pvedaemon';
 
@@ -110,17 +111,27 @@ export function answerBytes(data: unknown): number {
   return Buffer.byteLength(JSON.stringify(body) ?? '');
 }
 
-const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Unref'd: a worker still held after its 596 was answered, or after close, keeps no process alive. */
+const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/** What pveproxy passes on when AnyEvent::HTTP's timeout fires (`fixtures/err_proxy_596.json`). */
+function proxyTimedOut(): Error {
+  return bareError(596, 'Connection timed out');
+}
 
 export class DaemonModel {
   private readonly pools = new Map<string, Record<Daemon, WorkerPool>>();
+  private readonly now: () => number;
+  private readonly timeoutMs: number;
 
   constructor(private readonly options: DaemonModelOptions) {
     const now = options.now ?? (() => performance.timeOrigin + performance.now());
     const sleep = options.sleep ?? realSleep;
     const scale = options.timeScale;
+    this.now = now;
+    this.timeoutMs = PROXY_TIMEOUT_SECONDS * 1000 * scale;
     const pool = (workers: number): WorkerPool =>
-      new WorkerPool({ workers, timeoutMs: PROXY_TIMEOUT_SECONDS * 1000 * scale, bucketMs: BUCKET_SECONDS * 1000 * scale, keptBuckets: KEPT_BUCKETS, now, sleep });
+      new WorkerPool({ workers, bucketMs: BUCKET_SECONDS * 1000 * scale, keptBuckets: KEPT_BUCKETS, now, sleep });
     for (const node of options.nodes) this.pools.set(node, { pveproxy: pool(options.proxyWorkers), pvedaemon: pool(options.daemonWorkers) });
   }
 
@@ -135,29 +146,47 @@ export class DaemonModel {
 
   /**
    * The entry pveproxy's step, the legs to the handler's daemon, then
-   * `work` there, holding that worker for the handler's cost. A leg that
-   * waits too long answers 596.
+   * `work` there, holding that worker for the handler's cost.
+   *
+   * A call the entry pveproxy proxies (to another node, or to pvedaemon)
+   * goes through AnyEvent::HTTP with `timeout => 30`, an inactivity
+   * timeout: nothing comes back while the call waits downstream or its
+   * handler runs, so 30 s (scaled) after the entry step ended it answers
+   * 596, whether the call was still waiting (it never runs) or already
+   * running (it runs to its end, holding its worker). A call the entry
+   * pveproxy runs itself has no such timer.
    */
   async serve<T>(call: CallRoute, work: () => Promise<T>, workDone: () => HandlerWork): Promise<T> {
     const target = this.placement(call);
-    // The entry pveproxy parses, authenticates and proxies; the target's pveproxy the same, or runs the handler.
-    let lease = await this.enter(call.entryNode);
-    if (target.node !== call.entryNode) {
-      await lease.finish(this.scaled(this.options.costMs));
-      lease = await this.enter(target.node);
+    const step = this.scaled(this.options.costMs);
+    let lease = await this.enter(call.entryNode, 'pveproxy', {});
+    if (target.node !== call.entryNode || target.daemon === 'pvedaemon') {
+      let at = lease.start + step;
+      await lease.finish(step);
+      const deadline = at + this.timeoutMs;
+      if (target.node !== call.entryNode) {
+        lease = await this.enter(target.node, 'pveproxy', { at, deadline });
+        if (target.daemon === 'pvedaemon') {
+          at = lease.start + step;
+          if ((await lease.finish(step)).timedOut) throw proxyTimedOut();
+          lease = await this.enter(target.node, 'pvedaemon', { at, deadline });
+        }
+      } else {
+        lease = await this.enter(call.entryNode, 'pvedaemon', { at, deadline });
+      }
     }
-    if (target.daemon === 'pvedaemon') {
-      await lease.finish(this.scaled(this.options.costMs));
-      lease = await this.enter(target.node, 'pvedaemon');
-    }
-    let bytes = 0;
+    let outcome: { value: T } | { error: unknown };
     try {
-      const value = await work();
-      bytes = answerBytes(value);
-      return value;
-    } finally {
-      await lease.finish(this.handlerCost(bytes, workDone(), this.sshSeconds(call)));
+      outcome = { value: await work() };
+    } catch (error) {
+      outcome = { error };
     }
+    // An error answer is small: it costs the base and what the handler waited.
+    const bytes = 'value' in outcome ? answerBytes(outcome.value) : 0;
+    const { timedOut } = await lease.finish(this.handlerCost(bytes, workDone(), this.sshSeconds(call)));
+    if (timedOut) throw proxyTimedOut();
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
   }
 
   counters(): CapacityView {
@@ -170,13 +199,13 @@ export class DaemonModel {
     for (const pools of this.pools.values()) for (const pool of Object.values(pools)) pool.resetCounters();
   }
 
-  private async enter(node: string, daemon: Daemon = 'pveproxy'): Promise<Lease> {
+  private async enter(node: string, daemon: Daemon, arrival: Arrival): Promise<Lease> {
     const pool = this.pools.get(node)?.[daemon];
-    if (pool === undefined) return { start: 0, finish: () => Promise.resolve() };
+    if (pool === undefined) return { start: arrival.at ?? this.now(), finish: () => Promise.resolve({ timedOut: false }) };
     try {
-      return await pool.acquire();
+      return await pool.acquire(arrival);
     } catch (err) {
-      if (err instanceof WaitTimedOut) throw bareError(596, 'Connection timed out');
+      if (err instanceof WaitTimedOut) throw proxyTimedOut();
       throw err;
     }
   }

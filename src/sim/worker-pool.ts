@@ -10,10 +10,13 @@
 // on one worker span N*C ms), and a loaded machine's timer lag does not
 // lengthen the modelled waits.
 //
-// A wait of `timeoutMs` or more ends the call (pveproxy's 30 s proxy
-// timeout, 596); the call is taken out of the queue and never runs.
+// A call may come with a deadline (pveproxy's 30 s proxy timeout, 596,
+// daemons.ts): one still waiting for a worker at its deadline is taken out
+// of the queue and never runs; one that got a worker in time but whose
+// cost ends past the deadline is answered at the deadline while its worker
+// stays busy until the end (the handler runs on; nobody reads its answer).
 
-/** A call waited `timeoutMs` for a worker (the caller answers 596). */
+/** A call's deadline came before a worker was free for it (the caller answers 596). */
 export class WaitTimedOut extends Error {
   override readonly name = 'WaitTimedOut';
 }
@@ -21,8 +24,6 @@ export class WaitTimedOut extends Error {
 export interface WorkerPoolOptions {
   /** Workers; 0: not modelled, any number at once, nothing counted. */
   workers: number;
-  /** A wait this long ends in WaitTimedOut (ms); Infinity for never. */
-  timeoutMs: number;
   /** The timeline's bucket (ms): each holds the most workers busy in it. */
   bucketMs: number;
   /** Buckets kept; older ones are dropped. */
@@ -45,22 +46,35 @@ export interface PoolCounters {
   busyWorkerSeconds: number;
   longestWaitMs: number;
   meanWaitMs: number;
-  /** Calls that waited `timeoutMs` and were answered 596. */
+  /** Calls answered 596 here: their deadline came while they waited (never run) or while they ran (counted in `served` too). */
   timedOut596: number;
   /** The most workers busy in each bucket, oldest first; `at` is the bucket's start on the clock. */
   timeline: { bucketMs: number; buckets: { at: number; busy: number }[] };
+}
+
+/** When a call comes to the pool, on the virtual schedule, and by when it must have been answered. */
+export interface Arrival {
+  /** The virtual time it arrives (the end of its previous leg); the clock's now by default. */
+  at?: number;
+  /** No worker free before this virtual time: WaitTimedOut; an end past it: answered late. Infinity by default. */
+  deadline?: number;
 }
 
 /** A worker held by one call. */
 export interface Lease {
   /** When the call started on the virtual schedule. */
   readonly start: number;
-  /** Holds the worker until `start + costMs`, then hands it on. */
-  finish(costMs: number): Promise<void>;
+  /**
+   * Holds the worker until `start + costMs`, then hands it on. With the
+   * end past the call's deadline it resolves at the deadline, `timedOut`,
+   * and the worker stays held until the end all the same.
+   */
+  finish(costMs: number): Promise<{ timedOut: boolean }>;
 }
 
 interface Waiter {
   arrivedAt: number;
+  deadline: number;
   take(freeAt: number): void;
   fail(): void;
 }
@@ -81,8 +95,8 @@ export class WorkerPool {
   /** Free workers, each as the virtual time its last call ended. */
   private readonly free: number[];
   private readonly queue: Waiter[] = [];
-  /** Virtual ends of the calls now sleeping out their cost. */
-  private readonly pendingEnds = new Set<number>();
+  /** Virtual ends of the calls now sleeping out their cost, with how many end there. */
+  private readonly pendingEnds = new Map<number, number>();
   /** Calls holding a worker whose end is not known yet (their work runs). */
   private running = 0;
   private inProgress = 0;
@@ -99,13 +113,15 @@ export class WorkerPool {
   }
 
   /**
-   * Waits for a worker (WaitTimedOut after `timeoutMs`) and holds it from
-   * then on until the lease is finished. Not modelled: at once, uncounted.
+   * Waits for a worker (WaitTimedOut when none is free before the
+   * deadline) and holds it from then on until the lease is finished.
+   * Not modelled: at once, uncounted, never late.
    */
-  async acquire(): Promise<Lease> {
-    const arrivedAt = this.options.now();
-    if (!this.modelled) return { start: arrivedAt, finish: () => Promise.resolve() };
-    const freeAt = await this.take(arrivedAt);
+  async acquire(arrival: Arrival = {}): Promise<Lease> {
+    const arrivedAt = arrival.at ?? this.options.now();
+    const deadline = arrival.deadline ?? Infinity;
+    if (!this.modelled) return { start: arrivedAt, finish: () => Promise.resolve({ timedOut: false }) };
+    const freeAt = await this.take(arrivedAt, deadline);
     const start = Math.max(arrivedAt, freeAt);
     const waited = start - arrivedAt;
     this.totals.waitedMs += waited;
@@ -118,19 +134,22 @@ export class WorkerPool {
     return {
       start,
       finish: async (costMs: number) => {
-        if (finished) return;
+        if (finished) return { timedOut: false };
         finished = true;
         const end = start + costMs;
         this.running -= 1;
         this.totals.served += 1;
         this.totals.busyMs += costMs;
-        this.pendingEnds.add(end);
-        const left = end - this.options.now();
-        if (left > 0) await this.options.sleep(left);
-        this.pendingEnds.delete(end);
-        this.inProgress -= 1;
-        this.timeline.change(end, this.inProgress);
-        this.release(end);
+        this.pendingEnds.set(end, (this.pendingEnds.get(end) ?? 0) + 1);
+        const held = this.holdUntil(end);
+        if (end < deadline) {
+          await held;
+          return { timedOut: false };
+        }
+        // Answered at the deadline; the worker stays busy until the end (`held` cannot fail).
+        this.totals.timedOut596 += 1;
+        await this.sleepUntil(deadline);
+        return { timedOut: true };
       },
     };
   }
@@ -159,27 +178,53 @@ export class WorkerPool {
     this.timeline.clear();
   }
 
-  private take(arrivedAt: number): Promise<number> {
+  private async sleepUntil(at: number): Promise<void> {
+    const left = at - this.options.now();
+    if (left > 0) await this.options.sleep(left);
+  }
+
+  /** Sleeps out a call's cost, then hands its worker on at its virtual end. */
+  private async holdUntil(end: number): Promise<void> {
+    await this.sleepUntil(end);
+    const left = (this.pendingEnds.get(end) ?? 1) - 1;
+    if (left > 0) this.pendingEnds.set(end, left);
+    else this.pendingEnds.delete(end);
+    this.inProgress -= 1;
+    this.timeline.change(end, this.inProgress);
+    this.release(end);
+  }
+
+  private timedOut(): WaitTimedOut {
+    this.totals.timedOut596 += 1;
+    return new WaitTimedOut('no worker was free before the deadline');
+  }
+
+  private take(arrivedAt: number, deadline: number): Promise<number> {
+    if (arrivedAt >= deadline) return Promise.reject(this.timedOut());
     const slot = this.free.pop();
-    if (slot !== undefined) return Promise.resolve(slot);
+    if (slot !== undefined) {
+      if (slot < deadline) return Promise.resolve(slot);
+      this.free.push(slot);
+      return Promise.reject(this.timedOut());
+    }
     return new Promise<number>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
         arrivedAt,
+        deadline,
         take: (freeAt) => {
           clearTimeout(timer);
           resolve(freeAt);
         },
         fail: () => {
           clearTimeout(timer);
-          this.totals.timedOut596 += 1;
-          reject(new WaitTimedOut(`waited ${this.options.timeoutMs} ms for a worker`));
+          reject(this.timedOut());
         },
       };
       this.queue.push(waiter);
       this.totals.peakWaiting = Math.max(this.totals.peakWaiting, this.queue.length);
-      if (Number.isFinite(this.options.timeoutMs)) {
-        timer = setTimeout(() => this.expire(waiter), this.options.timeoutMs);
+      if (Number.isFinite(deadline)) {
+        timer = setTimeout(() => this.expire(waiter), Math.max(0, deadline - this.options.now()));
         timer.unref();
       }
     });
@@ -192,18 +237,17 @@ export class WorkerPool {
    * that ended earlier (timer lag). Otherwise the hand-over decides.
    */
   private expire(waiter: Waiter): void {
-    const deadline = waiter.arrivedAt + this.options.timeoutMs;
-    if (this.running > 0 || [...this.pendingEnds].some((end) => end < deadline)) return;
+    if (this.running > 0 || [...this.pendingEnds.keys()].some((end) => end < waiter.deadline)) return;
     const at = this.queue.indexOf(waiter);
     if (at < 0) return;
     this.queue.splice(at, 1);
     waiter.fail();
   }
 
-  /** The worker goes to the first waiter that has not waited too long on the schedule, or back to the free ones. */
+  /** The worker goes to the first waiter whose deadline it beats, or back to the free ones. */
   private release(end: number): void {
     for (let next = this.queue.shift(); next !== undefined; next = this.queue.shift()) {
-      if (end - next.arrivedAt < this.options.timeoutMs) return next.take(end);
+      if (end < next.deadline) return next.take(end);
       next.fail();
     }
     this.free.push(end);

@@ -15,18 +15,18 @@ const instant = (): Promise<void> => Promise.resolve();
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function frozenPool(options: Partial<WorkerPoolOptions>): WorkerPool {
-  return new WorkerPool({ workers: 1, timeoutMs: Infinity, bucketMs: 10, keptBuckets: 100, now: () => 0, sleep: instant, ...options });
+  return new WorkerPool({ workers: 1, bucketMs: 10, keptBuckets: 100, now: () => 0, sleep: instant, ...options });
 }
 
 function frozenModel(options: Partial<DaemonModelOptions> = {}): DaemonModel {
   return new DaemonModel({ nodes: ['n1', 'n2'], proxyWorkers: 3, daemonWorkers: 3, costMs: 10, costPerKibMs: 0, timeScale: 1, now: () => 0, sleep: instant, ...options });
 }
 
-/** Holds a worker for `costMs` with a work the caller ends. */
-async function hold(pool: WorkerPool, costMs: number, log: number[], id: number): Promise<void> {
-  const lease = await pool.acquire();
+/** Holds a worker for `costMs`; whether its answer came after the deadline. */
+async function hold(pool: WorkerPool, costMs: number, log: number[], id: number, deadline = Infinity): Promise<boolean> {
+  const lease = await pool.acquire({ deadline });
   log.push(id);
-  await lease.finish(costMs);
+  return (await lease.finish(costMs)).timedOut;
 }
 
 const idle: HandlerWork = { qmpVms: 0, heldSeconds: 0 };
@@ -72,11 +72,11 @@ describe('simulator daemon model (SPEC 28)', () => {
       expect(pool.counters()).to.include({ peakInProgress: 2, peakWaiting: 5, served: 7 });
     });
 
-    it('ends a wait that reaches the timeout with WaitTimedOut, and that call never runs', async () => {
-      const pool = frozenPool({ workers: 1, timeoutMs: 30 });
+    it('ends a wait that reaches its deadline with WaitTimedOut, and that call never runs', async () => {
+      const pool = frozenPool({ workers: 1 });
       const log: number[] = [];
 
-      const results = await Promise.allSettled([hold(pool, 40, log, 0), hold(pool, 5, log, 1)]);
+      const results = await Promise.allSettled([hold(pool, 40, log, 0), hold(pool, 5, log, 1, 30)]);
 
       expect(results[1]).to.have.property('status', 'rejected');
       expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(WaitTimedOut);
@@ -87,11 +87,26 @@ describe('simulator daemon model (SPEC 28)', () => {
       expect(log).to.deep.equal([0, 2]);
     });
 
+    it('answers a call whose end passes its deadline at the deadline, counted, and keeps its worker busy until the end', async () => {
+      const slept: number[] = [];
+      const pool = new WorkerPool({ workers: 1, bucketMs: 10, keptBuckets: 10, now: () => 0, sleep: (ms) => (slept.push(ms), Promise.resolve()) });
+      const lease = await pool.acquire({ deadline: 30 });
+      const after = pool.acquire();
+      expect(await lease.finish(50)).to.deep.equal({ timedOut: true });
+      // It slept to its end (50) and, separately, to its deadline (30); the next call starts at 50.
+      expect([...slept].sort((a, b) => a - b)).to.deep.equal([30, 50]);
+      const next = await after;
+      expect(next.start).to.equal(50);
+      expect(pool.counters()).to.include({ served: 1, timedOut596: 1, busyWorkerSeconds: 0.05 });
+      await next.finish(0);
+      expect(await (await pool.acquire({ deadline: 100 })).finish(10)).to.deep.equal({ timedOut: false });
+    });
+
     it('ends the wait on the wall clock when no worker can free before the deadline (a holder sleeping out a long cost)', async () => {
-      const pool = new WorkerPool({ workers: 1, timeoutMs: 20, bucketMs: 10, keptBuckets: 10, now: () => performance.now(), sleep: () => new Promise<void>(() => undefined) });
+      const pool = new WorkerPool({ workers: 1, bucketMs: 10, keptBuckets: 10, now: () => performance.now(), sleep: () => new Promise<void>(() => undefined) });
       const holder = await pool.acquire();
       void holder.finish(600_000);
-      const err = await pool.acquire().then(
+      const err = await pool.acquire({ deadline: performance.now() + 20 }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -99,9 +114,26 @@ describe('simulator daemon model (SPEC 28)', () => {
       expect(pool.counters()).to.include({ timedOut596: 1, waiting: 0 });
     });
 
+    it('still counts a worker whose call ends at the same moment as another one as freeing before a deadline', async () => {
+      const wake: (() => void)[] = [];
+      const pool = new WorkerPool({ workers: 2, bucketMs: 10, keptBuckets: 10, now: () => 0, sleep: () => new Promise<void>((resolve) => wake.push(resolve)) });
+      const [a, b] = [await pool.acquire(), await pool.acquire()];
+      const first = pool.acquire({ deadline: 20 });
+      const second = pool.acquire({ deadline: 20 });
+      void a.finish(10);
+      void b.finish(10);
+      wake.shift()?.();
+      // The first waiter takes a's worker and holds it past the second's deadline; b's still frees at 10.
+      void (await first).finish(1000);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      wake.shift()?.();
+      expect((await second).start).to.equal(10);
+      expect(pool.counters().timedOut596).to.equal(1);
+    });
+
     it('keeps a timeline of the most workers busy per bucket, bounded', async () => {
       let now = 0;
-      const pool = new WorkerPool({ workers: 3, timeoutMs: Infinity, bucketMs: 10, keptBuckets: 4, now: () => now, sleep: instant });
+      const pool = new WorkerPool({ workers: 3, bucketMs: 10, keptBuckets: 4, now: () => now, sleep: instant });
       const a = await pool.acquire();
       const b = await pool.acquire();
       await a.finish(5);
@@ -118,7 +150,7 @@ describe('simulator daemon model (SPEC 28)', () => {
         { at: 60, busy: 0 },
       ]);
       now = 0;
-      const fresh = new WorkerPool({ workers: 3, timeoutMs: Infinity, bucketMs: 10, keptBuckets: 100, now: () => now, sleep: instant });
+      const fresh = new WorkerPool({ workers: 3, bucketMs: 10, keptBuckets: 100, now: () => now, sleep: instant });
       const c = await fresh.acquire();
       const d = await fresh.acquire();
       await c.finish(5);
@@ -251,29 +283,87 @@ describe('simulator daemon model (SPEC 28)', () => {
   });
 
   describe('596 (pveproxy proxy timeout, 30 s scaled)', () => {
-    it("answers 596 `Connection timed out` to a call whose proxied leg waits 30 s x timeScale, and counts it", async () => {
-      const model = frozenModel({ daemonWorkers: 1, timeScale: 0.001, costMs: 0 });
-      const call = { entryNode: 'n1', routeKey: 'GET /nodes/{node}/qemu/{vmid}/agent/network-get-interfaces', pathNode: 'n1' };
-      let ran = 0;
-      const work = (): Promise<string> => {
-        ran += 1;
-        return Promise.resolve('');
-      };
-      // The first holds the one worker 31 s (scaled 31 ms): the second waits past 30 s.
-      const results = await Promise.allSettled([model.serve(call, work, () => ({ qmpVms: 0, heldSeconds: 31 })), model.serve(call, work, () => idle)]);
+    const AGENT = 'GET /nodes/{node}/qemu/{vmid}/agent/network-get-interfaces';
 
-      expect(results[0].status).to.equal('fulfilled');
-      const reason = (results[1] as PromiseRejectedResult).reason as SimAnswerError;
+    /** Runs a call on the model, counting its work's runs; settles to its answer or its error. */
+    function counted(model: DaemonModel, call: CallRoute, work: HandlerWork, runs: { n: number }): Promise<PromiseSettledResult<string>> {
+      const run = (): Promise<string> => {
+        runs.n += 1;
+        return Promise.resolve('ok');
+      };
+      return model.serve(call, run, () => work).then(
+        (value): PromiseSettledResult<string> => ({ status: 'fulfilled', value }),
+        (reason: unknown): PromiseSettledResult<string> => ({ status: 'rejected', reason }),
+      );
+    }
+
+    function expect596(result: PromiseSettledResult<string> | undefined): void {
+      const reason = (result as PromiseRejectedResult).reason as SimAnswerError;
       expect(reason).to.be.instanceOf(SimAnswerError);
       expect([reason.status, reason.message]).to.deep.equal([596, 'Connection timed out']);
-      expect(ran).to.equal(1);
-      expect(model.counters().nodes.n1?.pvedaemon).to.include({ timedOut596: 1, served: 1 });
+    }
+
+    it('answers 596 `Connection timed out` to a call still waiting for pvedaemon 30 s x timeScale after it was proxied; it never runs', async () => {
+      const model = frozenModel({ daemonWorkers: 1, timeScale: 0.001, costMs: 0 });
+      const call = { entryNode: 'n1', routeKey: AGENT, pathNode: 'n1' };
+      const runs = { n: 0 };
+      // The first holds the one worker 29 s (scaled 29 ms), in time; the second waits until 29 s, runs 2 s: late, but it ran.
+      // The third waits until 31 s: past its deadline, it never runs.
+      const results = await Promise.all([
+        counted(model, call, { qmpVms: 0, heldSeconds: 29 }, runs),
+        counted(model, call, { qmpVms: 0, heldSeconds: 2 }, runs),
+        counted(model, call, idle, runs),
+      ]);
+
+      expect(results[0]?.status).to.equal('fulfilled');
+      expect596(results[1]);
+      expect596(results[2]);
+      expect(runs.n).to.equal(2);
+      expect(model.counters().nodes.n1?.pvedaemon).to.include({ timedOut596: 2, served: 2 });
     });
 
-    it('lets a wait just under 30 s x timeScale through', async () => {
+    it('answers 596 to a proxied call whose handler runs past 30 s x timeScale, though it ran to its end and held its worker that long', async () => {
+      const model = frozenModel({ daemonWorkers: 1, timeScale: 0.001, costMs: 0 });
+      const runs = { n: 0 };
+      const result = await counted(model, { entryNode: 'n1', routeKey: CONFIG_PUT, pathNode: 'n2' }, { qmpVms: 0, heldSeconds: 31 }, runs);
+      expect596(result);
+      expect(runs.n).to.equal(1);
+      const { nodes } = model.counters();
+      expect(nodes.n2?.pvedaemon).to.include({ timedOut596: 1, served: 1, busyWorkerSeconds: 0.031 });
+      expect(nodes.n1?.pveproxy.timedOut596).to.equal(0);
+    });
+
+    it('counts the downstream legs together: waits in the target pveproxy and its pvedaemon, each under 30 s, and the run', async () => {
+      const model = frozenModel({ proxyWorkers: 1, daemonWorkers: 1, timeScale: 0.001, costMs: 0 });
+      const runs = { n: 0 };
+      // On n2: a protected call holds its pvedaemon until 29 s, an unprotected one its pveproxy until 15 s.
+      // A protected call from n1 waits for n2's pveproxy until 15 s, for its pvedaemon until 29 s, runs 2 s: 596 at 30 s.
+      const results = await Promise.all([
+        counted(model, { entryNode: 'n2', routeKey: CONFIG_PUT, pathNode: 'n2' }, { qmpVms: 0, heldSeconds: 29 }, runs),
+        counted(model, { entryNode: 'n2', routeKey: CONFIG_GET, pathNode: 'n2' }, { qmpVms: 0, heldSeconds: 15 }, runs),
+        counted(model, { entryNode: 'n1', routeKey: CONFIG_PUT, pathNode: 'n2' }, { qmpVms: 0, heldSeconds: 2 }, runs),
+      ]);
+      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected']);
+      expect596(results[2]);
+      expect(runs.n).to.equal(3);
+      const { nodes } = model.counters();
+      expect([nodes.n2?.pveproxy.longestWaitMs, nodes.n2?.pvedaemon.longestWaitMs, nodes.n2?.pvedaemon.timedOut596]).to.deep.equal([15, 14, 1]);
+    });
+
+    it('never answers 596 to a call its entry pveproxy runs itself, however long it waited there', async () => {
+      const model = frozenModel({ proxyWorkers: 1, timeScale: 0.001, costMs: 0 });
+      const runs = { n: 0 };
+      const call = { entryNode: 'n1', routeKey: CONFIG_GET, pathNode: 'n1' };
+      const results = await Promise.all([counted(model, call, { qmpVms: 0, heldSeconds: 45 }, runs), counted(model, call, { qmpVms: 0, heldSeconds: 1 }, runs)]);
+      expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled']);
+      expect(model.counters().nodes.n1?.pveproxy).to.include({ timedOut596: 0, longestWaitMs: 45 });
+    });
+
+    it('lets a call answered just under 30 s x timeScale through', async () => {
       const model = frozenModel({ daemonWorkers: 1, timeScale: 0.001, costMs: 0 });
       const call = { entryNode: 'n1', routeKey: CONFIG_PUT, pathNode: 'n1' };
-      const results = await Promise.allSettled([model.serve(call, () => Promise.resolve(''), () => ({ qmpVms: 0, heldSeconds: 29.9 })), model.serve(call, () => Promise.resolve(''), () => idle)]);
+      const runs = { n: 0 };
+      const results = await Promise.all([counted(model, call, { qmpVms: 0, heldSeconds: 20 }, runs), counted(model, call, { qmpVms: 0, heldSeconds: 9.9 }, runs)]);
       expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled']);
     });
   });

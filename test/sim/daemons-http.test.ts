@@ -92,19 +92,24 @@ describe('simulator daemon model over HTTP (SPEC 28)', () => {
     expect((await capacity(sim)).nodes[N1]?.pvedaemon.busyWorkerSeconds).to.equal(0);
   });
 
-  it('answers 596 `Connection timed out` when calls wait 30 s x timeScale for a pvedaemon worker, and counts them', async () => {
+  it('answers 596 `Connection timed out` to calls not answered 30 s x timeScale after they were proxied to pvedaemon, and counts them', async () => {
     sim = await startTestSim({ timeScale: 0.01, proxyWorkers: 3, daemonWorkers: 1, requestCostMs: 0, requestCostPerKibMs: 0 });
     await sim.control('POST', 'vms', { node: N1, vmid: 4242, config: { name: 'booting', agent: '1' }, status: 'running', startedSecondsAgo: 0 });
-    // Each holds the one worker 30 ms: of 20 sent at once, those behind the tenth wait 300 ms or more.
+    // Each holds the one worker 30 ms: of 20 sent at once, the tenth is answered 300 ms after it came, too late
+    // (it ran: the wait and the run both count), and those behind it never get the worker in time.
     const running = sim;
     const answers = await Promise.all(Array.from({ length: 20 }, () => running.api('GET', `/nodes/${N1}/qemu/4242/agent/network-get-interfaces`)));
     const timedOut = answers.filter((a) => a.status === 596);
     expect(timedOut.length).to.be.at.least(1);
     expect(timedOut[0]?.reason).to.equal('Connection timed out');
+    expect(answers.filter((a) => a.status !== 596).every((a) => a.reason === 'QEMU guest agent is not running')).to.equal(true);
     const daemon = (await capacity(sim)).nodes[N1]?.pvedaemon;
     expect(daemon?.timedOut596).to.equal(timedOut.length);
-    expect(daemon?.served).to.equal(20 - timedOut.length);
+    // Served: every call that ran, the ones answered 596 after running too late included.
+    expect(daemon?.served).to.be.within(20 - timedOut.length, 20);
     expect(daemon?.longestWaitMs).to.be.below(300);
+    expect(daemon?.busyWorkerSeconds).to.be.closeTo((daemon?.served ?? 0) * 0.03, 1e-9);
+    expect((await capacity(sim)).nodes[N1]?.pveproxy.timedOut596).to.equal(0);
   });
 
   it("charges an upload for another node to the entry node's pvedaemon, and runs its task there", async () => {
