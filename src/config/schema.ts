@@ -239,7 +239,7 @@ export const schema: Schema<Config> = {
   },
   sim: {
     host: { doc: 'Address the simulator listens on.', format: String, default: '127.0.0.1' },
-    port: { doc: 'Port of the simulator.', format: 'port', default: 8006 },
+    port: { doc: "Port of the simulator: its first node's pveproxy, the URL proxmox.url \"sim\" uses. Every other node listens on a free port of its own (printed by pve-provisioner sim, GET /_sim/nodes; SPEC 28).", format: 'port', default: 8006 },
     nodes: { doc: 'Simulated nodes, a JSON list of names; each has storages local, local-lvm, proxy-seeds and the shared vm-shared; node i (0-based) holds template 9001+i (debian) and 9100+i (unsuitable), the first node also 9200 on vm-shared.', format: 'name-list', default: ['pve1', 'pve2'] },
     vms: { doc: 'Foreign VMs the simulator starts with (not ours), spread over its nodes.', format: 'nat', default: 3 },
     timeScale: { doc: 'Multiplier on every simulated duration (0.01 runs 100 times faster).', format: 'non-negative-number', default: 0.1 },
