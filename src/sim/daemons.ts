@@ -176,13 +176,15 @@ export class DaemonModel {
       }
     }
     let outcome: { value: T } | { error: unknown };
+    // An error answer is small: it costs the base and what the handler waited.
+    let bytes = 0;
     try {
-      outcome = { value: await work() };
+      const value = await work();
+      bytes = answerBytes(value);
+      outcome = { value };
     } catch (error) {
       outcome = { error };
     }
-    // An error answer is small: it costs the base and what the handler waited.
-    const bytes = 'value' in outcome ? answerBytes(outcome.value) : 0;
     const { timedOut } = await lease.finish(this.handlerCost(bytes, workDone(), this.sshSeconds(call)));
     if (timedOut) throw proxyTimedOut();
     if ('error' in outcome) throw outcome.error;

@@ -320,6 +320,9 @@ describe('simulator daemon model (SPEC 28)', () => {
       expect596(results[2]);
       expect(runs.n).to.equal(2);
       expect(model.counters().nodes.n1?.pvedaemon).to.include({ timedOut596: 2, served: 2 });
+      // No worker is left held by a 596, run or not: every leg of every node is free again.
+      await flush();
+      for (const pools of Object.values(model.counters().nodes)) for (const pool of Object.values(pools)) expect(pool).to.include({ inProgress: 0, waiting: 0 });
     });
 
     it('answers 596 to a proxied call whose handler runs past 30 s x timeScale, though it ran to its end and held its worker that long', async () => {
