@@ -171,6 +171,8 @@ class SimServer {
     const method = req.method ?? 'GET';
     const record = { at: new Date().toISOString(), method, path, params: {} as Record<string, string>, status: 0 };
     try {
+      // A node that is down answers nothing on its own URL (SPEC 28): the client's connection fails.
+      if (this.sim.faults.nodeOffline(entryNode)) return this.drop(req, record);
       const drop = this.sim.faults.dropFor(method, path);
       if (drop !== undefined && drop.afterEffect !== true) return this.drop(req, record);
       const delay = (this.sim.options.latencyMs ?? 0) + this.sim.faults.latencyMs;

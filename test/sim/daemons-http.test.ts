@@ -75,6 +75,21 @@ describe('simulator daemon model over HTTP (SPEC 28)', () => {
     expect({ [N1]: served(N1), [N2]: served(N2) }).to.deep.equal({ [N1]: [1, 1], [N2]: [1, 0] });
   });
 
+  it("answers nothing on an offline node's own URL (the connection drops), while the main URL answers 595 for that node", async () => {
+    sim = await startTestSim({ proxyWorkers: 3, daemonWorkers: 3, requestCostMs: 0, requestCostPerKibMs: 0 });
+    await sim.faults({ offlineNodes: [N2] });
+    const own = sim.nodeUrls[N2] ?? '';
+    const failed = await apiAt(own, 'GET', '/version').then(
+      (r) => `answered ${r.status}`,
+      (err: unknown) => (err instanceof Error ? err.name : String(err)),
+    );
+    expect(failed).to.equal('TypeError');
+    expect((await apiAt(sim.url, 'GET', `/nodes/${N2}/status`)).status).to.equal(595);
+    expect((await fetch(`${own}/_sim/nodes`)).status).to.equal(200);
+    await sim.faults({});
+    expect((await apiAt(own, 'GET', '/version')).status).to.equal(200);
+  });
+
   it('holds the pvedaemon worker 3 s x timeScale for an agent call while the agent is not up', async () => {
     sim = await startTestSim({ timeScale: 0.01, proxyWorkers: 3, daemonWorkers: 3, requestCostMs: 0, requestCostPerKibMs: 0 });
     await sim.control('POST', 'vms', { node: N1, vmid: 4242, config: { name: 'booting', agent: '1' }, status: 'running', startedSecondsAgo: 0 });
