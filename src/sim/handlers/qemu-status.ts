@@ -42,7 +42,7 @@ export const statusCurrent: Handler = (ctx) => {
  * their `status` (qemu-server's vmstatus). Audit per VM is not modelled:
  * the simulator's tokens see every VM. With `full` each running VM's QMP
  * is asked (query-status and five more commands), every VM of the node,
- * not only the caller's: the capacity model charges each one a request.
+ * not only the caller's: the daemon model charges each one a call's base in pvedaemon.
  */
 export const nodeVms: Handler = (ctx) => {
   const node = ctx.sim.state.node(param(ctx, 'node')).node;
