@@ -30,7 +30,7 @@ function cpuMs(pid: number): number {
 
 const prefix = benchPrefix('delete-trace');
 const redis = newRedis();
-const sim = await startSimChild({ vms: 3, timeScale: 0.01, env: { SIM_API_WORKERS: '3' }, nodeArgs });
+const sim = await startSimChild({ vms: 3, timeScale: 0.01, nodeArgs });
 const workers: Child[] = [];
 let client: ProvisionerClient | undefined;
 const queueRedis = newRedis();
@@ -73,13 +73,13 @@ try {
   const names = Array.from({ length: VMS }, (_, i) => `prov-${i}`);
   await run(names, 'create');
   await sim.control('DELETE', '/_sim/requests');
-  const capBefore = await sim.control<Record<string, number>>('GET', '/_sim/capacity');
+  const capBefore = await sim.control<unknown>('GET', '/_sim/capacity');
   const pids = [sim.child.pid, ...workers.map((w) => w.pid)];
   // The sim child runs node under tsx's cli: its pid is node's.
   const cpuBefore = pids.map(cpuMs);
   const deletes = await run(names, 'delete');
   const cpuAfter = pids.map(cpuMs);
-  const capAfter = await sim.control<Record<string, number>>('GET', '/_sim/capacity');
+  const capAfter = await sim.control<unknown>('GET', '/_sim/capacity');
   const requests = (await sim.control<{ requests: unknown[] }>('GET', '/_sim/requests')).requests;
   const jobs = await jobTimes(deletes.ids);
   writeFileSync(`${out}/trace.json`, JSON.stringify({ solo: { seconds: solo.seconds, requests: soloRequests, jobs: soloJobs }, deletes: { seconds: deletes.seconds, requests, jobs }, capBefore, capAfter, cpuMs: pids.map((p, i) => ({ pid: p, ms: (cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0) })) }, null, 1));

@@ -132,8 +132,8 @@ async function stopWorkers(redis: Redis, prefix: string, stopping: Child[], keep
 
 const prefix = benchPrefix('provision');
 const redis = newRedis();
-// pveproxy's capacity model on (SPEC 21, 26): 3 API workers, the default costs scaled by timeScale.
-const sim = await startSimChild({ vms: 3, timeScale: TIME_SCALE, env: { SIM_API_WORKERS: '3' } });
+// The simulator's daemon model on, as by default (SPEC 28): 3 pveproxy and 3 pvedaemon workers per node, the default costs scaled by timeScale.
+const sim = await startSimChild({ vms: 3, timeScale: TIME_SCALE });
 const workers: Child[] = [];
 let client: ProvisionerClient | undefined;
 try {

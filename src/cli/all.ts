@@ -53,8 +53,9 @@ async function startSimulatorFor(config: Config, logger: Logger, port: number): 
   });
   if (config.sim.stateFile !== '') logger.info({ file: config.sim.stateFile }, `the simulator keeps its VMs and volumes in ${config.sim.stateFile} (sim.stateFile)`);
   logger.warn(
-    { proxmox: sim.url },
-    `proxmox.url is "sim": VMs are made on the built-in Proxmox VE simulator at ${sim.url}, not on a real host. Set PROXMOX_URL=https://your-host:8006 for a real one.`,
+    { proxmox: sim.url, nodeUrls: sim.nodeUrls },
+    `proxmox.url is "sim": VMs are made on the built-in Proxmox VE simulator at ${sim.url}, not on a real host ` +
+      `(each node's own pveproxy: ${Object.entries(sim.nodeUrls).map(([node, url]) => `${node} ${url}`).join(', ')}). Set PROXMOX_URL=https://your-host:8006 for a real one.`,
   );
   return sim;
 }

@@ -1,7 +1,8 @@
 // `pve-provisioner sim [--port N] [--vms N] [--tls-cert F --tls-key F]`:
 // the Proxmox VE simulator alone (SPEC 6, 8), on the `sim` config section.
 // It accepts the token in proxmox.tokenFile (created when missing) and
-// prints the URL it listens on, never the token. Exit 2 on bad flags.
+// prints the URL it listens on and each node's own (SPEC 28), never the
+// token. Exit 2 on bad flags.
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../log.js';
 import { startSimulator } from '../sim/index.js';
@@ -39,6 +40,13 @@ export function parseSimFlags(args: string[]): SimFlags {
   };
 }
 
+/** One line per node: the URL whose calls enter that node's pveproxy (SPEC 28). */
+export function nodeUrlLines(nodeUrls: Record<string, string>, mainUrl: string): string {
+  return Object.entries(nodeUrls)
+    .map(([node, url]) => `  node ${node}: ${url}${url === mainUrl ? ' (the URL above)' : ''}; calls sent there enter ${node}'s pveproxy\n`)
+    .join('');
+}
+
 export async function run(args: string[]): Promise<number> {
   if (wantsHelp(args)) return answerUsage('sim', USAGE, undefined);
   let flags: SimFlags;
@@ -63,7 +71,7 @@ export async function run(args: string[]): Promise<number> {
   const running = config.sim.stateFile === '' ? started : await keepStateIn(started, config.sim.stateFile);
   process.stdout.write(
     `Proxmox VE simulator listening on ${running.url} (API ${running.url}/api2/json, nodes ${config.sim.nodes.join(', ')}); ` +
-      `it accepts the token in ${config.proxmox.tokenFile}\n`,
+      `it accepts the token in ${config.proxmox.tokenFile}\n${nodeUrlLines(running.nodeUrls, running.url)}`,
   );
   await waitForSignal();
   await running.close();

@@ -254,7 +254,7 @@ export const schema: Schema<Config> = {
   },
   sim: {
     host: { doc: 'Address the simulator listens on.', format: String, default: '127.0.0.1' },
-    port: { doc: 'Port of the simulator.', format: 'port', default: 8006 },
+    port: { doc: "Port of the simulator: its first node's pveproxy, the URL proxmox.url \"sim\" uses. Every other node listens on a free port of its own (printed by pve-provisioner sim, GET /_sim/nodes; SPEC 28).", format: 'port', default: 8006 },
     nodes: { doc: 'Simulated nodes, a JSON list of names; each has storages local, local-lvm, proxy-seeds and the shared vm-shared; node i (0-based) holds template 9001+i (debian) and 9100+i (unsuitable), the first node also 9200 on vm-shared.', format: 'name-list', default: ['pve1', 'pve2'] },
     vms: { doc: 'Foreign VMs the simulator starts with (not ours), spread over its nodes.', format: 'nat', default: 3 },
     timeScale: { doc: 'Multiplier on every simulated duration (0.01 runs 100 times faster).', format: 'non-negative-number', default: 0.1 },
@@ -262,13 +262,18 @@ export const schema: Schema<Config> = {
     cloneSeconds: { doc: 'Duration of a clone task before timeScale (F16).', format: 'non-negative-number', default: 2 },
     taskSeconds: { doc: 'Duration of other tasks before timeScale.', format: 'non-negative-number', default: 1 },
     agentSeconds: { doc: 'Time from start until the guest agent reports an address, before timeScale (F21).', format: 'non-negative-number', default: 47 },
-    apiWorkers: {
-      doc: "Requests the simulated API serves at a time, as pveproxy's worker processes do (3 on a real host); the rest wait in arrival order (SPEC 26). 0 (the default) turns this capacity model off: any number at once.",
+    proxyWorkers: {
+      doc: "pveproxy workers per simulated node, each serving one call at a time (3 on a real host); the rest wait in arrival order (SPEC 28). Every call holds one for its parse and proxy step on the node it entered, and on the node it is proxied to; unprotected methods run there. A call proxied on (to another node or to pvedaemon) and not answered 30 s (before timeScale) later answers 596. 0: pveproxy not modelled, any number at once.",
       format: 'nat',
-      default: 0,
+      default: 3,
     },
-    requestCostMs: { doc: 'With sim.apiWorkers, the time one request holds a worker, before timeScale (ms); a node\'s full VM listing holds it once more per VM running there (their QMP is asked).', format: 'non-negative-number', default: 20 },
-    requestCostPerKibMs: { doc: 'With sim.apiWorkers, the time added per KiB of answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
+    daemonWorkers: {
+      doc: "pvedaemon workers per simulated node, each serving one call at a time (3 on a real host); methods Proxmox registers protected (clone, config write, start, agent, upload, ...) run there (SPEC 28). 0: pvedaemon not modelled, any number at once.",
+      format: 'nat',
+      default: 3,
+    },
+    requestCostMs: { doc: "The time one call holds a worker, per step, before timeScale (ms); a node's full VM listing holds it once more per VM running there (their QMP is asked). An agent call while the agent is not up holds its pvedaemon worker 3 s more (the guest-ping timeout); an upload for another node 1 s more in the entry node's (two SSH commands).", format: 'non-negative-number', default: 20 },
+    requestCostPerKibMs: { doc: 'The time added to a handler per KiB of its answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
     statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle, a clone sampled in its temporary config as `VM <vmid>`, and a destroyed VM's sample at its VMID for 5 minutes (scaled) (0: always current).", format: 'non-negative-number', default: 10 },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
     tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },
@@ -278,7 +283,7 @@ export const schema: Schema<Config> = {
       default: '',
     },
     requestTimeoutMs: {
-      doc: "Longest time the simulator waits for one whole request, headers and body (ms). Its own, not http.requestTimeoutMs: a request queued behind sim.apiWorkers or a latency fault leaves its body unread meanwhile, and a seed upload must not be cut off.",
+      doc: "Longest time the simulator waits for one whole request, headers and body (ms). Its own, not http.requestTimeoutMs: a request queued behind sim.proxyWorkers and sim.daemonWorkers or a latency fault leaves its body unread meanwhile, and a seed upload must not be cut off.",
       format: 'positive-int',
       default: 600000,
     },

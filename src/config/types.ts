@@ -130,7 +130,8 @@ export interface Config {
     cloneSeconds: number;
     taskSeconds: number;
     agentSeconds: number;
-    apiWorkers: number;
+    proxyWorkers: number;
+    daemonWorkers: number;
     requestCostMs: number;
     requestCostPerKibMs: number;
     statdSeconds: number;

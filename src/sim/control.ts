@@ -102,10 +102,12 @@ export async function handleControl(sim: Simulator, req: IncomingMessage, res: S
       sim.requests.length = 0;
       return sendJson(res, 200, { cleared: true });
     case 'GET /_sim/capacity':
-      return sendJson(res, 200, sim.capacity.counters());
+      return sendJson(res, 200, sim.daemons.counters());
     case 'DELETE /_sim/capacity':
-      sim.capacity.resetCounters();
-      return sendJson(res, 200, sim.capacity.counters());
+      sim.daemons.resetCounters();
+      return sendJson(res, 200, sim.daemons.counters());
+    case 'GET /_sim/nodes':
+      return sendJson(res, 200, { entryNode: sim.entryNode, nodeUrls: sim.nodeUrls });
     case 'GET /_sim/faults':
       return sendJson(res, 200, sim.faults.current());
     case 'POST /_sim/faults': {

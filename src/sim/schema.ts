@@ -46,12 +46,17 @@ function emptyNode(): TrieNode {
   return { literal: new Map(), methods: {} };
 }
 
-function findSchemaFile(): string {
+/** A file of vendor/pve-api/, from the source tree or from dist/. */
+export function vendorApiFile(name: string): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, '..', '..', 'vendor'), join(here, '..', '..', '..', 'vendor')].map((dir) => join(dir, 'pve-api', 'apidata.json'));
+  const candidates = [join(here, '..', '..', 'vendor'), join(here, '..', '..', '..', 'vendor')].map((dir) => join(dir, 'pve-api', name));
   const found = candidates.find((file) => existsSync(file));
-  if (found === undefined) throw new Error(`the Proxmox API schema is missing (looked for ${candidates.join(', ')})`);
+  if (found === undefined) throw new Error(`vendor/pve-api/${name} is missing (looked for ${candidates.join(', ')})`);
   return found;
+}
+
+function findSchemaFile(): string {
+  return vendorApiFile('apidata.json');
 }
 
 export class ApiSchema {

@@ -2,8 +2,10 @@
 // given a certificate and key. Each API request goes: faults, latency,
 // token (F22), route (501 when unknown), parameters against the official
 // schema (400), handler; every request is recorded without its secrets.
-// From the token on, a request holds one of pveproxy's workers when the
-// capacity model is on (capacity.ts, SPEC 26); /_sim/ never waits.
+// From the token on, a request holds workers of the nodes' pveproxy and
+// pvedaemon when the daemon model is on (daemons.ts, SPEC 28); /_sim/
+// never waits. Every node has a listener of its own, its pveproxy: a
+// request enters the node whose URL it used.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -21,7 +23,8 @@ import { ROUTES, UPLOAD_ROUTE } from './routes.js';
 import { ApiSchema, verifyParameters } from './schema.js';
 import { Simulator, type SimulatorOptions } from './simulator.js';
 import { texts } from './texts.js';
-import type { HandlerContext, UploadedFile } from './handlers/context.js';
+import type { CallRoute, HandlerWork } from './daemons.js';
+import type { UploadedFile } from './handlers/context.js';
 
 const API_PREFIX = '/api2/json';
 
@@ -47,9 +50,11 @@ export interface StartOptions extends Partial<Omit<SimulatorOptions, 'tokens'>> 
 }
 
 export interface RunningSimulator {
-  /** Base URL, e.g. `http://127.0.0.1:8006` (the API is under /api2/json). */
+  /** Base URL, e.g. `http://127.0.0.1:8006` (the API is under /api2/json): the entry node's (the first node's) pveproxy. */
   url: string;
   port: number;
+  /** Each node's own pveproxy: a request sent there enters that node (SPEC 28). The entry node's is `url`. */
+  nodeUrls: Record<string, string>;
   sim: Simulator;
   close(): Promise<void>;
 }
@@ -63,14 +68,15 @@ const SIM_DEFAULTS = {
   taskSeconds: 1,
   agentSeconds: 47,
   statdSeconds: 10,
-  apiWorkers: 0,
+  proxyWorkers: 3,
+  daemonWorkers: 3,
   requestCostMs: 20,
   requestCostPerKibMs: 0.05,
 };
 
 /**
  * The simulator's own listener limits (sim.*), looser than the web's:
- * a request queued behind sim.apiWorkers or a latency fault has its body
+ * a request queued behind the daemon model or a latency fault has its body
  * unread meanwhile, and the workers' pooled connections come to hundreds
  * under a chaos run. The keep-alive stays pveproxy-like 5 s.
  */
@@ -138,32 +144,48 @@ async function readParams(req: IncomingMessage, routeKey: string, query: URLSear
   return { params };
 }
 
+/** The path under /api2/json, or undefined for any other. */
+function apiRelPath(path: string): string | undefined {
+  return path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX ? path.slice(API_PREFIX.length) || '/' : undefined;
+}
+
+interface CallInput {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  recorded: Record<string, string>;
+  work: HandlerWork;
+  entryNode: string;
+}
+
 class SimServer {
   constructor(
     readonly sim: Simulator,
     private readonly schema: ApiSchema,
   ) {}
 
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, entryNode: string): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://sim');
     const path = url.pathname;
     if (path.startsWith('/_sim/')) return handleControl(this.sim, req, res, path);
     const method = req.method ?? 'GET';
     const record = { at: new Date().toISOString(), method, path, params: {} as Record<string, string>, status: 0 };
     try {
+      // A node that is down answers nothing on its own URL (SPEC 28): the client's connection fails.
+      if (this.sim.faults.nodeOffline(entryNode)) return this.drop(req, record);
       const drop = this.sim.faults.dropFor(method, path);
       if (drop !== undefined && drop.afterEffect !== true) return this.drop(req, record);
       const delay = (this.sim.options.latencyMs ?? 0) + this.sim.faults.latencyMs;
       if (delay > 0) await sleep(delay);
-      const work = { qmpVms: 0 };
-      const data = await this.sim.capacity.serve(
+      const work: HandlerWork = { qmpVms: 0, heldSeconds: 0 };
+      const data = await this.sim.daemons.serve(
+        this.callRoute(method, path, entryNode),
         async () => {
           const fault = this.sim.faults.errorFor(method, path);
           if (fault !== undefined) throw errorFaultAnswer(fault);
-          return this.answer(req, method, path, url.searchParams, record.params, work);
+          return this.answer(req, { method, path, query: url.searchParams, recorded: record.params, work, entryNode });
         },
-        undefined,
-        () => work.qmpVms,
+        () => work,
       );
       if (drop !== undefined) return this.drop(req, record);
       record.status = 200;
@@ -183,21 +205,24 @@ class SimServer {
     }
   }
 
+  /** Where the call runs, from its path alone (the daemon model places it before it runs). */
+  private callRoute(method: string, path: string, entryNode: string): CallRoute {
+    const relPath = apiRelPath(path);
+    const match = relPath === undefined ? undefined : this.schema.match(method, relPath);
+    if (match === undefined) return { entryNode };
+    const pathNode = match.pathParams.node;
+    return { entryNode, routeKey: `${method} ${match.template}`, pathNode, pathNodeOffline: pathNode !== undefined && this.sim.faults.nodeOffline(pathNode) };
+  }
+
   private drop(req: IncomingMessage, record: { status: number }): void {
     record.status = 0;
     req.socket.destroy();
   }
 
-  private async answer(
-    req: IncomingMessage,
-    method: string,
-    path: string,
-    query: URLSearchParams,
-    recorded: Record<string, string>,
-    work: HandlerContext['work'],
-  ): Promise<unknown> {
+  private async answer(req: IncomingMessage, call: CallInput): Promise<unknown> {
+    const { method, path, query, recorded, work, entryNode } = call;
     const owner = checkToken(req.headers.authorization, this.sim.options.tokens);
-    const relPath = path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX ? path.slice(API_PREFIX.length) || '/' : undefined;
+    const relPath = apiRelPath(path);
     if (relPath === undefined) throw bareError(404, 'Not Found');
     const match = this.schema.match(method, relPath);
     const routeKey = match === undefined ? undefined : `${method} ${match.template}`;
@@ -221,18 +246,21 @@ class SimServer {
       if (this.sim.faults.nodeOffline(node)) throw bareError(595, 'No route to host');
     }
     verifyParameters(match.properties, params);
-    const data = handler({ sim: this.sim, params, owner, properties: match.properties, upload, work });
+    const data = handler({ sim: this.sim, params, owner, properties: match.properties, upload, work, entryNode });
     return data;
   }
 }
 
-/** Starts a simulator; options default to the `sim` config section's defaults (SPEC 7). */
-export async function startSimulator(options: StartOptions): Promise<RunningSimulator> {
-  const schema = options.schema ?? (sharedSchema ??= ApiSchema.load());
-  const sim = new Simulator({ ...SIM_DEFAULTS, ...definedOnly(options), tokens: options.tokens });
-  const simServer = new SimServer(sim, schema);
+interface Listening {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** One node's pveproxy: a listener whose requests enter `entryNode`. */
+async function listenFor(simServer: SimServer, entryNode: string, options: StartOptions, port: number): Promise<Listening> {
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    simServer.handle(req, res).catch((err: unknown) => {
+    simServer.handle(req, res, entryNode).catch((err: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { problems: [String(err)] });
       else res.destroy();
     });
@@ -250,23 +278,53 @@ export async function startSimulator(options: StartOptions): Promise<RunningSimu
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const bound = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
-    url: `${tls === undefined ? 'http' : 'https'}://${shownHost}:${port}`,
-    port,
-    sim,
+    url: `${tls === undefined ? 'http' : 'https'}://${shownHost}:${bound}`,
+    port: bound,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Starts a simulator; options default to the `sim` config section's
+ * defaults (SPEC 7). The entry node listens on `port`; every other node
+ * on a free port of its own (SPEC 28), all in `nodeUrls`.
+ */
+export async function startSimulator(options: StartOptions): Promise<RunningSimulator> {
+  const schema = options.schema ?? (sharedSchema ??= ApiSchema.load());
+  const sim = new Simulator({ ...SIM_DEFAULTS, ...definedOnly(options), tokens: options.tokens });
+  const simServer = new SimServer(sim, schema);
+  const listening: Listening[] = [];
+  const closeAll = async (): Promise<void> => {
+    await Promise.all(listening.map((l) => l.close()));
+  };
+  const nodeUrls: Record<string, string> = {};
+  try {
+    const main = await listenFor(simServer, sim.entryNode, options, options.port ?? 0);
+    listening.push(main);
+    nodeUrls[sim.entryNode] = main.url;
+    for (const node of sim.options.nodes.filter((n) => n !== sim.entryNode)) {
+      const other = await listenFor(simServer, node, options, 0);
+      listening.push(other);
+      nodeUrls[node] = other.url;
+    }
+    sim.nodeUrls = nodeUrls;
+    return { url: main.url, port: main.port, nodeUrls, sim, close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

@@ -2,7 +2,7 @@
 // log and the clock. The HTTP layer (server.ts) and the handlers work on it.
 import type { Config } from '../config/types.js';
 import { taskExitOf } from './answer-error.js';
-import { ApiCapacity } from './capacity.js';
+import { DaemonModel } from './daemons.js';
 import { Faults } from './faults.js';
 import { populate } from './population.js';
 import { SimState, type SimVm } from './state.js';
@@ -13,15 +13,15 @@ type SimConfig = Config['sim'];
 
 /**
  * The sim.* config keys the simulated cluster reads, meaning what the
- * config schema says of each (src/config/schema.ts); the capacity model's
- * three (SPEC 26) may be left out, and then it is off.
+ * config schema says of each (src/config/schema.ts); the daemon model's
+ * keys (SPEC 28) may be left out, and then that daemon is not modelled.
  */
 export interface SimulatorOptions
   extends Pick<SimConfig, 'nodes' | 'vms' | 'timeScale' | 'latencyMs' | 'cloneSeconds' | 'taskSeconds' | 'agentSeconds' | 'statdSeconds'>,
-    Partial<Pick<SimConfig, 'apiWorkers' | 'requestCostMs' | 'requestCostPerKibMs'>> {
+    Partial<Pick<SimConfig, 'proxyWorkers' | 'daemonWorkers' | 'requestCostMs' | 'requestCostPerKibMs'>> {
   /** Accepted API tokens, `user@realm!id=secret`. */
   tokens: string[];
-  /** The node the client talks to; an upload's task runs there (SPEC 16). The first node by default. */
+  /** The node of the main URL (SPEC 16, 28). The first node by default. */
   entryNode?: string;
   /** The clock, in ms; Date.now by default. */
   now?: () => number;
@@ -58,11 +58,13 @@ export class Simulator {
   readonly state: SimState;
   readonly tasks = new TaskBook();
   readonly faults = new Faults();
-  readonly capacity: ApiCapacity;
+  readonly daemons: DaemonModel;
   readonly requests: RecordedRequest[] = [];
   /** Destroyed VMs' last pvestatd samples, kept by VMID (audit 3.4; statd.ts). */
   readonly lingering = new LingeringSamples();
   readonly entryNode: string;
+  /** Each node's own pveproxy URL, once the simulator listens (server.ts). */
+  nodeUrls: Record<string, string> = {};
   /** Called after each recorded request (sim.stateFile saves on it, state-file.ts). */
   onRecord: (() => void) | undefined;
   private readonly clock: () => number;
@@ -72,8 +74,10 @@ export class Simulator {
     this.entryNode = options.entryNode ?? (options.nodes[0] as string);
     this.clock = options.now ?? Date.now;
     this.state = this.freshState();
-    this.capacity = new ApiCapacity({
-      workers: options.apiWorkers ?? 0,
+    this.daemons = new DaemonModel({
+      nodes: options.nodes,
+      proxyWorkers: options.proxyWorkers ?? 0,
+      daemonWorkers: options.daemonWorkers ?? 0,
       costMs: options.requestCostMs ?? 0,
       costPerKibMs: options.requestCostPerKibMs ?? 0,
       timeScale: options.timeScale,

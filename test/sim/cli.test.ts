@@ -1,6 +1,6 @@
 // `pve-provisioner sim` (SPEC 6, 8): listens on the sim config, accepts the
 // token of proxmox.tokenFile (created 0600 when missing), prints the URL
-// and never the token; bad flags exit 2.
+// and each node's own (SPEC 28), never the token; bad flags exit 2.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ describe('pve-provisioner sim (SPEC 6, 8)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates the token file 0600, prints the URL but not the token, and serves with that token', async () => {
+  it('creates the token file 0600, prints the URL and each node\'s but not the token, and serves with that token', async () => {
     const tokenFile = join(dir, 'proxmox-token');
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sim', '--port', '0', '--vms', '1'], {
       env: { ...process.env, PROXMOX_TOKEN_FILE: tokenFile },
@@ -39,6 +39,15 @@ describe('pve-provisioner sim (SPEC 6, 8)', () => {
     expect(out).not.to.include(token.split('=')[1]);
     const answer = await fetch(`${url}/api2/json/version`, { headers: { Authorization: `PVEAPIToken=${token}` } });
     expect(answer.status).to.equal(200);
+    // SPEC 28: a line per node with its own pveproxy's URL, the first node's being the main one.
+    const nodeLines = await new Promise<string[]>((resolve) => {
+      const lines = (): string[] => [...out.matchAll(/^ {2}node (\S+): (\S+?)( \(the URL above\))?; calls sent there enter \1's pveproxy$/gm)].map((m) => `${m[1]} ${m[2]}${m[3] ?? ''}`);
+      if (lines().length === 2) resolve(lines());
+      else child.stdout.on('data', () => lines().length === 2 && resolve(lines()));
+    });
+    const listed = (await (await fetch(`${url}/_sim/nodes`)).json()) as { nodeUrls: Record<string, string> };
+    expect(nodeLines).to.deep.equal(Object.entries(listed.nodeUrls).map(([node, nodeUrl], i) => `${node} ${nodeUrl}${i === 0 ? ' (the URL above)' : ''}`));
+    expect(Object.values(listed.nodeUrls)[0]).to.equal(url);
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).to.equal(0);

@@ -1,6 +1,7 @@
 // The provider's own create and delete (SPEC 13, 15) against the simulator
 // over HTTP, and over HTTPS verified with a CA file made here with openssl
-// (SPEC 8, 18). Real time, scaled down 100 times; real polling.
+// (SPEC 8, 18). Real time, scaled down 100 times; real polling; the
+// simulator's daemon model on at its defaults (SPEC 28).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +55,17 @@ function stateInProcess(sim: RunningSimulator): SimState {
   return JSON.parse(JSON.stringify(stateView(sim.sim))) as SimState;
 }
 
+/** The daemon model was on at its defaults and the create went through it: pvedaemon did the protected calls, nothing 596'd (SPEC 28). */
+function expectDaemonModelUsed(sim: RunningSimulator): void {
+  const seen = sim.sim.daemons.counters();
+  expect([seen.proxyWorkers, seen.daemonWorkers]).to.deep.equal([3, 3]);
+  const daemon = seen.nodes['pv1-1']?.pvedaemon;
+  expect(daemon?.served).to.be.above(0);
+  expect(daemon?.busyWorkerSeconds).to.be.above(0);
+  const answered596 = Object.values(seen.nodes).reduce((sum, n) => sum + n.pveproxy.timedOut596 + n.pvedaemon.timedOut596, 0);
+  expect(answered596).to.equal(0);
+}
+
 async function createThenDelete(provider: Provider, stateRead: () => Promise<SimState>): Promise<void> {
   const ctx = { signal: new AbortController().signal };
   const uid = '3f1c2a9e-6b7d-4e58-9a10-2c4d5e6f7a80';
@@ -83,7 +95,7 @@ async function createThenDelete(provider: Provider, stateRead: () => Promise<Sim
   expect(await provider.get({ name: 'e2e-one', uid }, ctx)).to.include({ state: 'NotFound' });
 }
 
-describe('provider create and delete against the simulator (SPEC 8, 13, 15)', function () {
+describe('provider create and delete against the simulator, its daemon model on at the defaults (SPEC 8, 13, 15, 28)', function () {
   this.timeout(60_000);
   let dir: string;
   let tokenFile: string;
@@ -102,6 +114,7 @@ describe('provider create and delete against the simulator (SPEC 8, 13, 15)', fu
     const sim = await startSimulator(simOptions);
     try {
       await createThenDelete(providerFor(sim.url, tokenFile), () => stateOverHttp(sim));
+      expectDaemonModelUsed(sim);
     } finally {
       await sim.close();
     }
@@ -116,6 +129,7 @@ describe('provider create and delete against the simulator (SPEC 8, 13, 15)', fu
       await createHttpApi({ baseUrl: sim.url, tokenFile }).version().catch((err: unknown) => (refused = err));
       expect(refused).to.be.instanceOf(Error);
       await createThenDelete(providerFor(sim.url, tokenFile, tls.caFile), () => Promise.resolve(stateInProcess(sim)));
+      expectDaemonModelUsed(sim);
     } finally {
       await sim.close();
     }

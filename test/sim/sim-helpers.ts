@@ -61,6 +61,9 @@ export async function startTestSim(options: Partial<StartOptions> = {}): Promise
     taskSeconds: 1,
     agentSeconds: 47,
     statdSeconds: 0,
+    // At timeScale 1 the daemon model's costs are a real host's (3 s per agent ping): off unless a test asks (SPEC 28).
+    proxyWorkers: 0,
+    daemonWorkers: 0,
     now: clock.now,
     schema,
     ...options,

@@ -1,6 +1,7 @@
 // What a route handler gets: the simulator, the verified parameters (path
 // parameters included) and the token's owner for the tasks it starts.
 import { paramError } from '../answer-error.js';
+import type { HandlerWork } from '../daemons.js';
 import type { PropSchema } from '../formats.js';
 import type { Simulator } from '../simulator.js';
 import type { TaskOwner } from '../tasks.js';
@@ -18,8 +19,10 @@ export interface HandlerContext {
   /** The route's parameter schema, for the type of each config key. */
   properties: Record<string, PropSchema>;
   upload?: UploadedFile;
-  /** What the handler did beyond answering, for the capacity model: the running VMs whose QMP it asked. */
-  work: { qmpVms: number };
+  /** The node whose pveproxy the client connected to (SPEC 28). */
+  entryNode: string;
+  /** What the handler did beyond answering, for the daemon model (daemons.ts). */
+  work: HandlerWork;
 }
 
 /** Returns the answer's `data`. */

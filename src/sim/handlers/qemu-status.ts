@@ -43,7 +43,7 @@ export const statusCurrent: Handler = (ctx) => {
  * their `status` (qemu-server's vmstatus). Audit per VM is not modelled:
  * the simulator's tokens see every VM. With `full` each running VM's QMP
  * is asked (query-status and five more commands), every VM of the node,
- * not only the caller's: the capacity model charges each one a request.
+ * not only the caller's: the daemon model charges each one a call's base in pvedaemon.
  */
 export const nodeVms: Handler = (ctx) => {
   const node = ctx.sim.state.node(param(ctx, 'node')).node;
@@ -87,6 +87,9 @@ function linkLocal(mac: string): string {
   return `fe80::${groups.join(':')}`;
 }
 
+/** qemu-server Agent.pm: `mon_cmd($vmid, "guest-ping", timeout => 3)`. */
+export const GUEST_PING_TIMEOUT_SECONDS = 3;
+
 export const agentInterfaces: Handler = (ctx) => {
   const vm = ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
   // assert_agent_available's order (audit 6): an `agent` line at all, the VM running, then the
@@ -95,7 +98,13 @@ export const agentInterfaces: Handler = (ctx) => {
   if (vm.status !== 'running') throw dieError(texts.vmNotRunning(vm.vmid));
   const upFor = ctx.sim.now() - (vm.startedAt ?? ctx.sim.now());
   // F21: the agent answers some time after start (it is installed at first boot); a paused guest cannot answer.
-  if (!agentEnabled(vm) || vm.paused || upFor < ctx.sim.scaled(ctx.sim.options.agentSeconds)) throw dieError(texts.agentNotRunning);
+  if (!agentEnabled(vm)) throw dieError(texts.agentNotRunning);
+  if (vm.paused || upFor < ctx.sim.scaled(ctx.sim.options.agentSeconds)) {
+    // The qga socket is there and nothing answers: guest-ping waits out its timeout in the
+    // worker (Agent.pm qga_check_running, SPEC 28). With the agent off there is no socket: at once.
+    ctx.work.heldSeconds += GUEST_PING_TIMEOUT_SECONDS;
+    throw dieError(texts.agentNotRunning);
+  }
   const mac = hardwareAddress(vm);
   return {
     result: [

@@ -111,7 +111,7 @@ export const upload: Handler = (ctx) => {
   const target = `${storage.isoDir}/${filename}`;
   // SPEC 16: the task runs on the node that received the request, whatever node the path names.
   return sim.runTask({
-    node: sim.entryNode,
+    node: ctx.entryNode,
     type: 'imgcopy',
     id: '',
     owner: ctx.owner,
