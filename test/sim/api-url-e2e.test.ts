@@ -1,10 +1,7 @@
 // proxmox.nodes[i].apiUrl end to end (SPEC 28): every node's calls go to
-// that node's own port of the simulator. Needs RunningSimulator.nodeUrls
-// (one listener per node, from the sim-daemons work of issue 27); until
-// startSimulator's result has that property at all, this suite is
-// skipped, not failed. Once it has it, nothing skips: a nodeUrls missing
-// a node, or giving pv1-2 the entry node's URL, fails here, so the
-// routing cannot pass by every call landing on proxmox.url.
+// that node's own port of the simulator (RunningSimulator.nodeUrls). A
+// nodeUrls missing a node, or giving pv1-2 the entry node's URL, fails
+// here, so the routing cannot pass by every call landing on proxmox.url.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,18 +19,11 @@ describe('proxmox.nodes[i].apiUrl against the simulator, one port per node (SPEC
   let sim: RunningSimulator;
   let nodeUrls: Record<string, string> = {};
   let running = false;
-  beforeEach(async function () {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sim-api-url-'));
     sim = await startSimulator({ tokens: [TOKEN], nodes: ['pv1-1', 'pv1-2'], vms: 0, timeScale: 0.01 });
-    // Added to RunningSimulator by the sim-daemons work; read loosely so this compiles before it lands
-    // (drop the cast then). Only a result without the property skips; an empty or partial one fails below.
-    // Object.hasOwn, not `in`: `in` would narrow sim to never once RunningSimulator declares nodeUrls, and fail the type check.
-    if (!Object.hasOwn(sim, 'nodeUrls')) {
-      await sim.close();
-      this.skip();
-    }
     running = true;
-    nodeUrls = (sim as RunningSimulator & { nodeUrls: Record<string, string> }).nodeUrls;
+    nodeUrls = sim.nodeUrls;
     expect(Object.keys(nodeUrls).sort(), 'RunningSimulator.nodeUrls').to.deep.equal(['pv1-1', 'pv1-2']);
     expect(nodeUrls['pv1-2'], "pv1-2's own URL").to.match(/^http:\/\/127\.0\.0\.1:\d+$/).and.not.equal(sim.url);
   });
@@ -56,7 +46,8 @@ describe('proxmox.nodes[i].apiUrl against the simulator, one port per node (SPEC
             { name: 'pv1-2', template: 9002, isoStorage: 'proxy-seeds', apiUrl: nodeUrls['pv1-2'] },
           ],
         },
-        budgets: { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30 },
+        // The first agent call at the simulated boot's scale (30 s x 0.01), as test/support/service-on-sim.ts does.
+        budgets: { pollMs: 20, cloneSeconds: 30, taskSeconds: 30, runningSeconds: 30, addressSeconds: 30, firstAddressSeconds: 0.3 },
       },
     });
     return createProvider({ api: proxmoxApiFromConfig(config, sim.url), config, logger: silentLogger() });
