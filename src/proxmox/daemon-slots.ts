@@ -11,6 +11,7 @@
 // cases. When Redis does not answer, the process keeps its own count of
 // `slotsPerNode` per node (fail open, but bounded per process, as the
 // request budget does; docs/decisions.md).
+import { redisFailOpen } from './redis-fail-open.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { DaemonSlotMetrics } from '../metrics.js';
@@ -84,10 +85,6 @@ interface NodeLine {
   localHeld: number;
 }
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
   const { redis, logger, metrics, slotsPerNode } = options;
   if (!Number.isInteger(slotsPerNode) || slotsPerNode < 1) {
@@ -97,12 +94,11 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
   const shape: SlotShape = { limit: slotsPerNode, pollUs: pollMs * 1000 };
   const leaseMs = options.leaseMs ?? 3_000;
   const renewals = new Set<NodeJS.Timeout>();
-  const redisRetryMs = options.redisRetryMs ?? 5_000;
-  const warnEveryMs = options.warnEveryMs ?? 60_000;
+  const outage = redisFailOpen(options.redisRetryMs ?? 5_000, options.warnEveryMs ?? 60_000, (err) =>
+    logger.warn({ err, slotsPerNode }, 'Proxmox daemon slots: Redis did not answer; this worker keeps its own protected calls to proxmox.daemonSlotsPerNode per node until it does'),
+  );
   const lines = new Map<string, NodeLine>();
   let closed = false;
-  let askRedisAt = 0;
-  let warnedAt = Number.NEGATIVE_INFINITY;
 
   function lineOf(node: string): NodeLine {
     let line = lines.get(node);
@@ -123,16 +119,6 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
       const timer = setTimeout(done, ms);
       line.wake = done;
     });
-  }
-
-  function redisFailed(err: unknown): void {
-    askRedisAt = Date.now() + redisRetryMs;
-    if (Date.now() - warnedAt < warnEveryMs) return;
-    warnedAt = Date.now();
-    logger.warn(
-      { err: messageOf(err), slotsPerNode },
-      'Proxmox daemon slots: Redis did not answer; this worker keeps its own protected calls to proxmox.daemonSlotsPerNode per node until it does',
-    );
   }
 
   /**
@@ -203,7 +189,7 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
 
   /** A slot for the first in line (made by `slot(worstCaseMs)`), or the ms to wait before asking again. */
   async function nextSlot(node: string, line: NodeLine): Promise<{ slot: (worstCaseMs: number) => DaemonSlot; local: boolean } | { waitMs: number }> {
-    if (!closed && Date.now() >= askRedisAt) {
+    if (!closed && outage.askRedis()) {
       const key = daemonSlotKey(options.prefix, node);
       const id = randomUUID();
       // Whoever in line gets it (the first may leave meanwhile), it is
@@ -214,7 +200,7 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
         if (waitUs === 0) return { slot: (worstCaseMs) => redisSlot(node, line, worstCaseMs, key, id), local: false };
         return { waitMs: Math.ceil(waitUs / 1000) };
       } catch (err) {
-        redisFailed(err);
+        outage.failed(err);
       }
     }
     return line.localHeld < slotsPerNode ? { slot: (worstCaseMs) => localSlot(node, line, worstCaseMs), local: true } : { waitMs: pollMs };

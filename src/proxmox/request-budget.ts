@@ -6,6 +6,7 @@
 // polling. A job's signal takes its call out of the line at once. When
 // Redis does not answer, the process paces its own calls at the same rate
 // (fail open, but bounded; docs/decisions.md).
+import { redisFailOpen } from './redis-fail-open.js';
 import type { RedisClient } from '../redis-script.js';
 import type { Logger } from '../log.js';
 import type { RequestBudgetMetrics } from '../metrics.js';
@@ -73,10 +74,6 @@ function localPace(intervalMs: number): (now: number) => number {
 
 const noFinish: FinishRequest = () => undefined;
 
-function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
 export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
   const { redis, logger, metrics, maxRequestsPerSecond } = options;
   if (!Number.isInteger(maxRequestsPerSecond) || maxRequestsPerSecond < 1) {
@@ -91,15 +88,14 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     pollUs: IN_FLIGHT_POLL_MS * 1000,
   };
   const paceLocally = localPace(Math.ceil(1000 / maxRequestsPerSecond));
-  const redisRetryMs = options.redisRetryMs ?? 5_000;
-  const warnEveryMs = options.warnEveryMs ?? 60_000;
+  const outage = redisFailOpen(options.redisRetryMs ?? 5_000, options.warnEveryMs ?? 60_000, (err) =>
+    logger.warn({ err, maxRequestsPerSecond }, 'Proxmox request budget: Redis did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does'),
+  );
   const slowWaitMs = options.slowWaitMs ?? 5_000;
   const line: Waiter[] = [];
   let serving = false;
   let sleeping = false;
   let closed = false;
-  let askRedisAt = 0;
-  let warnedAt = Number.NEGATIVE_INFINITY;
   let wake: (() => void) | undefined;
 
   /** Sleeps ms, or less when an answer of this process frees a slot. */
@@ -128,24 +124,14 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     };
   }
 
-  function redisFailed(err: unknown): void {
-    askRedisAt = Date.now() + redisRetryMs;
-    if (Date.now() - warnedAt < warnEveryMs) return;
-    warnedAt = Date.now();
-    logger.warn(
-      { err: messageOf(err), maxRequestsPerSecond },
-      'Proxmox request budget: Redis did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does',
-    );
-  }
-
   /** Milliseconds until a slot, or the slot's finish (the first in line may go); local when the process's own pace decided. */
   async function nextSlot(): Promise<{ waitMs: number; finish?: FinishRequest; local: boolean }> {
-    if (!closed && Date.now() >= askRedisAt) {
+    if (!closed && outage.askRedis()) {
       try {
         const answer = await takeBudgetSlot(redis, keys, shape);
         return 'slot' in answer ? { waitMs: 0, finish: finisher(answer.slot), local: false } : { waitMs: Math.ceil(answer.waitUs / 1000), local: false };
       } catch (err) {
-        redisFailed(err);
+        outage.failed(err);
       }
     }
     const waitMs = paceLocally(Date.now());

@@ -50,17 +50,23 @@ function clonedConfig(source: SimVm, ctx: HandlerContext, newid: number, linked:
  */
 function checkStorageAccess(ctx: HandlerContext, source: SimVm): boolean {
   let shared = true;
-  for (const [key, value] of Object.entries(source.config)) {
-    if (!DRIVE_KEY.test(key) || typeof value !== 'string') continue;
-    const drive = parseDrive(value);
-    const sid = storageOf(drive.file);
-    if (sid === undefined) continue;
+  for (const { sid, cdrom } of driveStorages(source)) {
     if (ctx.sim.state.storageAnywhere(sid)?.shared !== true) shared = false;
-    if (isCdrom(drive)) continue;
+    if (cdrom) continue;
     const checked = ctx.params.storage ?? sid;
     if (ctx.sim.faults.allocateSpaceDenied(checked)) throw permissionError(`/storage/${checked}`, 'Datastore.AllocateSpace');
   }
   return shared;
+}
+
+/** The storage of each drive of the VM's config that has one, and whether the drive is a CD-ROM. */
+function driveStorages(vm: SimVm): { sid: string; cdrom: boolean }[] {
+  return Object.entries(vm.config).flatMap(([key, value]) => {
+    if (!DRIVE_KEY.test(key) || typeof value !== 'string') return [];
+    const drive = parseDrive(value);
+    const sid = storageOf(drive.file);
+    return sid === undefined ? [] : [{ sid, cdrom: isCdrom(drive) }];
+  });
 }
 
 /**
@@ -69,13 +75,7 @@ function checkStorageAccess(ctx: HandlerContext, source: SimVm): boolean {
  * `storage` says), then clone_disk's allocation on `storage` when given.
  */
 function diskStorageRefusal(ctx: HandlerContext, source: SimVm, node: string): string | undefined {
-  const sids: string[] = [];
-  for (const [key, value] of Object.entries(source.config)) {
-    if (!DRIVE_KEY.test(key) || typeof value !== 'string') continue;
-    const drive = parseDrive(value);
-    const sid = storageOf(drive.file);
-    if (sid !== undefined && !isCdrom(drive)) sids.push(sid);
-  }
+  const sids = driveStorages(source).flatMap(({ sid, cdrom }) => (cdrom ? [] : [sid]));
   if (ctx.params.storage !== undefined) sids.push(ctx.params.storage);
   for (const sid of sids) {
     const refused = ctx.sim.state.storageRefusal(node, sid);
