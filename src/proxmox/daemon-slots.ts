@@ -46,6 +46,8 @@ export interface DaemonSlots {
 }
 
 export interface DaemonSlotsOptions {
+  /** Redis's error in words for the warn line (queue/redis-failure.ts's unreachableReason; the layers keep it out of src/proxmox). */
+  redisReason?: (err: unknown) => string | undefined;
   /** The slots' own connection, closed with them; its commands must end within a bound when Redis is down (commandTimeout). */
   redis: RedisClient;
   prefix: string;
@@ -94,8 +96,11 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
   const shape: SlotShape = { limit: slotsPerNode, pollUs: pollMs * 1000 };
   const leaseMs = options.leaseMs ?? 3_000;
   const renewals = new Set<NodeJS.Timeout>();
-  const outage = redisFailOpen(options.redisRetryMs ?? 5_000, options.warnEveryMs ?? 60_000, (err) =>
-    logger.warn({ err, slotsPerNode }, 'Proxmox daemon slots: Redis did not answer; this worker keeps its own protected calls to proxmox.daemonSlotsPerNode per node until it does'),
+  const outage = redisFailOpen(
+    options.redisRetryMs ?? 5_000,
+    options.warnEveryMs ?? 60_000,
+    (err) => logger.warn({ err, slotsPerNode }, 'Proxmox daemon slots: Redis did not answer; this worker keeps its own protected calls to proxmox.daemonSlotsPerNode per node until it does'),
+    options.redisReason,
   );
   const lines = new Map<string, NodeLine>();
   let closed = false;

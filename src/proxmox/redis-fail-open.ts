@@ -1,7 +1,9 @@
 // The Redis behind a limit shared by every worker (the request budget,
 // the daemon slots) did not answer: the process goes by its own bound for
 // `retryMs` before it asks Redis again, and says so at most once every
-// `warnEveryMs` (fail open, but bounded; docs/decisions.md).
+// `warnEveryMs` (fail open, but bounded; docs/decisions.md), the reason
+// in words (SPEC 24) when the caller gives a `reason` for Redis's errors
+// (the worker passes queue/redis-failure.ts's), not ioredis's text.
 
 export interface RedisFailOpen {
   /** Whether Redis is to be asked now (not within retryMs of its last failure). */
@@ -10,7 +12,7 @@ export interface RedisFailOpen {
   failed(err: unknown): void;
 }
 
-export function redisFailOpen(retryMs: number, warnEveryMs: number, warn: (message: string) => void): RedisFailOpen {
+export function redisFailOpen(retryMs: number, warnEveryMs: number, warn: (message: string) => void, reason?: (err: unknown) => string | undefined): RedisFailOpen {
   let askRedisAt = 0;
   let warnedAt = Number.NEGATIVE_INFINITY;
   return {
@@ -19,7 +21,7 @@ export function redisFailOpen(retryMs: number, warnEveryMs: number, warn: (messa
       askRedisAt = Date.now() + retryMs;
       if (Date.now() - warnedAt < warnEveryMs) return;
       warnedAt = Date.now();
-      warn(err instanceof Error ? err.message : String(err));
+      warn(reason?.(err) ?? (err instanceof Error ? err.message : String(err)));
     },
   };
 }

@@ -24,6 +24,8 @@ export interface RequestBudget {
 }
 
 export interface RequestBudgetOptions {
+  /** Redis's error in words for the warn line (queue/redis-failure.ts's unreachableReason; the layers keep it out of src/proxmox). */
+  redisReason?: (err: unknown) => string | undefined;
   /**
    * The budget's own connection, closed with it. Its commands must end
    * within a bound when Redis is down (commandTimeout), never queue for
@@ -88,8 +90,11 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     pollUs: IN_FLIGHT_POLL_MS * 1000,
   };
   const paceLocally = localPace(Math.ceil(1000 / maxRequestsPerSecond));
-  const outage = redisFailOpen(options.redisRetryMs ?? 5_000, options.warnEveryMs ?? 60_000, (err) =>
-    logger.warn({ err, maxRequestsPerSecond }, 'Proxmox request budget: Redis did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does'),
+  const outage = redisFailOpen(
+    options.redisRetryMs ?? 5_000,
+    options.warnEveryMs ?? 60_000,
+    (err) => logger.warn({ err, maxRequestsPerSecond }, 'Proxmox request budget: Redis did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does'),
+    options.redisReason,
   );
   const slowWaitMs = options.slowWaitMs ?? 5_000;
   const line: Waiter[] = [];

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { Config } from '../config/index.js';
 import type { Metrics } from '../metrics.js';
 import { createBudgetConnection } from '../queue/connection.js';
+import { unreachableReason } from '../queue/redis-failure.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import { budgetApi } from '../proxmox/budgeted-api.js';
 import { daemonSlotApi } from '../proxmox/daemon-slotted-api.js';
@@ -50,14 +51,14 @@ export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger
     // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
     const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
     // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
-    const budget = createRequestBudget({ redis, prefix: config.redis.prefix, maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics });
+    const budget = createRequestBudget({ redis, prefix: config.redis.prefix, maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics, redisReason: unreachableReason });
     api = budgetApi(api, budget);
     closers.push(() => budget.close());
   }
   if (daemonSlotsPerNode > 0) {
     // Its own connection too, its keys under the same hash tag (daemon-slot-script.ts).
     const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
-    const slots = createDaemonSlots({ redis, prefix: config.redis.prefix, slotsPerNode: daemonSlotsPerNode, logger, metrics });
+    const slots = createDaemonSlots({ redis, prefix: config.redis.prefix, slotsPerNode: daemonSlotsPerNode, logger, metrics, redisReason: unreachableReason });
     api = daemonSlotApi(api, slots, daemonSlotWorstCaseScale);
     closers.push(() => slots.close());
   }
