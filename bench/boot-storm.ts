@@ -132,6 +132,22 @@ interface ModeResult {
   learned: WaveResult;
   /** The boot time the cold wave taught, wall ms (mean and spread as stored). */
   learnedBootMs: string | undefined;
+  /** What the workers logged (LOG_LEVEL warn: warnings and errors only), e.g. the slots failing open when Redis is slow. */
+  workerWarnings: string[];
+}
+
+/** The distinct messages of the workers' log lines (JSON, `msg`), or the raw lines. */
+function warnings(workers: Child[]): string[] {
+  const lines = workers.flatMap((w) => w.output().split('\n')).filter((line) => line.trim() !== '');
+  const messages = lines.map((line) => {
+    try {
+      const { msg } = JSON.parse(line) as { msg?: unknown };
+      return typeof msg === 'string' ? msg : line;
+    } catch {
+      return line;
+    }
+  });
+  return [...new Set(messages)];
 }
 
 async function runMode(mode: Mode): Promise<ModeResult> {
@@ -152,7 +168,7 @@ async function runMode(mode: Mode): Promise<ModeResult> {
     await deleteAll(client, coldNames);
     await quiet(sim);
     const learned = await runWave({ ...input, names: Array.from({ length: AT_ONCE }, (_, i) => `storm-learned-${i}`) });
-    return { mode, cold, learned, learnedBootMs };
+    return { mode, cold, learned, learnedBootMs, workerWarnings: warnings(workers) };
   } finally {
     await client?.close();
     await Promise.all(workers.map((w) => w.stop(5000)));
@@ -215,6 +231,8 @@ for (const mode of modes) {
   process.stdout.write(`\n== ${mode} behaviour: ${MODES[mode].says}\n`);
   const result = await runMode(mode);
   results.push(result);
+  const said = result.workerWarnings;
+  process.stdout.write(`worker warnings and errors: ${said.length === 0 ? 'none' : said.slice(0, 5).join(' | ')}\n`);
   process.stdout.write(`boot time the cold wave taught (address:default, "mean spread samples at" in ms): ${result.learnedBootMs ?? 'none'}\n\n`);
   for (const wave of ['cold', 'learned'] as const) {
     const judged = printWave(mode, wave, result[wave]);
@@ -253,6 +271,7 @@ printJson('boot-storm', {
     mode: r.mode,
     says: MODES[r.mode].says,
     learnedBootMs: r.learnedBootMs,
+    workerWarnings: r.workerWarnings,
     waves: { cold: withoutTrace(r.cold), learned: withoutTrace(r.learned) },
   })),
 });
