@@ -68,12 +68,14 @@ export function routeOf(r: SimRequest): { name: string; route: Route } | undefin
 /**
  * The node whose pvedaemon runs a protected call, as the simulator places
  * it: its `{node}`, or for an upload (no proxyto) the node whose URL it
- * entered; undefined for a call that runs in pveproxy.
+ * entered (`entryNode`; undefined: every node has its own URL, so its target);
+ * undefined for a call that runs in pveproxy.
  */
-export function daemonNodeOf(r: SimRequest, entryNode: string): string | undefined {
+export function daemonNodeOf(r: SimRequest, entryNode: string | undefined): string | undefined {
   const found = routeOf(r);
   if (found === undefined || !found.route.protected) return undefined;
-  return found.route.proxyto ? /\/nodes\/([^/]+)\//.exec(r.path)?.[1] : entryNode;
+  const pathNode = /\/nodes\/([^/]+)\//.exec(r.path)?.[1];
+  return found.route.proxyto ? pathNode : (entryNode ?? pathNode);
 }
 
 export function isAgentCall(r: SimRequest): boolean {

@@ -102,7 +102,7 @@ function label(r: SimRequest): string {
 }
 
 /** The protected calls that arrived for `node`'s pvedaemon within `windowMs` before `at` (epoch ms). */
-function arrivedBefore(requests: SimRequest[], node: string, entryNode: string, at: number, windowMs: number, bucketMs: number): Record<string, number> {
+function arrivedBefore(requests: SimRequest[], node: string, entryNode: string | undefined, at: number, windowMs: number, bucketMs: number): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const r of requests) {
     const t = Date.parse(r.at);
@@ -127,8 +127,8 @@ export interface WaveInput {
   /** Names each create's node, round-robin over these (--spread); empty: the service's placement picks. */
   spreadOver: string[];
   timings: SimTimings;
-  /** The node whose URL the service uses: uploads run in its pvedaemon. */
-  entryNode: string;
+  /** The node whose URL the service uses: uploads run in its pvedaemon; undefined: each node has its own URL (apiUrl), so an upload runs on its target. */
+  entryNode: string | undefined;
 }
 
 export async function runWave({ sim, client, workerPids, names, spreadOver, timings, entryNode }: WaveInput): Promise<WaveResult> {

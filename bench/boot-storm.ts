@@ -15,8 +15,15 @@
 // (proxmox.daemonSlotsPerNode 0, budgets.firstAddressSeconds 0), whose
 // bars are informative. Like the other benches it exits 0 whatever the
 // bars say; --strict exits 1 when a bar of the new behaviour fails.
-// Options: --at-once N, --time-scale X (default 0.01), --spread (each create
-// names its node, round-robin, instead of the service's placement), --new-only, --old-only (or --old), --strict, --quick,
+// By default each node's calls go to its own pveproxy (proxmox.nodes[i].apiUrl
+// from the simulator's GET /_sim/nodes, the recommended deployment of a
+// multi-node cluster) and each create names its node, round-robin (the
+// issue's "100 creates at once on 3 nodes"; the service's placement piles a
+// burst onto one node, audit 7.4). The daemon slots' worst cases are scaled
+// with the time scale (proxmox.daemonSlotWorstCaseScale).
+// Options: --at-once N, --time-scale X (default 0.01), --single-url (every
+// call through proxmox.url, no apiUrl), --placed (the service's placement
+// instead of round-robin), --new-only, --old-only (or --old), --strict, --quick,
 // --trace DIR (each wave's request log and jobs to DIR/boot-storm-<mode>-<wave>.json).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,7 +37,7 @@ import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '
 import { bars, type Bar, type SimTimings } from './_boot-storm-measure.js';
 import { DAEMON_WORKERS, runWave, type WaveResult } from './_boot-storm-wave.js';
 
-const flags = benchFlags('boot-storm', { 'at-once': { type: 'string' }, 'new-only': { type: 'boolean' }, 'old-only': { type: 'boolean' }, old: { type: 'boolean' }, strict: { type: 'boolean' }, trace: { type: 'string' }, spread: { type: 'boolean' }, 'time-scale': { type: 'string' } });
+const flags = benchFlags('boot-storm', { 'at-once': { type: 'string' }, 'new-only': { type: 'boolean' }, 'old-only': { type: 'boolean' }, old: { type: 'boolean' }, strict: { type: 'boolean' }, trace: { type: 'string' }, spread: { type: 'boolean' }, placed: { type: 'boolean' }, 'single-url': { type: 'boolean' }, 'time-scale': { type: 'string' } });
 const AT_ONCE = intFlag(flags, 'at-once', 100, 30);
 const oldOnly = flags.values['old-only'] === true || flags.values.old === true;
 const newOnly = flags.values['new-only'] === true;
@@ -41,8 +48,10 @@ if (oldOnly && newOnly) {
 const WORKERS = 2;
 const NODES = ['pve1', 'pve2', 'pve3'];
 const TIME_SCALE = timeScaleFlag();
-/** --spread: each create names its node, round-robin; otherwise the service's placement chooses. */
-const SPREAD = flags.values.spread === true;
+/** Each create names its node, round-robin (the default); --placed: the service's placement chooses. */
+const SPREAD = flags.values.placed !== true;
+/** Each node's calls to its own pveproxy (the default); --single-url: all through proxmox.url, the entry node. */
+const NODE_URLS = flags.values['single-url'] !== true;
 /** budgets.pollMs 1000 and the request budget's 20 a second, on the simulator's clock. */
 const POLL_MS = Math.max(1, Math.round(1000 * TIME_SCALE));
 const BUDGET_PER_SECOND = Math.round(20 / TIME_SCALE);
@@ -84,11 +93,23 @@ const SIM_ENV: Record<string, string> = {
   SIM_PROXY_WORKERS: '3',
   SIM_DAEMON_WORKERS: String(DAEMON_WORKERS),
 };
-const PROXMOX_NODES = NODES.map((name, i) => ({ name, template: 9001 + i, isoStorage: 'proxy-seeds' }));
+type NodeEntry = { name: string; template: number; isoStorage: string; apiUrl?: string };
+const PROXMOX_NODES: NodeEntry[] = NODES.map((name, i) => ({ name, template: 9001 + i, isoStorage: 'proxy-seeds' }));
 
 function simTimings(): SimTimings {
   const { sim } = loadConfig({ env: { ...process.env, ...SIM_ENV } });
   return { cloneSeconds: sim.cloneSeconds, taskSeconds: sim.taskSeconds, agentSeconds: sim.agentSeconds, timeScale: sim.timeScale };
+}
+
+/** proxmox.nodes, each with its own pveproxy's URL (apiUrl) unless --single-url. */
+async function proxmoxNodes(sim: SimChild): Promise<NodeEntry[]> {
+  if (!NODE_URLS) return PROXMOX_NODES;
+  const { nodeUrls } = await sim.control<{ nodeUrls: Record<string, string> }>('GET', '/_sim/nodes');
+  return PROXMOX_NODES.map((n) => {
+    const apiUrl = nodeUrls[n.name];
+    if (apiUrl === undefined) throw new Error(`the simulator has no URL for node ${n.name}`);
+    return { ...n, apiUrl };
+  });
 }
 
 async function startWorkers(sim: SimChild, redis: Redis, prefix: string, mode: Mode, into: Child[]): Promise<void> {
@@ -96,7 +117,8 @@ async function startWorkers(sim: SimChild, redis: Redis, prefix: string, mode: M
     JOBS_CONCURRENCY: String(Math.ceil(AT_ONCE / WORKERS)),
     BUDGETS_POLL_MS: String(POLL_MS),
     PROXMOX_MAX_REQUESTS_PER_SECOND: String(BUDGET_PER_SECOND),
-    PROXMOX_NODES: JSON.stringify(PROXMOX_NODES),
+    PROXMOX_NODES: JSON.stringify(await proxmoxNodes(sim)),
+    PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: String(TIME_SCALE),
     ...MODES[mode].env,
   });
   const started = Array.from({ length: WORKERS }, () => startCli(['worker'], env));
@@ -161,7 +183,7 @@ async function runMode(mode: Mode): Promise<ModeResult> {
     client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
     await startWorkers(sim, redis, prefix, mode, workers);
     await quiet(sim);
-    const input = { sim, client, workerPids: workers.map((w) => w.pid), spreadOver: SPREAD ? NODES : [], timings: simTimings(), entryNode: NODES[0] as string };
+    const input = { sim, client, workerPids: workers.map((w) => w.pid), spreadOver: SPREAD ? NODES : [], timings: simTimings(), entryNode: NODE_URLS ? undefined : (NODES[0] as string) };
     const coldNames = Array.from({ length: AT_ONCE }, (_, i) => `storm-cold-${i}`);
     const cold = await runWave({ ...input, names: coldNames });
     const learnedBootMs = (await redis.hgetall(learnedTimesKey(prefix)))['address:default'];
@@ -262,6 +284,7 @@ printJson('boot-storm', {
   nodes: NODES,
   timeScale: TIME_SCALE,
   spread: SPREAD,
+  nodeUrls: NODE_URLS,
   pollMs: POLL_MS,
   firstAddressSeconds: FIRST_ADDRESS_SECONDS,
   budgetPerSecond: BUDGET_PER_SECOND,
