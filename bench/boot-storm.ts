@@ -246,6 +246,9 @@ function withoutTrace(w: WaveResult): Omit<WaveResult, 'trace'> {
 const traceDir = typeof flags.values.trace === 'string' ? flags.values.trace : undefined;
 if (traceDir !== undefined) mkdirSync(traceDir, { recursive: true });
 
+if (TIME_SCALE < 0.05) {
+  process.stdout.write(`note: at timeScale ${TIME_SCALE} the floor is below the workers' own CPU per wave and the round trips are not scaled: these figures measure the service more than Proxmox; read the storm at --time-scale 0.1 (docs/benchmarks.md)\n`);
+}
 const modes: Mode[] = oldOnly ? ['old'] : newOnly ? ['new'] : ['new', 'old'];
 const results: ModeResult[] = [];
 const failedBars: string[] = [];
