@@ -68,10 +68,12 @@ export async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spe
     throwIfAborted(ctx.signal);
     const wait = Math.min(dueAt, deadline) - deps.now().getTime();
     if (wait > 0) await deps.sleep(wait, ctx.signal);
-    const askedAt = deps.now().getTime();
-    const seen = await look(deps, ctx, spec, vm);
+    let sentAt = deps.now().getTime();
+    const seen = await look(deps, ctx, spec, vm, () => {
+      sentAt = deps.now().getTime();
+    });
     if (seen !== undefined) {
-      if (vm.freshBoot) expectations.observe(kind, askedAt - bootAt, schedule);
+      if (vm.freshBoot) expectations.observe(kind, seenUpAt(sentAt, dueAt, schedule) - bootAt, schedule);
       return seen;
     }
     if (deps.now().getTime() >= deadline) {
@@ -81,10 +83,24 @@ export async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spe
   }
 }
 
-/** One look: Running with its address, or undefined for not yet. */
-async function look(deps: ProviderDeps, ctx: OperationContext, spec: Pick<CreateSpec, 'name' | 'uid'>, vm: AddressTarget): Promise<VmObservation | undefined> {
+/**
+ * When the guest is known to have been up, for the boot time learned
+ * (issue 27, SPEC 26): the agent call's send, not its ask, since a wait
+ * for a daemon slot or the request budget before it is the service's
+ * time and the guest may have come up during it (the ask would learn a
+ * time too short). A planned look (the first, at firstAddressSeconds or
+ * the learned time) that went out late, because the running wait or the
+ * slot queue held it, counts at its plan: the lateness is the service's,
+ * not the guest's, and must not push the learned time up.
+ */
+function seenUpAt(sentAt: number, dueAt: number, schedule: PollSchedule): number {
+  return schedule.withinPlan ? Math.min(sentAt, dueAt) : sentAt;
+}
+
+/** One look: Running with its address, or undefined for not yet. `onSend` is told when the agent call leaves. */
+async function look(deps: ProviderDeps, ctx: OperationContext, spec: Pick<CreateSpec, 'name' | 'uid'>, vm: AddressTarget, onSend: () => void): Promise<VmObservation | undefined> {
   try {
-    const address = pickAddress(await deps.api.agentInterfaces(vm.node, vm.vmid, callOpts(ctx)), vm.net0);
+    const address = pickAddress(await deps.api.agentInterfaces(vm.node, vm.vmid, { ...callOpts(ctx), onSend }), vm.net0);
     return address === undefined ? undefined : { state: 'Running', address };
   } catch (err) {
     throwIfAborted(ctx.signal);

@@ -433,6 +433,8 @@ export class FakeProxmox implements ProxmoxApi {
     const call: FakeCall = { method, args, ...(opts?.via === undefined ? {} : { via: opts.via }) };
     this.calls.push(call);
     opts?.signal?.throwIfAborted();
+    // The request has left (a hook stands for Proxmox's side of the call).
+    opts?.onSend?.();
     for (const hook of [...(this.hooks.get(method) ?? [])]) await hook(args, call);
     opts?.signal?.throwIfAborted();
   }

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { addressKind, waitAddress, type AddressTarget } from '../../src/provider/address-wait.js';
 import type { ProviderDeps } from '../../src/provider/deps.js';
+import type { CallOptions } from '../../src/proxmox/api.js';
 import { Expectations, PollSchedule, type ScheduleShape } from '../../src/provider/expectations.js';
 import { waitRunning } from '../../src/provider/tasks.js';
 import { createWaits } from '../../src/provider/waits.js';
@@ -353,6 +354,71 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
     const h = boarded();
     const creates = await createsOf(h, 2, 47_000);
     expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000, 30_500, 31_500, 33_500, 37_500, 45_500, 53_500], [53_500]]);
+  });
+});
+
+describe('the learned boot time counts from the agent call\'s send, not its ask (issue 27, SPEC 26, SPEC 28)', () => {
+  const target = (h: Harness, vmid: number): AddressTarget => ({ node: 'pv1-1', vmid, net0: String(h.pve.vm(vmid)?.config.net0 ?? ''), freshBoot: true, image: 'debian' });
+
+  /** The provider's seam with each agent call held `holdMs(n)` (its n-th, from 1) before it is sent: a daemon slot or the request budget. */
+  function heldBeforeSend(h: Harness, holdMs: (n: number) => number): ProviderDeps {
+    let n = 0;
+    const api = new Proxy(h.pve, {
+      get(target, prop) {
+        if (prop === 'agentInterfaces') {
+          return async (node: string, vmid: number, opts?: CallOptions) => {
+            n += 1;
+            await h.clock.sleep(holdMs(n), h.ctx.signal);
+            return target.agentInterfaces(node, vmid, opts);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    return { ...h.deps, api };
+  }
+
+  /** A guest whose agent answers from `upMs` after `bootAt` on. */
+  function upFrom(h: Harness, vmid: number, bootAt: number, upMs: number): void {
+    const vm = h.pve.vm(vmid);
+    h.pve.on('agentInterfaces', () => {
+      if (vm !== undefined) vm.agent.callsBeforeUp = h.clock.now().getTime() - bootAt >= upMs ? 0 : Number.POSITIVE_INFINITY;
+    });
+  }
+
+  it('a poll held 3 s before its send that finds the guest up teaches the send\'s time, an upper bound, not the ask\'s (the guest may have come up while it was held)', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
+    const bootAt = h.clock.now().getTime();
+    upFrom(h, vm.vmid, bootAt, 31_000);
+    const deps = heldBeforeSend(h, (n) => (n === 2 ? 3000 : 0));
+    await waitAddress(deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    // Asked at 30 s (not up), asked again at 30.5 s, sent at 33.5 s: up. The ask (30.5 s) is shorter than the boot.
+    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(33_500);
+  });
+
+  it('the first look at the learned time, held 5 s before its send, does not push the learned time up', async () => {
+    const h = boarded();
+    const expectations = h.deps.waits?.expectations;
+    if (expectations === undefined) throw new Error('no waits');
+    expectations.observe(addressKind('debian'), 20_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
+    const bootAt = h.clock.now().getTime();
+    upFrom(h, vm.vmid, bootAt, 10_000);
+    await waitAddress(heldBeforeSend(h, () => 5000), h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    expect(h.clock.now().getTime() - bootAt).to.equal(25_000);
+    // Over at its planned look: a little under the plan, as if it had gone out at 20 s.
+    expect(expectations.expected(addressKind('debian'))).to.be.below(20_000);
+  });
+
+  it('a first look late because the running wait ended late counts at firstAddressSeconds: the guess is half of it, not half of the lateness', async () => {
+    const h = boarded();
+    const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
+    const bootAt = h.clock.now().getTime();
+    await h.clock.sleep(40_000, h.ctx.signal);
+    await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
+    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(15_000);
   });
 });
 
