@@ -92,6 +92,7 @@ import type {
   CallOptions,
   CloneParams,
   ClusterResource,
+  ClusterStatusEntry,
   DestroyParams,
   NodeEntry,
   NodeStatus,
@@ -466,6 +467,27 @@ export class FakeProxmox implements ProxmoxApi {
     if (this.statdEvery <= 0) this.statdCurrent();
     else if (this.statdCalls % this.statdEvery === 0) this.statdCycle();
     return [...this.vms.values()].map((vm) => this.resourceEntry(vm));
+  }
+
+  /**
+   * Cluster.pm get_status: the cluster entry, then each node; `local: 1` on
+   * the node the request entered, where an upload through the same address
+   * runs (`apiNode`; without it each node is its own address, `via`).
+   */
+  async clusterStatus(opts?: CallOptions): Promise<ClusterStatusEntry[]> {
+    await this.enter('clusterStatus', [], opts);
+    const entered = this.apiNode ?? opts?.via ?? this.nodeList[0]?.name;
+    const nodes: ClusterStatusEntry[] = this.nodeList.map((n, i) => ({
+      type: 'node',
+      id: `node/${n.name}`,
+      name: n.name,
+      nodeid: i + 1,
+      ip: `192.0.2.${i + 1}`,
+      local: n.name === entered ? 1 : 0,
+      online: n.status === 'offline' ? 0 : 1,
+      level: '',
+    }));
+    return [{ type: 'cluster', id: 'cluster', name: 'fake', nodes: nodes.length, version: nodes.length, quorate: 1 }, ...nodes];
   }
 
   async getConfig(node: string, vmid: number, opts?: CallOptions): Promise<VmConfig> {

@@ -7,6 +7,7 @@ import type { CallOptions, ProxmoxApi, UploadSource } from '../../src/proxmox/ap
 import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { classifyError } from '../../src/proxmox/classify.js';
 import { daemonSlotApi } from '../../src/proxmox/daemon-slotted-api.js';
+import type { EntryNodeOptions } from '../../src/proxmox/daemon-slotted-api.js';
 import type { DaemonSlot, DaemonSlots } from '../../src/proxmox/daemon-slots.js';
 
 interface Taken {
@@ -49,10 +50,13 @@ function stubApi(outcome: () => Promise<unknown>): ProxmoxApi {
 const source: UploadSource = { size: 0, open: () => { throw new Error('not read'); } };
 const apiError = (status: number): ProxmoxApiError => new ProxmoxApiError({ status, reason: 'x', message: 'x', method: 'GET', path: '/x' });
 
+/** Every node through one address; the status call holds no slot (no nodes listed), so only the calls under test are recorded. */
+const ONE_ADDRESS: EntryNodeOptions = { addressOf: () => 'https://127.0.0.1:8006', nodes: [] };
+
 describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
   it('counts protected calls against their {node} and lets pveproxy calls through without a slot', async () => {
     const taken: Taken[] = [];
-    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 1);
+    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 1, ONE_ADDRESS);
     await api.clone('pve2', 9001, { newid: 100001, name: 'a', description: '', full: true });
     await api.getConfig('pve1', 100001);
     await api.nodeTasks('pve1', {});
@@ -67,7 +71,7 @@ describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
 
   it('frees the slot on any answer of Proxmox; keeps it from the send on no answer, and from the 596 after one', async () => {
     const taken: Taken[] = [];
-    const failWith = (err: Error): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(err)), recordingSlots(taken), 1);
+    const failWith = (err: Error): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(err)), recordingSlots(taken), 1, ONE_ADDRESS);
     await failWith(apiError(500)).agentInterfaces('pve1', 100001).catch(() => undefined);
     await failWith(apiError(596)).agentInterfaces('pve1', 100001).catch(() => undefined);
     await failWith(new Error('aborted')).agentInterfaces('pve1', 100001).catch(() => undefined);
@@ -85,7 +89,7 @@ describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
 
   it('frees the slot at once when the connection was refused: the request never reached pveproxy, so no pvedaemon runs it', async () => {
     const taken: Taken[] = [];
-    const failWith = (code: string): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(classifyError(Object.assign(new Error(code), { code })))), recordingSlots(taken), 1);
+    const failWith = (code: string): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(classifyError(Object.assign(new Error(code), { code })))), recordingSlots(taken), 1, ONE_ADDRESS);
     await failWith('ECONNREFUSED').clone('pve1', 9001, { newid: 100001, name: 'a', description: '', full: true }).catch(() => undefined);
     await failWith('ECONNRESET').clone('pve1', 9001, { newid: 100001, name: 'a', description: '', full: true }).catch(() => undefined);
     expect(taken.map((t) => t.end)).to.deep.equal(['answered', 'sent']);
@@ -93,15 +97,15 @@ describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
 
   it('scales every worst case by proxmox.daemonSlotWorstCaseScale (the simulator\'s sim.timeScale)', async () => {
     const taken: Taken[] = [];
-    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 0.01);
+    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 0.01, ONE_ADDRESS);
     await api.agentInterfaces('pve1', 100001);
     await api.storages('pve1');
     expect(taken.map((t) => t.worstCaseMs)).to.deep.equal([100, 300]);
   });
 
-  it('counts an upload against the node its request entered, learned from its UPID, not against {node}', async () => {
+  it('without a usable /cluster/status answer, counts an upload against the node its request entered, learned from its UPID', async () => {
     const taken: Taken[] = [];
-    const api = daemonSlotApi(stubApi(() => Promise.resolve('UPID:pve1:000A:000B:6500:imgcopy::root@pam!t:')), recordingSlots(taken), 1);
+    const api = daemonSlotApi(stubApi(() => Promise.resolve('UPID:pve1:000A:000B:6500:imgcopy::root@pam!t:')), recordingSlots(taken), 1, ONE_ADDRESS);
     await api.upload('pve3', 'local', 'seed.iso', source);
     await api.upload('pve3', 'local', 'seed.iso', source);
     expect(taken.map((t) => t.node)).to.deep.equal(['pve3', 'pve1']);
