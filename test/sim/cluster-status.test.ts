@@ -37,7 +37,7 @@ describe('GET /cluster/status in the simulator (SPEC 28)', () => {
   it('answers the cluster entry and each node with the fields Cluster.pm gives, local: 1 on the node whose URL was used', async () => {
     sim = await startTestSim();
     const main = await statusAt(sim.url);
-    expect(main[0]).to.deep.equal({ type: 'cluster', id: 'cluster', nodes: 2, version: 2, name: 'sim', quorate: 1 });
+    expect(main[0]).to.deep.equal({ type: 'cluster', id: 'cluster', nodes: 2, version: 2, name: 'pv1', quorate: 1 });
     expect(main.slice(1)).to.deep.equal([
       { type: 'node', id: `node/${N1}`, name: N1, nodeid: 1, local: 1, online: 1, ip: '192.0.2.1', level: '' },
       { type: 'node', id: `node/${N2}`, name: N2, nodeid: 2, local: 0, online: 1, ip: '192.0.2.2', level: '' },
