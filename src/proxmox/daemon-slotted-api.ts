@@ -38,7 +38,7 @@ function upidNode(upid: Upid): string | undefined {
 /** How the decorator learns which node an upload enters (entry-nodes.ts). */
 export interface EntryNodeOptions {
   /** The address a call for `node` goes to: its proxmox.nodes[i].apiUrl, else proxmox.url. */
-  addressOf(node: string): string;
+  addressOf: (node: string) => string;
   /**
    * The nodes the service uses (proxmox.nodes): the status call, itself
    * protected, runs on a node not known yet, so it holds a slot on each.

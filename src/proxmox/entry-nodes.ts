@@ -24,9 +24,9 @@ export interface EntryNodes {
 
 export interface EntryNodesOptions {
   /** The address a call for `node` goes to: its proxmox.nodes[i].apiUrl, else proxmox.url (node-routed-api.ts). */
-  addressOf(node: string): string;
+  addressOf: (node: string) => string;
   /** `GET /cluster/status` through the address of `node` (CallOptions.via). */
-  askStatus(node: string): Promise<ClusterStatusEntry[]>;
+  askStatus: (node: string) => Promise<ClusterStatusEntry[]>;
   logger?: Logger;
 }
 
@@ -40,8 +40,8 @@ export function localNode(entries: unknown): string | undefined {
 function untilAborted(signal: AbortSignal | undefined): Promise<never> | undefined {
   if (signal === undefined) return undefined;
   return new Promise<never>((_resolve, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
   });
 }
 
