@@ -11,7 +11,7 @@ export interface CallOptions {
   /** The job's logger (OperationContext.logger): the call's debug line then carries the job's id (SPEC 9). */
   logger?: Logger;
   /**
-   * A call with no node of its own (version, nodes, cluster resources) goes
+   * A call with no node of its own (version, nodes, cluster resources and status) goes
    * to this node's proxmox.nodes[i].apiUrl instead of proxmox.url (SPEC 28;
    * health uses it to check that URL). A call for a node always goes to
    * that node's apiUrl when it has one.
@@ -38,6 +38,29 @@ export interface NodeEntry {
   maxcpu?: number;
   cpu?: number;
   uptime?: number;
+}
+
+/**
+ * One entry of `GET /cluster/status` (pve-manager API2/Cluster.pm
+ * get_status): the cluster itself (`type: 'cluster'`, only in a cluster)
+ * and each member node; `local: 1` marks the node that answered, the one
+ * whose pveproxy the request entered (the call has no proxyto).
+ */
+export interface ClusterStatusEntry {
+  type: 'cluster' | 'node';
+  id: string;
+  name: string;
+  /** [node] 1 on the answering node, else 0. */
+  local?: number;
+  /** [node] */
+  online?: number;
+  nodeid?: number;
+  ip?: string;
+  level?: string;
+  /** [cluster] */
+  nodes?: number;
+  version?: number;
+  quorate?: number;
 }
 
 export interface NodeStatus {
@@ -210,6 +233,8 @@ export interface ProxmoxApi {
   nodes(opts?: CallOptions): Promise<NodeEntry[]>;
   nodeStatus(node: string, opts?: CallOptions): Promise<NodeStatus>;
   clusterResources(type: 'vm' | 'node', opts?: CallOptions): Promise<ClusterResource[]>;
+  /** `GET /cluster/status`: protected (pvedaemon of the entry node), needs Sys.Audit on `/` (SPEC 28). */
+  clusterStatus(opts?: CallOptions): Promise<ClusterStatusEntry[]>;
   getConfig(node: string, vmid: number, opts?: CallOptions): Promise<VmConfig>;
   /** Synchronous `PUT .../config`; values go out as a form body. */
   putConfig(node: string, vmid: number, params: Record<string, string | number>, opts?: CallOptions): Promise<void>;

@@ -21,6 +21,7 @@ export function budgetApi(api: ProxmoxApi, budget: RequestBudget): ProxmoxApi {
     nodes: (opts) => paced('nodes', opts?.signal, () => api.nodes(opts)),
     nodeStatus: (node, opts) => paced('nodeStatus', opts?.signal, () => api.nodeStatus(node, opts)),
     clusterResources: (type, opts) => paced('clusterResources', opts?.signal, () => api.clusterResources(type, opts)),
+    clusterStatus: (opts) => paced('clusterStatus', opts?.signal, () => api.clusterStatus(opts)),
     getConfig: (node, vmid, opts) => paced('getConfig', opts?.signal, () => api.getConfig(node, vmid, opts)),
     putConfig: (node, vmid, params, opts) => paced('putConfig', opts?.signal, () => api.putConfig(node, vmid, params, opts)),
     statusCurrent: (node, vmid, opts) => paced('statusCurrent', opts?.signal, () => api.statusCurrent(node, vmid, opts)),

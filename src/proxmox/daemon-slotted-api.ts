@@ -5,12 +5,16 @@
 // running in pvedaemon, so its slot stays taken for the call's worst case
 // (daemon-worst-cases.ts) after it was sent; after a 596 (pveproxy's own
 // 30 s timeout, the call may still be queued at pvedaemon) for its worst
-// case from then. The rest go through untouched.
+// case from then. The rest go through untouched. An upload counts against
+// the node its address enters, asked once per address (entry-nodes.ts).
 import type { CallOptions, ProxmoxApi, Upid } from './api.js';
 import { isApiError } from './api-error.js';
 import { TransportError } from './classify.js';
 import { DAEMON_WORST_CASES, isProtectedRoute } from './daemon-worst-cases.js';
-import type { DaemonSlots } from './daemon-slots.js';
+import type { ProtectedRouteName } from './daemon-worst-cases.js';
+import type { DaemonSlot, DaemonSlots } from './daemon-slots.js';
+import { entryNodes } from './entry-nodes.js';
+import type { Logger } from '../log.js';
 import { ROUTES } from './routes.js';
 import type { RouteName } from './routes.js';
 
@@ -31,40 +35,75 @@ function upidNode(upid: Upid): string | undefined {
   return kind === 'UPID' && node !== undefined && node !== '' ? node : undefined;
 }
 
+/** How the decorator learns which node an upload enters (entry-nodes.ts). */
+export interface EntryNodeOptions {
+  /** The address a call for `node` goes to: its proxmox.nodes[i].apiUrl, else proxmox.url. */
+  addressOf: (node: string) => string;
+  /**
+   * The nodes the service uses (proxmox.nodes): the status call, itself
+   * protected, runs on a node not known yet, so it holds a slot on each.
+   */
+  nodes: readonly string[];
+  logger?: Logger;
+}
+
 /**
  * `worstCaseScale` multiplies every worst case (proxmox.daemonSlotWorstCaseScale):
  * 1 against a real host, the simulator's sim.timeScale against it.
  */
-export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worstCaseScale: number): ProxmoxApi {
-  // An upload has no proxyto: it runs in the pvedaemon of the node its
-  // request entered, whose name its UPID carries (its task runs there).
-  // Learned per upload target, so a node with its own API address learns
-  // its own; before the first answer an upload counts against its target.
-  const entryNodes = new Map<string, string>();
-
-  async function slotted<T>(route: RouteName, node: string, opts: CallOptions | undefined, run: (opts: CallOptions | undefined) => Promise<T>): Promise<T> {
-    if (!isProtectedRoute(route)) return run(opts);
+export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worstCaseScale: number, entry: EntryNodeOptions): ProxmoxApi {
+  /** Takes a slot on each node in order (the same order in every process, so two never wait on each other); frees those taken if a take fails. */
+  async function takeAll(nodes: readonly string[], route: ProtectedRouteName, signal: AbortSignal | undefined): Promise<DaemonSlot[]> {
     const worst = DAEMON_WORST_CASES[route];
-    const daemonNode = ROUTES[route].proxyto ? node : (entryNodes.get(node) ?? node);
-    const slot = await slots.take(daemonNode, route, worst.ms * worstCaseScale, opts?.signal);
+    const taken: DaemonSlot[] = [];
+    try {
+      for (const node of nodes) taken.push(await slots.take(node, route, worst.ms * worstCaseScale, signal));
+    } catch (err) {
+      for (const slot of taken) slot.answered();
+      throw err;
+    }
+    return taken;
+  }
+
+  async function slottedOn<T>(route: ProtectedRouteName, nodes: readonly string[], opts: CallOptions | undefined, run: (opts: CallOptions | undefined) => Promise<T>): Promise<T> {
+    const worst = DAEMON_WORST_CASES[route];
+    const held = await takeAll(nodes, route, opts?.signal);
+    const each = (end: (slot: DaemonSlot) => void): void => held.forEach(end);
     const sending: CallOptions = {
       ...opts,
       onSend: () => {
-        slot.sent();
+        each((slot) => slot.sent());
         opts?.onSend?.();
       },
     };
     try {
       const answer = await run(sending);
-      slot.answered();
+      each((slot) => slot.answered());
       return answer;
     } catch (err) {
-      if (neverConnected(err)) slot.answered();
-      else if (!isApiError(err)) slot.abandoned(worst.from);
-      else if (err.status === PROXY_TIMEOUT_STATUS) slot.abandoned('givenUp');
-      else slot.answered();
+      if (neverConnected(err)) each((slot) => slot.answered());
+      else if (!isApiError(err)) each((slot) => slot.abandoned(worst.from));
+      else if (err.status === PROXY_TIMEOUT_STATUS) each((slot) => slot.abandoned('givenUp'));
+      else each((slot) => slot.answered());
       throw err;
     }
+  }
+
+  // Holds a slot on every node the service uses: the node it runs on is
+  // the one it is asked to find out. Once per address per process.
+  const everyNode = [...new Set(entry.nodes)].sort();
+  const entries = entryNodes({
+    addressOf: entry.addressOf,
+    askStatus: (node) => slottedOn('clusterStatus', everyNode, undefined, (o) => api.clusterStatus({ ...o, via: node })),
+    ...(entry.logger === undefined ? {} : { logger: entry.logger }),
+  });
+
+  async function slotted<T>(route: RouteName, node: string, opts: CallOptions | undefined, run: (opts: CallOptions | undefined) => Promise<T>): Promise<T> {
+    if (!isProtectedRoute(route)) return run(opts);
+    // Without proxyto (an upload) the call runs on the node its address
+    // enters; while no status answer or UPID has named it, on its target.
+    const daemonNode = ROUTES[route].proxyto ? node : ((await entries.of(node, opts?.signal)) ?? node);
+    return slottedOn(route, [daemonNode], opts, run);
   }
 
   return {
@@ -72,6 +111,7 @@ export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worstCaseScal
     nodes: (opts) => api.nodes(opts),
     nodeStatus: (node, opts) => api.nodeStatus(node, opts),
     clusterResources: (type, opts) => api.clusterResources(type, opts),
+    clusterStatus: (opts) => slottedOn('clusterStatus', everyNode, opts, (o) => api.clusterStatus(o)),
     getConfig: (node, vmid, opts) => slotted('getConfig', node, opts, (o) => api.getConfig(node, vmid, o)),
     putConfig: (node, vmid, params, opts) => slotted('putConfig', node, opts, (o) => api.putConfig(node, vmid, params, o)),
     statusCurrent: (node, vmid, opts) => slotted('statusCurrent', node, opts, (o) => api.statusCurrent(node, vmid, o)),
@@ -86,8 +126,8 @@ export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worstCaseScal
     storages: (node, opts) => slotted('storages', node, opts, (o) => api.storages(node, o)),
     upload: async (node, storage, filename, source, opts) => {
       const upid = await slotted('upload', node, opts, (o) => api.upload(node, storage, filename, source, o));
-      const entry = upidNode(upid);
-      if (entry !== undefined) entryNodes.set(node, entry);
+      const entered = upidNode(upid);
+      if (entered !== undefined) entries.learned(node, entered);
       return upid;
     },
     storageContent: (node, storage, content, opts) => slotted('storageContent', node, opts, (o) => api.storageContent(node, storage, content, o)),

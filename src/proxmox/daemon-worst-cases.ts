@@ -66,6 +66,9 @@ export const DAEMON_WORST_CASES = {
   nodeVms: ASKS_QMP,
   storages: LISTS_STORAGE,
   storageContent: LISTS_STORAGE,
+  // Cluster.pm get_status: pmxcfs reads (cfs_update, clinfo, members, the
+  // RRD dump), no lock, no QMP, no SSH.
+  clusterStatus: { ms: MARGIN_MS, from: 'sent' },
   // Tasks.pm read_task_log and the status: /proc and one log file.
   taskStatus: { ms: MARGIN_MS, from: 'sent' },
   taskLog: { ms: MARGIN_MS, from: 'sent' },

@@ -13,6 +13,7 @@ import type {
   AgentInterface,
   CallOptions,
   ClusterResource,
+  ClusterStatusEntry,
   NodeEntry,
   NodeStatus,
   ProxmoxApi,
@@ -154,6 +155,7 @@ export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
     nodeStatus: async (node, opts) => (await call('nodeStatus', { node }, {}, opts)) as NodeStatus,
     clusterResources: async (type, opts) =>
       (await call('clusterResources', {}, { query: { type } }, opts)) as ClusterResource[],
+    clusterStatus: async (opts) => (await call('clusterStatus', {}, {}, opts)) as ClusterStatusEntry[],
     getConfig: async (node, vmid, opts) => (await call('getConfig', vm(node, vmid), {}, opts)) as VmConfig,
     putConfig: async (node, vmid, params, opts) => {
       await call('putConfig', vm(node, vmid), { form: params }, opts);

@@ -13,6 +13,7 @@ export function routeByNode(main: ProxmoxApi, byNode: ReadonlyMap<string, Proxmo
     version: (opts) => via(opts).version(opts),
     nodes: (opts) => via(opts).nodes(opts),
     clusterResources: (type, opts) => via(opts).clusterResources(type, opts),
+    clusterStatus: (opts) => via(opts).clusterStatus(opts),
     nodeStatus: (node, opts) => to(node).nodeStatus(node, opts),
     getConfig: (node, vmid, opts) => to(node).getConfig(node, vmid, opts),
     putConfig: (node, vmid, params, opts) => to(node).putConfig(node, vmid, params, opts),

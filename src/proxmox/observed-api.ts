@@ -67,6 +67,7 @@ export function observeApi(api: ProxmoxApi, logger: Logger, metrics?: ProxmoxCal
     nodes: (opts) => observe('nodes', {}, opts, () => api.nodes(opts)),
     nodeStatus: (node, opts) => observe('nodeStatus', { node }, opts, () => api.nodeStatus(node, opts)),
     clusterResources: (type, opts) => observe('clusterResources', {}, opts, () => api.clusterResources(type, opts)),
+    clusterStatus: (opts) => observe('clusterStatus', {}, opts, () => api.clusterStatus(opts)),
     getConfig: (node, vmid, opts) => observe('getConfig', { node, vmid }, opts, () => api.getConfig(node, vmid, opts)),
     putConfig: (node, vmid, params, opts) =>
       observe('putConfig', { node, vmid }, opts, () => api.putConfig(node, vmid, params, opts)),

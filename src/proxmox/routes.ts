@@ -29,6 +29,7 @@ export const ROUTES: Record<RouteName, Route> = {
   nodes: { method: 'GET', template: '/nodes', protected: false, proxyto: false },
   nodeStatus: { method: 'GET', template: '/nodes/{node}/status', protected: false, proxyto: true },
   clusterResources: { method: 'GET', template: '/cluster/resources', protected: false, proxyto: false },
+  clusterStatus: { method: 'GET', template: '/cluster/status', protected: true, proxyto: false },
   getConfig: { method: 'GET', template: '/nodes/{node}/qemu/{vmid}/config', protected: false, proxyto: true },
   putConfig: { method: 'PUT', template: '/nodes/{node}/qemu/{vmid}/config', protected: true, proxyto: true },
   statusCurrent: { method: 'GET', template: '/nodes/{node}/qemu/{vmid}/status/current', protected: true, proxyto: true },

@@ -1,7 +1,7 @@
 // Which handler answers which schema path and method. A path the schema
 // knows but the simulator does not implement answers 501, as an unknown one.
 import type { Handler } from './handlers/context.js';
-import { clusterResources, nodeStatus, nodes, version } from './handlers/cluster.js';
+import { clusterResources, clusterStatus, nodeStatus, nodes, version } from './handlers/cluster.js';
 import { getConfig, getPending, putConfig } from './handlers/qemu-config.js';
 import { clone, destroy, resize, start, stop } from './handlers/qemu-lifecycle.js';
 import { agentInterfaces, nodeVms, statusCurrent } from './handlers/qemu-status.js';
@@ -16,6 +16,7 @@ export const ROUTES: Record<string, Handler> = {
   'GET /nodes': nodes,
   'GET /nodes/{node}/status': nodeStatus,
   'GET /cluster/resources': clusterResources,
+  'GET /cluster/status': clusterStatus,
   [`GET ${QEMU}/config`]: getConfig,
   [`PUT ${QEMU}/config`]: putConfig,
   [`GET ${QEMU}/status/current`]: statusCurrent,

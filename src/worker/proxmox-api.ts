@@ -59,7 +59,10 @@ export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger
     // Its own connection too, its keys under the same hash tag (daemon-slot-script.ts).
     const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
     const slots = createDaemonSlots({ redis, prefix: config.redis.prefix, slotsPerNode: daemonSlotsPerNode, logger, metrics, redisReason: unreachableReason });
-    api = daemonSlotApi(api, slots, daemonSlotWorstCaseScale);
+    // The address each node's calls go to, as proxmoxApiFromConfig routes them: uploads through one address enter one node.
+    const apiUrls = new Map(config.proxmox.nodes.map((node) => [node.name, node.apiUrl ?? baseUrl]));
+    const entry = { addressOf: (node: string) => apiUrls.get(node) ?? baseUrl, nodes: config.proxmox.nodes.map((node) => node.name), logger };
+    api = daemonSlotApi(api, slots, daemonSlotWorstCaseScale, entry);
     closers.push(() => slots.close());
   }
   return { api, close: async () => void (await Promise.all(closers.map((close) => close()))) };

@@ -92,6 +92,7 @@ import type {
   CallOptions,
   CloneParams,
   ClusterResource,
+  ClusterStatusEntry,
   DestroyParams,
   NodeEntry,
   NodeStatus,
@@ -468,6 +469,24 @@ export class FakeProxmox implements ProxmoxApi {
     if (this.statdEvery <= 0) this.statdCurrent();
     else if (this.statdCalls % this.statdEvery === 0) this.statdCycle();
     return [...this.vms.values()].map((vm) => this.resourceEntry(vm));
+  }
+
+  /**
+   * Cluster.pm get_status: the cluster entry, then each node; `local: 1` on
+   * the node the request entered, where an upload through the same address
+   * runs (`apiNode`; without it each node is its own address, `via`).
+   */
+  async clusterStatus(opts?: CallOptions): Promise<ClusterStatusEntry[]> {
+    await this.enter('clusterStatus', [], opts);
+    const entered = this.apiNode ?? opts?.via ?? this.nodeList[0]?.name ?? '';
+    // A single node is a standalone host: no cluster entry, nodeid 0 (as the simulator answers).
+    if (this.nodeList.length === 1) return [{ type: 'node', id: `node/${entered}`, name: entered, ip: '192.0.2.1', local: 1, nodeid: 0, online: 1, level: '' }];
+    const nodes: ClusterStatusEntry[] = this.nodeList.map((n, i) => {
+      const online = n.status === 'offline' ? 0 : 1;
+      return { type: 'node', id: `node/${n.name}`, name: n.name, nodeid: i + 1, local: n.name === entered ? 1 : 0, online, ip: `192.0.2.${i + 1}`, ...(online === 1 ? { level: '' } : {}) };
+    });
+    const quorate = nodes.filter((n) => n.online === 1).length * 2 > nodes.length ? 1 : 0;
+    return [{ type: 'cluster', id: 'cluster', nodes: nodes.length, version: nodes.length, name: 'pv1', quorate }, ...nodes];
   }
 
   async getConfig(node: string, vmid: number, opts?: CallOptions): Promise<VmConfig> {

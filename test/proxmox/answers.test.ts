@@ -24,6 +24,7 @@ const SUCCESS_CALLS: Record<string, (api: ProxmoxApi) => Promise<unknown>> = {
   version: (api) => api.version(),
   cluster_resources_vm: (api) => api.clusterResources('vm'),
   cluster_resources_node: (api) => api.clusterResources('node'),
+  cluster_status: (api) => api.clusterStatus(),
   nodes: (api) => api.nodes(),
   node_status: (api) => api.nodeStatus(NODE),
   config_template_9001: (api) => api.getConfig(NODE, 9001),

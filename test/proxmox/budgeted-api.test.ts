@@ -14,6 +14,7 @@ const ARGS: Record<RouteName, unknown[]> = {
   nodes: [],
   nodeStatus: ['pve1'],
   clusterResources: ['vm'],
+  clusterStatus: [],
   getConfig: ['pve1', 100],
   putConfig: ['pve1', 100, { cores: 2 }],
   statusCurrent: ['pve1', 100],

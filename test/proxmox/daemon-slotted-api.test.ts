@@ -3,11 +3,16 @@
 // calls pass untouched, when a slot is freed and when it is kept for the
 // call's worst case.
 import { expect } from 'chai';
+import { Readable } from 'node:stream';
 import type { CallOptions, ProxmoxApi, UploadSource } from '../../src/proxmox/api.js';
 import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { classifyError } from '../../src/proxmox/classify.js';
 import { daemonSlotApi } from '../../src/proxmox/daemon-slotted-api.js';
+import type { EntryNodeOptions } from '../../src/proxmox/daemon-slotted-api.js';
 import type { DaemonSlot, DaemonSlots } from '../../src/proxmox/daemon-slots.js';
+import { FakeProxmox, SEED_STORAGE } from '../fakes/fake-proxmox.js';
+import { fakeErrors } from '../fakes/fake-errors.js';
+import { captureLogger } from '../support/capture-logger.js';
 
 interface Taken {
   node: string;
@@ -49,10 +54,13 @@ function stubApi(outcome: () => Promise<unknown>): ProxmoxApi {
 const source: UploadSource = { size: 0, open: () => { throw new Error('not read'); } };
 const apiError = (status: number): ProxmoxApiError => new ProxmoxApiError({ status, reason: 'x', message: 'x', method: 'GET', path: '/x' });
 
+/** Every node through one address; the status call holds no slot (no nodes listed), so only the calls under test are recorded. */
+const ONE_ADDRESS: EntryNodeOptions = { addressOf: () => 'https://127.0.0.1:8006', nodes: [] };
+
 describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
   it('counts protected calls against their {node} and lets pveproxy calls through without a slot', async () => {
     const taken: Taken[] = [];
-    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 1);
+    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 1, ONE_ADDRESS);
     await api.clone('pve2', 9001, { newid: 100001, name: 'a', description: '', full: true });
     await api.getConfig('pve1', 100001);
     await api.nodeTasks('pve1', {});
@@ -67,7 +75,7 @@ describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
 
   it('frees the slot on any answer of Proxmox; keeps it from the send on no answer, and from the 596 after one', async () => {
     const taken: Taken[] = [];
-    const failWith = (err: Error): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(err)), recordingSlots(taken), 1);
+    const failWith = (err: Error): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(err)), recordingSlots(taken), 1, ONE_ADDRESS);
     await failWith(apiError(500)).agentInterfaces('pve1', 100001).catch(() => undefined);
     await failWith(apiError(596)).agentInterfaces('pve1', 100001).catch(() => undefined);
     await failWith(new Error('aborted')).agentInterfaces('pve1', 100001).catch(() => undefined);
@@ -85,7 +93,7 @@ describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
 
   it('frees the slot at once when the connection was refused: the request never reached pveproxy, so no pvedaemon runs it', async () => {
     const taken: Taken[] = [];
-    const failWith = (code: string): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(classifyError(Object.assign(new Error(code), { code })))), recordingSlots(taken), 1);
+    const failWith = (code: string): ProxmoxApi => daemonSlotApi(stubApi(() => Promise.reject(classifyError(Object.assign(new Error(code), { code })))), recordingSlots(taken), 1, ONE_ADDRESS);
     await failWith('ECONNREFUSED').clone('pve1', 9001, { newid: 100001, name: 'a', description: '', full: true }).catch(() => undefined);
     await failWith('ECONNRESET').clone('pve1', 9001, { newid: 100001, name: 'a', description: '', full: true }).catch(() => undefined);
     expect(taken.map((t) => t.end)).to.deep.equal(['answered', 'sent']);
@@ -93,17 +101,84 @@ describe('the daemon-slot decorator of the seam (SPEC 28)', () => {
 
   it('scales every worst case by proxmox.daemonSlotWorstCaseScale (the simulator\'s sim.timeScale)', async () => {
     const taken: Taken[] = [];
-    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 0.01);
+    const api = daemonSlotApi(stubApi(() => Promise.resolve({})), recordingSlots(taken), 0.01, ONE_ADDRESS);
     await api.agentInterfaces('pve1', 100001);
     await api.storages('pve1');
     expect(taken.map((t) => t.worstCaseMs)).to.deep.equal([100, 300]);
   });
 
-  it('counts an upload against the node its request entered, learned from its UPID, not against {node}', async () => {
+  it('without a usable /cluster/status answer, counts an upload against the node its request entered, learned from its UPID', async () => {
     const taken: Taken[] = [];
-    const api = daemonSlotApi(stubApi(() => Promise.resolve('UPID:pve1:000A:000B:6500:imgcopy::root@pam!t:')), recordingSlots(taken), 1);
+    const api = daemonSlotApi(stubApi(() => Promise.resolve('UPID:pve1:000A:000B:6500:imgcopy::root@pam!t:')), recordingSlots(taken), 1, ONE_ADDRESS);
     await api.upload('pve3', 'local', 'seed.iso', source);
     await api.upload('pve3', 'local', 'seed.iso', source);
     expect(taken.map((t) => t.node)).to.deep.equal(['pve3', 'pve1']);
+  });
+});
+
+describe('the daemon slots learn the entry node from /cluster/status before the first upload (SPEC 28)', () => {
+  const THREE = [{ name: 'pve1' }, { name: 'pve2' }, { name: 'pve3' }];
+  const seed = (n: number): UploadSource => ({ size: 1, open: () => Readable.from([Buffer.from([n])]) });
+
+  it('counts the first uploads of a cold burst for pve2 and pve3 against pve1, the node proxmox.url enters, asking the status once', async () => {
+    const pve = new FakeProxmox({ nodes: THREE, apiNode: 'pve1' });
+    const taken: Taken[] = [];
+    const api = daemonSlotApi(pve, recordingSlots(taken), 1, { addressOf: () => 'https://127.0.0.1:8006', nodes: ['pve3', 'pve1', 'pve2'] });
+    await Promise.all(['pve2', 'pve3', 'pve2', 'pve3'].map((node, i) => api.upload(node, SEED_STORAGE, `s${i}.iso`, seed(i))));
+    expect(pve.count('clusterStatus')).to.equal(1);
+    // The status call runs on the node it is asked to find out: it holds one slot on each, taken in one order.
+    expect(taken.filter((t) => t.call === 'clusterStatus').map((t) => [t.node, t.end])).to.deep.equal([
+      ['pve1', 'answered'],
+      ['pve2', 'answered'],
+      ['pve3', 'answered'],
+    ]);
+    expect(taken.filter((t) => t.call === 'upload').map((t) => t.node)).to.deep.equal(['pve1', 'pve1', 'pve1', 'pve1']);
+  });
+
+  it('learns per address: a node with its own apiUrl asks through it and counts its uploads there; nodes sharing proxmox.url ask once', async () => {
+    // Without apiNode the fake lets each node be its own address: via names the node entered.
+    const pve = new FakeProxmox({ nodes: THREE });
+    const taken: Taken[] = [];
+    const addressOf = (node: string): string => (node === 'pve2' ? 'https://127.0.0.1:8007' : 'https://127.0.0.1:8006');
+    const api = daemonSlotApi(pve, recordingSlots(taken), 1, { addressOf, nodes: [] });
+    await api.upload('pve2', SEED_STORAGE, 'a.iso', seed(1));
+    await api.upload('pve1', SEED_STORAGE, 'b.iso', seed(2));
+    await api.upload('pve3', SEED_STORAGE, 'c.iso', seed(3));
+    expect(pve.callsTo('clusterStatus').map((c) => c.via)).to.deep.equal(['pve2', 'pve1']);
+    expect(taken.filter((t) => t.call === 'upload').map((t) => t.node)).to.deep.equal(['pve2', 'pve1', 'pve1']);
+  });
+
+  it('when /cluster/status is refused (no Sys.Audit on /), counts the first upload against its target, warns once naming the privilege, then learns from the UPID', async () => {
+    const pve = new FakeProxmox({ nodes: THREE, apiNode: 'pve1' });
+    pve.failNext('clusterStatus', fakeErrors.forbidden('/', 'Sys.Audit'));
+    const taken: Taken[] = [];
+    const { logger, records } = captureLogger('warn');
+    const api = daemonSlotApi(pve, recordingSlots(taken), 1, { addressOf: () => 'https://127.0.0.1:8006', nodes: ['pve1'], logger });
+    await api.upload('pve3', SEED_STORAGE, 'a.iso', seed(1));
+    await api.upload('pve3', SEED_STORAGE, 'b.iso', seed(2));
+    await api.upload('pve2', SEED_STORAGE, 'c.iso', seed(3));
+    expect(pve.count('clusterStatus'), 'asked once per address, even after a refusal').to.equal(1);
+    expect(taken.filter((t) => t.call === 'upload').map((t) => t.node)).to.deep.equal(['pve3', 'pve1', 'pve1']);
+    expect(taken.filter((t) => t.call === 'clusterStatus').map((t) => [t.node, t.end])).to.deep.equal([['pve1', 'answered']]);
+    expect(records).to.have.length(1);
+    expect(String(records[0]?.msg)).to.include('Sys.Audit');
+  });
+
+  it('a caller that gives up while the status is asked leaves the call to the others', async () => {
+    const pve = new FakeProxmox({ nodes: THREE, apiNode: 'pve1' });
+    let release = (): void => undefined;
+    pve.on('clusterStatus', () => new Promise<void>((resolve) => (release = resolve)));
+    const taken: Taken[] = [];
+    const api = daemonSlotApi(pve, recordingSlots(taken), 1, { addressOf: () => 'https://127.0.0.1:8006', nodes: [] });
+    const job = new AbortController();
+    const first = api.upload('pve2', SEED_STORAGE, 'a.iso', seed(1), { signal: job.signal }).then(() => 'done', () => 'aborted');
+    const second = api.upload('pve3', SEED_STORAGE, 'b.iso', seed(2));
+    await new Promise((resolve) => setImmediate(resolve));
+    job.abort(new Error('job cancelled'));
+    expect(await first).to.equal('aborted');
+    release();
+    await second;
+    expect(pve.count('clusterStatus')).to.equal(1);
+    expect(taken.map((t) => [t.call, t.node])).to.deep.equal([['upload', 'pve1']]);
   });
 });

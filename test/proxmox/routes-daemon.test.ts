@@ -37,9 +37,9 @@ describe('the route table marks where Proxmox runs each call (SPEC 28)', () => {
     });
   }
 
-  it('the upload alone runs in the pvedaemon of the node it entered, not of {node} (pve-storage Status.pm upload has no proxyto)', () => {
+  it('the upload and the cluster status alone run in the pvedaemon of the node they entered, not of {node} (pve-storage Status.pm upload, pve-manager Cluster.pm get_status have no proxyto)', () => {
     const entered = (Object.keys(ROUTES) as RouteName[]).filter((name) => ROUTES[name].protected && !ROUTES[name].proxyto);
-    expect(entered).to.deep.equal(['upload']);
+    expect(entered.sort()).to.deep.equal(['clusterStatus', 'upload']);
   });
 
   it('every protected route, and no other, has its worst case in pvedaemon (daemon-worst-cases.ts)', () => {

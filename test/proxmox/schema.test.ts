@@ -73,6 +73,7 @@ const DRIVE: Record<RouteName, (api: ProxmoxApi) => Promise<unknown>> = {
     await api.clusterResources('vm');
     await api.clusterResources('node');
   },
+  clusterStatus: (api) => api.clusterStatus(),
   getConfig: (api) => api.getConfig('pv1-1', 199999),
   // SPEC 13 step 5: every key Create writes.
   putConfig: (api) =>

@@ -49,6 +49,8 @@ async function cloned(world: World, newid = 199999): Promise<void> {
 type Scenario = (world: World) => Promise<unknown>;
 
 const ONE_NODE: Record<string, Scenario> = {
+  'the cluster status of a standalone host is its own node, local (SPEC 28)': async ({ api }) => api.clusterStatus(),
+
   'a missing VM answers F2 for config, status and destroy': async ({ api }) => [
     await attempt(() => api.getConfig('pv1-1', 999999)),
     await attempt(() => api.statusCurrent('pv1-1', 999999)),
@@ -423,6 +425,12 @@ const STATD_CLONE_SPANS_CYCLE: Record<string, Scenario> = {
 };
 
 const TWO_NODES: Record<string, Scenario> = {
+  'the cluster status marks local the node the request entered, where an upload for the other node runs (SPEC 28)': async ({ api }) => {
+    const status = await api.clusterStatus();
+    const upid = await api.upload('pv1-2', 'proxy-seeds', 'entered.iso', iso(10));
+    return { status, local: status.filter((e) => e.local === 1).map((e) => e.name), upload: upidShape(upid) };
+  },
+
   'an upload needs .iso, overwrites, and runs on the node that received it (F12, SPEC 16)': async (world) => {
     const { api } = world;
     const refused = await attempt(() => api.upload('pv1-2', 'proxy-seeds', 'seed.txt', iso(10)));

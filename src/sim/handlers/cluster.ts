@@ -1,5 +1,6 @@
-// /version, /nodes, /nodes/{node}/status and /cluster/resources (F8, F14,
-// pvestatd's cycle of audit 7 and 3.3/3.4, statd.ts).
+// /version, /nodes, /nodes/{node}/status, /cluster/status and
+// /cluster/resources (F8, F14, pvestatd's cycle of audit 7 and 3.3/3.4,
+// statd.ts).
 import type { Simulator } from '../simulator.js';
 import { memoryBytes, type SimNode, type SimVm, type SimState, type StatdSample } from '../state.js';
 import { refreshSample, type SampleClock } from '../statd.js';
@@ -53,6 +54,24 @@ export const nodeStatus: Handler = ({ sim, params }: HandlerContext) => {
     idle: 0,
     wait: 0.0012,
   };
+};
+
+/**
+ * pve-manager API2/Cluster.pm get_status: the cluster entry, then one per
+ * member node, `local: 1` on the node whose pveproxy the request entered
+ * (the method has no proxyto, so that node answers it; SPEC 28). A single
+ * node is a standalone host: no cluster entry, `nodeid: 0`.
+ */
+export const clusterStatus: Handler = ({ sim, entryNode }) => {
+  const names = [...sim.state.nodes.keys()];
+  if (names.length === 1) return [{ type: 'node', id: `node/${entryNode}`, name: entryNode, ip: '192.0.2.1', local: 1, nodeid: 0, online: 1, level: '' }];
+  const members = names.map((name, i) => {
+    const online = sim.faults.nodeOffline(name) ? 0 : 1;
+    // Cluster.pm adds `level` only for a node with RRD stats, which an offline node stops sending.
+    return { type: 'node', id: `node/${name}`, name, nodeid: i + 1, local: name === entryNode ? 1 : 0, online, ip: `192.0.2.${i + 1}`, ...(online === 1 ? { level: '' } : {}) };
+  });
+  const onlineCount = members.filter((m) => m.online === 1).length;
+  return [{ type: 'cluster', id: 'cluster', nodes: names.length, version: names.length, name: 'pv1', quorate: onlineCount * 2 > names.length ? 1 : 0 }, ...members];
 };
 
 const UPTIME_MARK = '"uptime":0,';
