@@ -45,6 +45,10 @@ export interface EntryNodeOptions {
    */
   nodes: readonly string[];
   logger?: Logger;
+  /** After a failed status call, asked again this much later (entry-nodes.ts STATUS_RETRY_MS by default). */
+  statusRetryMs?: number;
+  /** The clock (ms) for that retry; Date.now by default. */
+  now?: () => number;
 }
 
 /**
@@ -96,6 +100,8 @@ export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worstCaseScal
     addressOf: entry.addressOf,
     askStatus: (node) => slottedOn('clusterStatus', everyNode, undefined, (o) => api.clusterStatus({ ...o, via: node })),
     ...(entry.logger === undefined ? {} : { logger: entry.logger }),
+    ...(entry.statusRetryMs === undefined ? {} : { retryMs: entry.statusRetryMs }),
+    ...(entry.now === undefined ? {} : { now: entry.now }),
   });
 
   async function slotted<T>(route: RouteName, node: string, opts: CallOptions | undefined, run: (opts: CallOptions | undefined) => Promise<T>): Promise<T> {

@@ -28,7 +28,21 @@ export interface EntryNodesOptions {
   /** `GET /cluster/status` through the address of `node` (CallOptions.via). */
   askStatus: (node: string) => Promise<ClusterStatusEntry[]>;
   logger?: Logger;
+  /** How long after a failed status call an upload through that address asks again (default STATUS_RETRY_MS). */
+  retryMs?: number;
+  /** The clock (ms); Date.now by default. */
+  now?: () => number;
 }
+
+/**
+ * A failed status call is asked again after this long, not cached for the
+ * process: a network error or a pveproxy restart while the worker starts
+ * would otherwise leave every later cold burst counted against its
+ * targets (the UPID fallback only helps once an upload got through). A
+ * refusal (no Sys.Audit) costs one protected call a minute at most, and
+ * only until an upload's UPID names the node.
+ */
+export const STATUS_RETRY_MS = 60_000;
 
 /** The answering node of a status answer: its one `type: 'node'` entry with `local` set. */
 export function localNode(entries: unknown): string | undefined {
@@ -48,14 +62,27 @@ function untilAborted(signal: AbortSignal | undefined): Promise<never> | undefin
 export function entryNodes(options: EntryNodesOptions): EntryNodes {
   const known = new Map<string, string>();
   const asked = new Map<string, Promise<void>>();
+  /** When each address's last status call failed: asked again STATUS_RETRY_MS after. */
+  const failedAt = new Map<string, number>();
+  /** Addresses whose failure was logged at warn: a failure again is logged at debug. */
+  const warned = new Set<string>();
+  const now = options.now ?? Date.now;
+  const retryMs = options.retryMs ?? STATUS_RETRY_MS;
+
+  function warnOnce(address: string, fields: Record<string, unknown>, msg: string): void {
+    if (warned.has(address)) options.logger?.debug(fields, msg);
+    else options.logger?.warn(fields, msg);
+    warned.add(address);
+  }
 
   async function ask(node: string, address: string): Promise<void> {
     let answer: unknown;
     try {
       answer = await options.askStatus(node);
     } catch (err) {
-      // Once per address: the answer is cached either way, so this is never asked again.
-      options.logger?.warn(
+      failedAt.set(address, now());
+      warnOnce(
+        address,
         { err, node },
         'GET /cluster/status failed: uploads through this Proxmox address count against their target node\'s pvedaemon slots until one upload\'s UPID names the node it entered; give the token Sys.Audit on / (docs/operations.md) so the first upload counts right',
       );
@@ -63,7 +90,8 @@ export function entryNodes(options: EntryNodesOptions): EntryNodes {
     }
     const local = localNode(answer);
     if (local === undefined) {
-      options.logger?.warn({ node }, 'GET /cluster/status answered no single entry with local: 1; uploads through this Proxmox address count against their target node until one upload\'s UPID names the node it entered');
+      failedAt.set(address, now());
+      warnOnce(address, { node }, 'GET /cluster/status answered no single entry with local: 1; uploads through this Proxmox address count against their target node until one upload\'s UPID names the node it entered');
       return;
     }
     if (!known.has(address)) known.set(address, local);
@@ -75,7 +103,9 @@ export function entryNodes(options: EntryNodesOptions): EntryNodes {
       const entry = known.get(address);
       if (entry !== undefined) return entry;
       let asking = asked.get(address);
-      if (asking === undefined) {
+      const failed = failedAt.get(address);
+      if (asking === undefined || (failed !== undefined && now() - failed >= retryMs)) {
+        failedAt.delete(address);
         asking = ask(node, address);
         asked.set(address, asking);
       }

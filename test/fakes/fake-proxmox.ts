@@ -483,7 +483,7 @@ export class FakeProxmox implements ProxmoxApi {
     if (this.nodeList.length === 1) return [{ type: 'node', id: `node/${entered}`, name: entered, ip: '192.0.2.1', local: 1, nodeid: 0, online: 1, level: '' }];
     const nodes: ClusterStatusEntry[] = this.nodeList.map((n, i) => {
       const online = n.status === 'offline' ? 0 : 1;
-      return { type: 'node', id: `node/${n.name}`, name: n.name, nodeid: i + 1, local: n.name === entered ? 1 : 0, online, ip: `192.0.2.${i + 1}`, ...(online === 1 ? { level: '' } : {}) };
+      return { type: 'node', id: `node/${n.name}`, name: n.name, nodeid: i + 1, local: n.name === entered ? 1 : 0, online, ip: `192.0.2.${i + 1}`, level: '' };
     });
     const quorate = nodes.filter((n) => n.online === 1).length * 2 > nodes.length ? 1 : 0;
     return [{ type: 'cluster', id: 'cluster', nodes: nodes.length, version: nodes.length, name: 'pv1', quorate }, ...nodes];

@@ -8,6 +8,7 @@ import type { CallOptions, ProxmoxApi, UploadSource } from '../../src/proxmox/ap
 import { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { classifyError } from '../../src/proxmox/classify.js';
 import { daemonSlotApi } from '../../src/proxmox/daemon-slotted-api.js';
+import { STATUS_RETRY_MS } from '../../src/proxmox/entry-nodes.js';
 import type { EntryNodeOptions } from '../../src/proxmox/daemon-slotted-api.js';
 import type { DaemonSlot, DaemonSlots } from '../../src/proxmox/daemon-slots.js';
 import { FakeProxmox, SEED_STORAGE } from '../fakes/fake-proxmox.js';
@@ -162,6 +163,26 @@ describe('the daemon slots learn the entry node from /cluster/status before the 
     expect(taken.filter((t) => t.call === 'clusterStatus').map((t) => [t.node, t.end])).to.deep.equal([['pve1', 'answered']]);
     expect(records).to.have.length(1);
     expect(String(records[0]?.msg)).to.include('Sys.Audit');
+  });
+
+  it('after a failed status call and no upload through, asks again once STATUS_RETRY_MS passed, so a later cold burst counts against the entry node (not cached for the process)', async () => {
+    const pve = new FakeProxmox({ nodes: THREE, apiNode: 'pve1' });
+    // Proxmox unreachable while the worker starts: the status call and the uploads meanwhile fail, so no UPID teaches the node.
+    pve.failNext('clusterStatus', fakeErrors.noRouteToHost());
+    pve.failNext('upload', fakeErrors.noRouteToHost(), 2);
+    const taken: Taken[] = [];
+    let now = 0;
+    const { logger, records } = captureLogger('warn');
+    const api = daemonSlotApi(pve, recordingSlots(taken), 1, { addressOf: () => 'https://127.0.0.1:8006', nodes: [], logger, now: () => now });
+    await api.upload('pve3', SEED_STORAGE, 'a.iso', seed(1)).catch(() => undefined);
+    now = STATUS_RETRY_MS - 1;
+    await api.upload('pve3', SEED_STORAGE, 'b.iso', seed(2)).catch(() => undefined);
+    expect(pve.count('clusterStatus'), 'not asked again before the retry time').to.equal(1);
+    now = STATUS_RETRY_MS;
+    await Promise.all(['pve2', 'pve3'].map((node, i) => api.upload(node, SEED_STORAGE, `c${i}.iso`, seed(i))));
+    expect(pve.count('clusterStatus')).to.equal(2);
+    expect(taken.filter((t) => t.call === 'upload').map((t) => t.node)).to.deep.equal(['pve3', 'pve3', 'pve1', 'pve1']);
+    expect(records).to.have.length(1);
   });
 
   it('a caller that gives up while the status is asked leaves the call to the others', async () => {

@@ -50,7 +50,7 @@ describe('GET /cluster/status in the simulator (SPEC 28)', () => {
     sim = await startTestSim({ proxyWorkers: 3, daemonWorkers: 3, requestCostMs: 0, requestCostPerKibMs: 0 });
     await sim.faults({ offlineNodes: [N2] });
     const entries = await statusAt(sim.url);
-    expect(entries.find((e) => e.name === N2)).to.include({ online: 0, local: 0 });
+    expect(entries.find((e) => e.name === N2)).to.include({ online: 0, local: 0, level: '' });
     const capacity = (await sim.control('GET', 'capacity')) as { nodes: Record<string, { pvedaemon: PoolCounters }> };
     expect([capacity.nodes[N1]?.pvedaemon.served, capacity.nodes[N2]?.pvedaemon.served]).to.deep.equal([1, 0]);
   });

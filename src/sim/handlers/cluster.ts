@@ -67,8 +67,8 @@ export const clusterStatus: Handler = ({ sim, entryNode }) => {
   if (names.length === 1) return [{ type: 'node', id: `node/${entryNode}`, name: entryNode, ip: '192.0.2.1', local: 1, nodeid: 0, online: 1, level: '' }];
   const members = names.map((name, i) => {
     const online = sim.faults.nodeOffline(name) ? 0 : 1;
-    // Cluster.pm adds `level` only for a node with RRD stats, which an offline node stops sending.
-    return { type: 'node', id: `node/${name}`, name, nodeid: i + 1, local: name === entryNode ? 1 : 0, online, ip: `192.0.2.${i + 1}`, ...(online === 1 ? { level: '' } : {}) };
+    // Every node has `level`: API2Tools extract_node_stats always answers a hash, so Cluster.pm sets `$d->{level} || ''` offline too.
+    return { type: 'node', id: `node/${name}`, name, nodeid: i + 1, local: name === entryNode ? 1 : 0, online, ip: `192.0.2.${i + 1}`, level: '' };
   });
   const onlineCount = members.filter((m) => m.online === 1).length;
   return [{ type: 'cluster', id: 'cluster', nodes: names.length, version: names.length, name: 'pv1', quorate: onlineCount * 2 > names.length ? 1 : 0 }, ...members];
