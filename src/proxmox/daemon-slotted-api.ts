@@ -45,11 +45,16 @@ export interface EntryNodeOptions {
    */
   nodes: readonly string[];
   logger?: Logger;
+  /** Longest the status call waits for its slots and its answer (STATUS_WAIT_MS by default); then it counts as failed. */
+  statusWaitMs?: number;
   /** After a failed status call, asked again this much later (entry-nodes.ts STATUS_RETRY_MS by default). */
   statusRetryMs?: number;
   /** The clock (ms) for that retry; Date.now by default. */
   now?: () => number;
 }
+
+/** The status call's bound on its slot waits and its answer (ms): it costs milliseconds when a slot is free. */
+export const STATUS_WAIT_MS = 2_000;
 
 /**
  * `worstCaseScale` multiplies every worst case (proxmox.daemonSlotWorstCaseScale):
@@ -93,12 +98,23 @@ export function daemonSlotApi(api: ProxmoxApi, slots: DaemonSlots, worstCaseScal
     }
   }
 
-  // Holds a slot on every node the service uses: the node it runs on is
-  // the one it is asked to find out. Once per address per process.
+  // The status call runs on the node it is asked to find out. Through a
+  // node's own apiUrl that is the node; through proxmox.url, shared by
+  // several, any of the nodes, so it holds a slot on each. Its slot waits
+  // and the call are bounded: a node whose slots are stuck behind worst
+  // cases must not hold every first upload (the upload then counts
+  // against its target, and the status is asked again later).
+  // Once per address per process.
   const everyNode = [...new Set(entry.nodes)].sort();
+  const statusNodes = (node: string): string[] => {
+    const address = entry.addressOf(node);
+    const sharing = everyNode.filter((n) => entry.addressOf(n) === address);
+    return sharing.length === 1 && sharing[0] === node ? [node] : everyNode;
+  };
   const entries = entryNodes({
     addressOf: entry.addressOf,
-    askStatus: (node) => slottedOn('clusterStatus', everyNode, undefined, (o) => api.clusterStatus({ ...o, via: node })),
+    askStatus: (node) =>
+      slottedOn('clusterStatus', statusNodes(node), { signal: AbortSignal.timeout(entry.statusWaitMs ?? STATUS_WAIT_MS) }, (o) => api.clusterStatus({ ...o, via: node })),
     ...(entry.logger === undefined ? {} : { logger: entry.logger }),
     ...(entry.statusRetryMs === undefined ? {} : { retryMs: entry.statusRetryMs }),
     ...(entry.now === undefined ? {} : { now: entry.now }),

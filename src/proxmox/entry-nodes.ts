@@ -84,7 +84,7 @@ export function entryNodes(options: EntryNodesOptions): EntryNodes {
       warnOnce(
         address,
         { err, node },
-        'GET /cluster/status failed: uploads through this Proxmox address count against their target node\'s pvedaemon slots until one upload\'s UPID names the node it entered; give the token Sys.Audit on / (docs/operations.md) so the first upload counts right',
+        'GET /cluster/status failed (refused, unanswered, or its pvedaemon slots not free within 2 s): uploads through this Proxmox address count against their target node\'s pvedaemon slots until it answers (asked again a minute later) or one upload\'s UPID names the node it entered; if it was refused, give the token Sys.Audit on / (docs/operations.md)',
       );
       return;
     }

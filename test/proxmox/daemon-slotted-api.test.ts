@@ -185,6 +185,40 @@ describe('the daemon slots learn the entry node from /cluster/status before the 
     expect(records).to.have.length(1);
   });
 
+  it('through a node\'s own apiUrl the status call holds that node\'s slot alone; through proxmox.url, shared, one on each node', async () => {
+    const pve = new FakeProxmox({ nodes: THREE });
+    const taken: Taken[] = [];
+    const addressOf = (node: string): string => (node === 'pve2' ? 'https://127.0.0.1:8007' : 'https://127.0.0.1:8006');
+    const api = daemonSlotApi(pve, recordingSlots(taken), 1, { addressOf, nodes: ['pve1', 'pve2', 'pve3'] });
+    await api.upload('pve2', SEED_STORAGE, 'a.iso', seed(1));
+    await api.upload('pve3', SEED_STORAGE, 'b.iso', seed(2));
+    expect(taken.filter((t) => t.call === 'clusterStatus').map((t) => t.node)).to.deep.equal(['pve2', 'pve1', 'pve2', 'pve3']);
+  });
+
+  it('a node whose slots are all held does not hold the first upload: the status call gives up at its bound, frees what it took, and the upload counts against its target', async () => {
+    const pve = new FakeProxmox({ nodes: THREE, apiNode: 'pve1' });
+    const taken: Taken[] = [];
+    const recording = recordingSlots(taken);
+    // pve3's slots are held by calls kept to their worst case: a take there waits until its signal ends it.
+    const stuckOnPve3: DaemonSlots = {
+      take: (node, call, worstCaseMs, signal) =>
+        node !== 'pve3'
+          ? recording.take(node, call, worstCaseMs, signal)
+          : new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true })),
+      close: () => Promise.resolve(),
+    };
+    const { logger, records } = captureLogger('warn');
+    const api = daemonSlotApi(pve, stuckOnPve3, 1, { addressOf: () => 'https://127.0.0.1:8006', nodes: ['pve1', 'pve2', 'pve3'], logger, statusWaitMs: 50 });
+    await api.upload('pve2', SEED_STORAGE, 'a.iso', seed(1));
+    expect(pve.count('clusterStatus'), 'never sent: its slots were not all free').to.equal(0);
+    expect(taken.filter((t) => t.call === 'clusterStatus').map((t) => [t.node, t.end])).to.deep.equal([
+      ['pve1', 'answered'],
+      ['pve2', 'answered'],
+    ]);
+    expect(taken.filter((t) => t.call === 'upload').map((t) => t.node)).to.deep.equal(['pve2']);
+    expect(records).to.have.length(1);
+  });
+
   it('a caller that gives up while the status is asked leaves the call to the others', async () => {
     const pve = new FakeProxmox({ nodes: THREE, apiNode: 'pve1' });
     let release = (): void => undefined;
