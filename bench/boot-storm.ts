@@ -37,7 +37,7 @@ import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '
 import { bars, type Bar, type SimTimings } from './_boot-storm-measure.js';
 import { DAEMON_WORKERS, runWave, type WaveResult } from './_boot-storm-wave.js';
 
-const flags = benchFlags('boot-storm', { 'at-once': { type: 'string' }, 'new-only': { type: 'boolean' }, 'old-only': { type: 'boolean' }, old: { type: 'boolean' }, strict: { type: 'boolean' }, trace: { type: 'string' }, spread: { type: 'boolean' }, placed: { type: 'boolean' }, 'single-url': { type: 'boolean' }, 'time-scale': { type: 'string' } });
+const flags = benchFlags('boot-storm', { 'at-once': { type: 'string' }, 'new-only': { type: 'boolean' }, 'old-only': { type: 'boolean' }, old: { type: 'boolean' }, strict: { type: 'boolean' }, trace: { type: 'string' }, spread: { type: 'boolean' }, placed: { type: 'boolean' }, 'single-url': { type: 'boolean' }, 'time-scale': { type: 'string' }, budget: { type: 'string' } });
 const AT_ONCE = intFlag(flags, 'at-once', 100, 30);
 const oldOnly = flags.values['old-only'] === true || flags.values.old === true;
 const newOnly = flags.values['new-only'] === true;
@@ -54,7 +54,8 @@ const SPREAD = flags.values.placed !== true;
 const NODE_URLS = flags.values['single-url'] !== true;
 /** budgets.pollMs 1000 and the request budget's 20 a second, on the simulator's clock. */
 const POLL_MS = Math.max(1, Math.round(1000 * TIME_SCALE));
-const BUDGET_PER_SECOND = Math.round(20 / TIME_SCALE);
+/** proxmox.maxRequestsPerSecond on the real host's clock (default 20, the service's), scaled with the time scale. */
+const BUDGET_PER_SECOND = Math.round(intFlag(flags, 'budget', 20, 20) / TIME_SCALE);
 /** budgets.firstAddressSeconds' default of 30, scaled. */
 const FIRST_ADDRESS_SECONDS = 30 * TIME_SCALE;
 

@@ -77,7 +77,7 @@ export const schema: Schema<Config> = {
       maxDiskGiB: { doc: 'Largest diskGiB a job may ask for.', format: 'positive-int', default: 2048 },
     },
     maxRequestsPerSecond: {
-      doc: 'Most Proxmox API requests all worker processes on this redis.prefix send together in any one second (SPEC 26), kept in Redis; 0 sends without limit. 20 leaves most of one pveproxy (3 workers by default) to the GUI and other clients.',
+      doc: 'Most Proxmox API requests all worker processes on this redis.prefix send together in any one second (SPEC 26) through one address, kept in Redis: proxmox.url has this budget, and each node with its own proxmox.nodes[i].apiUrl has one more for the calls that go there (SPEC 28); 0 sends without limit. 20 leaves most of one pveproxy (3 workers by default) to the GUI and other clients.',
       format: 'nat',
       default: 20,
     },

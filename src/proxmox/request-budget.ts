@@ -33,6 +33,8 @@ export interface RequestBudgetOptions {
    */
   redis: RedisClient;
   prefix: string;
+  /** Whose budget among several (a node's own apiUrl, SPEC 28); none: proxmox.url's. */
+  scope?: string;
   /** At least 1. */
   maxRequestsPerSecond: number;
   burst: number;
@@ -81,7 +83,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   if (!Number.isInteger(maxRequestsPerSecond) || maxRequestsPerSecond < 1) {
     throw new RangeError(`maxRequestsPerSecond: must be a whole number of at least 1 (got ${maxRequestsPerSecond})`);
   }
-  const keys = budgetKeys(options.prefix);
+  const keys = budgetKeys(options.prefix, options.scope);
   const shape: BudgetShape = {
     limit: maxRequestsPerSecond,
     burst: options.burst,

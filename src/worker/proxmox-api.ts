@@ -16,7 +16,7 @@ import { createDaemonSlots } from '../proxmox/daemon-slots.js';
 import { createHttpApi } from '../proxmox/http-api.js';
 import { routeByNode } from '../proxmox/node-routed-api.js';
 import { observeApi } from '../proxmox/observed-api.js';
-import { createRequestBudget } from '../proxmox/request-budget.js';
+import { createRequestBudget, type RequestBudget } from '../proxmox/request-budget.js';
 
 /** proxmox.url's client, and one per node with its own apiUrl (SPEC 28), each with the same token, CA file and timeouts. */
 export function proxmoxApiFromConfig(config: Config, baseUrl: string, logger?: Logger): ProxmoxApi {
@@ -48,12 +48,18 @@ export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger
   if (maxRequestsPerSecond > 0) {
     // The longest a call can be on its way: DNS, TCP and TLS, then the answer's headers.
     const inFlightMs = 3 * config.budgets.connectMs + config.budgets.responseMs;
-    // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
-    const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
-    // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
-    const budget = createRequestBudget({ redis, prefix: config.redis.prefix, maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics, redisReason: unreachableReason });
-    api = budgetApi(api, budget);
-    closers.push(() => budget.close());
+    // One budget per address (SPEC 28): proxmox.url's, and each node's own apiUrl's, whose calls enter that node's pveproxy.
+    const budgetFor = (scope: string | undefined): RequestBudget => {
+      // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
+      const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
+      // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
+      const budget = createRequestBudget({ redis, prefix: config.redis.prefix, ...(scope === undefined ? {} : { scope }), maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics, redisReason: unreachableReason });
+      closers.push(() => budget.close());
+      return budget;
+    };
+    const main = budgetFor(undefined);
+    const byNode = new Map(config.proxmox.nodes.flatMap((node) => (node.apiUrl === undefined ? [] : [[node.name, budgetFor(`node:${node.name}`)] as const])));
+    api = budgetApi(api, (node) => (node === undefined ? main : (byNode.get(node) ?? main)));
   }
   if (daemonSlotsPerNode > 0) {
     // Its own connection too, its keys under the same hash tag (daemon-slot-script.ts).

@@ -123,3 +123,25 @@ describe('budgetApi, the request budget around the seam (SPEC 26)', () => {
     expect(received).to.deep.equal([]);
   });
 });
+
+describe('budgetApi with a budget per address (SPEC 28: a node with its own apiUrl is paced apart)', () => {
+  /** A budget that lets every call go at once and notes which calls it paced. */
+  function openBudget(paced: string[]): RequestBudget {
+    return { take: (call) => (paced.push(call), Promise.resolve(() => undefined)), close: () => Promise.resolve() };
+  }
+
+  it('takes each call for a node with its own address from that address\'s budget, every other call, and a call with no node, from proxmox.url\'s; `via` routes a call with no node', async () => {
+    const main: string[] = [];
+    const pve2: string[] = [];
+    const budgets = { main: openBudget(main), pve2: openBudget(pve2) };
+    const api = budgetApi(recordingApi([]), (node) => (node === 'pve2' ? budgets.pve2 : budgets.main));
+    await api.clone('pve2', 9002, { newid: 100, name: 'a', description: 'd', full: true });
+    await api.upload('pve2', 'proxy-seeds', 'a.iso', { size: 0, open: () => undefined } as never);
+    await api.taskStatus('pve2', 'UPID:pve2:1:2:3:qmclone:100:root@pam:');
+    await api.clone('pve1', 9001, { newid: 101, name: 'b', description: 'd', full: true });
+    await api.clusterResources('vm');
+    await api.nodes({ via: 'pve2' });
+    expect(pve2).to.deep.equal(['clone', 'upload', 'taskStatus', 'nodes']);
+    expect(main).to.deep.equal(['clone', 'clusterResources']);
+  });
+});
