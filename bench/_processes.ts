@@ -130,3 +130,10 @@ export function serviceEnv(sim: SimChild, redisUrl: string, prefix: string, extr
     ...extra,
   };
 }
+
+/** Stops a run's processes, the producer first, then the workers (SIGTERM, 5 s grace), then the simulator; the caller then clears its Redis keys. */
+export async function stopRun(parts: { client?: { close(): Promise<void> } | undefined; workers: Child[]; sim?: SimChild | undefined }): Promise<void> {
+  await parts.client?.close();
+  await Promise.all(parts.workers.map((w) => w.stop()));
+  await parts.sim?.child.stop();
+}

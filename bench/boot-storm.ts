@@ -33,7 +33,7 @@ import { loadConfig } from '../src/config/index.js';
 import { listLiveWorkers } from '../src/queue/heartbeat.js';
 import { learnedTimesKey } from '../src/queue/learned-times-store.js';
 import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable, sleep } from './_common.js';
-import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from './_processes.js';
+import { serviceEnv, startCli, startSimChild, stopRun, type Child, type SimChild } from './_processes.js';
 import { bars, type Bar, type SimTimings } from './_boot-storm-measure.js';
 import { DAEMON_WORKERS, runWave, type WaveResult } from './_boot-storm-wave.js';
 
@@ -193,9 +193,7 @@ async function runMode(mode: Mode): Promise<ModeResult> {
     const learned = await runWave({ ...input, names: Array.from({ length: AT_ONCE }, (_, i) => `storm-learned-${i}`) });
     return { mode, cold, learned, learnedBootMs, workerWarnings: warnings(workers) };
   } finally {
-    await client?.close();
-    await Promise.all(workers.map((w) => w.stop(5000)));
-    await sim.child.stop();
+    await stopRun({ client, workers, sim });
     await deletePrefix(redis, prefix);
     redis.disconnect();
   }

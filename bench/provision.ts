@@ -24,7 +24,7 @@ import { loadConfig } from '../src/config/index.js';
 import { listLiveWorkers } from '../src/queue/heartbeat.js';
 import type { Redis } from 'ioredis';
 import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable, sleep } from './_common.js';
-import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from './_processes.js';
+import { serviceEnv, startCli, startSimChild, stopRun, type Child, type SimChild } from './_processes.js';
 
 const flags = benchFlags('provision', { vms: { type: 'string' }, concurrency: { type: 'string' }, 'at-once': { type: 'string' } });
 const VMS = intFlag(flags, 'vms', 200, 40);
@@ -236,9 +236,7 @@ try {
     callsByEndpointAt100: atOnce,
   });
 } finally {
-  await client?.close();
-  await Promise.all(workers.map((w) => w.stop(5000)));
-  await sim.child.stop();
+  await stopRun({ client, workers, sim });
   await deletePrefix(redis, prefix);
   redis.disconnect();
 }

@@ -9,7 +9,7 @@
 // take 4.7 s, firstAddressSeconds 3 stands for the default 30.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { serviceEnv, startCli, startSimChild } from '../../bench/_processes.js';
+import { serviceEnv, startCli, startSimChild, stopRun } from '../../bench/_processes.js';
 import type { Child, SimChild } from '../../bench/_processes.js';
 import { createProvisionerClient } from '../../src/client.js';
 import type { ProvisionerClient } from '../../src/client.js';
@@ -61,9 +61,7 @@ describe('learned boot times shared by worker processes through Redis (SPEC 26, 
   let client: ProvisionerClient | undefined;
 
   after(async () => {
-    await client?.close();
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.child.stop();
+    await stopRun({ client, workers, sim });
     await deletePrefix(redis, prefix);
     redis.disconnect();
   });

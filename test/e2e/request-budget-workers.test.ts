@@ -6,7 +6,7 @@
 // create completed.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { serviceEnv, startCli, startSimChild } from '../../bench/_processes.js';
+import { serviceEnv, startCli, startSimChild, stopRun } from '../../bench/_processes.js';
 import type { Child, SimChild } from '../../bench/_processes.js';
 import { createProvisionerClient } from '../../src/client.js';
 import type { ProvisionerClient } from '../../src/client.js';
@@ -49,9 +49,7 @@ describe('two worker processes share one Proxmox request budget (SPEC 26)', func
   let client: ProvisionerClient | undefined;
 
   after(async () => {
-    await client?.close();
-    await Promise.all(workers.map((w) => w.stop()));
-    await sim?.child.stop();
+    await stopRun({ client, workers, sim });
     await deletePrefix(redis, prefix);
     await redis.del(...budgetKeys(prefix));
     redis.disconnect();
