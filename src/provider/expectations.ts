@@ -56,6 +56,7 @@ export class PollSchedule {
   private readonly planned: number;
   private shortMs: number;
   private polls = 0;
+  private lastGap = 0;
 
   constructor(
     readonly expectedMs: number | undefined,
@@ -79,11 +80,16 @@ export class PollSchedule {
   next(): number {
     this.polls += 1;
     const planned = this.plan.shift();
-    if (planned !== undefined) return planned;
+    if (planned !== undefined) return (this.lastGap = planned);
     const gap = this.shortMs;
     const cap = this.expectedMs === undefined ? this.shape.unknownCapMs : this.shape.pollMs;
     this.shortMs = Math.min(this.shortMs * 2, cap);
-    return Math.min(gap, cap);
+    return (this.lastGap = Math.min(gap, cap));
+  }
+
+  /** The gap before the latest poll when it was longer than pollMs (the address wait's doubling while nothing is known, or after a guess); else 0. */
+  get longGapMs(): number {
+    return this.lastGap > this.shape.pollMs ? this.lastGap : 0;
   }
 
   /** The longest gap between polls once an expectation is known. */
@@ -148,16 +154,21 @@ export class Expectations {
   /**
    * A wait of this kind seen over `elapsedMs` after it began, by the poll
    * the schedule made last. Over at the planned poll: a little less than
-   * planned. Over at another poll: that poll's time, an upper bound kept
-   * on purpose, even after a long gap (the address wait while nothing is
-   * known): a poll too early costs a call that holds a pvedaemon worker,
-   * one a little late only time, and a time learned too long comes down
-   * at every wait over at its first look (docs/decisions.md, "Learned
-   * times in Redis"). Over at a first poll planned with no sample known
-   * (firstAddressSeconds, or a guess): the wait took at most that, by
-   * how much less nothing says; half of it is the next guess, so an image
-   * that boots well within firstAddressSeconds is not held to it. Down to
-   * pollMs: from there the poll's time is the sample.
+   * planned. Over at a poll after a gap longer than pollMs (the address
+   * wait's doubling while nothing is known, or after a guess): the middle
+   * of that gap. The poll's time there was up to 8 x pollMs late, and
+   * every later create asked that late (the boot-storm bench's learned
+   * wave, p95 1.34 the floor against 1.3); the middle is off by at most
+   * half the gap either way, and a miss costs short polls once, then the
+   * poll that saw it is learned (docs/decisions.md, "The cold address
+   * wait learns the middle of its last gap"). Over at another poll: that
+   * poll's time, an upper bound (a poll too early costs a call that holds
+   * a pvedaemon worker, one a little late only time). Over at a first
+   * poll planned with no sample known (firstAddressSeconds, or a guess):
+   * the wait took at most that, by how much less nothing says; half of it
+   * is the next guess, so an image that boots well within
+   * firstAddressSeconds is not held to it. Down to pollMs: from there the
+   * poll's time is the sample.
    */
   observe(kind: WaitKind, elapsedMs: number, schedule: PollSchedule): void {
     const guessMs = elapsedMs / 2;
@@ -167,7 +178,7 @@ export class Expectations {
       return;
     }
     // The margin was added to the plan, not seen: without taking it off, every wait would push the mean up by it.
-    const sample = schedule.withinPlan ? (elapsedMs - (schedule.marginMs ?? 0)) * OVER_AT_FIRST_LOOK : elapsedMs;
+    const sample = schedule.withinPlan ? (elapsedMs - (schedule.marginMs ?? 0)) * OVER_AT_FIRST_LOOK : elapsedMs - schedule.longGapMs / 2;
     this.learned.set(kind, mergeSample(this.learned.get(kind), sample));
     this.sync?.add(this.learned, kind, sample);
   }

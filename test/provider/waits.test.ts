@@ -328,10 +328,10 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
     const h = boarded();
     const creates = await createsOf(h, 6, 10_000);
     // 30 s (nothing learned), over: at most 30, so 15 next; over: 7.5; early (three not-running
-    // answers, the cold doubling gaps): 11 s learned, an upper bound that comes down from there.
-    expect(creates.slice(0, 4).map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000], [7_500, 8_000, 9_000, 11_000], [11_000]]);
-    expect(creates.map((calls) => calls.filter((c) => !c.up).length)).to.deep.equal([0, 0, 3, 0, 0, 0]);
-    for (const calls of creates.slice(3)) expect(calls[0]?.atMs).to.be.within(10_000, 12_000);
+    // answers, the cold doubling gaps): seen at 11 s after a 2 s gap, its middle, 10 s, learned (SPEC 26).
+    expect(creates.slice(0, 4).map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000], [7_500, 8_000, 9_000, 11_000], [10_000]]);
+    expect(creates.slice(0, 4).map((calls) => calls.filter((c) => !c.up).length)).to.deep.equal([0, 0, 3, 0]);
+    for (const calls of creates.slice(3)) expect(calls[0]?.atMs).to.be.within(9_500, 11_000);
   });
 
   it('an agent up at once: the halving stops at pollMs, where the look is learned as a sample', async () => {
@@ -347,13 +347,42 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   it('an image booting just under firstAddressSeconds: one early look at the half, then learned from the polls after it', async () => {
     const h = boarded();
     const creates = await createsOf(h, 3, 20_000);
-    expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000, 15_500, 16_500, 18_500, 22_500], [22_500]]);
+    // Seen at 22.5 s after a 4 s gap: its middle, 20.5 s, learned.
+    expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000, 15_500, 16_500, 18_500, 22_500], [20_500]]);
   });
 
-  it('an image booting past firstAddressSeconds learns from the polls after it, as before', async () => {
+  it('an image booting past firstAddressSeconds learns from the polls after it: the middle of the 8 s gap before the poll that saw it (SPEC 26, SPEC 28 bench)', async () => {
     const h = boarded();
     const creates = await createsOf(h, 2, 47_000);
-    expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000, 30_500, 31_500, 33_500, 37_500, 45_500, 53_500], [53_500]]);
+    // F21's 47 s boot: seen at 53.5 s after the gap from 45.5 s; 49.5 s learned, not 53.5 s.
+    expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000, 30_500, 31_500, 33_500, 37_500, 45_500, 53_500], [49_500]]);
+    // The second, over at its first look, then counts 2% under it (weight 0.3), as before.
+    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.be.closeTo(49_500 * 0.7 + 49_500 * 0.98 * 0.3, 1);
+  });
+
+  it('a boot in the lower half of the cold wait\'s last 8 s gap: the next create\'s first look lands after it, with no not-running answer (SPEC 26)', async () => {
+    for (const bootMs of [45_600, 47_000, 49_500]) {
+      const h = boarded();
+      const [cold, next] = await createsOf(h, 2, bootMs);
+      expect(cold?.at(-1)?.atMs, `boot ${bootMs}`).to.equal(53_500);
+      expect(next?.map((c) => c.atMs), `boot ${bootMs}`).to.deep.equal([49_500]);
+      expect(next?.every((c) => c.up), `boot ${bootMs}`).to.equal(true);
+    }
+  });
+
+  it('a boot in the upper half of the cold wait\'s last 8 s gap: the next create asks at the middle, one not-running answer when the boot is within a short poll of it, then short polls (SPEC 26)', async () => {
+    const h = boarded();
+    const [cold, next] = await createsOf(h, 2, 50_000);
+    expect(cold?.at(-1)?.atMs).to.equal(53_500);
+    expect(next?.map((c) => ({ ...c }))).to.deep.equal([{ atMs: 49_500, up: false }, { atMs: 50_000, up: true }]);
+  });
+
+  it('a boot at the end of the cold wait\'s last gap: the next create pays the half gap in short polls once, then learns the poll that saw it (SPEC 26)', async () => {
+    const h = boarded();
+    const creates = await createsOf(h, 2, 53_500);
+    expect(creates[1]?.map((c) => c.atMs)).to.deep.equal([49_500, 50_000, 51_000, 52_000, 53_000, 54_000]);
+    // 54 s after a 1 s gap (pollMs): the poll's time, moving the mean 30% of the way up.
+    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.be.closeTo(49_500 * 0.7 + 54_000 * 0.3, 1);
   });
 });
 
