@@ -246,7 +246,7 @@ const traceDir = typeof flags.values.trace === 'string' ? flags.values.trace : u
 if (traceDir !== undefined) mkdirSync(traceDir, { recursive: true });
 
 if (TIME_SCALE < 0.05) {
-  process.stdout.write(`note: at timeScale ${TIME_SCALE} the floor is below the workers' own CPU per wave and the round trips are not scaled: these figures measure the service more than Proxmox; read the storm at --time-scale 0.1 (docs/benchmarks.md)\n`);
+  process.stdout.write(`note: at timeScale ${TIME_SCALE} the floor is below the workers' own CPU per wave and the round trips are not scaled: these figures measure the service more than Proxmox; the run of record is at --time-scale 1, real-host timings, about 10 minutes (docs/benchmarks.md)\n`);
 }
 const modes: Mode[] = oldOnly ? ['old'] : newOnly ? ['new'] : ['new', 'old'];
 const results: ModeResult[] = [];
