@@ -11,6 +11,7 @@
 // cases. When Redis does not answer, the process keeps its own count of
 // `slotsPerNode` per node (fail open, but bounded per process, as the
 // request budget does; docs/decisions.md).
+import { WakeableNap } from './wakeable-nap.js';
 import { redisFailOpen } from './redis-fail-open.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
@@ -83,7 +84,8 @@ interface Waiter {
 interface NodeLine {
   waiters: Waiter[];
   serving: boolean;
-  wake: (() => void) | undefined;
+  /** The first in line sleeps on it; a slot of this node freed by this process wakes it. */
+  sleeper: WakeableNap;
   localHeld: number;
 }
 
@@ -108,22 +110,10 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
   function lineOf(node: string): NodeLine {
     let line = lines.get(node);
     if (line === undefined) {
-      line = { waiters: [], serving: false, wake: undefined, localHeld: 0 };
+      line = { waiters: [], serving: false, sleeper: new WakeableNap(), localHeld: 0 };
       lines.set(node, line);
     }
     return line;
-  }
-
-  function nap(line: NodeLine, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        line.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      line.wake = done;
-    });
   }
 
   /**
@@ -153,7 +143,7 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
       }
       const freed = (): void => {
         metrics?.daemonSlotHeld(node, -1);
-        line.wake?.();
+        line.sleeper.wake();
       };
       keep(afterMs).then(
         () => {
@@ -224,7 +214,7 @@ export function createDaemonSlots(options: DaemonSlotsOptions): DaemonSlots {
         const next = await nextSlot(node, line);
         if ('waitMs' in next) {
           for (const waiter of line.waiters) waiter.held = true;
-          await nap(line, next.waitMs);
+          await line.sleeper.nap(next.waitMs);
           continue;
         }
         const first = line.waiters.shift();

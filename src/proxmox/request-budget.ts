@@ -6,6 +6,7 @@
 // polling. A job's signal takes its call out of the line at once. When
 // Redis does not answer, the process paces its own calls at the same rate
 // (fail open, but bounded; docs/decisions.md).
+import { WakeableNap } from './wakeable-nap.js';
 import { redisFailOpen } from './redis-fail-open.js';
 import type { RedisClient } from '../redis-script.js';
 import type { Logger } from '../log.js';
@@ -103,20 +104,8 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
   let serving = false;
   let sleeping = false;
   let closed = false;
-  let wake: (() => void) | undefined;
-
-  /** Sleeps ms, or less when an answer of this process frees a slot. */
-  function nap(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wake = done;
-    });
-  }
+  /** The first in line sleeps on it; an answer of this process that frees a slot wakes it. */
+  const sleeper = new WakeableNap();
 
   function finisher(slot: string): FinishRequest {
     let finished = false;
@@ -125,7 +114,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       finished = true;
       // Unanswered, the slot comes free after inFlightMs.
       finishBudgetSlot(redis, keys, slot, shape).then(
-        () => wake?.(),
+        () => sleeper.wake(),
         () => undefined,
       );
     };
@@ -161,7 +150,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
         if (finishRequest === undefined) {
           for (const waiter of line) waiter.held = true;
           sleeping = true;
-          await nap(waitMs);
+          await sleeper.nap(waitMs);
           sleeping = false;
           continue;
         }
