@@ -2,11 +2,11 @@
 // operation takes an OperationContext: its AbortSignal ends Proxmox calls
 // and waits at once (job cancelled, lock lost).
 
-import type { CreateSpec as CreateJobSpec } from '../../jobs/create.schema.js';
-import type { CreateResult, CreateStep, DeleteResult, VmState } from '../../jobs/result.schema.js';
+import type { CreateSpec as CreateJobSpec } from '../job-table/create.schema.js';
+import type { CreateResult, CreateStep, DeleteResult, VmState } from '../job-table/result.schema.js';
 import type { Logger } from '../log.js';
 
-export type { CreateResult, CreateStep, DeleteResult, InPlaceField } from '../../jobs/result.schema.js';
+export type { CreateResult, CreateStep, DeleteResult, InPlaceField } from '../job-table/result.schema.js';
 
 export interface OperationContext {
   signal: AbortSignal;
@@ -48,7 +48,7 @@ export interface VmObservation {
 
 /**
  * A create's fields (SPEC 1), declared once by the field table in
- * jobs/create.schema.ts; `image` may be absent (the default image, SPEC 27).
+ * src/job-table/create.schema.ts; `image` may be absent (the default image, SPEC 27).
  */
 export type CreateSpec = Omit<CreateJobSpec, 'image'> & { image?: string };
 

@@ -54,7 +54,7 @@ export interface CreateResult {
   changed?: InPlaceField[];
 }
 
-/** A create field a VM of ours takes in place (SPEC 2, 13); jobs/create.schema.ts's IN_PLACE_FIELDS gives each its rule. */
+/** A create field a VM of ours takes in place (SPEC 2, 13); src/job-table/create.schema.ts's IN_PLACE_FIELDS gives each its rule. */
 export type InPlaceField = 'cores' | 'memoryMiB' | 'diskGiB';
 
 /** A delete's result (SPEC 1, 15). */
