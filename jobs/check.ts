@@ -2,8 +2,8 @@
 // create or delete holds the name, else what the provider sees.
 import { NotFoundError } from '../src/errors.js';
 import type { VmObservation, VmRef } from '../src/provider/types.js';
-import type { CheckResult } from './result.schema.js';
-import { validateStoredJobData } from './schema.js';
+import type { CheckResult } from '../src/job-table/result.schema.js';
+import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
 

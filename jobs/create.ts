@@ -2,7 +2,7 @@
 // name's lock; every step is safe to repeat, so a retry resumes.
 import { NameHeldByOtherUidError } from '../src/provider/name-held.js';
 import type { CreateResult, CreateSpec } from '../src/provider/types.js';
-import { validateStoredJobData } from './schema.js';
+import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob, isOlderGeneration } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
 

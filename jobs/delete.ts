@@ -2,7 +2,7 @@
 // (SPEC 4: NotFound on delete means success).
 import { NotFoundError } from '../src/errors.js';
 import type { DeleteRequest, DeleteResult } from '../src/provider/types.js';
-import { validateStoredJobData } from './schema.js';
+import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob, isOlderGeneration } from './types.js';
 
 export const deleteJob = defineJob({

@@ -1,6 +1,6 @@
 // health (SPEC 19): every configured node checked; the result is kept for
 // /readyz. Unhealthy nodes are a result, not a failure of the job.
-import { validateStoredJobData } from './schema.js';
+import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob } from './types.js';
 
 export const healthJob = defineJob({

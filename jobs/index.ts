@@ -5,8 +5,8 @@ import { createJob } from './create.js';
 import { deleteJob } from './delete.js';
 import { healthJob } from './health.js';
 import { reconcileJob } from './reconcile.js';
-import { JOB_NAMES } from './schema.js';
-import type { JobName } from './schema.js';
+import { JOB_NAMES } from '../src/job-table/schema.js';
+import type { JobName } from '../src/job-table/schema.js';
 import type { AnyJobDefinition } from './types.js';
 
 export const jobDefinitions: readonly AnyJobDefinition[] = [createJob, deleteJob, checkJob, healthJob, reconcileJob];

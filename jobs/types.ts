@@ -4,7 +4,7 @@
 import type { Logger } from '../src/log.js';
 import type { NodeHealth, OperationContext, Provider } from '../src/provider/types.js';
 import type { DesiredHead, DesiredRecord, LastKnown } from '../src/desired-state.js';
-import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from './schema.js';
+import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from '../src/job-table/schema.js';
 
 export interface JobDeps {
   provider: Provider;

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { CALLER_JOBS } from '../jobs/schema.js';
+import { CALLER_JOBS } from './job-table/schema.js';
 import { shown } from './cli/terminal-text.js';
 
 const COMMANDS: Record<string, string> = {

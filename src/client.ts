@@ -3,9 +3,9 @@
 // and records the desired state before adding a job (SPEC 2). No worker
 // code, provider or handler is imported from here.
 import { randomUUID } from 'node:crypto';
-import { NAME_JOBS, limitsFromConfig, validateJobData } from '../jobs/schema.js';
-import type { JobLimits, JobRequestOf, NameJob } from '../jobs/schema.js';
-import { isJobIdShape } from '../jobs/job-ids.js';
+import { NAME_JOBS, limitsFromConfig, validateJobData } from './job-table/schema.js';
+import type { JobLimits, JobRequestOf, NameJob } from './job-table/schema.js';
+import { isJobIdShape } from './job-table/job-ids.js';
 import { producerConfig } from './config/producer.js';
 import type { ProducerSettings } from './config/producer.js';
 import { chooseProducerConfig } from './config/producer-published.js';
@@ -14,8 +14,8 @@ import { keys } from './queue/keys.js';
 import { readProducerConfig } from './queue/producer-config-store.js';
 import { connected, createProducerConnection } from './queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
-import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from '../jobs/create.schema.js';
-import type { CreateSpec } from '../jobs/create.schema.js';
+import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from './job-table/create.schema.js';
+import type { CreateSpec } from './job-table/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 import { viewJob } from './queue/job-view.js';
 import { JobWatch } from './queue/job-watch.js';
@@ -36,12 +36,12 @@ import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
 import type { VmListQuery } from './queue/vm-listing.js';
 
 export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
-export type { FieldError } from '../jobs/schema.js';
+export type { FieldError } from './job-table/schema.js';
 export type { JobDataView, JobView, JobViewOf, JobState } from './queue/job-view.js';
-export type { CheckResult, CreateResult, CreateStep, DeleteResult, JobResults, SupersededResult, TemplateSource, VmState } from '../jobs/result.schema.js';
-export { CREATE_STEPS } from '../jobs/result.schema.js';
+export type { CheckResult, CreateResult, CreateStep, DeleteResult, JobResults, SupersededResult, TemplateSource, VmState } from './job-table/result.schema.js';
+export { CREATE_STEPS } from './job-table/result.schema.js';
 export type { TextSummary } from './queue/text-summary.js';
-export type { JobName } from '../jobs/schema.js';
+export type { JobName } from './job-table/schema.js';
 export type { VmListQuery } from './queue/vm-listing.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
@@ -160,7 +160,7 @@ export interface ProvisionerClientOf<I extends CallInputs> {
   createVm(input: I['create']): Promise<EnqueueResult>;
   deleteVm(input: I['delete']): Promise<EnqueueResult>;
   checkVm(input: I['check']): Promise<EnqueueResult>;
-  /** A job for one name that records no desired state: a check, or any `per-name` job of the job table (jobs/schema.ts). */
+  /** A job for one name that records no desired state: a check, or any `per-name` job of the job table (src/job-table/schema.ts). */
   enqueueJob(job: NameJob, input: I['nameJob']): Promise<EnqueueResult>;
   getJob(id: string): Promise<JobView | undefined>;
   /**

@@ -27,7 +27,7 @@ export const MUTATED_MODULES: readonly MutatedModule[] = [
   },
   {
     name: 'fields',
-    file: 'jobs/fields.ts',
+    file: 'src/job-table/fields.ts',
     tests: ['test/jobs/field-table.test.ts', 'test/jobs/schema.test.ts', 'test/jobs/field-rules.test.ts', 'test/jobs/strings-rule.test.ts'],
     breakAt: 85,
   },

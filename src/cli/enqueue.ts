@@ -9,9 +9,9 @@ import { parseArgs } from 'node:util';
 import { ConflictError, SpecConflictError, ValidationError, createUncheckedProvisionerClient } from '../client.js';
 import { cliClientOptions } from './client-options.js';
 import type { EnqueueResult, UncheckedProvisionerClient } from '../client.js';
-import type { FieldSpec, FlagSpec } from '../../jobs/fields.js';
-import { CALLER_JOBS, JOB_TABLE } from '../../jobs/schema.js';
-import type { CallerJob } from '../../jobs/schema.js';
+import type { FieldSpec, FlagSpec } from '../job-table/fields.js';
+import { CALLER_JOBS, JOB_TABLE } from '../job-table/schema.js';
+import type { CallerJob } from '../job-table/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import { BadInput, readUtf8File } from './flags.js';
@@ -21,7 +21,7 @@ import { outcomeDocument, outcomeLines } from './job-outcome.js';
 import { progressPrinter } from './job-progress.js';
 import { jsonDocument, shown } from './terminal-text.js';
 
-/** The jobs a caller enqueues, from the job table (jobs/schema.ts). */
+/** The jobs a caller enqueues, from the job table (src/job-table/schema.ts). */
 const JOBS = CALLER_JOBS;
 type EnqueueJob = CallerJob;
 

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { createProvisionerClient } from '../client.js';
 import { cliClientOptions } from './client-options.js';
 import type { DesiredView, JobView } from '../client.js';
-import { DNS_LABEL } from '../../jobs/fields.js';
+import { DNS_LABEL } from '../job-table/fields.js';
 import { loadConfigOrExplain } from './common.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 import { labelledLines } from './labelled-lines.js';

@@ -7,7 +7,7 @@
 // unreachable or the job failed or did not finish in time, 2 bad input
 // (the reason on stderr).
 import type { Job, Queue } from 'bullmq';
-import { JOB_TABLE, limitsFromConfig, validateJobData } from '../../jobs/schema.js';
+import { JOB_TABLE, limitsFromConfig, validateJobData } from '../job-table/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';

@@ -5,8 +5,8 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { createInputFields } from '../../jobs/create.schema.js';
-import { DNS_LABEL, TEXT_MAX_BYTES, listProblems } from '../../jobs/fields.js';
+import { createInputFields } from '../job-table/create.schema.js';
+import { DNS_LABEL, TEXT_MAX_BYTES, listProblems } from '../job-table/fields.js';
 import { buildSeed, type SeedInput } from '../nocloud/seed.js';
 import { BadInput, parseFlags, readUtf8File } from './flags.js';
 import { readListFiles } from './key-files.js';

@@ -15,7 +15,7 @@ export interface SeedInput {
   name: string;
   userData?: string;
   networkConfig?: string;
-  /** OpenSSH public keys for the default user (SPEC 27), validated by jobs/ssh-key.ts. */
+  /** OpenSSH public keys for the default user (SPEC 27), validated by src/job-table/ssh-key.ts. */
   sshKeys?: readonly string[];
   installGuestAgent: boolean;
   joliet: boolean;

@@ -1,8 +1,8 @@
 // Create (SPEC 13). Every step is safe to repeat, so a create that was
 // killed after any step and runs again finds its VM by name (or at its
 // VMID, mid-clone) and goes on from there: never a second clone.
-import { createSpecFields } from '../../jobs/create.schema.js';
-import { limitsFromConfig, validateFields } from '../../jobs/fields.js';
+import { createSpecFields } from '../job-table/create.schema.js';
+import { limitsFromConfig, validateFields } from '../job-table/fields.js';
 import type { NodeConfig } from '../config/types.js';
 import { buildSeed } from '../nocloud/seed.js';
 import type { CreateResult, CreateSpec, CreateStep, InPlaceField, OperationContext } from './types.js';
@@ -31,7 +31,7 @@ async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
 }
 
 /**
- * The bounds of the create's field table (jobs/create.schema.ts), the same
+ * The bounds of the create's field table (src/job-table/create.schema.ts), the same
  * ones the producer, the API and the worker apply (SPEC 1, 24): a spec
  * that got here past them all is refused before any Proxmox call.
  */

@@ -1,31 +1,16 @@
-// Where an image's template for a node lives (SPEC 23, 27): on the node
-// itself, or on another node of the cluster, cloned across with `target`
-// (Proxmox allows that only when the template's disks are on shared
-// storage).
-import { defaultImageOf, imagesOf, type ImageTemplate, type ResolvedImage } from '../config/images.js';
+// An image's template for one node as the provider clones from it (SPEC
+// 23, 27): where it lives (src/config/template-source.ts), the config key
+// that names it, and the words and config paths its errors give.
+import { defaultImageOf, imagesOf, type ResolvedImage } from '../config/images.js';
+import { sourceOf, type TemplateSource } from '../config/template-source.js';
 import type { NodeConfig } from '../config/types.js';
 import type { ProviderDeps } from './deps.js';
-
-export interface TemplateSource {
-  vmid: number;
-  /** The node that holds the template: the clone call goes there. */
-  node: string;
-  /** The node the clone lands on, when it is not the template's. */
-  target?: string;
-}
 
 /** One image's template for one node: where to clone from, and the config key that names it. */
 export interface NodeImageTemplate {
   image: string;
   source: TemplateSource;
   key: string;
-}
-
-export function sourceOf(entry: ImageTemplate): TemplateSource {
-  const template = entry.template;
-  if (typeof template === 'number') return { vmid: template, node: entry.node };
-  if (template.node === entry.node) return { vmid: template.vmid, node: entry.node };
-  return { vmid: template.vmid, node: template.node, target: entry.node };
 }
 
 /** The image a create asked for, or the default one. */

@@ -2,11 +2,13 @@
 // operation takes an OperationContext: its AbortSignal ends Proxmox calls
 // and waits at once (job cancelled, lock lost).
 
-import type { CreateSpec as CreateJobSpec } from '../../jobs/create.schema.js';
-import type { CreateResult, CreateStep, DeleteResult, VmState } from '../../jobs/result.schema.js';
+import type { CreateSpec as CreateJobSpec } from '../job-table/create.schema.js';
+import type { CreateResult, CreateStep, DeleteResult, VmState } from '../job-table/result.schema.js';
+import type { NodeHealth } from '../job-table/health-result.schema.js';
 import type { Logger } from '../log.js';
 
-export type { CreateResult, CreateStep, DeleteResult, InPlaceField } from '../../jobs/result.schema.js';
+export type { CreateResult, CreateStep, DeleteResult, InPlaceField } from '../job-table/result.schema.js';
+export type { HealthReason, ImageHealth, NodeHealth } from '../job-table/health-result.schema.js';
 
 export interface OperationContext {
   signal: AbortSignal;
@@ -48,7 +50,7 @@ export interface VmObservation {
 
 /**
  * A create's fields (SPEC 1), declared once by the field table in
- * jobs/create.schema.ts; `image` may be absent (the default image, SPEC 27).
+ * src/job-table/create.schema.ts; `image` may be absent (the default image, SPEC 27).
  */
 export type CreateSpec = Omit<CreateJobSpec, 'image'> & { image?: string };
 
@@ -104,40 +106,6 @@ export interface SeedIso {
    * not say.
    */
   shared?: boolean;
-}
-
-/** Every reason a health check gives (SPEC 19), also the OpenAPI enum. */
-export const HEALTH_REASONS = [
-  'Unreachable',
-  'CertificateInvalid',
-  'CredentialsUnavailable',
-  'CredentialsRejected',
-  'PermissionDenied',
-  'NodeOffline',
-  'StorageNotFound',
-  'TemplateNotFound',
-] as const;
-
-export type HealthReason = (typeof HEALTH_REASONS)[number];
-
-/** Whether one image can be placed on one node (SPEC 27): the node is fit and the image's template there is. */
-export interface ImageHealth {
-  image: string;
-  ok: boolean;
-  reasons: { reason: HealthReason; detail: string }[];
-  /** What an operator should know that does not make it unfit (a protected template, SPEC 28); absent when none. */
-  notes?: string[];
-}
-
-export interface NodeHealth {
-  node: string;
-  /** Fit for every image it serves: its reasons are the node's own and every image's. */
-  ok: boolean;
-  reasons: { reason: HealthReason; detail: string }[];
-  /** One per image the node serves; absent in results stored before images. */
-  images?: ImageHealth[];
-  /** Its images' notes, for a glance; absent when none. */
-  notes?: string[];
 }
 
 export interface Provider {

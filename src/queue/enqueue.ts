@@ -1,12 +1,12 @@
 // The one door through which jobs enter the queues (SPEC 1, 2, 6): it
 // checks a job's stored data against the job table's schema, puts the job
 // on the table's queue and gives it an id of the table's shape
-// (jobs/job-ids.ts). The producer library, the reconciler, the CLI and the
+// (src/job-table/job-ids.ts). The producer library, the reconciler, the CLI and the
 // schedules all enqueue here. Producer-safe: no worker code.
 import type { Job } from 'bullmq';
-import { intentJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
-import { JOB_TABLE, validateEnqueuedJobData } from '../../jobs/schema.js';
-import type { IntentJob, JobLimits, JobName } from '../../jobs/schema.js';
+import { intentJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../job-table/job-ids.js';
+import { JOB_TABLE, validateEnqueuedJobData } from '../job-table/schema.js';
+import type { IntentJob, JobLimits, JobName } from '../job-table/schema.js';
 import { ValidationError } from './producer-errors.js';
 import type { Queues } from './queues.js';
 import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
@@ -64,7 +64,7 @@ function isIntent(job: JobName): job is IntentJob {
   return JOB_TABLE[job].ids === 'intent';
 }
 
-/** The id of a job of the table's shape; a recorded id must be the one jobs/job-ids.ts gives the intent. */
+/** The id of a job of the table's shape; a recorded id must be the one src/job-table/job-ids.ts gives the intent. */
 function jobIdFor(job: JobName, data: Identified, choice: JobIdChoice): string {
   if (choice === 'own') return JOB_TABLE[job].ids === 'system' ? ownJobId(job) : nameJobId(job, nameOf(job, data));
   if (!isIntent(job)) throw new Error(`a ${job} job records no intent, so it has no intent id`);

@@ -5,10 +5,10 @@
 // again with what this process knows, for a job written by a worker that
 // did not know a secret.
 import type { Job, Queue } from 'bullmq';
-import { isCreateStep } from '../../jobs/result.schema.js';
-import type { CreateStep, JobResults } from '../../jobs/result.schema.js';
-import { isJobName } from '../../jobs/schema.js';
-import type { JobDataOf, JobName } from '../../jobs/schema.js';
+import { isCreateStep } from '../job-table/result.schema.js';
+import type { CreateStep, JobResults } from '../job-table/result.schema.js';
+import { isJobName } from '../job-table/schema.js';
+import type { JobDataOf, JobName } from '../job-table/schema.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { withTextsSummarized } from './text-summary.js';
 import type { TextsSummarized } from './text-summary.js';

@@ -1,5 +1,5 @@
 // Errors the producer library throws (SPEC 1, SPEC 2). No worker code.
-import type { FieldError } from '../../jobs/fields.js';
+import type { FieldError } from '../job-table/fields.js';
 
 /** Bad input: every failing field with its reason; nothing was enqueued. */
 export class ValidationError extends Error {

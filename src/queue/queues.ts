@@ -1,10 +1,10 @@
 // The two queues (SPEC 1, 5): VM jobs on one, the system jobs (reconcile,
 // health) on another that runs one job at a time across all workers. Which
-// job goes on which is the job table's (jobs/schema.ts JOB_TABLE).
+// job goes on which is the job table's (src/job-table/schema.ts JOB_TABLE).
 import { Queue } from 'bullmq';
 import type { ConnectionOptions, JobsOptions, KeepJobs } from 'bullmq';
 import type { ProducerJobOptions } from '../config/producer.js';
-import type { QueueName } from '../../jobs/schema.js';
+import type { QueueName } from '../job-table/schema.js';
 import { reportRedisError } from './connection.js';
 
 export const VM_QUEUE = 'vm' satisfies QueueName;

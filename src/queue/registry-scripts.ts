@@ -11,7 +11,7 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
 /**
  * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now, '1'
  * when the caller gave the uid (else '0': a present name's uid is taken),
- * the job id's prefix (jobs/job-ids.ts intentJobIdPrefix, to which the
+ * the job id's prefix (src/job-table/job-ids.ts intentJobIdPrefix, to which the
  * generation is appended), a JSON object of what a spec field absent from
  * either spec means (a spec from before images had no image: the default
  * one, SPEC 27), then the names of the spec fields that must match a

@@ -8,8 +8,8 @@
 // The job in BullMQ and the registry's spec keep the text: the worker and
 // the reconciler need it.
 import { createHmac } from 'node:crypto';
-import { createInputFields } from '../../jobs/create.schema.js';
-import type { JobFields } from '../../jobs/fields.js';
+import { createInputFields } from '../job-table/create.schema.js';
+import type { JobFields } from '../job-table/fields.js';
 
 export interface TextSummary {
   bytes: number;

@@ -4,8 +4,8 @@
 // the same field. Pages run in name order and the cursor is the last name
 // a page gave (base64url), so a page goes on after that name whatever was
 // added or removed meanwhile: no name twice, none skipped that stayed.
-import { DNS_LABEL } from '../../jobs/fields.js';
-import type { FieldError } from '../../jobs/fields.js';
+import { DNS_LABEL } from '../job-table/fields.js';
+import type { FieldError } from '../job-table/fields.js';
 import type { DesiredRecord } from '../desired-state.js';
 
 export const DEFAULT_PAGE_LIMIT = 100;

@@ -6,8 +6,8 @@
 import type { RedisClient } from '../redis-script.js';
 import type { Config } from '../config/types.js';
 import type { OperationContext } from '../provider/types.js';
-import { isScheduledJobId } from '../../jobs/job-ids.js';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { isScheduledJobId } from '../job-table/job-ids.js';
+import { limitsFromConfig } from '../job-table/schema.js';
 import { jobDoor } from '../queue/enqueue.js';
 import type { JobDoor } from '../queue/enqueue.js';
 import type { NameLocks } from '../queue/name-lock.js';

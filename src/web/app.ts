@@ -4,7 +4,7 @@
 // listening: server.ts listens, tests use inject or listen themselves.
 import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Registry } from 'prom-client';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../job-table/schema.js';
 import { boundConnections, listenerLimitsOf } from '../listener-limits.js';
 import { bearerAuth } from './auth/bearer.js';
 import { createHealthGate } from './create-health.js';

@@ -3,8 +3,8 @@
 // wrote it, so every valid create fits and anything larger is refused
 // (413) before it is parsed. A string's bound is on its UTF-8 bytes; in
 // JSON one byte may take up to six (a control character as \u001f).
-import { JOB_NAMES, JOB_TABLE } from '../../jobs/schema.js';
-import { maxOf, type FieldRule, type JobFields, type JobLimits } from '../../jobs/fields.js';
+import { JOB_NAMES, JOB_TABLE } from '../job-table/schema.js';
+import { maxOf, type FieldRule, type JobFields, type JobLimits } from '../job-table/fields.js';
 
 const JSON_BYTES_PER_TEXT_BYTE = 6;
 /** Room for the spaces and newline a pretty-printing encoder puts around each value. */

@@ -4,7 +4,7 @@
 // is a 500 whose details go to the log (redacted), never to the caller.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ConflictError, ValidationError } from '../client.js';
-import type { FieldError } from '../../jobs/schema.js';
+import type { FieldError } from '../job-table/schema.js';
 import { RedisUnavailableError } from '../queue/connection.js';
 import { unavailableReason } from '../queue/redis-failure.js';
 import { ReplicaAcksError } from '../queue/replica-acks.js';

@@ -3,8 +3,8 @@
 // that node (SPEC 19), when one has run since images were checked.
 import { imagesOf } from '../config/images.js';
 import type { Config } from '../config/types.js';
-import { sourceOf, type TemplateSource } from '../provider/template-ref.js';
-import type { ImageHealth } from '../provider/types.js';
+import { sourceOf, type TemplateSource } from '../config/template-source.js';
+import type { ImageHealth } from '../job-table/health-result.schema.js';
 import type { LastHealth } from '../queue/health-store.js';
 
 export interface ImageNodeView {

@@ -2,7 +2,7 @@
 // where the client is and the job as it stands now. The event id is that
 // place, written out: any web process can resume a stream from a client's
 // Last-Event-ID without having seen it before (docs/decisions.md).
-import { isCreateStep } from '../../jobs/result.schema.js';
+import { isCreateStep } from '../job-table/result.schema.js';
 import { isFinished, type JobView } from '../queue/job-view.js';
 import type { StreamEvent } from './event-stream.js';
 

@@ -1,5 +1,5 @@
 // The OpenAPI schemas of GET /v1/images (SPEC 27), as src/web/image-list.ts answers.
-import { HEALTH_REASONS } from '../provider/types.js';
+import { HEALTH_REASONS } from '../job-table/health-result.schema.js';
 
 type Schema = Record<string, unknown>;
 

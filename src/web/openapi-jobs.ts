@@ -1,13 +1,13 @@
 // The OpenAPI schemas of a job as GET /v1/jobs/{id} answers it (SPEC 1, 6):
 // one variant per job, told apart by `job`, each with its data and its
-// result as jobs/result.schema.ts declares them, so a generated client
+// result as src/job-table/result.schema.ts declares them, so a generated client
 // narrows `result` by the job's name as the producer library does.
-import { IN_PLACE_FIELDS, createSpecFields } from '../../jobs/create.schema.js';
-import { fieldsJsonSchema } from '../../jobs/fields.js';
-import type { JobLimits } from '../../jobs/fields.js';
-import { CREATE_STEPS, VM_STATES } from '../../jobs/result.schema.js';
-import { JOB_NAMES, JOB_TABLE } from '../../jobs/schema.js';
-import type { JobName } from '../../jobs/schema.js';
+import { IN_PLACE_FIELDS, createSpecFields } from '../job-table/create.schema.js';
+import { fieldsJsonSchema } from '../job-table/fields.js';
+import type { JobLimits } from '../job-table/fields.js';
+import { CREATE_STEPS, VM_STATES } from '../job-table/result.schema.js';
+import { JOB_NAMES, JOB_TABLE } from '../job-table/schema.js';
+import type { JobName } from '../job-table/schema.js';
 import { JOB_STATES } from '../queue/job-view.js';
 
 type Schema = Record<string, unknown>;

@@ -1,8 +1,8 @@
 // The OpenAPI 3.1 document of /v1, served at /v1/openapi.json. Request
 // bodies come from the job schemas (jobJsonSchema), the same rules the
 // validator applies, so the document cannot drift from what is enforced.
-import { JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
-import { IN_PLACE_FIELDS } from '../../jobs/create.schema.js';
+import { JOB_TABLE, NAME_JOBS, jobJsonSchema, limitsFromConfig } from '../job-table/schema.js';
+import { IN_PLACE_FIELDS } from '../job-table/create.schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';

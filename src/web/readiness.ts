@@ -3,7 +3,7 @@
 // node fit to take VMs of at least one image (SPEC 27: one broken image
 // does not make the service unready while another still works). The
 // answer says which of these failed, and why.
-import type { NodeHealth } from '../provider/types.js';
+import type { NodeHealth } from '../job-table/health-result.schema.js';
 import { failedChecks, nodeCanProvision, type LastHealth } from '../queue/health-store.js';
 import type { WorkerBeat } from '../queue/heartbeat.js';
 

@@ -4,12 +4,12 @@
 // job's webhook event (SPEC 27), added before BullMQ records its end.
 import { DelayedError, UnrecoverableError, WaitingError } from 'bullmq';
 import type { Job } from 'bullmq';
-import type { JobLimits, JobName } from '../../jobs/schema.js';
+import type { JobLimits, JobName } from '../job-table/schema.js';
 import type { AnyJobDefinition, JobContext, JobDeps } from '../../jobs/types.js';
 import type { Logger } from '../log.js';
 import type { JobMetrics } from '../metrics.js';
 import type { CreateStep } from '../provider/types.js';
-import { createStepPercent } from '../../jobs/result.schema.js';
+import { createStepPercent } from '../job-table/result.schema.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { LazyAbortController } from '../queue/lazy-abort.js';
 import { holdLock } from '../queue/name-lock.js';

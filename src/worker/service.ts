@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import type { BackoffStrategy } from 'bullmq';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../job-table/schema.js';
 import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';

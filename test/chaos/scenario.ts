@@ -6,7 +6,7 @@
 // mid-run. Then the faults stop, the queues drain, one reconcile sweep
 // runs and the queues drain again, and the end state is read.
 import { Queue } from 'bullmq';
-import { ownJobId } from '../../jobs/job-ids.js';
+import { ownJobId } from '../../src/job-table/job-ids.js';
 import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createWorkerConnection } from '../../src/queue/connection.js';

@@ -1,7 +1,7 @@
 // The producer library (SPEC 6) against the real Redis: validation with
 // the jobs' schemas (SPEC 1) and the idempotence and conflicts of SPEC 2.
 import { expect } from 'chai';
-import { IN_PLACE_FIELDS, SPEC_FIELDS, createInputFields } from '../../jobs/create.schema.js';
+import { IN_PLACE_FIELDS, SPEC_FIELDS, createInputFields } from '../../src/job-table/create.schema.js';
 import { ConflictError, SpecConflictError, ValidationError, createProvisionerClient } from '../../src/client.js';
 import { RedisUnavailableError } from '../../src/queue/connection.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';

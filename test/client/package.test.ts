@@ -145,7 +145,7 @@ describe('@pve-provisioner/client installed on its own (SPEC 27)', function () {
 
   it('ships its built JavaScript and type declarations, nothing else', () => {
     const paths = packed.files.map((f) => f.path);
-    expect(paths).to.include.members(['package.json', 'README.md', 'dist/src/client.js', 'dist/src/client.d.ts', 'dist/jobs/schema.d.ts']);
+    expect(paths).to.include.members(['package.json', 'README.md', 'dist/src/client.js', 'dist/src/client.d.ts', 'dist/src/job-table/schema.d.ts']);
     expect(paths.filter((p) => !/^dist\/.+\.(js|d\.ts)$/.test(p) && p !== 'package.json' && p !== 'README.md')).to.deep.equal([]);
   });
 

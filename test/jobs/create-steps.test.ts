@@ -2,7 +2,7 @@
 // spread evenly up to the last one the create will reach; `restarted`, an
 // in-place change's step only (SPEC 2, 13), shares the step before it.
 import { expect } from 'chai';
-import { CREATE_STEPS, createStepPercent } from '../../jobs/result.schema.js';
+import { CREATE_STEPS, createStepPercent } from '../../src/job-table/result.schema.js';
 
 const usual = CREATE_STEPS.filter((step) => step !== 'restarted');
 

@@ -1,12 +1,12 @@
-// SPEC 1, SPEC 24: the field rules of jobs/fields.ts one by one, with the
+// SPEC 1, SPEC 24: the field rules of src/job-table/fields.ts one by one, with the
 // message a caller reads: each bound accepted at its value and refused one
 // past it, text counted in UTF-8 bytes with emoji accepted and lone
 // surrogates refused, a configured node accepted and another refused, and
 // the JSON Schema the same table documents (issue 19).
 import { expect } from 'chai';
-import { createInputFields } from '../../jobs/create.schema.js';
-import { BRIDGE, DNS_LABEL, fieldsJsonSchema, generationField, limitsFromConfig, nameField, requiredField, UID, uidField, validateFields } from '../../jobs/fields.js';
-import type { FieldError, JobFields, JobLimits } from '../../jobs/fields.js';
+import { createInputFields } from '../../src/job-table/create.schema.js';
+import { BRIDGE, DNS_LABEL, fieldsJsonSchema, generationField, limitsFromConfig, nameField, requiredField, UID, uidField, validateFields } from '../../src/job-table/fields.js';
+import type { FieldError, JobFields, JobLimits } from '../../src/job-table/fields.js';
 import type { Config } from '../../src/config/types.js';
 
 const LIMITS: JobLimits = {

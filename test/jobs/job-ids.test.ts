@@ -2,7 +2,7 @@
 // intent's id from the same prefix (real Redis, a prefix of its own).
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { intentJobId, intentJobIdPrefix, isJobIdShape, isScheduledJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../jobs/job-ids.js';
+import { intentJobId, intentJobIdPrefix, isJobIdShape, isScheduledJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../../src/job-table/job-ids.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { deletePrefix, keyPrefix, newRedis, uniquePrefix } from '../support/redis.js';
 

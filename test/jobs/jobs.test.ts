@@ -1,6 +1,6 @@
 // The check, health and reconcile jobs run by the worker (SPEC 1, 3, 5, 19).
 import { expect } from 'chai';
-import { ownJobId } from '../../jobs/job-ids.js';
+import { ownJobId } from '../../src/job-table/job-ids.js';
 import { readLastHealth } from '../../src/queue/health-store.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';

@@ -2,8 +2,8 @@
 // and the worker; every failing field is named with its reason.
 import { expect } from 'chai';
 import { JobRegistryError, buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
-import { JOB_NAMES, jobJsonSchema, validateJobData, validateStoredJobData } from '../../jobs/schema.js';
-import type { JobLimits } from '../../jobs/schema.js';
+import { JOB_NAMES, jobJsonSchema, validateJobData, validateStoredJobData } from '../../src/job-table/schema.js';
+import type { JobLimits } from '../../src/job-table/schema.js';
 
 const limits: JobLimits = {
   nodes: ['pve1', 'pve2'],

@@ -3,7 +3,7 @@
 // away); the sk- keys need a FIDO token, so they are built here in the
 // wire format of OpenSSH's PROTOCOL.u2f.
 import { expect } from 'chai';
-import { MIN_RSA_BITS, SSH_KEY_TYPES, sshKeyProblem } from '../../jobs/ssh-key.js';
+import { MIN_RSA_BITS, SSH_KEY_TYPES, sshKeyProblem } from '../../src/job-table/ssh-key.js';
 import { fixtureKey } from '../support/ssh-keys.js';
 
 function wire(...parts: (string | Buffer)[]): string {

@@ -1,11 +1,11 @@
-// The list rule of the field table (jobs/fields.ts `strings`, SPEC 1, 27),
+// The list rule of the field table (src/job-table/fields.ts `strings`, SPEC 1, 27),
 // as the create's sshKeys uses it: every failing item named `sshKeys[i]`,
 // the list itself named `sshKeys`, and the JSON Schema an array of strings.
 import { expect } from 'chai';
-import { SSH_KEYS_MAX, createInputFields } from '../../jobs/create.schema.js';
-import { fieldsJsonSchema, validateFields } from '../../jobs/fields.js';
-import type { FieldError, JobLimits } from '../../jobs/fields.js';
-import { SSH_KEY_TYPES } from '../../jobs/ssh-key.js';
+import { SSH_KEYS_MAX, createInputFields } from '../../src/job-table/create.schema.js';
+import { fieldsJsonSchema, validateFields } from '../../src/job-table/fields.js';
+import type { FieldError, JobLimits } from '../../src/job-table/fields.js';
+import { SSH_KEY_TYPES } from '../../src/job-table/ssh-key.js';
 import { fixtureKey } from '../support/ssh-keys.js';
 
 const limits: JobLimits = { nodes: ['pve1'], limits: { maxCores: 8, maxMemoryMiB: 8192, maxDiskGiB: 100 }, defaults: { cores: 1, memoryMiB: 512, diskGiB: 10 }, images: { default: ['pve1'] }, defaultImage: 'default' };

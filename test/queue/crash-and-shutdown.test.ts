@@ -4,7 +4,7 @@
 import { Worker, WaitingError } from 'bullmq';
 import { expect } from 'chai';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
 import { listLiveWorkers } from '../../src/queue/heartbeat.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { VM_QUEUE } from '../../src/queue/queues.js';

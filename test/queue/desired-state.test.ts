@@ -1,7 +1,7 @@
 // SPEC 2: the newest intent for a name wins, whatever order its jobs run
 // in; older generations end as superseded without touching Proxmox.
 import { expect } from 'chai';
-import { IN_PLACE_FIELDS, SPEC_FIELDS } from '../../jobs/create.schema.js';
+import { IN_PLACE_FIELDS, SPEC_FIELDS } from '../../src/job-table/create.schema.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { registryReader } from '../../src/reconciler/registry-adapter.js';
 import { createHarness } from '../support/harness.js';

@@ -2,7 +2,7 @@
 // the worker will, puts each job on the job table's queue and gives it an
 // id of the table's shape (real Redis, a prefix of its own).
 import { expect } from 'chai';
-import { JOB_NAMES, JOB_TABLE, limitsFromConfig } from '../../jobs/schema.js';
+import { JOB_NAMES, JOB_TABLE, limitsFromConfig } from '../../src/job-table/schema.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
 import type { JobDoor } from '../../src/queue/enqueue.js';
 import { ValidationError } from '../../src/queue/producer-errors.js';

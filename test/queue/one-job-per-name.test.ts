@@ -2,7 +2,7 @@
 // different names run in parallel. The provider double records when each
 // create ran.
 import { expect } from 'chai';
-import { nameJobId } from '../../jobs/job-ids.js';
+import { nameJobId } from '../../src/job-table/job-ids.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';
 import type { RecordedCall } from '../support/recording-provider.js';

@@ -4,7 +4,7 @@
 // of attempts is not recorded, so the sweep still heals it (SPEC 5). Real
 // Redis, real worker, the recording provider.
 import { expect } from 'chai';
-import { ownJobId } from '../../jobs/job-ids.js';
+import { ownJobId } from '../../src/job-table/job-ids.js';
 import { PermanentError } from '../../src/errors.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import type { SweepReport } from '../../src/reconciler/report.js';

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
 import { checkJob } from '../../jobs/check.js';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
 import type { AnyJobDefinition } from '../../jobs/types.js';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import type { JobMetrics } from '../../src/metrics.js';

@@ -10,7 +10,7 @@ import type { Redis } from 'ioredis';
 import sinon from 'sinon';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
 import { createJob } from '../../jobs/create.js';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
 import type { AnyJobDefinition } from '../../jobs/types.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { createProcessor } from '../../src/worker/processor.js';

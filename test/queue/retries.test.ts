@@ -2,7 +2,7 @@
 // fail at once with the operator-readable reason, bad data fails at once
 // naming the field (SPEC 1).
 import { expect } from 'chai';
-import { nameJobId } from '../../jobs/job-ids.js';
+import { nameJobId } from '../../src/job-table/job-ids.js';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import type { Job } from 'bullmq';
 import { loadConfig } from '../../src/config/index.js';
 import type { Config } from '../../src/config/index.js';
-import { validateJobData, limitsFromConfig } from '../../jobs/schema.js';
+import { validateJobData, limitsFromConfig } from '../../src/job-table/schema.js';
 import { createQueues } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';

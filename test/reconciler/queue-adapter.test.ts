@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { loadConfig } from '../../src/config/index.js';
-import { limitsFromConfig, validateJobData } from '../../jobs/schema.js';
+import { limitsFromConfig, validateJobData } from '../../src/job-table/schema.js';
 import { deleteJob } from '../../jobs/delete.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
 import { createQueues, VM_QUEUE } from '../../src/queue/queues.js';

@@ -4,7 +4,7 @@
 // sweep after the restart re-creates nothing: the registry in Redis and
 // the simulated cluster agree.
 import { expect } from 'chai';
-import { ownJobId } from '../../jobs/job-ids.js';
+import { ownJobId } from '../../src/job-table/job-ids.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -6,7 +6,7 @@
 // found. Over createProvider and the FakeProxmox seam fake, records and the
 // count in the real Redis.
 import { expect } from 'chai';
-import { ownJobId, schedulerId } from '../../jobs/job-ids.js';
+import { ownJobId, schedulerId } from '../../src/job-table/job-ids.js';
 import type { CreateSpec } from '../../src/provider/types.js';
 import { NODE, SEEDS, proxmoxWorld } from './proxmox-world.js';
 import type { ProxmoxWorld } from './proxmox-world.js';

@@ -5,7 +5,7 @@
 // already hold a desired state.
 import { expect } from 'chai';
 import type { InjectOptions } from 'fastify';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
 import { ValidationError } from '../../src/client.js';
 import { bodyLimitBytes } from '../../src/web/body-limit.js';
 import { buildTestWeb, type TestWeb } from '../web/helpers.js';

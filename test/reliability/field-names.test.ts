@@ -4,7 +4,7 @@
 // silently dropped, so the request was accepted.
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config/index.js';
-import { limitsFromConfig, validateJobData, type JobName } from '../../jobs/schema.js';
+import { limitsFromConfig, validateJobData, type JobName } from '../../src/job-table/schema.js';
 
 const limits = limitsFromConfig(loadConfig({ env: {} }));
 const PROTOTYPE_NAMES = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__proto__', '__defineGetter__'];

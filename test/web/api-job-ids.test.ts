@@ -4,7 +4,7 @@
 // `metrics:completed:data`: a 500 and a stack trace before); every id the
 // service does give, a scheduler's included, is still looked up.
 import { expect } from 'chai';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
 import type { VmService } from '../../src/web/deps.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';

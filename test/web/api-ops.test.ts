@@ -2,7 +2,7 @@
 // store, /metrics (ours plus BullMQ's queue counts), the OpenAPI document
 // built from the job schemas, and JSON 404s.
 import { expect } from 'chai';
-import { JOB_NAMES, jobJsonSchema, limitsFromConfig } from '../../jobs/schema.js';
+import { JOB_NAMES, jobJsonSchema, limitsFromConfig } from '../../src/job-table/schema.js';
 import { writeLastHealth } from '../../src/queue/health-store.js';
 import { startHeartbeat } from '../../src/queue/heartbeat.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';

@@ -2,7 +2,7 @@
 // SPEC 2 (idempotent create, 409 on another uid), through fastify inject
 // on the real Redis and the real producer client.
 import { expect } from 'chai';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
 import { bodyLimitBytes } from '../../src/web/body-limit.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 

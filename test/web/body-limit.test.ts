@@ -3,9 +3,9 @@
 // as JSON at their longest (every byte a \u00XX escape); a body larger than
 // the limit is refused with 413 before it is parsed.
 import { expect } from 'chai';
-import { limitsFromConfig } from '../../jobs/schema.js';
-import { SSH_KEYS_MAX, SSH_KEY_MAX_BYTES } from '../../jobs/create.schema.js';
-import { TEXT_MAX_BYTES } from '../../jobs/fields.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
+import { SSH_KEYS_MAX, SSH_KEY_MAX_BYTES } from '../../src/job-table/create.schema.js';
+import { TEXT_MAX_BYTES } from '../../src/job-table/fields.js';
 import { bodyLimitBytes } from '../../src/web/body-limit.js';
 import { fixtureKey } from '../support/ssh-keys.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';

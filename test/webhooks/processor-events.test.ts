@@ -6,7 +6,7 @@
 import type { Job } from 'bullmq';
 import { expect } from 'chai';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
-import { limitsFromConfig } from '../../jobs/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
 import type { AnyJobDefinition } from '../../jobs/types.js';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { NameLocks } from '../../src/queue/name-lock.js';

@@ -3,7 +3,7 @@
 // so one job's story can be read out of a worker's interleaved logs; so
 // does the debug line of each Proxmox call the job makes.
 import { expect } from 'chai';
-import { ownJobId } from '../../jobs/job-ids.js';
+import { ownJobId } from '../../src/job-table/job-ids.js';
 import { createProvider } from '../../src/provider/provider.js';
 import { observeApi } from '../../src/proxmox/observed-api.js';
 import { DEFAULT_NODE, DEFAULT_TEMPLATE, FakeProxmox, SEED_STORAGE } from '../fakes/fake-proxmox.js';

@@ -6,7 +6,7 @@
 // the next read, and the Redis work grows with the jobs followed, not the
 // streams. A stream lasts at most options.maxSeconds (docs/decisions.md).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { isJobIdShape } from '../../../jobs/job-ids.js';
+import { isJobIdShape } from '../../job-table/job-ids.js';
 import type { JobView } from '../../queue/job-view.js';
 import { JobWatch, type JobRead } from '../../queue/job-watch.js';
 import { unavailableReason } from '../../queue/redis-failure.js';

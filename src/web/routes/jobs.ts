@@ -2,7 +2,7 @@
 // MAX_WAIT_SECONDS so a client cannot hold a connection open forever, and
 // at most http.maxJobWaiters waits at once per process (SPEC 24).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { isJobIdShape } from '../../../jobs/job-ids.js';
+import { isJobIdShape } from '../../job-table/job-ids.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
 import { takesQuery } from '../query-keys.js';

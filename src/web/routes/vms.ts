@@ -4,7 +4,7 @@
 // that was already there answers 200 (`existing: true`), a new one 202
 // (SPEC 2).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { NAME_JOBS } from '../../../jobs/schema.js';
+import { NAME_JOBS } from '../../job-table/schema.js';
 import { SpecConflictError } from '../../client.js';
 import type { EnqueueResult, VmListQuery } from '../../client.js';
 import { parseVmListQuery } from '../../queue/vm-listing.js';
@@ -79,7 +79,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
     return accepted(reply, await service.deleteVm(input));
   });
 
-  // POST /vms/:name/check, and likewise every job of one name in the job table (jobs/schema.ts).
+  // POST /vms/:name/check, and likewise every job of one name in the job table (src/job-table/schema.ts).
   for (const job of NAME_JOBS) {
     app.post<{ Params: NameParams }>(`/vms/:name/${job}`, async (request, reply) => {
       // The name is the path's; a body's fields are the job's other fields, checked by its schema.

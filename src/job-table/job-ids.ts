@@ -49,7 +49,7 @@ export function schedulerId(job: string): string {
 }
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
-/** A VM name, as jobs/fields.ts's DNS_LABEL takes it: 1 to 63 of a-z 0-9 -, not starting or ending with -. */
+/** A VM name, as src/job-table/fields.ts's DNS_LABEL takes it: 1 to 63 of a-z 0-9 -, not starting or ending with -. */
 const NAME = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const GENERATION = '\\d{1,16}';
 

@@ -1,9 +1,9 @@
 // The building blocks of the job schemas: one declarative rule table per
-// job (jobs/<name>.schema.ts) gives both the validator that decides
+// job (src/job-table/<name>.schema.ts) gives both the validator that decides
 // (producer, HTTP API and worker: SPEC 1) and the JSON Schema that
 // documents it, so the two never disagree. No worker code here.
-import { IMPLICIT_IMAGE, defaultImageOf } from '../src/config/images.js';
-import type { Config, ImageConfig } from '../src/config/types.js';
+import { IMPLICIT_IMAGE, defaultImageOf } from '../config/images.js';
+import type { Config, ImageConfig } from '../config/types.js';
 
 export interface FieldError {
   field: string;

@@ -2,6 +2,10 @@
 // through, declared once: the provider returns these types, the producer
 // library's job views and the OpenAPI document (src/web/openapi-jobs.ts)
 // give them to callers. Producer-safe: types and constants only.
+import type { TemplateSource } from '../config/template-source.js';
+
+// A create's result names the template it cloned from (SPEC 23) as config gives it.
+export type { TemplateSource } from '../config/template-source.js';
 
 /** A create's steps in the order it reaches them (SPEC 1, 13); `restarted` only for an in-place change that needed it, `address` only with waitForAddress. */
 export const CREATE_STEPS = ['cloned', 'seeded', 'configured', 'resized', 'restarted', 'started', 'running', 'address'] as const;
@@ -27,13 +31,6 @@ export function createStepPercent(step: CreateStep, waitForAddress: boolean): nu
 export const VM_STATES = ['Provisioning', 'Running', 'Stopped', 'NotFound'] as const;
 export type VmState = (typeof VM_STATES)[number];
 
-/** The template a VM was cloned from (SPEC 23): the node holding it, and the node the clone landed on when another. */
-export interface TemplateSource {
-  vmid: number;
-  node: string;
-  target?: string;
-}
-
 /** A create's result (SPEC 1). */
 export interface CreateResult {
   /** `vms/<vmid>/<name>`. */
@@ -54,7 +51,7 @@ export interface CreateResult {
   changed?: InPlaceField[];
 }
 
-/** A create field a VM of ours takes in place (SPEC 2, 13); jobs/create.schema.ts's IN_PLACE_FIELDS gives each its rule. */
+/** A create field a VM of ours takes in place (SPEC 2, 13); src/job-table/create.schema.ts's IN_PLACE_FIELDS gives each its rule. */
 export type InPlaceField = 'cores' | 'memoryMiB' | 'diskGiB';
 
 /** A delete's result (SPEC 1, 15). */

@@ -21,7 +21,7 @@ export type { ReconcileJobData } from './system.schema.js';
 export type QueueName = 'vm' | 'system';
 
 /**
- * Where a job's id comes from (jobs/job-ids.ts): `intent`, the registry
+ * Where a job's id comes from (src/job-table/job-ids.ts): `intent`, the registry
  * records the request as the name's desired state and names its job
  * (SPEC 2); `per-name`, each request for a name is a job of its own; `system`,
  * a job of no name, on a schedule or added by hand.
