@@ -14,7 +14,7 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, throwIfAborted, transient } from './errors.js';
 import { pickAddress } from './address.js';
-import { Expectations, PollSchedule, perImage, type ScheduleShape } from './expectations.js';
+import { Expectations, PollSchedule, perImage, type ScheduleShape } from './waits/expectations.js';
 import { getVm } from './get.js';
 
 const ADDRESS = 'address';

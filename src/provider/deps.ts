@@ -6,8 +6,8 @@ import type { Logger } from '../log.js';
 import type { Config } from '../config/types.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import type { SeedRecords } from './seed-records.js';
-import type { Sleep } from './sleep.js';
-import type { Waits } from './waits.js';
+import type { Sleep } from './waits/sleep.js';
+import type { Waits } from './waits/waits.js';
 
 export type ProviderConfig = Pick<Config, 'proxmox' | 'budgets'>;
 

@@ -10,7 +10,7 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
-import { sharedOr } from './shared-reads.js';
+import { sharedOr } from './waits/shared-reads.js';
 import { parseMark } from './mark.js';
 import { qemuEntries } from './resolve.js';
 import { waitUnlocked } from './tasks.js';

@@ -9,7 +9,7 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
-import { sharedOr } from './shared-reads.js';
+import { sharedOr } from './waits/shared-reads.js';
 import { imageNamed, templateFor, type NodeImageTemplate } from './template-ref.js';
 
 export function configuredNode(deps: ProviderDeps, name: string): NodeConfig | undefined {

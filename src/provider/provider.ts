@@ -4,16 +4,16 @@ import type { Logger } from '../log.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
 import type { Provider } from './types.js';
 import type { ProviderConfig, ProviderDeps } from './deps.js';
-import { realSleep, type Sleep } from './sleep.js';
+import { realSleep, type Sleep } from './waits/sleep.js';
 import { getVm } from './get.js';
 import { findByName, findByNames, listByTag, listTaggedOrNamed } from './list.js';
 import { deleteSeed, listRecordedSeeds, listSeeds } from './seeds.js';
 import type { SeedRecords } from './seed-records.js';
-import type { LearnedTimesStore } from './learned-times.js';
+import type { LearnedTimesStore } from './waits/learned-times.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
 import { health } from './health.js';
-import { createWaits } from './waits.js';
+import { createWaits } from './waits/waits.js';
 
 export interface ProviderOptions {
   api: ProxmoxApi;

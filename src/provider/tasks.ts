@@ -10,7 +10,7 @@ import type { OperationContext } from './types.js';
 import { beforeWrite, callOpts, logFor, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
-import { pollUntil } from './poll.js';
+import { pollUntil } from './waits/poll-until.js';
 import { call } from './call.js';
 
 export interface UpidParts {

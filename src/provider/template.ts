@@ -8,7 +8,7 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
 import { call } from './call.js';
-import { sharedOr } from './shared-reads.js';
+import { sharedOr } from './waits/shared-reads.js';
 import { describeTemplate, type NodeImageTemplate } from './template-ref.js';
 import { bootDisk, cloudInitDrive, diskSizeBytes, GIB } from './vm-config.js';
 

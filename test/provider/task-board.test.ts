@@ -6,10 +6,10 @@
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import type { ProviderDeps } from '../../src/provider/deps.js';
-import { LISTING_TRIES } from '../../src/provider/listing-failures.js';
+import { LISTING_TRIES } from '../../src/provider/waits/listing-failures.js';
 import { TaskFailure, waitTask } from '../../src/provider/tasks.js';
 import type { OperationContext } from '../../src/provider/types.js';
-import { createWaits } from '../../src/provider/waits.js';
+import { createWaits } from '../../src/provider/waits/waits.js';
 import type { TaskLogLine, Upid } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { parseUpid, TaskFailure, waitRunning, waitTask, waitUnlocked } from '../../src/provider/tasks.js';
-import { realSleep } from '../../src/provider/sleep.js';
+import { realSleep } from '../../src/provider/waits/sleep.js';
 import type { TaskLogLine } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fixtureData } from '../support/fixtures.js';

@@ -6,9 +6,9 @@
 // sees Proxmox as it was after the lock. One call at a time per read:
 // who asks while one is on its way waits for the call after it, which
 // goes out when it is back, for all who asked meanwhile.
-import type { ClusterResource, VmConfig } from '../proxmox/api.js';
-import type { OperationContext } from './types.js';
-import { cancelled } from './errors.js';
+import type { ClusterResource, VmConfig } from '../../proxmox/api.js';
+import type { OperationContext } from '../types.js';
+import { cancelled } from '../errors.js';
 import type { NodeLoad } from './node-load.js';
 
 interface Asker<T> {

@@ -4,11 +4,11 @@
 // starttime, our token's user). A waited UPID the listing does not show
 // falls back to its own `tasks/{upid}/status`. A failed listing fails or
 // keeps the node's waiters as listing-failures.ts says.
-import type { Logger } from '../log.js';
-import type { ProxmoxApi, TaskListEntry, Upid } from '../proxmox/api.js';
-import type { OperationContext } from './types.js';
-import { callOpts } from './context.js';
-import { classifyCall } from './errors.js';
+import type { Logger } from '../../log.js';
+import type { ProxmoxApi, TaskListEntry, Upid } from '../../proxmox/api.js';
+import type { OperationContext } from '../types.js';
+import { callOpts } from '../context.js';
+import { classifyCall } from '../errors.js';
 import { ListingFailures } from './listing-failures.js';
 import { boardShape, type Expectations, type ScheduleShape } from './expectations.js';
 import { PollLoop, type LoopClock, type Waiter } from './poll-loop.js';

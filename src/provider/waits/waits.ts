@@ -3,8 +3,8 @@
 // the running board, the step reads creates share and the running VMs
 // seen per node. Deps built without them (tests of a helper alone)
 // poll each task and VM on its own, as before.
-import type { Logger } from '../log.js';
-import type { ProxmoxApi } from '../proxmox/api.js';
+import type { Logger } from '../../log.js';
+import type { ProxmoxApi } from '../../proxmox/api.js';
 import type { Sleep } from './sleep.js';
 import { Expectations } from './expectations.js';
 import { LearnedSync } from './learned-sync.js';

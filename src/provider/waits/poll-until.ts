@@ -1,9 +1,9 @@
 // The one polling loop every wait runs on (SPEC 16): a probe every
 // budgets.pollMs until it answers, a budget, and the job's AbortSignal,
 // which ends the wait at once.
-import type { OperationContext } from './types.js';
-import type { ProviderDeps } from './deps.js';
-import { throwIfAborted, transient } from './errors.js';
+import type { OperationContext } from '../types.js';
+import type { ProviderDeps } from '../deps.js';
+import { throwIfAborted, transient } from '../errors.js';
 
 export interface PollOptions {
   /** What is awaited, for the budget error: `task UPID:... to end`. */
