@@ -21,8 +21,8 @@ export interface ProviderDeps {
   logger: Logger;
   now: () => Date;
   sleep: Sleep;
-  /** The process's shared waits (SPEC 26); without them each task and VM is polled on its own. */
-  waits?: Waits;
+  /** The process's shared waits (SPEC 26): the task and running boards, the shared step reads, the learned times. */
+  waits: Waits;
   /** Where each uploaded seed is recorded (SPEC 5, 26); without it no record is kept and the sweep must list storages. */
   seedRecords?: SeedRecords;
   /**

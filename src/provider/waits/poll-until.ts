@@ -1,19 +1,25 @@
-// The one polling loop every wait runs on (SPEC 16): a probe every
-// budgets.pollMs until it answers, a budget, and the job's AbortSignal,
-// which ends the wait at once.
+// One wait polled on its own (SPEC 16): a probe every budgets.pollMs
+// until it answers, a budget, and the job's AbortSignal, which ends the
+// wait at once. Only the lock wait (tasks.ts' waitUnlocked) runs on it;
+// tasks and VMs to run wait on the boards (SPEC 26).
 import type { OperationContext } from '../types.js';
-import type { ProviderDeps } from '../deps.js';
 import { throwIfAborted, transient } from '../errors.js';
+import type { LoopClock } from './poll-loop.js';
 
 export interface PollOptions {
-  /** What is awaited, for the budget error: `task UPID:... to end`. */
+  /** What is awaited, for the budget error: `VM 123 on pv1-1 to be unlocked`. */
   what: string;
   budgetSeconds: number;
 }
 
+/** What a lone poll needs of the provider's deps: its clock and budgets.pollMs. */
+export interface PollDeps extends LoopClock {
+  config: { budgets: { pollMs: number } };
+}
+
 /** The probe answers a value when done, undefined to poll again. */
 export async function pollUntil<T>(
-  deps: ProviderDeps,
+  deps: PollDeps,
   ctx: OperationContext,
   options: PollOptions,
   probe: () => Promise<T | undefined>,

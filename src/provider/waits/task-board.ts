@@ -139,7 +139,7 @@ export class TaskBoard {
     await Promise.all(fallbacks);
   }
 
-  /** A waited task the listing did not show: its own status call, as before the board. */
+  /** A waited task the listing did not show: its own status call. */
   private async askStatus(node: string, loop: PollLoop<string, TaskWaiter>, w: TaskWaiter, now: number): Promise<void> {
     try {
       const status = await this.deps.api.taskStatus(node, w.upid, callOpts(w.ctx));
