@@ -30,7 +30,7 @@ export interface ProviderDeps {
    * process: they change only with the storage config, and every storage
    * listing of the seeds (the sweep's backstop) refreshes them.
    */
-  storageShared?: Map<string, boolean>;
+  storageShared: Map<string, boolean>;
 }
 
 export interface ProviderOptions {
