@@ -1,5 +1,5 @@
 // SPEC 16: tasks, and the waits of tasks.ts: a task and a VM to run on
-// the process's boards (SPEC 26), as every wait runs, a lock on its own poll.
+// the process's boards (SPEC 26), a VM's lock on a poll of its own.
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { PermanentError, TransientError } from '../../src/errors.js';
