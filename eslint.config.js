@@ -23,13 +23,25 @@ const AREA = {
   sim: ['**/sim/*', '**/sim/**/*'],
 };
 
-/** no-restricted-imports for `files`: none of `areas` (names of AREA). */
+// The wait scheduler (src/provider/waits/, SPEC 26) stands below the
+// provider's operations: of the provider's own files it imports only the
+// shared helpers (types, context, errors), never an operation, tasks.ts,
+// or deps.ts, which builds it. Matched on the import as written from
+// inside waits/ ('../create.js'); '../../log.js' and './x.js' pass.
+const PROVIDER_OPERATIONS = { regex: '^\\.\\./(?!(types|context|errors)\\.js$)[^./][^/]*$' };
+
+/** no-restricted-imports for `files`: none of `areas` (names of AREA, or [name, { regex }]). */
 function layer(files, floor, areas) {
-  const patterns = areas.map((name) => ({ group: AREA[name], message: `${floor} may not import ${name} (the layers: docs/architecture.md).` }));
+  const patterns = areas.map((area) => {
+    const [name, match] = Array.isArray(area) ? area : [area, AREA[area]];
+    const message = `${floor} may not import ${name} (the layers: docs/architecture.md).`;
+    return Array.isArray(match) ? { group: match, message } : { regex: match.regex, message };
+  });
   return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
 }
 
 const ABOVE_GROUND = ['iso9660', 'nocloud', 'proxmox', 'webhooks', 'job-table', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim'];
+const ABOVE_PROVIDER = ['jobs', 'webhooks', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim'];
 
 export default tseslint.config(
   // examples/ is plain JavaScript for users to copy, run as written by test/e2e/readme-walk.test.ts.
@@ -59,7 +71,9 @@ export default tseslint.config(
   layer(['src/webhooks/**/*.ts'], 'src/webhooks/', ABOVE_GROUND.filter((a) => a !== 'webhooks')),
   // The job table (fields, schemas, results, job ids, the ssh-key rule): data and validation, the ground floor and npm packages only.
   layer(['src/job-table/**/*.ts'], 'src/job-table/', ABOVE_GROUND.filter((a) => a !== 'job-table')),
-  layer(['src/provider/**/*.ts'], 'src/provider/', ['jobs', 'webhooks', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
+  layer(['src/provider/**/*.ts'], 'src/provider/', ABOVE_PROVIDER),
+  // A later entry's no-restricted-imports replaces the one above for these files: the provider's areas again, and its operations.
+  layer(['src/provider/waits/**/*.ts'], 'src/provider/waits/', [...ABOVE_PROVIDER, ["the provider's operations, tasks.ts or deps.ts", PROVIDER_OPERATIONS]]),
   layer(['jobs/**/*.ts'], 'jobs/', ['webhooks', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
   layer(['src/queue/**/*.ts'], 'src/queue/', ['reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
   layer(['src/reconciler/**/*.ts'], 'src/reconciler/', ['worker', 'client', 'web', 'cli', 'sim']),

@@ -14,7 +14,7 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, throwIfAborted, transient } from './errors.js';
 import { pickAddress } from './address.js';
-import { Expectations, PollSchedule, perImage, type ScheduleShape } from './expectations.js';
+import { PollSchedule, perImage, type ScheduleShape } from './waits/expectations.js';
 import { getVm } from './get.js';
 
 const ADDRESS = 'address';
@@ -52,7 +52,7 @@ export async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spe
   const budgetSeconds = deps.config.budgets.addressSeconds;
   const pollMs = deps.config.budgets.pollMs;
   const shape: ScheduleShape = { pollMs, shortMs: pollMs / 2, unknownCapMs: ADDRESS_UNKNOWN_CAP * pollMs, firstMayExceedPoll: true };
-  const expectations = deps.waits?.expectations ?? new Expectations();
+  const expectations = deps.waits.expectations;
   const kind = addressKind(vm.image);
   const startedAt = deps.now().getTime();
   const deadline = startedAt + budgetSeconds * 1000;

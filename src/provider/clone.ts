@@ -14,7 +14,7 @@ import { probeSequence } from './vmid.js';
 import { formatMark } from './mark.js';
 import { holderOfVmid, type FoundVm } from './ownership.js';
 import { taskExitOf, waitTask } from './tasks.js';
-import { perImage } from './expectations.js';
+import { perImage } from './waits/expectations.js';
 import { describeTemplate, nodeKey, type NodeImageTemplate } from './template-ref.js';
 import { storageRefusal } from './storage-refusal.js';
 

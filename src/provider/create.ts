@@ -25,6 +25,7 @@ import { storageRefusal } from './storage-refusal.js';
 import { checkTemplate } from './template.js';
 import { templateFor } from './template-ref.js';
 import { bootDisk, diskSizeBytes, GIB } from './vm-config.js';
+import type { ResolvedImage } from '../config/images.js';
 
 async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
   await ctx.progress?.(step);
@@ -43,66 +44,87 @@ export function validateCreateSpec(deps: Pick<ProviderDeps, 'config'>, spec: Cre
 export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: OperationContext): Promise<CreateResult> {
   validateCreateSpec(deps, spec);
   const image = requireImage(deps, spec.image);
-  const named = spec.node === undefined ? undefined : requireConfiguredNode(deps, spec.node);
-
-  // 1. Ours already? Adopt it and go on from wherever it got to.
-  let vm: FoundVm | undefined = await findOurs(deps, ctx, spec);
-  let fresh = false;
-  if (vm) {
-    await logLine(ctx, `found VM ${vm.vmid} of ours on ${vm.node}; going on from where it stopped`);
-  } else {
-    const node = named ?? (await chooseNode(deps, ctx, image));
-    const template = requireTemplate(deps, image, node);
-    // 2. The image's template for that node, on this path only.
-    await checkTemplate(deps, ctx, template, spec.diskGiB);
-    // 3. Clone, or adopt what holds our VMID.
-    const outcome = await cloneOrAdopt(deps, ctx, spec, node, template);
-    vm = outcome.vm;
-    fresh = outcome.cloned;
-  }
+  const { vm, fresh } = await foundOrCloned(deps, ctx, spec, image);
   await reached(ctx, 'cloned');
   const node = configuredNode(deps, vm.node);
   if (!node) throw permanent(`VM ${vm.vmid} of ${spec.name} is on node ${vm.node}, which is not configured; add it or delete the VM`);
 
   // A VM of ours that runs was configured and started before: only an in-place change (SPEC 2) and the waits are left.
   const running = !fresh && (await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)))).status === 'running';
-  let changed: InPlaceField[] = fresh ? [] : configChanges(spec, vm.config, deps.config.proxmox.tag);
-  let restarted = false;
-  // When the start (or restart) task of this create ended: the boot time is learned from there (SPEC 26).
-  let bootAt: number | undefined;
-  if (running) {
-    const change = await changeRunningVm(deps, ctx, spec, vm);
-    const grow = diskShort(spec, vm.config);
-    changed = grow ? [...change.changed, 'diskGiB'] : change.changed;
-    if (changed.length === 0) await logLine(ctx, `VM ${vm.vmid} already runs; seed, config and disk were done before`);
-    for (const step of ['seeded', 'configured'] as const) await reached(ctx, step);
-    if (grow) await growBootDisk(deps, ctx, spec, vm);
-    await reached(ctx, 'resized');
-    if (change.held.length > 0) {
-      await restartForHeld(deps, ctx, vm, change.held);
-      bootAt = deps.now().getTime();
-      restarted = true;
-      await reached(ctx, 'restarted');
-    }
-    await reached(ctx, 'started');
-  } else {
-    await uploadSeed(deps, ctx, spec, node, vm.vmid);
-    await reached(ctx, 'seeded');
-    await configure(deps, ctx, spec, node, vm);
-    await reached(ctx, 'configured');
-    await growBootDisk(deps, ctx, spec, vm);
-    await reached(ctx, 'resized');
-    await start(deps, ctx, vm);
-    bootAt = deps.now().getTime();
-    await reached(ctx, 'started');
-  }
+  const brought = running ? await changeInPlace(deps, ctx, spec, vm) : await setUpAndStart(deps, ctx, spec, node, vm, fresh);
   await waitRunning(deps, ctx, vm.node, vm.vmid);
   await logLine(ctx, `VM ${vm.vmid} is running`);
   await reached(ctx, 'running');
 
+  const result = resultOf(deps, spec, image, node, vm, brought.changed);
+  if (!spec.waitForAddress) return result;
+  return withAddress(deps, ctx, spec, result, vm, { freshBoot: !running || brought.restarted, image: image.name, bootAt: brought.bootAt });
+}
+
+/** Steps 1 to 3: ours already (adopted, going on from wherever it got to), or cloned now; `fresh` when this create cloned it. */
+async function foundOrCloned(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, image: ResolvedImage): Promise<{ vm: FoundVm; fresh: boolean }> {
+  const named = spec.node === undefined ? undefined : requireConfiguredNode(deps, spec.node);
+  // 1. Ours already? Adopt it and go on from wherever it got to.
+  const found = await findOurs(deps, ctx, spec);
+  if (found) {
+    await logLine(ctx, `found VM ${found.vmid} of ours on ${found.node}; going on from where it stopped`);
+    return { vm: found, fresh: false };
+  }
+  const node = named ?? (await chooseNode(deps, ctx, image));
+  const template = requireTemplate(deps, image, node);
+  // 2. The image's template for that node, on this path only.
+  await checkTemplate(deps, ctx, template, spec.diskGiB);
+  // 3. Clone, or adopt what holds our VMID.
+  const outcome = await cloneOrAdopt(deps, ctx, spec, node, template);
+  return { vm: outcome.vm, fresh: outcome.cloned };
+}
+
+/** How the VM came to run: the fields changed in place, whether it was restarted, when its start (or restart) task ended. */
+interface BroughtUp {
+  changed: InPlaceField[];
+  restarted: boolean;
+  /** The boot time is learned from there (SPEC 26); undefined when this create neither started nor restarted it. */
+  bootAt: number | undefined;
+}
+
+/** A VM of ours that runs: an in-place change (SPEC 2), the disk grown, a restart for what only a restart applies. */
+async function changeInPlace(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, vm: FoundVm): Promise<BroughtUp> {
+  const change = await changeRunningVm(deps, ctx, spec, vm);
+  const grow = diskShort(spec, vm.config);
+  const changed: InPlaceField[] = grow ? [...change.changed, 'diskGiB'] : change.changed;
+  if (changed.length === 0) await logLine(ctx, `VM ${vm.vmid} already runs; seed, config and disk were done before`);
+  for (const step of ['seeded', 'configured'] as const) await reached(ctx, step);
+  if (grow) await growBootDisk(deps, ctx, spec, vm);
+  await reached(ctx, 'resized');
+  let bootAt: number | undefined;
+  if (change.held.length > 0) {
+    await restartForHeld(deps, ctx, vm, change.held);
+    bootAt = deps.now().getTime();
+    await reached(ctx, 'restarted');
+  }
+  await reached(ctx, 'started');
+  return { changed, restarted: bootAt !== undefined, bootAt };
+}
+
+/** Steps 4 to 7 (up to the start task's end) on a VM that does not run: seed, config, disk, start. An adopted one reports the fields its config differed in. */
+async function setUpAndStart(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vm: FoundVm, fresh: boolean): Promise<BroughtUp> {
+  const changed = fresh ? [] : configChanges(spec, vm.config, deps.config.proxmox.tag);
+  await uploadSeed(deps, ctx, spec, node, vm.vmid);
+  await reached(ctx, 'seeded');
+  await configure(deps, ctx, spec, node, vm);
+  await reached(ctx, 'configured');
+  await growBootDisk(deps, ctx, spec, vm);
+  await reached(ctx, 'resized');
+  await start(deps, ctx, vm);
+  const bootAt = deps.now().getTime();
+  await reached(ctx, 'started');
+  return { changed, restarted: false, bootAt };
+}
+
+function resultOf(deps: ProviderDeps, spec: CreateSpec, image: ResolvedImage, node: NodeConfig, vm: FoundVm, changed: InPlaceField[]): CreateResult {
   const createdAt = parseMark(vm.config.description)?.writtenAtCreate ?? deps.now().toISOString();
   const source = templateFor(image, node)?.source;
-  const result: CreateResult = {
+  return {
     providerId: providerId(vm.vmid, spec.name),
     vmid: vm.vmid,
     node: vm.node,
@@ -113,8 +135,19 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
     ...(source === undefined ? {} : { source }),
     ...(changed.length > 0 ? { changed } : {}),
   };
-  if (!spec.waitForAddress) return result;
-  const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot: !running || restarted, image: image.name, ...(bootAt === undefined ? {} : { bootAt }) });
+}
+
+/** When the spec waits for an address, after the VM runs: the address wait (SPEC 1, 10, 26), and the result with the address its guest agent reports. */
+async function withAddress(
+  deps: ProviderDeps,
+  ctx: OperationContext,
+  spec: CreateSpec,
+  result: CreateResult,
+  vm: FoundVm,
+  boot: { freshBoot: boolean; image: string; bootAt: number | undefined },
+): Promise<CreateResult> {
+  const { freshBoot, image, bootAt } = boot;
+  const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot, image, ...(bootAt === undefined ? {} : { bootAt }) });
   // Stryker disable next-line StringLiteral: waitAddress answers only with an address (Running); ?? '' is for the type checker
   await logLine(ctx, `VM ${vm.vmid} reports address ${seen.address ?? ''}`);
   await reached(ctx, 'address');

@@ -11,6 +11,7 @@ import type { OperationContext, VmObservation, VmRef } from './types.js';
 import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { classifyCall } from './errors.js';
+import { call } from './call.js';
 import { providerId } from './vmid.js';
 import { parseMark } from './mark.js';
 import { pickAddress } from './address.js';
@@ -40,39 +41,9 @@ async function readUnsure(
 
 export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContext): Promise<VmObservation> {
   const opts = callOpts(ctx);
-  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
-    try {
-      return await fn();
-    } catch (err) {
-      throw classifyCall(err, ctx.signal);
-    }
-  };
-
-  // 1. The resources entry: absent is NotFound, a lock or `unknown` is Transient before any name is read.
-  const resources = await call(() => deps.api.clusterResources('vm', opts));
-  const found = walkChain(resources, ref.name, ref.uid, deps.config.proxmox.vmidRange);
-  if (found.kind === 'busy') throw new TransientError(`${ref.name}: ${found.why}`);
-  const readConfig = async (node: string, vmid: number): Promise<VmConfig | undefined> => {
-    try {
-      return await call(() => deps.api.getConfig(node, vmid, opts));
-    } catch (err) {
-      if (err instanceof NotFoundError) return undefined;
-      throw err;
-    }
-  };
-  let located: { node: string; vmid: number; config: VmConfig } | undefined;
-  if (found.kind === 'named') {
-    const { node, vmid } = found.entry;
-    const config = await readConfig(node, vmid);
-    if (config === undefined) return NOT_FOUND;
-    located = { node, vmid, config };
-  } else {
-    // Never NotFound from the listing alone (SPEC 28): an entry at the uid's
-    // VMIDs or at the registry's last-known one, under another name or
-    // `VM <vmid>`, may be ours behind a stale pvestatd sample.
-    located = await readUnsure(unsureEntries(found.unsure, knownButRenamed(resources, ref.name, ref.knownVmid)), ref, readConfig);
-    if (located === undefined) return NOT_FOUND;
-  }
+  // 1. The resources entry, then the config of the VM it points at.
+  const located = await locate(deps, ref, ctx);
+  if (located === undefined) return NOT_FOUND;
   const { node, vmid, config } = located;
 
   // 2. The config: a lock is Transient, name and mark decide ownership, then `suspended` is Stopped.
@@ -94,16 +65,45 @@ export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContex
   // 3. status/current: stopped or paused is Stopped (F14).
   let status;
   try {
-    status = await call(() => deps.api.statusCurrent(node, vmid, opts));
+    status = await call(ctx, () => deps.api.statusCurrent(node, vmid, opts));
   } catch (err) {
     if (err instanceof NotFoundError) return NOT_FOUND;
     throw err;
   }
   if (status.status !== 'running' || status.qmpstatus === 'paused') return seen;
+  return withAgent(deps, ref, ctx, located, seen);
+}
 
-  // 4. The agent (F5, F21).
+/** 1. The resources entry and its config: absent is NotFound (undefined), a lock or `unknown` is Transient before any name is read. */
+async function locate(deps: ProviderDeps, ref: VmRef, ctx: OperationContext): Promise<(Placed & { config: VmConfig }) | undefined> {
+  const opts = callOpts(ctx);
+  const resources = await call(ctx, () => deps.api.clusterResources('vm', opts));
+  const found = walkChain(resources, ref.name, ref.uid, deps.config.proxmox.vmidRange);
+  if (found.kind === 'busy') throw new TransientError(`${ref.name}: ${found.why}`);
+  const readConfig = async (node: string, vmid: number): Promise<VmConfig | undefined> => {
+    try {
+      return await call(ctx, () => deps.api.getConfig(node, vmid, opts));
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  };
+  if (found.kind === 'named') {
+    const { node, vmid } = found.entry;
+    const config = await readConfig(node, vmid);
+    return config === undefined ? undefined : { node, vmid, config };
+  }
+  // Never NotFound from the listing alone (SPEC 28): an entry at the uid's
+  // VMIDs or at the registry's last-known one, under another name or
+  // `VM <vmid>`, may be ours behind a stale pvestatd sample.
+  return readUnsure(unsureEntries(found.unsure, knownButRenamed(resources, ref.name, ref.knownVmid)), ref, readConfig);
+}
+
+/** 4. The agent (F5, F21) of a VM that runs: its address, or why there is none yet. */
+async function withAgent(deps: ProviderDeps, ref: VmRef, ctx: OperationContext, vm: Placed & { config: VmConfig }, seen: VmObservation): Promise<VmObservation> {
+  const { node, vmid, config } = vm;
   try {
-    const interfaces = await deps.api.agentInterfaces(node, vmid, opts);
+    const interfaces = await deps.api.agentInterfaces(node, vmid, callOpts(ctx));
     const address = pickAddress(interfaces, config.net0);
     return address === undefined ? { ...seen, state: 'Provisioning' } : { ...seen, state: 'Running', address };
   } catch (err) {

@@ -10,7 +10,6 @@ import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
-import { sharedOr } from './shared-reads.js';
 import { parseMark } from './mark.js';
 import { qemuEntries } from './resolve.js';
 import { waitUnlocked } from './tasks.js';
@@ -65,7 +64,7 @@ export async function judge(
 
 /** `/cluster/resources?type=vm`, shared with the process's other creates and deletes asking at once, sent after this asked. */
 export function vmListing(deps: ProviderDeps, ctx: OperationContext): Promise<ClusterResource[]> {
-  return sharedOr(ctx, deps.waits?.reads.vms, () => deps.api.clusterResources('vm', callOpts(ctx)));
+  return deps.waits.reads.vms.read(ctx.signal);
 }
 
 /** The holder of a VMID the clone found taken (F4); `gone` when it vanished meanwhile. */

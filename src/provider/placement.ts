@@ -5,11 +5,9 @@
 import type { ResolvedImage } from '../config/images.js';
 import type { NodeConfig } from '../config/types.js';
 import type { OperationContext } from './types.js';
-import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
-import { sharedOr } from './shared-reads.js';
 import { imageNamed, templateFor, type NodeImageTemplate } from './template-ref.js';
 
 export function configuredNode(deps: ProviderDeps, name: string): NodeConfig | undefined {
@@ -49,7 +47,7 @@ export function requireTemplate(deps: ProviderDeps, image: ResolvedImage, node: 
 
 /** The online node serving the image with the most free memory. */
 export async function chooseNode(deps: ProviderDeps, ctx: OperationContext, image: ResolvedImage): Promise<NodeConfig> {
-  const entries = await call(ctx, () => sharedOr(ctx, deps.waits?.reads.nodes, () => deps.api.clusterResources('node', callOpts(ctx))));
+  const entries = await call(ctx, () => deps.waits.reads.nodes.read(ctx.signal));
   let best: { node: NodeConfig; free: number } | undefined;
   const candidates = servingNodes(deps, image);
   for (const node of candidates) {

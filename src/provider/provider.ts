@@ -1,48 +1,20 @@
 // createProvider: the Provider the job layer calls (SPEC 10 to 16, 19),
 // built on the seam alone.
-import type { Logger } from '../log.js';
-import type { ProxmoxApi } from '../proxmox/api.js';
 import type { Provider } from './types.js';
-import type { ProviderConfig, ProviderDeps } from './deps.js';
-import { realSleep, type Sleep } from './sleep.js';
+import { createProviderDeps, type ProviderDeps, type ProviderOptions } from './deps.js';
 import { getVm } from './get.js';
 import { findByName, findByNames, listByTag, listTaggedOrNamed } from './list.js';
 import { deleteSeed, listRecordedSeeds, listSeeds } from './seeds.js';
-import type { SeedRecords } from './seed-records.js';
-import type { LearnedTimesStore } from './learned-times.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
 import { health } from './health.js';
-import { createWaits } from './waits.js';
-
-export interface ProviderOptions {
-  api: ProxmoxApi;
-  config: ProviderConfig;
-  logger: Logger;
-  /** The clock polls and marks use; tests inject one. */
-  now?: () => Date;
-  /** How polls wait; tests inject one that returns at once. */
-  sleep?: Sleep;
-  /** Where each seed a create uploads is recorded, before the upload (SPEC 5, 26). */
-  seedRecords?: SeedRecords;
-  /** Where the learned wait times are shared by every worker process and kept across restarts (SPEC 26, issue 27). */
-  learnedTimes?: LearnedTimesStore;
-}
 
 export function createProvider(options: ProviderOptions): Provider {
-  const now = options.now ?? ((): Date => new Date());
-  const sleep = options.sleep ?? realSleep;
-  const deps: ProviderDeps = {
-    api: options.api,
-    config: options.config,
-    logger: options.logger,
-    now,
-    sleep,
-    // Shared by every operation of this provider: one worker process, one board (SPEC 26).
-    waits: createWaits({ api: options.api, logger: options.logger, now, sleep, pollMs: options.config.budgets.pollMs, ...(options.learnedTimes ? { learnedTimes: options.learnedTimes } : {}) }),
-    ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}),
-    storageShared: new Map(),
-  };
+  return providerOn(createProviderDeps(options));
+}
+
+/** The operations over deps createProviderDeps built; the provider tests' harness keeps the deps to test helpers on them. */
+export function providerOn(deps: ProviderDeps): Provider {
   return {
     get: (ref, ctx) => getVm(deps, ref, ctx),
     findByName: (name, ctx) => findByName(deps, name, ctx),

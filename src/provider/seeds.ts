@@ -72,7 +72,7 @@ export async function listRecordedSeeds(deps: ProviderDeps, ctx: OperationContex
 
 /** The cached flag; read (and cached) once when this process has none yet. */
 async function sharedFlag(deps: ProviderDeps, ctx: OperationContext, node: string, storage: string): Promise<boolean | undefined> {
-  return deps.storageShared?.get(`${node}/${storage}`) ?? (await readShared(deps, ctx, node, storage));
+  return deps.storageShared.get(`${node}/${storage}`) ?? (await readShared(deps, ctx, node, storage));
 }
 
 /**
@@ -90,7 +90,7 @@ async function readShared(deps: ProviderDeps, ctx: OperationContext, node: strin
   }
   const flag = entries.find((s) => s.storage === storage)?.shared;
   if (flag === undefined) return undefined;
-  deps.storageShared?.set(`${node}/${storage}`, flag !== 0);
+  deps.storageShared.set(`${node}/${storage}`, flag !== 0);
   return flag !== 0;
 }
 

@@ -1,8 +1,8 @@
 // Proxmox tasks (SPEC 16): the UPID names the node that runs the task,
 // `OK` and `WARNINGS: <n>` are success, anything else is a failed task.
-// With the process's waits (SPEC 26) a task is answered by the task
-// board and a VM to run by the running board; without them, and for
-// waitUnlocked, each polls on its own.
+// The process's waits (SPEC 26, waits/) answer a task on the task board
+// and a VM to run on the running board; a VM's lock (waitUnlocked) is
+// polled on its own.
 import { PermanentError } from '../errors.js';
 import { classifyTaskExit } from '../proxmox/classify.js';
 import type { Upid, VmConfig } from '../proxmox/api.js';
@@ -10,7 +10,7 @@ import type { OperationContext } from './types.js';
 import { beforeWrite, callOpts, logFor, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { classifyCall, throwIfAborted } from './errors.js';
-import { pollUntil } from './poll.js';
+import { pollUntil } from './waits/poll-until.js';
 import { call } from './call.js';
 
 export interface UpidParts {
@@ -68,9 +68,7 @@ export async function waitTask(
 ): Promise<void> {
   const { node } = parseUpid(upid);
   const what = `${options.what} (task ${upid})`;
-  const exitstatus = deps.waits
-    ? await deps.waits.tasks.wait(ctx, node, upid, { what, budgetSeconds: options.budgetSeconds, ...(options.kind === undefined ? {} : { kind: options.kind }) })
-    : await pollTaskStatus(deps, ctx, node, upid, what, options.budgetSeconds);
+  const exitstatus = await deps.waits.tasks.wait(ctx, node, upid, { what, budgetSeconds: options.budgetSeconds, ...(options.kind === undefined ? {} : { kind: options.kind }) });
   if (exitstatus === 'OK') return;
   if (WARNINGS.test(exitstatus)) {
     await logTaskWarnings(deps, ctx, node, upid, exitstatus, options.what);
@@ -78,19 +76,6 @@ export async function waitTask(
   }
   logFor(deps, ctx).warn({ upid, exitstatus, node }, 'proxmox task failed');
   throw classifyTaskExit(exitstatus, `${options.what} failed on node ${node}`, new TaskFailure(upid, node, exitstatus));
-}
-
-/** Without the board: the task's own status, every pollMs. */
-async function pollTaskStatus(deps: ProviderDeps, ctx: OperationContext, node: string, upid: Upid, what: string, budgetSeconds: number): Promise<string> {
-  const status = await pollUntil(deps, ctx, { what, budgetSeconds }, async () => {
-    try {
-      const s = await deps.api.taskStatus(node, upid, callOpts(ctx));
-      return s.status === 'stopped' ? s : undefined;
-    } catch (err) {
-      throw classifyCall(err, ctx.signal);
-    }
-  });
-  return status.exitstatus ?? '';
 }
 
 /** A task that ended with warnings: its warning lines go to the job log (SPEC 16). */
@@ -136,27 +121,13 @@ export async function waitUnlocked(
 
 /**
  * Waits until `status` and `qmpstatus` are both `running` (SPEC 13 step
- * 7). With the process's waits the running board answers, looking at
- * once (after a start that ended OK the VM normally runs): one
- * status/current for a VM due alone, one node VM listing for several
- * (SPEC 26).
+ * 7). The running board answers, looking at once (after a start that
+ * ended OK the VM normally runs): one status/current for a VM due alone,
+ * one node VM listing for several (SPEC 26).
  */
 export async function waitRunning(deps: ProviderDeps, ctx: OperationContext, node: string, vmid: number): Promise<void> {
-  const budgetSeconds = deps.config.budgets.runningSeconds;
-  const runs = async (): Promise<true | undefined> => {
-    try {
-      const s = await deps.api.statusCurrent(node, vmid, callOpts(ctx));
-      return s.status === 'running' && (s.qmpstatus ?? 'running') === 'running' ? true : undefined;
-    } catch (err) {
-      throw classifyCall(err, ctx.signal);
-    }
-  };
-  if (!deps.waits) {
-    await pollUntil(deps, ctx, { what: `VM ${vmid} on ${node} to run`, budgetSeconds }, runs);
-    return;
-  }
   throwIfAborted(ctx.signal);
-  await deps.waits.running.wait(ctx, node, vmid, budgetSeconds);
+  await deps.waits.running.wait(ctx, node, vmid, deps.config.budgets.runningSeconds);
 }
 
 /** A write that starts a task, after the lock check (SPEC 3), and the wait for its end within budgets.taskSeconds. */

@@ -4,11 +4,9 @@
 import { NotFoundError } from '../errors.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { OperationContext } from './types.js';
-import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
 import { call } from './call.js';
-import { sharedOr } from './shared-reads.js';
 import { describeTemplate, type NodeImageTemplate } from './template-ref.js';
 import { bootDisk, cloudInitDrive, diskSizeBytes, GIB } from './vm-config.js';
 
@@ -22,8 +20,7 @@ export async function checkTemplate(
   const what = `image ${image.image}'s ${describeTemplate(template)}`;
   let config: VmConfig;
   try {
-    const shared = deps.waits?.reads.config(template.node, template.vmid);
-    config = await call(ctx, () => sharedOr(ctx, shared, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx))));
+    config = await call(ctx, () => deps.waits.reads.config(template.node, template.vmid).read(ctx.signal));
   } catch (err) {
     if (err instanceof NotFoundError) throw permanent(`${what} does not exist; fix ${image.key}`, err);
     throw err;

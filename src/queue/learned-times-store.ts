@@ -1,4 +1,4 @@
-// The learned wait times (src/provider/learned-times.ts) in Redis, shared
+// The learned wait times (src/provider/waits/learned-times.ts) in Redis, shared
 // by every worker process on the prefix and kept across restarts (SPEC
 // 26, issue 27). One hash under the hash tag {prefix} (SPEC 25, as the
 // request budget's keys), field the kind (`qmstart`, `address:<image>`),
@@ -10,7 +10,7 @@
 // A kind not seen for LEARNED_TTL_MS is dropped; the hash goes when no
 // kind was seen for that long.
 import { LuaScript, type RedisClient } from '../redis-script.js';
-import { LEARNING_WEIGHT, type Learned, type LearnedTimesStore } from '../provider/learned-times.js';
+import { LEARNING_WEIGHT, type Learned, type LearnedTimesStore } from '../provider/waits/learned-times.js';
 
 /** How long a learned time is kept without a new sample: images and templates change, so what is older says little. */
 export const LEARNED_TTL_MS = 30 * 24 * 3600 * 1000;

@@ -1,9 +1,11 @@
 // Builds a provider on a FakeProxmox with a fake clock, and VMs of ours.
-import type { ProviderConfig, ProviderDeps } from '../../src/provider/deps.js';
+// Its deps come from createProviderDeps, as the worker's do: the same
+// waits (boards, shared reads, learned times) under every test.
+import { createProviderDeps, type ProviderConfig, type ProviderDeps, type ProviderOptions } from '../../src/provider/deps.js';
 import type { OperationContext, Provider } from '../../src/provider/types.js';
 import type { SeedRecords } from '../../src/provider/seed-records.js';
 import type { ImageConfig, NodeConfig } from '../../src/config/types.js';
-import { createProvider } from '../../src/provider/provider.js';
+import { providerOn } from '../../src/provider/provider.js';
 import { formatMark } from '../../src/provider/mark.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { silentLogger, type Logger } from '../../src/log.js';
@@ -46,7 +48,7 @@ export interface Harness {
   provider: Provider;
   lines: string[];
   ctx: OperationContext;
-  /** The same parts the provider runs on, for testing helpers directly. */
+  /** The same parts the provider runs on (its waits included), for testing helpers directly. */
   deps: ProviderDeps;
 }
 
@@ -55,11 +57,22 @@ export function harness(options: { pve?: FakeProxmox; config?: ProviderConfig; l
   const clock = new FakeClock();
   const config = options.config ?? testConfig();
   const logger = options.logger ?? silentLogger();
-  const deps: ProviderDeps = { api: pve, config, logger, now: clock.now, sleep: clock.sleep, ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}) };
-  const provider = createProvider(deps);
+  const deps = createProviderDeps({ api: pve, config, logger, now: clock.now, sleep: clock.sleep, ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}) });
+  const provider = providerOn(deps);
   const lines: string[] = [];
   const ctx: OperationContext = { signal: new AbortController().signal, log: (l) => void lines.push(l) };
   return { pve, clock, config, provider, lines, ctx, deps };
+}
+
+/**
+ * Deps built as the harness's are (createProviderDeps, the harness's clock
+ * and logger) over another seam, sleep or config: with waits of their own
+ * on those, as a provider built on them would have, never the harness's
+ * waits on its FakeProxmox.
+ */
+export function depsWith(h: Harness, parts: Partial<Pick<ProviderOptions, 'api' | 'sleep' | 'config'>>): ProviderDeps {
+  const { logger, seedRecords } = h.deps;
+  return createProviderDeps({ api: h.pve, config: h.config, logger, now: h.clock.now, sleep: h.clock.sleep, ...(seedRecords ? { seedRecords } : {}), ...parts });
 }
 
 const CLONE = fixtureData<VmConfig>('config_clone_ours');

@@ -5,7 +5,7 @@
 // leaves the others' call alone.
 import { expect } from 'chai';
 import { TransientError } from '../../src/errors.js';
-import { SharedReads } from '../../src/provider/shared-reads.js';
+import { SharedReads } from '../../src/provider/waits/shared-reads.js';
 import { call } from '../../src/provider/call.js';
 import type { CreateSpec } from '../../src/provider/types.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';

@@ -5,11 +5,9 @@
 // Permanent, only after LISTING_TRIES in a row when Transient.
 import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
-import type { ProviderDeps } from '../../src/provider/deps.js';
-import { LISTING_TRIES } from '../../src/provider/listing-failures.js';
+import { LISTING_TRIES } from '../../src/provider/waits/listing-failures.js';
 import { TaskFailure, waitTask } from '../../src/provider/tasks.js';
 import type { OperationContext } from '../../src/provider/types.js';
-import { createWaits } from '../../src/provider/waits.js';
 import type { TaskLogLine, Upid } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
@@ -19,11 +17,9 @@ import { rejection } from '../support/rejection.js';
 
 const opts = { what: 'a test task', budgetSeconds: 60 };
 
-/** A harness whose deps carry the process's waits, as createProvider builds them. */
-function boarded(taskPolls = 2): Harness & { deps: ProviderDeps } {
-  const h = harness({ pve: new FakeProxmox({ taskPolls }) });
-  const waits = createWaits({ api: h.pve, logger: h.deps.logger, now: h.clock.now, sleep: h.clock.sleep, pollMs: h.config.budgets.pollMs });
-  return { ...h, deps: { ...h.deps, waits } };
+/** A harness whose tasks run for taskPolls polls; its deps carry the process's waits, as createProvider builds them. */
+function boarded(taskPolls = 2): Harness {
+  return harness({ pve: new FakeProxmox({ taskPolls }) });
 }
 
 /** Starts n plain VMs' start tasks on pv1-1 and answers their UPIDs. */
@@ -165,8 +161,7 @@ describe('the task board (SPEC 26, SPEC 16)', () => {
   it('waits on two nodes make one listing per node per poll', async () => {
     const pve = new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }], taskPolls: 2 });
     const h = harness({ pve });
-    const waits = createWaits({ api: pve, logger: h.deps.logger, now: h.clock.now, sleep: h.clock.sleep, pollMs: 1000 });
-    const deps = { ...h.deps, waits };
+    const deps = h.deps;
     pve.addVm({ vmid: 150, node: 'a', config: { name: 'x' } });
     pve.addVm({ vmid: 151, node: 'b', config: { name: 'y' } });
     await Promise.all([waitTask(deps, h.ctx, await pve.start('a', 150), opts), waitTask(deps, h.ctx, await pve.start('b', 151), opts)]);

@@ -7,18 +7,18 @@ import { PermanentError, TransientError } from '../../src/errors.js';
 import { parseUpid, TaskFailure, taskExitOf, waitRunning, waitTask, waitUnlocked } from '../../src/provider/tasks.js';
 import type { TaskStatus, Upid, VmStatus } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
-import { harness } from './harness.js';
+import { depsWith, harness } from './harness.js';
 import { rejection as failure } from '../support/rejection.js';
 import { captureLogger } from '../support/capture-logger.js';
 import type { Harness } from './harness.js';
 
 const opts = { what: 'a test task', budgetSeconds: 60 };
 
-/** The harness's deps with one Proxmox call answered by `answer` instead of the fake. */
+/** The harness's deps, waits included, over the fake with one Proxmox call answered by `answer` instead. */
 function answering<K extends 'taskStatus' | 'statusCurrent'>(h: Harness, method: K, answer: () => Promise<K extends 'taskStatus' ? TaskStatus : VmStatus>): Harness['deps'] {
   const api = Object.create(h.pve) as FakeProxmox;
   Object.defineProperty(api, method, { value: answer });
-  return { ...h.deps, api };
+  return depsWith(h, { api });
 }
 
 describe('task edges (SPEC 16)', () => {
@@ -127,7 +127,7 @@ describe('task edges (SPEC 16)', () => {
 
     const never = harness({ pve: new FakeProxmox() });
     never.pve.addVm({ vmid: 125, config: { name: 'c' }, status: 'stopped' });
-    const slow = { ...never.deps, config: { ...never.config, budgets: { ...never.config.budgets, runningSeconds: 2 } } };
+    const slow = depsWith(never, { config: { ...never.config, budgets: { ...never.config.budgets, runningSeconds: 2 } } });
     expect((await failure(waitRunning(slow, never.ctx, 'pv1-1', 125))).message).to.equal('gave up waiting for VM 125 on pv1-1 to run after 2 s');
   });
 });

@@ -1,13 +1,14 @@
-// SPEC 16: tasks, and the waits built on the same polling loop.
+// SPEC 16: tasks, and the waits of tasks.ts: a task and a VM to run on
+// the process's boards (SPEC 26), a VM's lock on a poll of its own.
 import { expect } from 'chai';
 import { Readable } from 'node:stream';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { parseUpid, TaskFailure, waitRunning, waitTask, waitUnlocked } from '../../src/provider/tasks.js';
-import { realSleep } from '../../src/provider/sleep.js';
+import { realSleep, type Sleep } from '../../src/provider/waits/sleep.js';
 import type { TaskLogLine } from '../../src/proxmox/api.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fixtureData } from '../support/fixtures.js';
-import { harness } from './harness.js';
+import { depsWith, harness } from './harness.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { rejection } from '../support/rejection.js';
 
@@ -24,8 +25,10 @@ describe('tasks (SPEC 16)', () => {
     // A plain VM: Proxmox refuses to start a template inside the task (audit 5).
     h.pve.addVm({ vmid: 150, node: 'pv1-1', config: { name: 'plain' } });
     await waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 150), opts);
-    expect(h.pve.count('taskStatus')).to.equal(4);
-    expect(h.clock.sleeps).to.equal(3);
+    // One node task listing per poll (the board): three answer running, the fourth ended; a sleep before each, the first look a short poll after the start.
+    expect(h.pve.count('nodeTasks')).to.equal(4);
+    expect(h.pve.count('taskStatus')).to.equal(0);
+    expect(h.clock.sleeps).to.equal(4);
   });
 
   it('WARNINGS: n is success and its warning lines reach the job log', async () => {
@@ -65,7 +68,9 @@ describe('tasks (SPEC 16)', () => {
     const h = harness({ pve: new FakeProxmox({ nodes: [{ name: 'a' }, { name: 'b' }], apiNode: 'a' }) });
     const upid = await h.pve.upload('b', 'proxy-seeds', 'x-seed.iso', { size: 1, open: () => Readable.from([Buffer.from('x')]) });
     await waitTask(h.deps, h.ctx, upid, opts);
-    expect(h.pve.callsTo('taskStatus').every((c) => c.args[0] === 'a')).to.equal(true);
+    // The upload ran on a (apiNode): a's task listing, at both polls of its one-poll task.
+    expect(h.pve.callsTo('nodeTasks').map((c) => c.args[0])).to.deep.equal(['a', 'a']);
+    expect(h.pve.count('taskStatus')).to.equal(0);
   });
 
   it('a budget overrun is Transient', async () => {
@@ -73,22 +78,27 @@ describe('tasks (SPEC 16)', () => {
     const err = await rejection(waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 9001), { what: 'slow', budgetSeconds: 5 }));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.match(/gave up waiting for slow .* after 5 s/);
-    // pollMs is 1 s: five sleeps fit the budget.
-    expect(h.pve.count('taskStatus')).to.equal(6);
+    // pollMs is 1 s: polls at 0.125, 0.375, 0.875, 1.875, 2.875, 3.875 and 4.875 s (short polls doubling up to pollMs), the last at the budget's end.
+    expect(h.pve.count('nodeTasks')).to.equal(8);
+    expect(h.pve.count('taskStatus')).to.equal(0);
   });
 
   it('an abort ends the wait at once, mid-sleep, with the real sleep', async () => {
     const h = harness({ pve: new FakeProxmox({ taskPolls: 1_000_000 }) });
     const ac = new AbortController();
-    const deps = { ...h.deps, sleep: realSleep, config: { ...h.config, budgets: { ...h.config.budgets, pollMs: 3_600_000 } } };
+    // The real sleep; the job is cancelled 5 ms into the board's first one, which comes before its first poll (pollMs/8: 450 s).
+    const sleep: Sleep = (ms, signal) => {
+      setTimeout(() => ac.abort(new Error('job cancelled')), 5);
+      return realSleep(ms, signal);
+    };
+    const deps = depsWith(h, { sleep, config: { ...h.config, budgets: { ...h.config.budgets, pollMs: 3_600_000 } } });
     const upid = await h.pve.start('pv1-1', 9001);
-    h.pve.on('taskStatus', () => void setTimeout(() => ac.abort(new Error('job cancelled')), 5));
     const started = Date.now();
     const err = await rejection(waitTask(deps, { signal: ac.signal }, upid, opts));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.contain('job cancelled');
     expect(Date.now() - started).to.be.below(5000);
-    expect(h.pve.count('taskStatus')).to.equal(1);
+    expect(h.pve.methods()).to.deep.equal(['start']);
   });
 
   it('waitUnlocked answers the config once the lock is gone; waitRunning waits for qmpstatus running', async () => {

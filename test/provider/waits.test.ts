@@ -8,25 +8,15 @@ import { PermanentError, TransientError } from '../../src/errors.js';
 import { addressKind, waitAddress, type AddressTarget } from '../../src/provider/address-wait.js';
 import type { ProviderDeps } from '../../src/provider/deps.js';
 import type { CallOptions } from '../../src/proxmox/api.js';
-import { Expectations, PollSchedule, type ScheduleShape } from '../../src/provider/expectations.js';
+import { Expectations, PollSchedule, type ScheduleShape } from '../../src/provider/waits/expectations.js';
 import { waitRunning } from '../../src/provider/tasks.js';
-import { createWaits } from '../../src/provider/waits.js';
-import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
 import { addOurVm, harness, type Harness } from './harness.js';
 import { rejection } from '../support/rejection.js';
 
-function boarded(pve = new FakeProxmox()): Harness & { deps: ProviderDeps } {
-  const h = harness({ pve });
-  const waits = createWaits({ api: h.pve, logger: h.deps.logger, now: h.clock.now, sleep: h.clock.sleep, pollMs: h.config.budgets.pollMs });
-  return { ...h, deps: { ...h.deps, waits } };
-}
-
 /** The name look-up's cluster listing as a create makes it before its waits: the process then knows what runs on each node. */
-async function lookedUp(h: Harness & { deps: ProviderDeps }): Promise<void> {
-  const waits = h.deps.waits;
-  if (waits === undefined) throw new Error('no waits');
-  await waits.reads.vms.read(new AbortController().signal);
+async function lookedUp(h: Harness): Promise<void> {
+  await h.deps.waits.reads.vms.read(new AbortController().signal);
   h.pve.calls.length = 0;
 }
 
@@ -38,14 +28,14 @@ function delays(schedule: PollSchedule, n: number): number[] {
 
 describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   it('a VM that runs after its start costs one status/current and no resources listing', async () => {
-    const h = boarded();
+    const h = harness();
     h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'running' });
     await waitRunning(h.deps, h.ctx, 'pv1-1', 150);
     expect(h.pve.methods()).to.deep.equal(['statusCurrent']);
   });
 
   it('VMs waited on at once share one node VM listing per poll, which alone decides: paused waits on (F14)', async () => {
-    const h = boarded();
+    const h = harness();
     for (const vmid of [150, 151, 152]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
     await lookedUp(h);
     // The VMs go on at the second listing.
@@ -63,7 +53,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   });
 
   it('a VM the node listing does not show asks its own status/current at once, whose error it gets; the others go on', async () => {
-    const h = boarded();
+    const h = harness();
     for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
     await lookedUp(h);
     h.pve.on('nodeVms', () => {
@@ -82,7 +72,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   });
 
   it('a node where many VMs not ours run: each VM due asks its own status/current, never the listing that would ask all their QMP', async () => {
-    const h = boarded();
+    const h = harness();
     for (let vmid = 100; vmid < 110; vmid++) h.pve.addVm({ vmid, config: { name: `other${vmid}` }, status: 'running' });
     for (const vmid of [150, 151, 152]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
     await lookedUp(h);
@@ -99,7 +89,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   });
 
   it('a node listing that shows many VMs not ours running turns the next polls to status/current', async () => {
-    const h = boarded();
+    const h = harness();
     for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running', qmpstatus: 'paused' });
     await lookedUp(h);
     // Started since the look-up: the listing is the first to show them.
@@ -116,28 +106,28 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   });
 
   it('a node this process has not seen listed: status/current for each VM due', async () => {
-    const h = boarded();
+    const h = harness();
     for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'running' });
     await Promise.all([150, 151].map((vmid) => waitRunning(h.deps, h.ctx, 'pv1-1', vmid)));
     expect(h.pve.methods()).to.deep.equal(['statusCurrent', 'statusCurrent']);
   });
 
   it('a VM running at the first look teaches the running wait nothing; one seen later does', async () => {
-    const h = boarded();
+    const h = harness();
     h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'running' });
     await waitRunning(h.deps, h.ctx, 'pv1-1', 150);
-    expect(h.deps.waits?.expectations.expected('running')).to.equal(undefined);
+    expect(h.deps.waits.expectations.expected('running')).to.equal(undefined);
     h.pve.addVm({ vmid: 151, config: { name: 'b' }, status: 'running', qmpstatus: 'paused' });
     h.pve.on('statusCurrent', () => {
       const vm = h.pve.vm(151);
       if (vm && h.pve.count('statusCurrent') >= 3) vm.qmpstatus = 'running';
     });
     await waitRunning(h.deps, h.ctx, 'pv1-1', 151);
-    expect(h.deps.waits?.expectations.expected('running')).to.be.above(0);
+    expect(h.deps.waits.expectations.expected('running')).to.be.above(0);
   });
 
   it('gives up after budgets.runningSeconds', async () => {
-    const h = boarded();
+    const h = harness();
     h.pve.addVm({ vmid: 150, config: { name: 'a' }, status: 'stopped' });
     const err = await rejection(waitRunning(h.deps, h.ctx, 'pv1-1', 150));
     expect(err).to.be.instanceOf(TransientError);
@@ -145,7 +135,7 @@ describe('the running wait (SPEC 13 step 7, SPEC 26)', () => {
   });
 
   it('a Permanent failure of the node listing fails every running wait on the node at once', async () => {
-    const h = boarded();
+    const h = harness();
     for (const vmid of [150, 151]) h.pve.addVm({ vmid, config: { name: `v${vmid}` }, status: 'stopped' });
     await lookedUp(h);
     h.pve.failNext('nodeVms', fakeErrors.authFailed());
@@ -168,7 +158,7 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
   });
 
   it('asks only the guest agent while it is not up, then answers its address by net0 MAC', async () => {
-    const h = boarded();
+    const h = harness();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 6 } });
     const seen = await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid));
     expect(seen.state).to.equal('Running');
@@ -178,7 +168,7 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
   });
 
   it('an answer with no address yet is "not yet" too, still only the agent', async () => {
-    const h = boarded();
+    const h = harness();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { interfaces: [{ name: 'lo', 'ip-addresses': [{ 'ip-address': '127.0.0.1', 'ip-address-type': 'ipv4' }] }] } });
     h.pve.on('agentInterfaces', () => {
       if (h.pve.count('agentInterfaces') === 3) delete h.pve.vm(vm.vmid)?.agent.interfaces;
@@ -189,7 +179,7 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
   });
 
   it('any other agent answer reads the VM whole: one that is gone is Permanent', async () => {
-    const h = boarded();
+    const h = harness();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
     h.pve.vms.delete(vm.vmid);
     const err = await rejection(waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid)));
@@ -199,7 +189,7 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
   });
 
   it('a VM stopped under the wait is read whole and waited on, within the budget', async () => {
-    const h = boarded();
+    const h = harness();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'stopped' });
     const err = await rejection(waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid)));
     expect(err).to.be.instanceOf(TransientError);
@@ -208,10 +198,10 @@ describe('the address wait (SPEC 1, SPEC 10, SPEC 26)', () => {
   });
 
   it('after one boot the next first look comes at the learned boot time', async () => {
-    const h = boarded();
+    const h = harness();
     const first = addOurVm(h.pve, 'one', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 9 } });
     await waitAddress(h.deps, h.ctx, { name: 'one', uid: 'u-1' }, target(h, first.vmid));
-    const learned = h.deps.waits?.expectations.expected(addressKind('debian'));
+    const learned = h.deps.waits.expectations.expected(addressKind('debian'));
     expect(learned).to.be.a('number');
     const second = addOurVm(h.pve, 'two', 'u-2', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 0 } });
     const before = h.clock.now().getTime();
@@ -236,7 +226,7 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   }
 
   it('with nothing learned of the image, the first agent call comes budgets.firstAddressSeconds after the start task ended, then short polls', async () => {
-    const h = boarded();
+    const h = harness();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
     const bootAt = h.clock.now().getTime();
     await h.clock.sleep(2000, h.ctx.signal);
@@ -244,14 +234,13 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
     await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
     expect(times).to.deep.equal([30_000, 30_500, 31_500]);
     // Learned from the start task's end, at the poll that saw it: an upper bound.
-    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(31_500);
-    expect(h.deps.waits?.expectations.expected(addressKind('ubuntu'))).to.equal(undefined);
+    expect(h.deps.waits.expectations.expected(addressKind('debian'))).to.equal(31_500);
+    expect(h.deps.waits.expectations.expected(addressKind('ubuntu'))).to.equal(undefined);
   });
 
   it('a learned time too short: one not-running answer at it, then short polls', async () => {
-    const h = boarded();
-    const expectations = h.deps.waits?.expectations;
-    if (expectations === undefined) throw new Error('no waits');
+    const h = harness();
+    const expectations = h.deps.waits.expectations;
     expectations.observe(addressKind('debian'), 20_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
     const bootAt = h.clock.now().getTime();
@@ -261,16 +250,16 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   });
 
   it('an adopted VM that already ran is asked at once, then in short polls, as before', async () => {
-    const h = boarded();
+    const h = harness();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: 2 } });
     const times = agentTimes(h, h.clock.now().getTime());
     await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, target(h, vm.vmid, false));
     expect(times).to.deep.equal([0, 500, 1500]);
-    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(undefined);
+    expect(h.deps.waits.expectations.expected(addressKind('debian'))).to.equal(undefined);
   });
 
   it('budgets.addressSeconds bounds the whole wait, however late firstAddressSeconds would put the first look: the first at half the budget, the last at its end, then Transient', async () => {
-    const h = boarded();
+    const h = harness();
     const deps = { ...h.deps, config: { ...h.config, budgets: { ...h.config.budgets, firstAddressSeconds: 600 } } };
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running', agent: { callsBeforeUp: Number.POSITIVE_INFINITY } });
     // The start task ended 100 s before the wait began (a slow running wait): the budget is still the wait's own.
@@ -287,9 +276,8 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   });
 
   it('a learned boot time past the budget is bounded the same way: the look at the budget\'s end finds the address', async () => {
-    const h = boarded();
-    const expectations = h.deps.waits?.expectations;
-    if (expectations === undefined) throw new Error('no waits');
+    const h = harness();
+    const expectations = h.deps.waits.expectations;
     expectations.observe(addressKind('debian'), 500_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
     const bootAt = h.clock.now().getTime();
@@ -304,7 +292,7 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
    * `bootMs` after its start task ended; per create, its agent calls (ms
    * after that end) and whether the agent was up.
    */
-  async function createsOf(h: Harness & { deps: ProviderDeps }, creates: number, bootMs: number): Promise<{ atMs: number; up: boolean }[][]> {
+  async function createsOf(h: Harness, creates: number, bootMs: number): Promise<{ atMs: number; up: boolean }[][]> {
     const all: { atMs: number; up: boolean }[][] = [];
     for (let i = 0; i < creates; i++) {
       const name = `web-${i}`;
@@ -325,7 +313,7 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   }
 
   it('an image booting well within firstAddressSeconds is not held to it: the next creates ask at half the look that was already late, until one is early', async () => {
-    const h = boarded();
+    const h = harness();
     const creates = await createsOf(h, 6, 10_000);
     // 30 s (nothing learned), over: at most 30, so 15 next; over: 7.5; early (three not-running
     // answers, the cold doubling gaps): seen at 11 s after a 2 s gap, its middle, 10 s, learned (SPEC 26).
@@ -335,7 +323,7 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   });
 
   it('an agent up at once: the halving stops at pollMs, where the look is learned as a sample', async () => {
-    const h = boarded();
+    const h = harness();
     const creates = await createsOf(h, 7, 0);
     const firsts = creates.map((calls) => calls[0]?.atMs ?? Number.NaN);
     expect(firsts.slice(0, 5)).to.deep.equal([30_000, 15_000, 7_500, 3_750, 1_875]);
@@ -345,24 +333,24 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   });
 
   it('an image booting just under firstAddressSeconds: one early look at the half, then learned from the polls after it', async () => {
-    const h = boarded();
+    const h = harness();
     const creates = await createsOf(h, 3, 20_000);
     // Seen at 22.5 s after a 4 s gap: its middle, 20.5 s, learned.
     expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000], [15_000, 15_500, 16_500, 18_500, 22_500], [20_500]]);
   });
 
   it('an image booting past firstAddressSeconds learns from the polls after it: the middle of the 8 s gap before the poll that saw it (SPEC 26, SPEC 28 bench)', async () => {
-    const h = boarded();
+    const h = harness();
     const creates = await createsOf(h, 2, 47_000);
     // F21's 47 s boot: seen at 53.5 s after the gap from 45.5 s; 49.5 s learned, not 53.5 s.
     expect(creates.map((calls) => calls.map((c) => c.atMs))).to.deep.equal([[30_000, 30_500, 31_500, 33_500, 37_500, 45_500, 53_500], [49_500]]);
     // The second, over at its first look, then counts 2% under it (weight 0.3), as before.
-    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.be.closeTo(49_500 * 0.7 + 49_500 * 0.98 * 0.3, 1);
+    expect(h.deps.waits.expectations.expected(addressKind('debian'))).to.be.closeTo(49_500 * 0.7 + 49_500 * 0.98 * 0.3, 1);
   });
 
   it('a boot in the lower half of the cold wait\'s last 8 s gap: the next create\'s first look lands after it, with no not-running answer (SPEC 26)', async () => {
     for (const bootMs of [45_600, 47_000, 49_500]) {
-      const h = boarded();
+      const h = harness();
       const [cold, next] = await createsOf(h, 2, bootMs);
       expect(cold?.at(-1)?.atMs, `boot ${bootMs}`).to.equal(53_500);
       expect(next?.map((c) => c.atMs), `boot ${bootMs}`).to.deep.equal([49_500]);
@@ -371,18 +359,18 @@ describe('the address wait before the learned boot time (SPEC 26, issue 27)', ()
   });
 
   it('a boot in the upper half of the cold wait\'s last 8 s gap: the next create asks at the middle, one not-running answer when the boot is within a short poll of it, then short polls (SPEC 26)', async () => {
-    const h = boarded();
+    const h = harness();
     const [cold, next] = await createsOf(h, 2, 50_000);
     expect(cold?.at(-1)?.atMs).to.equal(53_500);
     expect(next?.map((c) => ({ ...c }))).to.deep.equal([{ atMs: 49_500, up: false }, { atMs: 50_000, up: true }]);
   });
 
   it('a boot at the end of the cold wait\'s last gap: the next create pays the half gap in short polls once, then learns the poll that saw it (SPEC 26)', async () => {
-    const h = boarded();
+    const h = harness();
     const creates = await createsOf(h, 2, 53_500);
     expect(creates[1]?.map((c) => c.atMs)).to.deep.equal([49_500, 50_000, 51_000, 52_000, 53_000, 54_000]);
     // 54 s after a 1 s gap (pollMs): the poll's time, moving the mean 30% of the way up.
-    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.be.closeTo(49_500 * 0.7 + 54_000 * 0.3, 1);
+    expect(h.deps.waits.expectations.expected(addressKind('debian'))).to.be.closeTo(49_500 * 0.7 + 54_000 * 0.3, 1);
   });
 });
 
@@ -417,20 +405,19 @@ describe('the learned boot time counts from the agent call\'s send, not its ask 
   }
 
   it('a poll held 3 s before its send that finds the guest up teaches the send\'s time, an upper bound, not the ask\'s (the guest may have come up while it was held)', async () => {
-    const h = boarded();
+    const h = harness();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
     const bootAt = h.clock.now().getTime();
     upFrom(h, vm.vmid, bootAt, 31_000);
     const deps = heldBeforeSend(h, (n) => (n === 2 ? 3000 : 0));
     await waitAddress(deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
     // Asked at 30 s (not up), asked again at 30.5 s, sent at 33.5 s: up. The ask (30.5 s) is shorter than the boot.
-    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(33_500);
+    expect(h.deps.waits.expectations.expected(addressKind('debian'))).to.equal(33_500);
   });
 
   it('the first look at the learned time, held 5 s before its send, does not push the learned time up', async () => {
-    const h = boarded();
-    const expectations = h.deps.waits?.expectations;
-    if (expectations === undefined) throw new Error('no waits');
+    const h = harness();
+    const expectations = h.deps.waits.expectations;
     expectations.observe(addressKind('debian'), 20_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
     const bootAt = h.clock.now().getTime();
@@ -442,9 +429,8 @@ describe('the learned boot time counts from the agent call\'s send, not its ask 
   });
 
   it('a look of a learned time sent late that finds a guest up only after its plan does not take the learned time down: no drift below the boot under a long storm, no `not running` after it', async () => {
-    const h = boarded();
-    const expectations = h.deps.waits?.expectations;
-    if (expectations === undefined) throw new Error('no waits');
+    const h = harness();
+    const expectations = h.deps.waits.expectations;
     expectations.observe(addressKind('debian'), 20_000, new PollSchedule(undefined, { pollMs: 1000, shortMs: 500, unknownCapMs: 8000, firstMayExceedPoll: true }));
     // The guest boots in 22 s; every look is held 5 s before its send (a storm's slot queue).
     for (let i = 0; i < 20; i += 1) {
@@ -457,12 +443,12 @@ describe('the learned boot time counts from the agent call\'s send, not its ask 
   });
 
   it('a first look late because the running wait ended late counts at firstAddressSeconds: the guess is half of it, not half of the lateness', async () => {
-    const h = boarded();
+    const h = harness();
     const vm = addOurVm(h.pve, 'web', 'u-1', { status: 'running', qmpstatus: 'running' });
     const bootAt = h.clock.now().getTime();
     await h.clock.sleep(40_000, h.ctx.signal);
     await waitAddress(h.deps, h.ctx, { name: 'web', uid: 'u-1' }, { ...target(h, vm.vmid), bootAt });
-    expect(h.deps.waits?.expectations.expected(addressKind('debian'))).to.equal(15_000);
+    expect(h.deps.waits.expectations.expected(addressKind('debian'))).to.equal(15_000);
   });
 });
 

@@ -2,10 +2,10 @@
 // Permanent failure (credentials, permissions, a node that does not
 // exist) fails them all at once; a Transient one is tried again at the
 // next poll, and fails them only after LISTING_TRIES in a row.
-import { TransientError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { jobIdsOf } from './context.js';
-import { classify, permanent, transient } from './errors.js';
+import { TransientError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { jobIdsOf } from '../context.js';
+import { classify, permanent, transient } from '../errors.js';
 import type { PollLoop, Waiter } from './poll-loop.js';
 
 /**

@@ -1,10 +1,10 @@
 // What one provider instance (one worker process) shares between all its
 // operations' waits (SPEC 26): the learned durations, the task board,
 // the running board, the step reads creates share and the running VMs
-// seen per node. Deps built without them (tests of a helper alone)
-// poll each task and VM on its own, as before.
-import type { Logger } from '../log.js';
-import type { ProxmoxApi } from '../proxmox/api.js';
+// seen per node. Built once per provider by createProviderDeps (deps.ts);
+// every task and every VM to run is waited on here, there is no other path.
+import type { Logger } from '../../log.js';
+import type { ProxmoxApi } from '../../proxmox/api.js';
 import type { Sleep } from './sleep.js';
 import { Expectations } from './expectations.js';
 import { LearnedSync } from './learned-sync.js';

@@ -6,9 +6,8 @@
 // sees Proxmox as it was after the lock. One call at a time per read:
 // who asks while one is on its way waits for the call after it, which
 // goes out when it is back, for all who asked meanwhile.
-import type { ClusterResource, VmConfig } from '../proxmox/api.js';
-import type { OperationContext } from './types.js';
-import { cancelled } from './errors.js';
+import type { ClusterResource, VmConfig } from '../../proxmox/api.js';
+import { cancelled } from '../errors.js';
 import type { NodeLoad } from './node-load.js';
 
 interface Asker<T> {
@@ -124,8 +123,3 @@ export type SharedReadsApi = {
   clusterResources(type: 'vm' | 'node', opts: { signal: AbortSignal }): Promise<ClusterResource[]>;
   getConfig(node: string, vmid: number, opts: { signal: AbortSignal }): Promise<VmConfig>;
 };
-
-/** The read through the process's shared one when there is one, else a call of the job's own. */
-export function sharedOr<T>(ctx: OperationContext, shared: SharedRead<T> | undefined, own: () => Promise<T>): Promise<T> {
-  return shared === undefined ? own() : shared.read(ctx.signal);
-}

@@ -1,6 +1,6 @@
 // How the provider waits between polls: a sleep the job's signal ends
 // at once. Tests inject their own, so polling never really waits.
-import { cancelled } from './errors.js';
+import { cancelled } from '../errors.js';
 
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 

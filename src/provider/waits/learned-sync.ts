@@ -4,7 +4,7 @@
 // read back at most every refreshMs, never per poll. When the store does
 // not answer, the process goes on learning in memory, says so once, and
 // asks again at the next refresh.
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import type { Learned, LearnedTimesStore } from './learned-times.js';
 
 /** How often the local copy is read back from the store at most. */

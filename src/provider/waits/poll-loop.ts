@@ -2,9 +2,9 @@
 // whenever the earliest is due. Each waiter keeps its own schedule, its
 // budget and its job's AbortSignal: an aborted job leaves the board at
 // once, the others go on. The loop runs only while someone waits.
-import type { OperationContext } from './types.js';
+import type { OperationContext } from '../types.js';
 import type { Sleep } from './sleep.js';
-import { cancelled, classify, transient } from './errors.js';
+import { cancelled, classify, transient } from '../errors.js';
 import type { PollSchedule } from './expectations.js';
 
 export interface Waiter<T> {

@@ -6,7 +6,7 @@
 // the running board lists a node only while that work stays within
 // LISTING_WORK_FACTOR times what its VMs' own status/current reads cost
 // (docs/decisions.md, "Calls per create").
-import type { ClusterResource, NodeVmEntry } from '../proxmox/api.js';
+import type { ClusterResource, NodeVmEntry } from '../../proxmox/api.js';
 
 /** A listing may ask at most this many VMs' QMP per VM it saves a status/current for. */
 export const LISTING_WORK_FACTOR = 2;

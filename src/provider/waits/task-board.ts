@@ -4,11 +4,11 @@
 // starttime, our token's user). A waited UPID the listing does not show
 // falls back to its own `tasks/{upid}/status`. A failed listing fails or
 // keeps the node's waiters as listing-failures.ts says.
-import type { Logger } from '../log.js';
-import type { ProxmoxApi, TaskListEntry, Upid } from '../proxmox/api.js';
-import type { OperationContext } from './types.js';
-import { callOpts } from './context.js';
-import { classifyCall } from './errors.js';
+import type { Logger } from '../../log.js';
+import type { ProxmoxApi, TaskListEntry, Upid } from '../../proxmox/api.js';
+import type { OperationContext } from '../types.js';
+import { callOpts } from '../context.js';
+import { classifyCall } from '../errors.js';
 import { ListingFailures } from './listing-failures.js';
 import { boardShape, type Expectations, type ScheduleShape } from './expectations.js';
 import { PollLoop, type LoopClock, type Waiter } from './poll-loop.js';
@@ -139,7 +139,7 @@ export class TaskBoard {
     await Promise.all(fallbacks);
   }
 
-  /** A waited task the listing did not show: its own status call, as before the board. */
+  /** A waited task the listing did not show: its own status call. */
   private async askStatus(node: string, loop: PollLoop<string, TaskWaiter>, w: TaskWaiter, now: number): Promise<void> {
     try {
       const status = await this.deps.api.taskStatus(node, w.upid, callOpts(w.ctx));

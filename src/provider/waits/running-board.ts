@@ -11,10 +11,10 @@
 // on. A VM the listing does not show asks its own status/current, which
 // says why (gone, another node). One VM alone never costs a listing of
 // every VM on its node.
-import type { NodeVmEntry } from '../proxmox/api.js';
-import type { OperationContext } from './types.js';
-import { callOpts } from './context.js';
-import { classifyCall } from './errors.js';
+import type { NodeVmEntry } from '../../proxmox/api.js';
+import type { OperationContext } from '../types.js';
+import { callOpts } from '../context.js';
+import { classifyCall } from '../errors.js';
 import { ListingFailures } from './listing-failures.js';
 import type { NodeLoad } from './node-load.js';
 import { boardShape, type ScheduleShape } from './expectations.js';
