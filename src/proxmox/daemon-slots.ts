@@ -5,12 +5,12 @@
 // process's calls for one node stand in one line (waiting-line.ts): only
 // the first asks Redis, and sleeps until a slot may be free (an answer of
 // this process wakes it sooner); the others follow without asking. A
-// job's signal takes its call out of the line at once. A slot held in Redis is a
-// lease its process renews while the call is pending, so a worker that
-// dies frees its slots within `leaseMs` of the end of its calls' worst
-// cases. When Redis does not answer, the process keeps its own count of
-// `slotsPerNode` per node (fail open, but bounded per process, as the
-// request budget does; docs/decisions.md).
+// job's signal takes its call out of the line at once. A slot held in
+// Redis is a lease its process renews while the call is pending, so a
+// worker that dies frees its slots within `leaseMs` of the end of its
+// calls' worst cases. When Redis does not answer, the process keeps its
+// own count of `slotsPerNode` per node (fail open, but bounded per
+// process, as the request budget does; docs/decisions.md).
 import { redisFailOpen } from './redis-fail-open.js';
 import type { RedisFailOpen } from './redis-fail-open.js';
 import { randomUUID } from 'node:crypto';
