@@ -1,6 +1,9 @@
-// The seam (SPEC 18): one method per Proxmox API call the provider needs.
+// The seam (SPEC 18): one method per Proxmox API call the provider needs,
+// its CallOptions always last. Each method has its route in routes.ts;
 // src/proxmox/http-api.ts implements it with got, test/fakes/ in memory,
-// and src/proxmox/observed-api.ts wraps either with a debug line per call.
+// and the decorators (decorate.ts: the debug line and metrics, the request
+// budget, the daemon slots, the node routing) wrap either, every method
+// built from the routes table (test/proxmox/routes-complete.test.ts).
 // Shapes follow the answers documented in the seeds (F8, F14, F16, F21).
 import type { Readable } from 'node:stream';
 import type { Logger } from '../log.js';

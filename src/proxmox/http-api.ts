@@ -12,6 +12,7 @@ import type { Logger } from '../log.js';
 import type {
   AgentInterface,
   CallOptions,
+  CloneParams,
   ClusterResource,
   ClusterStatusEntry,
   NodeEntry,
@@ -37,7 +38,7 @@ import { isoUploadBody } from './multipart.js';
 import type { MultipartBody } from './multipart.js';
 import { apiErrorFromAnswer } from './response-error.js';
 import { ROUTES, fillPath } from './routes.js';
-import type { PathValues, RouteName } from './routes.js';
+import type { PathValues, Route, RouteName } from './routes.js';
 import { authorizationHeader } from './token.js';
 import { createTokenSource } from './token-cache.js';
 
@@ -85,70 +86,108 @@ function parseData(response: Response<string>, method: string, path: string): un
   }
 }
 
-export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
+/** Sends one call of `route` and answers the `data` of its answer. */
+type Send = (route: RouteName, pathValues: PathValues, payload: Payload, opts?: CallOptions) => Promise<unknown>;
+
+/** Where and how requests go: the API root, the keep-alive agents, the CA, the timeouts. */
+interface Connection {
+  apiRoot: string;
+  agent: { http: HttpAgent; https: HttpsAgent };
+  /** The CA file's certificates for TLS, when a CA file is set. */
+  certificateAuthority(): Promise<string | undefined>;
+  connectMs: number;
+  responseMs: number;
+}
+
+function connectionOf(options: HttpApiOptions): Connection {
   const apiRoot = `${options.baseUrl.replace(/\/+$/, '')}/api2/json`;
   const useTls = apiRoot.startsWith('https:');
-  const tokens = createTokenSource(options.tokenFile, options.now ? { now: options.now } : {});
   const caLoader: CaLoader | undefined = options.caFile ? createCaLoader(options.caFile) : undefined;
   let caLogged = false;
-  const agent = {
-    http: new HttpAgent({ keepAlive: true }),
-    // ALPN offers http/1.1 alone: pveproxy speaks HTTP/1.1 only (F18).
-    https: new HttpsAgent({ keepAlive: true, ALPNProtocols: ['http/1.1'] }),
+  return {
+    apiRoot,
+    agent: {
+      http: new HttpAgent({ keepAlive: true }),
+      // ALPN offers http/1.1 alone: pveproxy speaks HTTP/1.1 only (F18).
+      https: new HttpsAgent({ keepAlive: true, ALPNProtocols: ['http/1.1'] }),
+    },
+    async certificateAuthority() {
+      if (!useTls || caLoader === undefined) return undefined;
+      const ca = await caLoader.load();
+      if (!caLogged) {
+        caLogged = true;
+        options.logger?.info({ caFile: options.caFile }, 'proxmox CA file loaded');
+      }
+      return ca;
+    },
+    connectMs: options.timeouts?.connectMs ?? 10_000,
+    responseMs: options.timeouts?.responseMs ?? 60_000,
   };
-  const connectMs = options.timeouts?.connectMs ?? 10_000;
-  const responseMs = options.timeouts?.responseMs ?? 60_000;
+}
 
-  async function certificateAuthority(): Promise<string | undefined> {
-    if (!useTls || caLoader === undefined) return undefined;
-    const ca = await caLoader.load();
-    if (!caLogged) {
-      caLogged = true;
-      options.logger?.info({ caFile: options.caFile }, 'proxmox CA file loaded');
-    }
-    return ca;
+/** One request's answer, whatever its status (no got retry, no redirect); a transport failure classified. */
+async function request(connection: Connection, method: Route['method'], path: string, headers: Record<string, string>, payload: Payload, opts?: CallOptions): Promise<Response<string>> {
+  const { connectMs, responseMs } = connection;
+  const ca = await connection.certificateAuthority();
+  try {
+    opts?.onSend?.();
+    return await got(`${connection.apiRoot}${path}`, {
+      method,
+      headers,
+      ...(payload.query ? { searchParams: payload.query } : {}),
+      ...(payload.form ? { form: payload.form } : {}),
+      ...(payload.upload ? { body: payload.upload.body } : {}),
+      responseType: 'text',
+      throwHttpErrors: false,
+      followRedirect: false,
+      retry: { limit: 0 },
+      http2: false,
+      agent: connection.agent,
+      ...(ca === undefined ? {} : { https: { certificateAuthority: ca } }),
+      timeout: { lookup: connectMs, connect: connectMs, secureConnect: connectMs, response: responseMs },
+      ...(opts?.signal ? { signal: opts.signal } : {}),
+    });
+  } catch (err) {
+    throw classifyError(err);
   }
+}
 
-  async function call(route: RouteName, pathValues: PathValues, payload: Payload, opts?: CallOptions): Promise<unknown> {
+function httpSender(options: HttpApiOptions): Send {
+  const tokens = createTokenSource(options.tokenFile, options.now ? { now: options.now } : {});
+  const connection = connectionOf(options);
+  return async (route, pathValues, payload, opts) => {
     const { method, template } = ROUTES[route];
     const path = fillPath(template, pathValues);
     const token = await tokens.token();
-    const ca = await certificateAuthority();
     const headers: Record<string, string> = { authorization: authorizationHeader(token), accept: 'application/json' };
     if (payload.upload) {
       headers['content-type'] = payload.upload.contentType;
       headers['content-length'] = String(payload.upload.contentLength);
     }
-    let response: Response<string>;
-    try {
-      opts?.onSend?.();
-      response = await got(`${apiRoot}${path}`, {
-        method,
-        headers,
-        ...(payload.query ? { searchParams: payload.query } : {}),
-        ...(payload.form ? { form: payload.form } : {}),
-        ...(payload.upload ? { body: payload.upload.body } : {}),
-        responseType: 'text',
-        throwHttpErrors: false,
-        followRedirect: false,
-        retry: { limit: 0 },
-        http2: false,
-        agent,
-        ...(ca === undefined ? {} : { https: { certificateAuthority: ca } }),
-        timeout: { lookup: connectMs, connect: connectMs, secureConnect: connectMs, response: responseMs },
-        ...(opts?.signal ? { signal: opts.signal } : {}),
-      });
-    } catch (err) {
-      throw classifyError(err);
-    }
+    const response = await request(connection, method, path, headers, payload, opts);
     if (response.statusCode < 200 || response.statusCode > 299) {
       throw apiErrorFromAnswer({ status: response.statusCode, reason: response.statusMessage ?? '', body: response.body }, method, path);
     }
     return parseData(response, method, path);
-  }
+  };
+}
 
-  const vm = (node: string, vmid: number): PathValues => ({ node, vmid });
+/** Clone's form: `full` as 0 or 1, the optional keys only when set. */
+function cloneForm(params: CloneParams): Params {
+  return withoutUndefined({
+    newid: params.newid,
+    name: params.name,
+    description: params.description,
+    full: flag(params.full),
+    storage: params.storage,
+    target: params.target,
+  });
+}
 
+const vm = (node: string, vmid: number): PathValues => ({ node, vmid });
+
+/** Each seam method as its request: path values, query or form, and the answer's shape. */
+function seamOverHttp(call: Send): ProxmoxApi {
   return {
     version: async (opts) => (await call('version', {}, {}, opts)) as VersionInfo,
     nodes: async (opts) => (await call('nodes', {}, {}, opts)) as NodeEntry[],
@@ -163,17 +202,7 @@ export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
     statusCurrent: async (node, vmid, opts) => (await call('statusCurrent', vm(node, vmid), {}, opts)) as VmStatus,
     pendingConfig: async (node, vmid, opts) => (await call('pendingConfig', vm(node, vmid), {}, opts)) as PendingEntry[],
     nodeVms: async (node, opts) => (await call('nodeVms', { node }, { query: { full: 1 } }, opts)) as NodeVmEntry[],
-    clone: async (node, templateVmid, params, opts) => {
-      const form = withoutUndefined({
-        newid: params.newid,
-        name: params.name,
-        description: params.description,
-        full: flag(params.full),
-        storage: params.storage,
-        target: params.target,
-      });
-      return (await call('clone', vm(node, templateVmid), { form }, opts)) as Upid;
-    },
+    clone: async (node, templateVmid, params, opts) => (await call('clone', vm(node, templateVmid), { form: cloneForm(params) }, opts)) as Upid,
     resize: async (node, vmid, disk, size, opts) =>
       (await call('resize', vm(node, vmid), { form: { disk, size } }, opts)) as Upid,
     start: async (node, vmid, opts) => (await call('start', vm(node, vmid), {}, opts)) as Upid,
@@ -199,4 +228,8 @@ export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
     nodeTasks: async (node, query, opts) =>
       (await call('nodeTasks', { node }, { query: withoutUndefined({ ...query }) }, opts)) as TaskListEntry[],
   };
+}
+
+export function createHttpApi(options: HttpApiOptions): ProxmoxApi {
+  return seamOverHttp(httpSender(options));
 }

@@ -1,18 +1,20 @@
 // The shared Proxmox request budget (SPEC 26) as one worker process uses
 // it: a call asks take() and sends its request once the budget in Redis
 // (budget-script.ts) has given it a slot, and says when its answer is
-// back. The process's calls stand in one line, so only the first asks
-// Redis and sleeps until its slot comes; the others follow without
-// polling. A job's signal takes its call out of the line at once. When
-// Redis does not answer, the process paces its own calls at the same rate
-// (fail open, but bounded; docs/decisions.md).
-import { WakeableNap } from './wakeable-nap.js';
+// back. The process's calls stand in one line (waiting-line.ts), so only
+// the first asks Redis and sleeps until its slot comes; the others follow
+// without polling. A job's signal takes its call out of the line at once.
+// When Redis does not answer, the process paces its own calls at the same
+// rate (fail open, but bounded; docs/decisions.md).
 import { redisFailOpen } from './redis-fail-open.js';
+import type { RedisFailOpen } from './redis-fail-open.js';
 import type { RedisClient } from '../redis-script.js';
 import type { Logger } from '../log.js';
 import type { RequestBudgetMetrics } from '../metrics.js';
 import { budgetKeys, finishBudgetSlot, takeBudgetSlot } from './budget-script.js';
-import type { BudgetShape } from './budget-script.js';
+import type { BudgetKeys, BudgetShape } from './budget-script.js';
+import { WaitingLine } from './waiting-line.js';
+import type { AskAnswer, LineWaiter } from './waiting-line.js';
 
 /** Call it once the request's answer (or its failure) is in. */
 export type FinishRequest = () => void;
@@ -57,14 +59,10 @@ const CEILING_GUARD_MS = 5;
 /** How soon the first in line asks again when every slot is held by a request in flight (an answer here wakes it sooner). */
 const IN_FLIGHT_POLL_MS = 20;
 
-interface Waiter {
-  call: string;
-  started: number;
-  /** The budget held it back (it was in line when a slot was refused). */
-  held: boolean;
-  resolve(finish: FinishRequest): void;
-  reject(reason: unknown): void;
-  detach(): void;
+/** A slot for the first in line; local when the process's own pace decided. */
+interface BudgetOffer {
+  finish: FinishRequest;
+  local: boolean;
 }
 
 /** One process's own pace, used while Redis does not answer: one call every interval. */
@@ -79,33 +77,27 @@ function localPace(intervalMs: number): (now: number) => number {
 
 const noFinish: FinishRequest = () => undefined;
 
-export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
-  const { redis, logger, metrics, maxRequestsPerSecond } = options;
-  if (!Number.isInteger(maxRequestsPerSecond) || maxRequestsPerSecond < 1) {
-    throw new RangeError(`maxRequestsPerSecond: must be a whole number of at least 1 (got ${maxRequestsPerSecond})`);
-  }
-  const keys = budgetKeys(options.prefix, options.scope);
-  const shape: BudgetShape = {
-    limit: maxRequestsPerSecond,
+function budgetShape(options: RequestBudgetOptions): BudgetShape {
+  return {
+    limit: options.maxRequestsPerSecond,
     burst: options.burst,
     windowUs: (1000 + CEILING_GUARD_MS) * 1000,
     inFlightUs: options.inFlightMs * 1000,
     pollUs: IN_FLIGHT_POLL_MS * 1000,
   };
-  const paceLocally = localPace(Math.ceil(1000 / maxRequestsPerSecond));
-  const outage = redisFailOpen(
-    options.redisRetryMs ?? 5_000,
-    options.warnEveryMs ?? 60_000,
-    (err) => logger.warn({ err, maxRequestsPerSecond }, 'Proxmox request budget: Redis did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does'),
-    options.redisReason,
-  );
-  const slowWaitMs = options.slowWaitMs ?? 5_000;
-  const line: Waiter[] = [];
-  let serving = false;
-  let sleeping = false;
+}
+
+/** Where the budget's slots come from: Redis, or the process's own pace while Redis does not answer or after close. */
+interface SlotSource {
+  ask(): Promise<AskAnswer<BudgetOffer>>;
+  close(): void;
+}
+
+/** `wake` is called when an answer of this process frees a slot in Redis. */
+function slotSource(options: RequestBudgetOptions, keys: BudgetKeys, shape: BudgetShape, outage: RedisFailOpen, wake: () => void): SlotSource {
+  const { redis } = options;
+  const paceLocally = localPace(Math.ceil(1000 / options.maxRequestsPerSecond));
   let closed = false;
-  /** The first in line sleeps on it; an answer of this process that frees a slot wakes it. */
-  const sleeper = new WakeableNap();
 
   function finisher(slot: string): FinishRequest {
     let finished = false;
@@ -114,83 +106,70 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
       finished = true;
       // Unanswered, the slot comes free after inFlightMs.
       finishBudgetSlot(redis, keys, slot, shape).then(
-        () => sleeper.wake(),
+        () => wake(),
         () => undefined,
       );
     };
   }
 
-  /** Milliseconds until a slot, or the slot's finish (the first in line may go); local when the process's own pace decided. */
-  async function nextSlot(): Promise<{ waitMs: number; finish?: FinishRequest; local: boolean }> {
-    if (!closed && outage.askRedis()) {
-      try {
-        const answer = await takeBudgetSlot(redis, keys, shape);
-        return 'slot' in answer ? { waitMs: 0, finish: finisher(answer.slot), local: false } : { waitMs: Math.ceil(answer.waitUs / 1000), local: false };
-      } catch (err) {
-        outage.failed(err);
-      }
-    }
-    const waitMs = paceLocally(Date.now());
-    return waitMs > 0 ? { waitMs, local: true } : { waitMs, finish: noFinish, local: true };
-  }
-
-  function finish(waiter: Waiter): void {
-    waiter.detach();
-    const ms = performance.now() - waiter.started;
-    metrics?.budgetTaken(ms / 1000, waiter.held);
-    if (ms > slowWaitMs) logger.debug({ call: waiter.call, waitedMs: Math.round(ms) }, 'proxmox call waited for the request budget');
-  }
-
-  async function serve(): Promise<void> {
-    if (serving) return;
-    serving = true;
-    try {
-      while (line.length > 0) {
-        const { waitMs, finish: finishRequest, local } = await nextSlot();
-        if (finishRequest === undefined) {
-          for (const waiter of line) waiter.held = true;
-          sleeping = true;
-          await sleeper.nap(waitMs);
-          sleeping = false;
-          continue;
-        }
-        const first = line.shift();
-        if (first === undefined) {
-          // Every caller aborted during the ask: the slot goes unused.
-          finishRequest();
-          continue;
-        }
-        if (local) metrics?.budgetUnavailable();
-        finish(first);
-        first.resolve(finishRequest);
-      }
-    } finally {
-      serving = false;
-    }
-  }
-
   return {
-    take(call, signal) {
-      if (signal?.aborted) return Promise.reject(signal.reason as Error);
-      return new Promise<FinishRequest>((resolve, reject) => {
-        const waiter: Waiter = { call, started: performance.now(), held: sleeping, resolve, reject, detach: () => undefined };
-        if (signal !== undefined) {
-          const onAbort = (): void => {
-            const at = line.indexOf(waiter);
-            if (at >= 0) line.splice(at, 1);
-            finish(waiter);
-            reject(signal.reason as Error);
-          };
-          signal.addEventListener('abort', onAbort, { once: true });
-          waiter.detach = () => signal.removeEventListener('abort', onAbort);
+    async ask() {
+      if (!closed && outage.askRedis()) {
+        try {
+          const answer = await takeBudgetSlot(redis, keys, shape);
+          return 'slot' in answer ? { offer: { finish: finisher(answer.slot), local: false } } : { waitMs: Math.ceil(answer.waitUs / 1000) };
+        } catch (err) {
+          outage.failed(err);
         }
-        line.push(waiter);
-        void serve();
-      });
+      }
+      const waitMs = paceLocally(Date.now());
+      return waitMs > 0 ? { waitMs } : { offer: { finish: noFinish, local: true } };
     },
     close() {
       closed = true;
       redis.disconnect();
+    },
+  };
+}
+
+export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
+  const { logger, metrics, maxRequestsPerSecond } = options;
+  if (!Number.isInteger(maxRequestsPerSecond) || maxRequestsPerSecond < 1) {
+    throw new RangeError(`maxRequestsPerSecond: must be a whole number of at least 1 (got ${maxRequestsPerSecond})`);
+  }
+  const outage = redisFailOpen(
+    options.redisRetryMs ?? 5_000,
+    options.warnEveryMs ?? 60_000,
+    (err) => logger.warn({ err, maxRequestsPerSecond }, 'Proxmox request budget: Redis did not answer; this worker paces its own Proxmox calls at proxmox.maxRequestsPerSecond until it does'),
+    options.redisReason,
+  );
+  // An answer that frees a slot wakes the line (its first sleeps until a slot may be free).
+  const source = slotSource(options, budgetKeys(options.prefix, options.scope), budgetShape(options), outage, () => line.wake());
+  const slowWaitMs = options.slowWaitMs ?? 5_000;
+
+  /** A call left the line, with its slot or aborted. */
+  function left(waiter: LineWaiter<string, FinishRequest>): void {
+    const ms = performance.now() - waiter.started;
+    metrics?.budgetTaken(ms / 1000, waiter.held);
+    if (ms > slowWaitMs) logger.debug({ call: waiter.item, waitedMs: Math.round(ms) }, 'proxmox call waited for the request budget');
+  }
+
+  const line = new WaitingLine<string, FinishRequest, BudgetOffer>({
+    ask: () => source.ask(),
+    give(offer, first) {
+      if (offer.local) metrics?.budgetUnavailable();
+      left(first);
+      return offer.finish;
+    },
+    unused: (offer) => offer.finish(),
+    aborted: left,
+  });
+
+  return {
+    // A call that joins while the first in line sleeps is held back by the budget too.
+    take: (call, signal) => line.wait(call, line.sleeping, signal),
+    close() {
+      source.close();
       return Promise.resolve();
     },
   };

@@ -1,7 +1,7 @@
 // A sleep that something else may end early: the first of a process's
 // calls in line naps until a slot may be free, and an answer of this
-// process that frees one wakes it at once (request-budget.ts,
-// daemon-slots.ts).
+// process that frees one wakes it at once (waiting-line.ts, the line of
+// the request budget and of each node's daemon slots).
 
 export class WakeableNap {
   private wakeUp: (() => void) | undefined;
