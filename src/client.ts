@@ -1,36 +1,32 @@
 // The producer library of SPEC 6: an application backend enqueues VM jobs
 // and reads them back. It validates with the jobs' own schemas (SPEC 1)
-// and records the desired state before adding a job (SPEC 2). No worker
-// code, provider or handler is imported from here.
-import { randomUUID } from 'node:crypto';
+// and records the desired state before adding a job (SPEC 2, the intent
+// protocol of queue/intent.ts). No worker code, provider or handler is
+// imported from here.
 import { NAME_JOBS, limitsFromConfig, validateJobData } from './job-table/schema.js';
 import type { JobLimits, JobRequestOf, NameJob } from './job-table/schema.js';
 import { isJobIdShape } from './job-table/job-ids.js';
 import { producerConfig } from './config/producer.js';
 import type { ProducerSettings } from './config/producer.js';
-import { chooseProducerConfig } from './config/producer-published.js';
 import type { ConfigMismatch } from './config/producer-published.js';
-import { keys } from './queue/keys.js';
-import { readProducerConfig } from './queue/producer-config-store.js';
-import { connected, createProducerConnection } from './queue/connection.js';
+import { createProducerConnection } from './queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
-import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from './job-table/create.schema.js';
 import type { CreateSpec } from './job-table/create.schema.js';
-import { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+import { ValidationError } from './queue/producer-errors.js';
 import { viewJob } from './queue/job-view.js';
 import { JobWatch } from './queue/job-watch.js';
 import { waitForJob } from './queue/wait-for-job.js';
 import type { JobView } from './queue/job-view.js';
-import { jobDoor } from './queue/enqueue.js';
-import type { JobDoor } from './queue/enqueue.js';
-import { createQueues } from './queue/queues.js';
-import type { Queues } from './queue/queues.js';
-import { DesiredStateRegistry } from './queue/registry.js';
+import { acceptCreate, acceptDelete } from './queue/intent.js';
+import type { EnqueueResult } from './queue/intent.js';
+import { lazyProducerSession } from './queue/producer-session.js';
+import type { ProducerSession } from './queue/producer-session.js';
 import { checkedReplicaAcks, replicaAcks } from './queue/replica-acks.js';
 import type { DesiredRecord, LastKnown, RecordedFailure } from './desired-state.js';
 import { withTextsSummarized } from './queue/text-summary.js';
 import { redactSecrets } from './secrets/redact.js';
 import { fingerprintKeySource } from './config/producer-fingerprint-key.js';
+import type { FingerprintKeySource } from './config/producer-fingerprint-key.js';
 import type { TextsSummarized } from './queue/text-summary.js';
 import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
 import type { VmListQuery } from './queue/vm-listing.js';
@@ -49,6 +45,7 @@ export { ReplicaAcksError } from './queue/replica-acks.js';
 export type { ProducerConfig, ProducerJobOptions, ProducerSettings } from './config/producer.js';
 export type { ConfigMismatch } from './config/producer-published.js';
 export type { ConfigDifference } from './config/producer-diff.js';
+export type { EnqueueResult } from './queue/intent.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
@@ -107,18 +104,6 @@ export interface TypedInputs extends CallInputs {
   delete: DeleteVmInput;
   check: CheckVmInput;
   nameJob: JobRequestOf<NameJob>;
-}
-
-export interface EnqueueResult {
-  jobId: string;
-  name: string;
-  generation?: number;
-  /** The create's uid: the one given, the present name's when none was given, or a new one. */
-  uid?: string;
-  /** True when an identical request was already there (SPEC 2 idempotence). */
-  existing: boolean;
-  /** A create of a present name that changes its VM in place (SPEC 2): the fields it changes (cores, memoryMiB, diskGiB). */
-  changes?: string[];
 }
 
 /**
@@ -212,45 +197,14 @@ function warnOfMismatch(mismatch: ConfigMismatch): void {
   process.emitWarning(mismatch.message, { type: 'ProducerConfigWarning', code: 'PVEP_PRODUCER_CONFIG' });
 }
 
-/** What the client works with once it has its config: set up on the first call. */
-interface Session {
-  limits: JobLimits;
-  queues: Queues;
-  registry: DesiredStateRegistry;
-  door: JobDoor;
-}
+/** How a call reaches the session, set up on the first call that needs it. */
+type Ready = () => Promise<ProducerSession>;
 
-export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
-  const given = options.config === undefined ? undefined : producerConfig(options.config);
-  const givenLimits = given && limitsFromConfig(given);
-  const target: RedisConnection = options.redis ?? { url: options.redisUrl };
-  const redis = createProducerConnection(target);
-  const prefix = keyPrefixOf(options.prefix, target);
-  const acks = replicaAcks(redis, prefix, checkedReplicaAcks(target));
-  const fingerprintKey = fingerprintKeySource(options.fingerprintKeyFile);
-  let session: Promise<Session> | undefined;
+type WriteCalls = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'enqueueJob'>;
+type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
 
-  const start = async (): Promise<Session> => {
-    await connected(redis);
-    const published = await readProducerConfig(redis, prefix);
-    const config = chooseProducerConfig(given, published, keys.producerConfig(prefix), options.onConfigMismatch ?? warnOfMismatch);
-    const limits = limitsFromConfig(config);
-    const queues = createQueues(redis, prefix, config.jobs);
-    return { limits, queues, registry: new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds), door: jobDoor(queues, limits, acks) };
-  };
-  // A failed start (Redis down, an unreadable published config) is tried again by the next call.
-  const ready = async (): Promise<Session> => {
-    const opened = await (session ??= start().catch((err: unknown) => {
-      session = undefined;
-      throw err;
-    }));
-    // Redis gone since: a RedisUnavailableError at once, not a refused command.
-    await connected(redis);
-    return opened;
-  };
-  // Given a config, input is checked before Redis is touched; without, against the published config.
-  const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
-
+/** The calls that enqueue: input checked against `limitsNow`, then the intent protocol (queue/intent.ts) or the door. */
+function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCalls {
   const enqueueJob = async (job: NameJob, input: unknown): Promise<EnqueueResult> => {
     // Typed callers cannot name a create or delete here; untyped ones are told (they record desired state).
     if (!(NAME_JOBS as readonly string[]).includes(job)) throw new ValidationError([{ field: 'job', message: `must be one of ${NAME_JOBS.join(', ')}` }]);
@@ -259,7 +213,22 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     const added = await door.accept(() => door.add(job, value));
     return { jobId: added.id ?? '', name: value.name, existing: false };
   };
+  return {
+    async createVm(input) {
+      const value = orThrow(validateJobData('create', input, await limitsNow()));
+      return acceptCreate(await ready(), value);
+    },
+    async deleteVm(input) {
+      const value = orThrow(validateJobData('delete', input, await limitsNow()));
+      return acceptDelete(await ready(), value);
+    },
+    checkVm: (input) => enqueueJob('check', input),
+    enqueueJob,
+  };
+}
 
+/** The calls that read jobs and names, texts summarized with the fingerprint key when there is one. */
+function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource): ReadCalls {
   const getJob = async (id: string): Promise<JobView | undefined> => {
     // No job of ours has another shape, and such an id may name one of BullMQ's own keys.
     if (!isJobIdShape(id)) return undefined;
@@ -271,63 +240,16 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     }
     return undefined;
   };
-
   // Every wait on a job in this process shares one read of it per WAIT_POLL_MS.
   const watch = new JobWatch(getJob, WAIT_POLL_MS);
-
   return {
-    async createVm(input) {
-      const value = orThrow(validateJobData('create', input, await limitsNow()));
-      const { door: jobs, registry, limits } = await ready();
-      return jobs.accept(async () => {
-        const spec = { ...value, uid: value.uid ?? randomUUID() };
-        const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
-          uidGiven: value.uid !== undefined,
-          compare: SPEC_FIELDS,
-          absentMeans: specFieldDefaults(limits),
-          inPlace: IN_PLACE_FIELDS,
-        });
-        if (outcome.kind === 'conflict') {
-          if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
-          throw new ConflictError(spec.name, outcome.existingUid);
-        }
-        if (outcome.kind === 'existing') await jobs.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
-        else await jobs.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation }, { recorded: outcome.jobId });
-        const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
-        return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
-      });
-    },
-
-    async deleteVm(input) {
-      const value = orThrow(validateJobData('delete', input, await limitsNow()));
-      const { door: jobs, registry } = await ready();
-      return jobs.accept(async () => {
-        const outcome = await registry.recordAbsent(value.name, value.uid);
-        const data = { ...value, generation: outcome.generation };
-        if (outcome.kind === 'foreign') {
-          // A delete of another uid than the present one records no intent: a job of its own.
-          const added = await jobs.add('delete', data);
-          return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };
-        }
-        if (outcome.kind === 'recorded') await jobs.add('delete', data, { recorded: outcome.jobId });
-        else await jobs.ensure('delete', data, outcome.jobId);
-        return { jobId: outcome.jobId, name: value.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
-      });
-    },
-
-    checkVm: (input) => enqueueJob('check', input),
-    enqueueJob,
-
     getJob,
-
     waitForJob: (id, waitOptions) => waitForJob(watch, getJob, id, waitOptions),
-
     async getVm(name) {
       const { registry } = await ready();
       const record = await registry.get(name);
       return record && toDesiredView(record, await fingerprintKey());
     },
-
     async listVms(query) {
       const page = orThrow(parseVmListQuery(query));
       const { registry } = await ready();
@@ -336,10 +258,25 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
       const key = await fingerprintKey();
       return { vms: records.map((record) => toDesiredView(record, key)), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
+  };
+}
 
+export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
+  const given = options.config === undefined ? undefined : producerConfig(options.config);
+  const givenLimits = given && limitsFromConfig(given);
+  const target: RedisConnection = options.redis ?? { url: options.redisUrl };
+  const redis = createProducerConnection(target);
+  const prefix = keyPrefixOf(options.prefix, target);
+  const acks = replicaAcks(redis, prefix, checkedReplicaAcks(target));
+  const session = lazyProducerSession({ redis, prefix, given, acks, onConfigMismatch: options.onConfigMismatch ?? warnOfMismatch });
+  const ready = (): Promise<ProducerSession> => session.ready();
+  // Given a config, input is checked before Redis is touched; without, against the published config.
+  const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
+  return {
+    ...writeCalls(ready, limitsNow),
+    ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile)),
     async close() {
-      const opened = await session?.catch(() => undefined);
-      await opened?.queues.close();
+      await session.close();
       redis.disconnect();
     },
   };

@@ -6,14 +6,18 @@
 // "failedReason"}`, the report as its result). Exit 0 done, 1 Redis
 // unreachable or the job failed or did not finish in time, 2 bad input
 // (the reason on stderr).
-import type { Job, Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { JOB_TABLE, limitsFromConfig, validateJobData } from '../job-table/schema.js';
 import { ConfigError, loadConfig } from '../config/index.js';
 import type { Config } from '../config/index.js';
 import { connected, createProducerConnection, RedisUnavailableError } from '../queue/connection.js';
 import { jobDoor } from '../queue/enqueue.js';
+import { isFinished, viewJob } from '../queue/job-view.js';
+import type { JobView } from '../queue/job-view.js';
+import { JobWatch } from '../queue/job-watch.js';
 import { createQueues } from '../queue/queues.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
+import { waitForJob } from '../queue/wait-for-job.js';
 import { BadInput, parseFlags } from './flags.js';
 import { answerUsage, wantsHelp } from './help.js';
 import { jsonDocument, shown } from './terminal-text.js';
@@ -85,32 +89,28 @@ export async function run(args: string[], io: ReconcileCommandIo = {}): Promise<
       if (options.json) stdout.write(jsonDocument({ id: job.id ?? '' }));
       return 0;
     }
-    return await waitAndPrint(queues[JOB_TABLE.reconcile.queue], job, options, stdout, stderr);
+    return await waitAndPrint(queues[JOB_TABLE.reconcile.queue], job.id ?? '', options, stdout, stderr);
   } finally {
     await queues.close().catch(() => undefined);
     redis.disconnect();
   }
 }
 
-async function waitAndPrint(queue: Queue, job: Job, { timeoutSeconds, json }: Options, stdout: { write(text: string): unknown }, stderr: { write(text: string): unknown }): Promise<number> {
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  for (;;) {
-    const state = await job.getState();
-    if (state === 'completed' || state === 'failed') {
-      const finished = (await queue.getJob(job.id ?? '')) as Job | undefined;
-      if (json) stdout.write(jsonDocument({ id: job.id ?? '', state, result: finished?.returnvalue as unknown, failedReason: finished?.failedReason }));
-      if (state === 'failed') {
-        stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} failed: ${shown(finished?.failedReason ?? 'no reason recorded')}\n`);
-        return 1;
-      }
-      if (!json) stdout.write(jsonDocument(finished?.returnvalue ?? null));
-      return 0;
-    }
-    if (Date.now() >= deadline) {
-      if (json) stdout.write(jsonDocument({ id: job.id ?? '', state }));
-      stderr.write(`pve-provisioner reconcile: job ${job.id ?? ''} is still ${state} after ${timeoutSeconds} s (is a worker serving the system queue?)\n`);
-      return 1;
-    }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+/** The same wait as the producer library's waitForJob (queue/wait-for-job.ts), then the job's end as the usage says. */
+async function waitAndPrint(queue: Queue, id: string, { timeoutSeconds, json }: Options, stdout: { write(text: string): unknown }, stderr: { write(text: string): unknown }): Promise<number> {
+  const read = (jobId: string): Promise<JobView | undefined> => viewJob(queue, jobId, undefined);
+  const view = await waitForJob(new JobWatch(read, POLL_MS), read, id, { timeoutMs: timeoutSeconds * 1000 });
+  if (!isFinished(view)) {
+    if (json) stdout.write(jsonDocument({ id, state: view.state }));
+    stderr.write(`pve-provisioner reconcile: job ${id} is still ${view.state} after ${timeoutSeconds} s (is a worker serving the system queue?)\n`);
+    return 1;
   }
+  // A failed job has no result: null, as BullMQ's returnvalue of one.
+  if (json) stdout.write(jsonDocument({ id, state: view.state, result: view.result ?? null, failedReason: view.failedReason }));
+  if (view.state === 'failed') {
+    stderr.write(`pve-provisioner reconcile: job ${id} failed: ${shown(view.failedReason ?? 'no reason recorded')}\n`);
+    return 1;
+  }
+  if (!json) stdout.write(jsonDocument(view.result ?? null));
+  return 0;
 }

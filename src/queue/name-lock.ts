@@ -36,6 +36,11 @@ export type LockClaim =
   | { outcome: 'taken'; token: string; record: DesiredHead | undefined }
   | { outcome: 'held' | 'older'; record: DesiredHead | undefined };
 
+/** What claim answers: a LockClaim whose taken lock is held (renewed, released through its methods), its token kept in here. */
+export type NameClaim =
+  | { outcome: 'taken'; held: HeldLock; record: DesiredHead | undefined }
+  | { outcome: 'held' | 'older'; record: DesiredHead | undefined };
+
 export class NameLocks {
   private readonly jobOps: ScriptBatch;
   /** The one timer that renews every lock held through holdLock. */
@@ -67,7 +72,9 @@ export class NameLocks {
   /**
    * tryAcquire and a read of the name's record head (what superseded()
    * looks at) in one atomic call. With a generation, the lock is not taken
-   * when the record's is newer.
+   * when the record's is newer. The worker takes its names through claim,
+   * which keeps the token in here; this answer's token is for the tests
+   * that call the scripts themselves.
    */
   async tryAcquireReading(name: string, ttlMs: number, generation?: number): Promise<LockClaim> {
     const token = randomUUID();
@@ -78,6 +85,17 @@ export class NameLocks {
     if (outcome === 'taken') return { outcome, token, record };
     if (outcome === 'held' || outcome === 'older') return { outcome, record };
     throw new Error(`unexpected answer from the lock script: ${JSON.stringify(reply)}`);
+  }
+
+  /**
+   * How a job takes its name (SPEC 3): tryAcquireReading, and a lock taken
+   * kept renewed by holdLock, `controller` aborted when it is lost. The
+   * token stays in this file: the held lock's methods use it.
+   */
+  async claim(name: string, ttlMs: number, generation: number | undefined, controller: Aborter): Promise<NameClaim> {
+    const claim = await this.tryAcquireReading(name, ttlMs, generation);
+    if (claim.outcome !== 'taken') return claim;
+    return { outcome: 'taken', held: holdLock(this, name, claim.token, ttlMs, controller), record: claim.record };
   }
 
   async renew(name: string, token: string, ttlMs: number): Promise<boolean> {

@@ -1,6 +1,7 @@
-// The producer library's waitForJob (SPEC 6): the caller's own first
-// read, then the reads of the process's one watch of the job (job-watch.ts)
-// until the job ends or the deadline passes.
+// The wait on one job (SPEC 6): the caller's own first read, then the
+// reads of the process's one watch of the job (job-watch.ts) until the
+// job ends or the deadline passes. The producer library's waitForJob and
+// `pve-provisioner reconcile --wait` (cli/reconcile.ts) both wait here.
 import { RedisUnavailableError } from './connection.js';
 import { isFinished, type JobView } from './job-view.js';
 import type { JobWatch } from './job-watch.js';

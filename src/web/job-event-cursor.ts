@@ -21,7 +21,7 @@ export const STREAM_START: EventCursor = { lines: 0, stepSent: false, state: 'no
 /** `<lines>[s].<state>.<attempts>`, e.g. `7s.active.1`. */
 export const EVENT_ID_PATTERN = /^(\d{1,9})(s?)\.([a-z][a-z-]{0,30})\.(\d{1,9})$/;
 
-/** The `step: <step>` line the worker logs after recording the step (src/worker/processor.ts). */
+/** The `step: <step>` line the worker logs after recording the step (src/worker/job-context.ts). */
 const STEP_LINE = /^step: (\S+)$/;
 
 export function formatCursor(cursor: EventCursor): string {

@@ -1,7 +1,9 @@
 // The retry policy of SPEC 4 at the job boundary: one function turns a
-// handler's error into what BullMQ should do with it, and one computes
-// the delay before the next attempt.
+// handler's error into what BullMQ should do with it, one tells whether a
+// failure is the job's last, and one computes the delay before the next
+// attempt.
 import { UnrecoverableError } from 'bullmq';
+import type { Job } from 'bullmq';
 import { isClassified } from '../errors.js';
 import { redactSecrets } from '../secrets/redact.js';
 
@@ -20,6 +22,11 @@ export function retryDelayMs(attemptsMade: number, baseMs: number, random: () =>
 export function lockWaitDelayMs(lockTtlMs: number, random: () => number = Math.random): number {
   const base = Math.min(2_000, Math.max(50, Math.floor(lockTtlMs / 10)));
   return Math.round(base * (0.5 + random()));
+}
+
+/** Whether this failure is the job's last: no retry (Permanent, bad data) or its last attempt (SPEC 4). */
+export function failsForGood(job: Job, err: unknown): boolean {
+  return err instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 }
 
 /** Bad job data: fails at once, naming the fields (SPEC 1). */

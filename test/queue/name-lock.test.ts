@@ -74,6 +74,26 @@ describe('per-name lock (SPEC 3)', function () {
     expect(anyGeneration.outcome).to.equal('taken', 'without a generation the lock is taken whatever the record says');
   });
 
+  it('claim answers a held lock, not its token: its release frees the name, and a name held or newer is not taken (SPEC 2, 3)', async () => {
+    h = createHarness('lock-claim');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    await registry.recordPresent('c1', 'u1', { name: 'c1', uid: 'u1' });
+    const job = new AbortController();
+    const taken = await locks.claim('c1', 5000, 1, job);
+    if (taken.outcome !== 'taken') throw new Error(`expected taken, got ${taken.outcome}`);
+    expect(Object.keys(taken).sort()).to.deep.equal(['held', 'outcome', 'record']);
+    expect(taken.record).to.include({ state: 'present', generation: 1 });
+    expect((await locks.claim('c1', 5000, 1, new AbortController())).outcome).to.equal('held');
+    await taken.held.release();
+    expect(await locks.isHeld('c1')).to.equal(false, 'the held lock releases with the token it keeps');
+    expect(job.signal.aborted).to.equal(false);
+
+    await registry.recordAbsent('c1', undefined);
+    expect((await locks.claim('c1', 5000, 1, new AbortController())).outcome).to.equal('older');
+    expect(await locks.isHeld('c1')).to.equal(false);
+  });
+
   it('writes the last-known state and releases in one call, only into a record in the state asked (SPEC 2, 3, 21)', async () => {
     h = createHarness('lock-write');
     const locks = new NameLocks(h.redis, h.prefix);

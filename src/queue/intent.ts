@@ -1,0 +1,75 @@
+// The intent protocol of SPEC 2, beside the door (enqueue.ts): a create
+// or a delete first records the name's desired state with the next
+// generation, then adds the job of that record under the id the registry
+// gave it, or makes sure that job is there when the same intent was
+// recorded before; both writes in one accept of the door, so the answer
+// waits for the replicas (SPEC 22, 25). The producer library calls it
+// (and through it the HTTP API and the CLI). Producer-safe: no worker code.
+import { randomUUID } from 'node:crypto';
+import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from '../job-table/create.schema.js';
+import type { CreateJobInput } from '../job-table/create.schema.js';
+import type { DeleteJobInput } from '../job-table/delete.schema.js';
+import type { JobLimits } from '../job-table/schema.js';
+import type { JobDoor } from './enqueue.js';
+import { ConflictError, SpecConflictError } from './producer-errors.js';
+import type { DesiredStateRegistry } from './registry.js';
+
+export interface EnqueueResult {
+  jobId: string;
+  name: string;
+  generation?: number;
+  /** The create's uid: the one given, the present name's when none was given, or a new one. */
+  uid?: string;
+  /** True when an identical request was already there (SPEC 2 idempotence). */
+  existing: boolean;
+  /** A create of a present name that changes its VM in place (SPEC 2): the fields it changes (cores, memoryMiB, diskGiB). */
+  changes?: string[];
+}
+
+/** What an intent is recorded and enqueued with: the door, the registry, and the limits the sizes default from. */
+export interface IntentWriters {
+  door: JobDoor;
+  registry: DesiredStateRegistry;
+  limits: JobLimits;
+}
+
+/**
+ * A validated create: its spec recorded present, then its job. Throws
+ * SpecConflictError (the name is present with another spec) or
+ * ConflictError (another uid holds the name), recording nothing. With no
+ * uid, a present name's is taken.
+ */
+export function acceptCreate({ door, registry, limits }: IntentWriters, value: CreateJobInput): Promise<EnqueueResult> {
+  return door.accept(async () => {
+    const spec = { ...value, uid: value.uid ?? randomUUID() };
+    const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
+      uidGiven: value.uid !== undefined,
+      compare: SPEC_FIELDS,
+      absentMeans: specFieldDefaults(limits),
+      inPlace: IN_PLACE_FIELDS,
+    });
+    if (outcome.kind === 'conflict') {
+      if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
+      throw new ConflictError(spec.name, outcome.existingUid);
+    }
+    if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
+    else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation }, { recorded: outcome.jobId });
+    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
+    return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
+  });
+}
+
+/** A validated delete: the name recorded absent, then its job; a delete of another uid than the present one records nothing and is a job of its own. */
+export function acceptDelete({ door, registry }: Omit<IntentWriters, 'limits'>, value: DeleteJobInput): Promise<EnqueueResult> {
+  return door.accept(async () => {
+    const outcome = await registry.recordAbsent(value.name, value.uid);
+    const data = { ...value, generation: outcome.generation };
+    if (outcome.kind === 'foreign') {
+      const added = await door.add('delete', data);
+      return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };
+    }
+    if (outcome.kind === 'recorded') await door.add('delete', data, { recorded: outcome.jobId });
+    else await door.ensure('delete', data, outcome.jobId);
+    return { jobId: outcome.jobId, name: value.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
+  });
+}
