@@ -73,68 +73,32 @@ export interface MetricsOptions {
 /** prom-client's default gauges left out of the registry (see createMetrics). */
 const PROM_CLIENT_GAUGES_NAMED_TOTAL = ['pvep_nodejs_active_handles_total', 'pvep_nodejs_active_requests_total', 'pvep_nodejs_active_resources_total'] as const;
 
-export function createMetrics(options: MetricsOptions = {}): Metrics {
-  const registry = new Registry();
-  if (options.processMetrics) {
-    collectDefaultMetrics({ register: registry, prefix: 'pvep_' });
-    // Gauges named `_total`, which promtool refuses; each is the sum of its per-type gauge without the suffix.
-    for (const name of PROM_CLIENT_GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
-  }
+/** Makes metrics that register in one registry. */
+interface MetricMaker {
+  counter<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
+  histogram<L extends string = string>(name: string, help: string, buckets: number[], labelNames?: readonly L[]): Histogram<L>;
+  gauge<L extends string = string>(name: string, help: string, labelNames?: readonly L[]): Gauge<L>;
+}
 
-  const counter = <L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> =>
-    new Counter<L>({ name, help, labelNames, registers: [registry] });
-  const histogram = <L extends string = string>(name: string, help: string, buckets: number[], labelNames: readonly L[] = []): Histogram<L> =>
-    new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
-
-  const jobsTotal = counter('pvep_jobs_total', 'Jobs that ended, by job name and outcome.', ['job_name', 'outcome']);
-  const jobDuration = histogram('pvep_job_duration_seconds', 'Time a job ran, from start to end, by job name.', [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600], ['job_name']);
-  const proxmoxCalls = counter('pvep_proxmox_calls_total', 'Proxmox API calls, by operation (the client method: clone, upload, ...) and HTTP status (error when no answer came).', ['method', 'status']);
-  const proxmoxLatency = histogram('pvep_proxmox_call_duration_seconds', 'Proxmox API call latency, by operation (the client method: clone, upload, ...).', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], ['method']);
-  const lockWaits = counter('pvep_lock_waits_total', 'Jobs that found their name locked and were delayed (SPEC 3).', ['job_name']);
-  const reconcilerFindingsTotal = counter('pvep_reconciler_findings_total', 'Things the reconciler found, by kind (SPEC 5).', ['kind']);
-  const budgetWait = histogram(
-    'pvep_proxmox_budget_wait_seconds',
-    'Time a Proxmox call waited for the shared request budget (proxmox.maxRequestsPerSecond) before it was sent; 0 when it went at once.',
-    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-  );
-  const budgetWaits = counter('pvep_proxmox_budget_waits_total', 'Proxmox calls the shared request budget held back (SPEC 26).');
-  const budgetUnavailableTotal = counter('pvep_proxmox_budget_unavailable_total', 'Proxmox calls paced by the worker alone because Redis did not answer the request budget.');
-
-  const daemonSlotWait = histogram(
-    'pvep_proxmox_daemon_slot_wait_seconds',
-    'Time a protected Proxmox call (one that runs in a pvedaemon worker) waited for one of its node\'s proxmox.daemonSlotsPerNode slots, by node; 0 when it went at once (SPEC 28).',
-    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    ['node'],
-  );
-  const daemonSlotWaits = counter('pvep_proxmox_daemon_slot_waits_total', 'Protected Proxmox calls that found every pvedaemon slot of their node taken and waited, by node (SPEC 28).', ['node']);
-  const daemonSlotsHeld = new Gauge<'node'>({
-    name: 'pvep_proxmox_daemon_slots_held',
-    help: 'pvedaemon slots this process holds now, by node: calls in flight, and calls given up that pvedaemon may still run (SPEC 28). Summed over processes it is at most proxmox.daemonSlotsPerNode.',
-    labelNames: ['node'],
-    registers: [registry],
-  });
-  const daemonSlotUnavailableTotal = counter('pvep_proxmox_daemon_slot_unavailable_total', 'Protected Proxmox calls counted by the worker alone because Redis did not answer the pvedaemon slots.');
-
-  const webhookDeliveries = counter('pvep_webhook_deliveries_total', 'Webhook delivery attempts, by event and outcome: delivered (a 2xx), retried (sent again later), failed (the last attempt failed) (SPEC 27).', ['event', 'outcome']);
-  const webhookDuration = histogram('pvep_webhook_delivery_duration_seconds', 'Time one webhook delivery attempt took, from its POST to the answer or the error, by event.', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], ['event']);
-
+function metricMaker(registry: Registry): MetricMaker {
   return {
-    registry,
+    counter: (name, help, labelNames = []) => new Counter({ name, help, labelNames, registers: [registry] }),
+    histogram: (name, help, buckets, labelNames = []) => new Histogram({ name, help, labelNames, buckets, registers: [registry] }),
+    gauge: (name, help, labelNames = []) => new Gauge({ name, help, labelNames, registers: [registry] }),
+  };
+}
+
+/** Jobs: how they ended and how long they ran, lock waits, and the reconciler's findings. */
+function jobArea(make: MetricMaker): Pick<Metrics, 'jobsTotal' | 'jobDuration' | 'lockWaits' | 'reconcilerFindingsTotal' | keyof JobMetrics> {
+  const jobsTotal = make.counter('pvep_jobs_total', 'Jobs that ended, by job name and outcome.', ['job_name', 'outcome']);
+  const jobDuration = make.histogram('pvep_job_duration_seconds', 'Time a job ran, from start to end, by job name.', [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600], ['job_name']);
+  const lockWaits = make.counter('pvep_lock_waits_total', 'Jobs that found their name locked and were delayed (SPEC 3).', ['job_name']);
+  const reconcilerFindingsTotal = make.counter('pvep_reconciler_findings_total', 'Things the reconciler found, by kind (SPEC 5).', ['kind']);
+  return {
     jobsTotal,
     jobDuration,
-    proxmoxCalls,
-    proxmoxLatency,
     lockWaits,
     reconcilerFindingsTotal,
-    budgetWait,
-    budgetWaits,
-    budgetUnavailableTotal,
-    daemonSlotWait,
-    daemonSlotWaits,
-    daemonSlotsHeld,
-    daemonSlotUnavailableTotal,
-    webhookDeliveries,
-    webhookDuration,
     jobFinished(job, outcome, seconds) {
       jobsTotal.inc({ job_name: job, outcome });
       jobDuration.observe({ job_name: job }, seconds);
@@ -145,10 +109,36 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     reconcilerFindings(kind, count) {
       if (count > 0) reconcilerFindingsTotal.inc({ kind }, count);
     },
+  };
+}
+
+/** Proxmox API calls: how many by operation and status, and their latency. */
+function proxmoxCallArea(make: MetricMaker): Pick<Metrics, 'proxmoxCalls' | 'proxmoxLatency' | keyof ProxmoxCallMetrics> {
+  const proxmoxCalls = make.counter('pvep_proxmox_calls_total', 'Proxmox API calls, by operation (the client method: clone, upload, ...) and HTTP status (error when no answer came).', ['method', 'status']);
+  const proxmoxLatency = make.histogram('pvep_proxmox_call_duration_seconds', 'Proxmox API call latency, by operation (the client method: clone, upload, ...).', [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], ['method']);
+  return {
+    proxmoxCalls,
+    proxmoxLatency,
     proxmoxCall(method, status, seconds) {
       proxmoxCalls.inc({ method, status });
       proxmoxLatency.observe({ method }, seconds);
     },
+  };
+}
+
+/** The shared request budget (SPEC 26). */
+function budgetArea(make: MetricMaker): Pick<Metrics, 'budgetWait' | 'budgetWaits' | 'budgetUnavailableTotal' | keyof RequestBudgetMetrics> {
+  const budgetWait = make.histogram(
+    'pvep_proxmox_budget_wait_seconds',
+    'Time a Proxmox call waited for the shared request budget (proxmox.maxRequestsPerSecond) before it was sent; 0 when it went at once.',
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
+  const budgetWaits = make.counter('pvep_proxmox_budget_waits_total', 'Proxmox calls the shared request budget held back (SPEC 26).');
+  const budgetUnavailableTotal = make.counter('pvep_proxmox_budget_unavailable_total', 'Proxmox calls paced by the worker alone because Redis did not answer the request budget.');
+  return {
+    budgetWait,
+    budgetWaits,
+    budgetUnavailableTotal,
     budgetTaken(seconds, held) {
       budgetWait.observe(seconds);
       if (held) budgetWaits.inc();
@@ -156,6 +146,29 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     budgetUnavailable() {
       budgetUnavailableTotal.inc();
     },
+  };
+}
+
+/** The pvedaemon slots per node (SPEC 28). */
+function daemonSlotArea(make: MetricMaker): Pick<Metrics, 'daemonSlotWait' | 'daemonSlotWaits' | 'daemonSlotsHeld' | 'daemonSlotUnavailableTotal' | keyof DaemonSlotMetrics> {
+  const daemonSlotWait = make.histogram(
+    'pvep_proxmox_daemon_slot_wait_seconds',
+    'Time a protected Proxmox call (one that runs in a pvedaemon worker) waited for one of its node\'s proxmox.daemonSlotsPerNode slots, by node; 0 when it went at once (SPEC 28).',
+    [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    ['node'],
+  );
+  const daemonSlotWaits = make.counter('pvep_proxmox_daemon_slot_waits_total', 'Protected Proxmox calls that found every pvedaemon slot of their node taken and waited, by node (SPEC 28).', ['node']);
+  const daemonSlotsHeld = make.gauge(
+    'pvep_proxmox_daemon_slots_held',
+    'pvedaemon slots this process holds now, by node: calls in flight, and calls given up that pvedaemon may still run (SPEC 28). Summed over processes it is at most proxmox.daemonSlotsPerNode.',
+    ['node'],
+  );
+  const daemonSlotUnavailableTotal = make.counter('pvep_proxmox_daemon_slot_unavailable_total', 'Protected Proxmox calls counted by the worker alone because Redis did not answer the pvedaemon slots.');
+  return {
+    daemonSlotWait,
+    daemonSlotWaits,
+    daemonSlotsHeld,
+    daemonSlotUnavailableTotal,
     daemonSlotTaken(node, seconds, held) {
       daemonSlotWait.observe({ node }, seconds);
       if (held) daemonSlotWaits.inc({ node });
@@ -166,11 +179,33 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     daemonSlotUnavailable() {
       daemonSlotUnavailableTotal.inc();
     },
+  };
+}
+
+/** Webhook deliveries (SPEC 27). */
+function webhookArea(make: MetricMaker): Pick<Metrics, 'webhookDeliveries' | 'webhookDuration' | keyof WebhookMetrics> {
+  const webhookDeliveries = make.counter('pvep_webhook_deliveries_total', 'Webhook delivery attempts, by event and outcome: delivered (a 2xx), retried (sent again later), failed (the last attempt failed) (SPEC 27).', ['event', 'outcome']);
+  const webhookDuration = make.histogram('pvep_webhook_delivery_duration_seconds', 'Time one webhook delivery attempt took, from its POST to the answer or the error, by event.', [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], ['event']);
+  return {
+    webhookDeliveries,
+    webhookDuration,
     webhookDelivered(event, outcome, seconds) {
       webhookDeliveries.inc({ event, outcome });
       webhookDuration.observe({ event }, seconds);
     },
   };
+}
+
+/** A registry of its own with every metric of SPEC 9, built area by area (the areas' order is the text's). */
+export function createMetrics(options: MetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.processMetrics) {
+    collectDefaultMetrics({ register: registry, prefix: 'pvep_' });
+    // Gauges named `_total`, which promtool refuses; each is the sum of its per-type gauge without the suffix.
+    for (const name of PROM_CLIENT_GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
+  }
+  const make = metricMaker(registry);
+  return { registry, ...jobArea(make), ...proxmoxCallArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make) };
 }
 
 /** The process-wide metrics, shared by the worker and the web server of one process. */

@@ -1,283 +1,37 @@
 // Custom convict formats. Each throws a message that says what is wrong
-// and the allowed form; convict prefixes the key and the value.
-import convict from 'convict';
+// and the allowed form; convict prefixes the key and the value. The
+// formats live by kind (url-formats.ts, number-formats.ts,
+// list-formats.ts); the two name formats are here.
+import convict, { type Format } from 'convict';
 import { booleanWordFormat } from './boolean-words.js';
-import { parseHostPort } from './host-port.js';
-import type { NodeConfig } from './types.js';
+import { LIST_FORMATS } from './list-formats.js';
+import { NUMBER_FORMATS } from './number-formats.js';
+import { URL_FORMATS } from './url-formats.js';
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 const TAG_RE = /^[a-z0-9_][a-z0-9_+.-]*$/;
-const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
-const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
-const BRIDGE_RE = /^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/;
-const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag', 'apiUrl']);
-const IMAGE_KEYS = new Set(['name', 'description', 'templates']);
-/** An image name: what a create's `image` field carries. */
-export const IMAGE_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
-function isLoopback(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || hostname.startsWith('127.');
-}
-
-function parseJsonIfString(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
-}
-
-/** A JSON list as it is; any other text split at commas (the environment's form). */
-function splitList(value: unknown): unknown {
-  const parsed = parseJsonIfString(value);
-  if (typeof parsed !== 'string') return parsed;
-  return parsed
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '');
-}
-
-function firstDuplicate(names: string[]): string | undefined {
-  return names.find((n, i) => names.indexOf(n) !== i);
-}
-
-function isInt(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value);
-}
-
-const isVmid = (value: unknown): value is number => isInt(value) && value >= 100 && value <= 999999999;
-
-/** A VMID on the node itself, or {vmid, node} for a template on another node (SPEC 23). */
-function validateTemplate(template: unknown, at: string): void {
-  if (isVmid(template)) return;
-  const form = 'a VMID (an integer from 100 to 999999999) or {"vmid": N, "node": "NODE"} for a template on another node';
-  if (typeof template !== 'object' || template === null || Array.isArray(template)) throw new Error(`${at}: template must be ${form}`);
-  const ref = template as Record<string, unknown>;
-  const extra = Object.keys(ref).find((k) => k !== 'vmid' && k !== 'node');
-  if (extra !== undefined) throw new Error(`${at}: template has unknown key "${extra}"; it must be ${form}`);
-  if (!isVmid(ref.vmid)) throw new Error(`${at}: template.vmid must be a VMID, an integer from 100 to 999999999`);
-  if (typeof ref.node !== 'string' || !NODE_NAME_RE.test(ref.node)) throw new Error(`${at}: template.node must be a Proxmox node name (letters, digits, "-")`);
-}
-
-function validateNode(node: unknown, index: number): void {
-  const at = `entry ${index}`;
-  if (typeof node !== 'object' || node === null || Array.isArray(node)) {
-    throw new Error(`${at} must be an object {name, template, isoStorage, storage?, bridge?, vlanTag?, apiUrl?}`);
-  }
-  const entry = node as Record<string, unknown>;
-  for (const key of Object.keys(entry)) {
-    if (!NODE_KEYS.has(key)) throw new Error(`${at} has unknown key "${key}"; allowed: ${[...NODE_KEYS].join(', ')}`);
-  }
-  if (typeof entry.name !== 'string' || !NODE_NAME_RE.test(entry.name)) {
-    throw new Error(`${at}: name must be a Proxmox node name (letters, digits, "-")`);
-  }
-  if (entry.template !== undefined) validateTemplate(entry.template, `${at} (${entry.name})`);
-  if (typeof entry.isoStorage !== 'string' || !STORAGE_ID_RE.test(entry.isoStorage)) {
-    throw new Error(`${at} (${entry.name}): isoStorage is required and must be a storage id such as "proxy-seeds"`);
-  }
-  if (entry.storage !== undefined && (typeof entry.storage !== 'string' || !STORAGE_ID_RE.test(entry.storage))) {
-    throw new Error(`${at} (${entry.name}): storage must be a storage id such as "local-lvm"`);
-  }
-  if (entry.bridge !== undefined && (typeof entry.bridge !== 'string' || !BRIDGE_RE.test(entry.bridge))) {
-    throw new Error(`${at} (${entry.name}): bridge must be a bridge name such as "vmbr0"`);
-  }
-  if (entry.vlanTag !== undefined && (!isInt(entry.vlanTag) || entry.vlanTag < 1 || entry.vlanTag > 4094)) {
-    throw new Error(`${at} (${entry.name}): vlanTag must be an integer from 1 to 4094`);
-  }
-  if (entry.apiUrl !== undefined) {
-    const allowed = 'allowed: https://HOST[:PORT] of that node, or http:// on a loopback address, with no user or password (the token is proxmox.tokenFile\'s)';
-    const problem = proxmoxUrlProblem(entry.apiUrl, allowed) ?? (hasCredentials(entry.apiUrl) ? `carries credentials; ${allowed}` : undefined);
-    if (problem !== undefined) throw new Error(`${at} (${entry.name}): apiUrl ${problem}`);
-  }
-}
-
-function validateImage(image: unknown, index: number): void {
-  const at = `entry ${index}`;
-  if (typeof image !== 'object' || image === null || Array.isArray(image)) throw new Error(`${at} must be an object {name, description?, templates}`);
-  const entry = image as Record<string, unknown>;
-  const extra = Object.keys(entry).find((key) => !IMAGE_KEYS.has(key));
-  if (extra !== undefined) throw new Error(`${at} has unknown key "${extra}"; allowed: ${[...IMAGE_KEYS].join(', ')}`);
-  if (typeof entry.name !== 'string' || !IMAGE_NAME_RE.test(entry.name)) {
-    throw new Error(`${at}: name must be 1 to 63 of a-z, 0-9, ".", "_", "-", starting with a letter or digit`);
-  }
-  if (entry.description !== undefined && typeof entry.description !== 'string') throw new Error(`${at} (${entry.name}): description must be a string`);
-  const templates = entry.templates;
-  if (typeof templates !== 'object' || templates === null || Array.isArray(templates) || Object.keys(templates).length === 0) {
-    throw new Error(`${at} (${entry.name}): templates must be a non-empty object mapping node names to templates, e.g. {"pve1": 9001}`);
-  }
-  for (const [node, template] of Object.entries(templates)) validateTemplate(template, `${at} (${entry.name}) templates.${node}`);
-}
-
-/** The value as a URL, or the error convict shows, ending in what is allowed. */
-function urlOf(value: unknown, allowed: string): URL {
-  if (typeof value !== 'string') throw new Error(`must be a string; ${allowed}`);
-  try {
-    return new URL(value);
-  } catch {
-    throw new Error(`is not a URL; ${allowed}`);
-  }
-}
-
-/** A parsable URL with a user or password in it. */
-function hasCredentials(value: unknown): boolean {
-  if (typeof value !== 'string' || !URL.canParse(value)) return false;
-  const url = new URL(value);
-  return url.username !== '' || url.password !== '';
-}
-
-/** What is wrong with a Proxmox API URL (https://, or http:// on loopback only), ending in what is allowed; undefined when it is fine. */
-function proxmoxUrlProblem(value: unknown, allowed: string): string | undefined {
-  let url: URL;
-  try {
-    url = urlOf(value, allowed);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && isLoopback(url.hostname)) return undefined;
-  if (url.protocol === 'http:') return `plain http:// is only allowed for loopback addresses; ${allowed}`;
-  return `has scheme ${url.protocol}; ${allowed}`;
-}
-
-/** The value as an https:// or http:// URL, or the error convict shows. */
-function httpUrlOf(value: unknown, allowed: string): URL {
-  const url = urlOf(value, allowed);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
-  return url;
-}
-
-export function registerFormats(): void {
-  convict.addFormat(booleanWordFormat);
-  convict.addFormat({
-    name: 'proxmox-url',
-    coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),
-    validate(value: unknown) {
-      const allowed = 'allowed: "sim", https://HOST[:PORT], or http:// on a loopback address';
-      if (value === 'sim') return;
-      const problem = proxmoxUrlProblem(value, allowed);
-      if (problem !== undefined) throw new Error(problem);
-    },
-  });
-  convict.addFormat({
-    name: 'webhook-url',
-    coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),
-    validate(value: unknown) {
-      const allowed = 'allowed: empty (webhooks off), https://HOST[:PORT]/PATH or http://HOST[:PORT]/PATH';
-      if (value === '') return;
-      httpUrlOf(value, allowed);
-    },
-  });
-  convict.addFormat({
-    name: 'public-url',
-    coerce: (value: unknown) => (typeof value === 'string' ? value.trim() : value),
-    validate(value: unknown) {
-      const allowed = 'allowed: empty (servers stays the relative /v1), or an absolute https://HOST[:PORT][/PATH] or http://HOST[:PORT][/PATH] with no query, fragment or credentials';
-      if (value === '') return;
-      const url = httpUrlOf(value, allowed);
-      if (url.search !== '' || url.hash !== '') throw new Error(`has a query or fragment; ${allowed}`);
-      if (url.username !== '' || url.password !== '') throw new Error(`carries credentials; ${allowed}`);
-    },
-  });
-  convict.addFormat({
+const NAME_FORMATS: readonly Format[] = [
+  {
     name: 'proxmox-tag',
     validate(value: unknown) {
       if (typeof value !== 'string' || !TAG_RE.test(value)) {
         throw new Error('must be a Proxmox tag: lowercase letters, digits, "_", "-", "+", ".", not starting with "-", "+" or "."');
       }
     },
-  });
-  convict.addFormat({
-    name: 'vmid',
-    coerce: (value: unknown) => Number(value),
-    validate(value: unknown) {
-      if (!isInt(value) || value < 100 || value > 999999999) throw new Error('must be a VMID, an integer from 100 to 999999999');
-    },
-  });
-  convict.addFormat({
-    name: 'positive-int',
-    coerce: (value: unknown) => Number(value),
-    validate(value: unknown) {
-      if (!isInt(value) || value < 1) throw new Error('must be a whole number of at least 1');
-    },
-  });
-  convict.addFormat({
-    name: 'whole-number',
-    coerce: (value: unknown) => Number(value),
-    validate(value: unknown) {
-      if (!isInt(value) || value < 0) throw new Error('must be a whole number of at least 0');
-    },
-  });
-  convict.addFormat({
-    name: 'non-negative-number',
-    coerce: (value: unknown) => Number(value),
-    validate(value: unknown) {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new Error('must be a number of at least 0');
-    },
-  });
-  convict.addFormat({
-    name: 'unit-fraction',
-    coerce: (value: unknown) => Number(value),
-    validate(value: unknown) {
-      if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1) throw new Error('must be a number above 0 and at most 1');
-    },
-  });
-  convict.addFormat({
-    name: 'redis-url',
-    validate(value: unknown) {
-      const allowed = 'allowed: redis://[user:password@]HOST[:PORT][/DB] or rediss://...';
-      const url = urlOf(value, allowed);
-      if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error(`has scheme ${url.protocol}; ${allowed}`);
-    },
-  });
-  convict.addFormat({
+  },
+  {
     name: 'key-prefix',
     validate(value: unknown) {
       if (typeof value !== 'string' || !/^[A-Za-z0-9_.-]{1,64}$/.test(value)) {
         throw new Error('must be 1 to 64 of letters, digits, "_", "-", "." (no ":" or spaces)');
       }
     },
-  });
-  convict.addFormat({
-    name: 'host-port-list',
-    coerce: splitList,
-    validate(value: unknown) {
-      const form = 'a list of host:port, such as ["10.0.0.1:6379","10.0.0.2:6379"] or, in the environment, 10.0.0.1:6379,10.0.0.2:6379';
-      if (!Array.isArray(value)) throw new Error(`must be ${form}`);
-      value.forEach((entry: unknown, i) => {
-        if (typeof entry !== 'string' || parseHostPort(entry) === undefined) throw new Error(`entry ${i + 1} (${JSON.stringify(entry)}) is not host:port with a port from 1 to 65535; must be ${form}`);
-      });
-    },
-  });
-  convict.addFormat({
-    name: 'node-list',
-    coerce: parseJsonIfString,
-    validate(value: unknown) {
-      if (!Array.isArray(value) || value.length === 0) {
-        throw new Error('must be a non-empty JSON list of {name, template, isoStorage, storage?, bridge?, vlanTag?, apiUrl?}');
-      }
-      value.forEach(validateNode);
-      const dup = firstDuplicate((value as NodeConfig[]).map((n) => n.name));
-      if (dup !== undefined) throw new Error(`names node "${dup}" twice; each node may appear once`);
-    },
-  });
-  convict.addFormat({
-    name: 'image-list',
-    coerce: parseJsonIfString,
-    validate(value: unknown) {
-      if (!Array.isArray(value)) throw new Error('must be a JSON list of {name, description?, templates}');
-      value.forEach(validateImage);
-      const dup = firstDuplicate((value as { name: string }[]).map((image) => image.name));
-      if (dup !== undefined) throw new Error(`names image "${dup}" twice; each image may appear once`);
-    },
-  });
-  convict.addFormat({
-    name: 'name-list',
-    coerce: parseJsonIfString,
-    validate(value: unknown) {
-      if (!Array.isArray(value) || value.length === 0 || !value.every((n) => typeof n === 'string' && NODE_NAME_RE.test(n))) {
-        throw new Error('must be a non-empty JSON list of node names such as ["pve1","pve2"]');
-      }
-    },
-  });
+  },
+];
+
+/** Every format the schema names (convict keeps them by name, so their order is free). */
+const CONFIG_FORMATS: readonly Format[] = [booleanWordFormat, ...URL_FORMATS, ...NAME_FORMATS, ...NUMBER_FORMATS, ...LIST_FORMATS];
+
+export function registerFormats(): void {
+  for (const format of CONFIG_FORMATS) convict.addFormat(format);
 }

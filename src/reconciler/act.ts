@@ -5,11 +5,21 @@
 // Seeds it deletes itself (act-seeds.ts).
 import type { OperationContext } from '../provider/types.js';
 import type { Plan } from './decide.js';
-import { actOnSeeds } from './act-seeds.js';
+import { actOnSeeds, type Notes } from './act-seeds.js';
 import type { FindingKind, SweepDeps } from './ports.js';
 import type { MissingRef, OrphanVmRef, SweepError, SweepReport } from './report.js';
 
 export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext, dryRun: boolean): Promise<void> {
+  const notes = sweepNotes(deps, report, ctx);
+  noteUnknownVms(plan, report, notes);
+  await actOnOrphanVms(plan, deps, report, ctx, notes, dryRun);
+  await actOnSeeds(plan, deps, report, ctx, notes, dryRun);
+  noteFailedCreates(plan, report, notes);
+  await actOnMissing(plan, deps, report, ctx, notes, dryRun);
+}
+
+/** A finding counts for its kind and is logged; a failed action also goes in the report's errors. */
+function sweepNotes(deps: SweepDeps, report: SweepReport, ctx: OperationContext): Notes {
   const note = (kind: FindingKind, line: string): void => {
     deps.onFinding?.(kind);
     deps.log?.(line);
@@ -20,70 +30,77 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
     report.errors.push({ action, name, message });
     note('error', `${action} ${name} failed: ${message}`);
   };
+  return { note, failed };
+}
 
+function noteUnknownVms(plan: Plan, report: SweepReport, notes: Notes): void {
   for (const vm of plan.unknownVms) {
     report.orphans.unknown.push(vm);
-    note('vm_unknown', `left alone: VM ${vm.vmid} (${vm.name ?? 'no name'}): ${vm.why}`);
+    notes.note('vm_unknown', `left alone: VM ${vm.vmid} (${vm.name ?? 'no name'}): ${vm.why}`);
   }
+}
 
+async function actOnOrphanVms(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext, notes: Notes, dryRun: boolean): Promise<void> {
   for (const { ref, young, protected: isProtected } of plan.orphanVms) {
     ctx.signal.throwIfAborted();
     const what = `orphan VM ${ref.vmid} ${ref.name} uid ${ref.uid} (${ref.reason})`;
     try {
       if (young) {
         report.orphans.skippedYoung.push(ref);
-        note('orphan_vm_young', `skipped, younger than the grace period: ${what}`);
+        notes.note('orphan_vm_young', `skipped, younger than the grace period: ${what}`);
       } else if (isProtected === true) {
         report.orphans.protected.push(ref);
-        note(
+        notes.note(
           'orphan_vm_protected',
           `left alone, protected in Proxmox: ${what}; clear its protection (qm set ${ref.vmid} --protection 0, or Options > Protection in the GUI) and the next sweep deletes it`,
         );
       } else if (await deps.locks.isHeld(ref.name)) {
         report.orphans.skippedLocked.push(ref);
-        note('orphan_vm_locked', `skipped, name locked: ${what}`);
+        notes.note('orphan_vm_locked', `skipped, name locked: ${what}`);
       } else if (await deps.jobs.hasPendingJob(ref.name)) {
         report.orphans.skippedPending.push(ref);
-        note('orphan_vm_pending', `skipped, a job for the name is pending: ${what}`);
+        notes.note('orphan_vm_pending', `skipped, a job for the name is pending: ${what}`);
       } else {
         await deleteOrphan(ref, deps, dryRun);
         report.orphans.deleted.push(ref);
-        note('orphan_vm', `${dryRun ? 'would enqueue' : `enqueued job ${ref.jobId}:`} delete of ${what}`);
+        notes.note('orphan_vm', `${dryRun ? 'would enqueue' : `enqueued job ${ref.jobId}:`} delete of ${what}`);
       }
     } catch (err) {
-      failed('delete-vm', ref.name, err);
+      notes.failed('delete-vm', ref.name, err);
     }
   }
+}
 
-  await actOnSeeds(plan, deps, report, ctx, { note, failed }, dryRun);
-
+function noteFailedCreates(plan: Plan, report: SweepReport, notes: Notes): void {
   for (const ref of plan.failedCreates) {
     report.missing.failedPermanent.push(ref);
-    note('missing_vm_failed', `left alone until a new create: present name ${ref.name} (generation ${ref.generation}) has no VM; its create failed: ${ref.reason}`);
+    notes.note('missing_vm_failed', `left alone until a new create: present name ${ref.name} (generation ${ref.generation}) has no VM; its create failed: ${ref.reason}`);
   }
+}
 
+async function actOnMissing(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext, notes: Notes, dryRun: boolean): Promise<void> {
   for (const { ref, young } of plan.missing) {
     ctx.signal.throwIfAborted();
     const what = `present name ${ref.name} (generation ${ref.generation}) ${ref.unapplied ? 'has an in-place change no create applied' : 'has no VM'}`;
     try {
       if (young) {
         report.missing.skippedYoung.push(ref);
-        note('missing_vm_young', `skipped, recorded within the grace period: ${what}`);
+        notes.note('missing_vm_young', `skipped, recorded within the grace period: ${what}`);
       } else if (await deps.jobs.hasPendingJob(ref.name)) {
         continue; // its create is queued or running: nothing is missing
       } else if (await deps.locks.isHeld(ref.name)) {
         report.missing.skippedLocked.push(ref);
-        note('missing_vm_locked', `skipped, name locked: ${what}`);
+        notes.note('missing_vm_locked', `skipped, name locked: ${what}`);
       } else if (!deps.settings.recreateMissing) {
         report.missing.notRecreated.push(ref);
-        note('missing_vm', `not re-enqueued (reconciler.recreateMissing is off): ${what}`);
+        notes.note('missing_vm', `not re-enqueued (reconciler.recreateMissing is off): ${what}`);
       } else {
         await createAgain(ref, deps, dryRun);
         report.missing.reenqueued.push(ref);
-        note('missing_vm', `${dryRun ? 'would re-enqueue' : `re-enqueued as job ${ref.jobId}:`} create; ${what}`);
+        notes.note('missing_vm', `${dryRun ? 'would re-enqueue' : `re-enqueued as job ${ref.jobId}:`} create; ${what}`);
       }
     } catch (err) {
-      failed('create', ref.name, err);
+      notes.failed('create', ref.name, err);
     }
   }
 }

@@ -54,11 +54,22 @@ export interface Plan {
   failedCreates: FailedCreateRef[];
 }
 
-export function decide(inventory: Inventory, now: Date, graceSeconds: number): Plan {
-  const isYoung = (createdMs: number | undefined): boolean =>
-    createdMs === undefined || Number.isNaN(createdMs) || now.getTime() - createdMs < graceSeconds * 1000;
+/** Older than the grace period or not: a time unknown or unreadable counts as young. */
+type IsYoung = (createdMs: number | undefined) => boolean;
 
+export function decide(inventory: Inventory, now: Date, graceSeconds: number): Plan {
+  const isYoung: IsYoung = (createdMs) => createdMs === undefined || Number.isNaN(createdMs) || now.getTime() - createdMs < graceSeconds * 1000;
   const plan: Plan = { listed: inventory.vms.length, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], strangerSeeds: [], missing: [], failedCreates: [] };
+  planVms(inventory, isYoung, plan);
+  // Looked up per seed and per entry: grouped once, not scanned each time.
+  const vmsByName = groupByName(inventory.vms);
+  planSeeds(inventory, vmsByName, isYoung, plan);
+  planMissing(inventory, vmsByName, isYoung, plan);
+  return plan;
+}
+
+/** Our VMs no present entry claims: orphans, or unknown when something needed to judge them is missing. */
+function planVms(inventory: Inventory, isYoung: IsYoung, plan: Plan): void {
   for (const vm of inventory.vms) {
     if (vm.ours === false) continue;
     if (vm.ours === 'unknown') {
@@ -86,15 +97,21 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
     const ref: OrphanVmRef = { name: vm.name, uid: vm.uid, vmid: vm.vmid, node: vm.node, reason, generation };
     plan.orphanVms.push({ ref, young: isYoung(created), ...(vm.protected ? { protected: true as const } : {}) });
   }
+}
 
-  // Looked up per seed and per entry: grouped once, not scanned each time.
+function groupByName(vms: ListedVm[]): Map<string, ListedVm[]> {
   const vmsByName = new Map<string, ListedVm[]>();
-  for (const vm of inventory.vms) {
+  for (const vm of vms) {
     if (vm.name === undefined) continue;
     const group = vmsByName.get(vm.name);
     if (group) group.push(vm);
     else vmsByName.set(vm.name, [vm]);
   }
+  return vmsByName;
+}
+
+/** Seeds with no VM of their name (or left behind on another node), and seeds of names never recorded. */
+function planSeeds(inventory: Inventory, vmsByName: Map<string, ListedVm[]>, isYoung: IsYoung, plan: Plan): void {
   const unseenName = inventory.vms.some((vm) => vm.name === undefined && vm.ours === 'unknown');
   for (const seed of inventory.seeds) {
     const created = seed.ctime === undefined ? undefined : seed.ctime * 1000;
@@ -112,7 +129,10 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
     }
     if (!unseenName) plan.orphanSeeds.push({ ref: seedRef(seed), seed, young: isYoung(created) });
   }
+}
 
+/** Present names with no VM of theirs (or an in-place change no create applied), and those whose create failed. */
+function planMissing(inventory: Inventory, vmsByName: Map<string, ListedVm[]>, isYoung: IsYoung, plan: Plan): void {
   for (const entry of inventory.entries.values()) {
     if (entry.state !== 'present') continue;
     const ref: MissingRef = { name: entry.name, generation: entry.generation };
@@ -128,7 +148,6 @@ export function decide(inventory: Inventory, now: Date, graceSeconds: number): P
     }
     plan.missing.push({ ref, young: isYoung(Date.parse(entry.updatedAt)) });
   }
-  return plan;
 }
 
 /** Why no present entry claims this VM of ours; undefined when one does. */

@@ -51,91 +51,137 @@ function assertFormDisposition(value: string): void {
 
 type Phase = 0 | 1 | 2 | 100;
 
+/** pveproxy's patterns for one boundary. */
+class UploadPatterns {
+  /** A delimiter line, as a pattern. */
+  readonly delim: string;
+  /** How much of the buffer phase 2 keeps back: a closing boundary may be starting in it. */
+  readonly boundlen: number;
+  readonly phase0: RegExp;
+  readonly untilData = /^[^]*?(?:\r?\n){2}/;
+  readonly fileHead: RegExp;
+  readonly fileEnd: RegExp;
+  readonly value: RegExp;
+
+  constructor(boundary: string) {
+    const b = escapeRegExp(boundary);
+    this.delim = `--${b}\\r?\\n`;
+    const closeDelim = `--${b}--`;
+    this.boundlen = boundary.length + 8;
+    this.phase0 = new RegExp(`^[^]*?(${this.delim})`);
+    this.fileHead = new RegExp(`^${this.delim}Content-Disposition: ([^]*?); name="([^]*?)"; filename="([^"]+)"`);
+    this.fileEnd = new RegExp(`^([^]*?)(?:\\r?\\n)?${closeDelim}[^]*$`);
+    this.value = new RegExp(`^([^]*?)(${this.delim})`);
+  }
+
+  field(name: string): RegExp {
+    return new RegExp(`^${this.delim}[^]*?Content-Disposition: ([^]*?); name="${escapeRegExp(name)}"([^]*?${this.delim})`);
+  }
+}
+
+/**
+ * The parser's state between reads: pveproxy's buffer (`rbuf`), its phase,
+ * the fields taken and the file hashed and counted so far.
+ */
+class UploadReader {
+  readonly params: Record<string, string> = {};
+  private readonly hash = createHash('sha256');
+  private written = 0;
+  private phase: Phase = 0;
+  private rbuf = '';
+  /** Bytes received so far: what pveproxy counts as read plus what its buffer still holds. */
+  private received = 0;
+
+  constructor(
+    private readonly patterns: UploadPatterns,
+    private readonly size: number,
+  ) {}
+
+  get done(): boolean {
+    return this.phase === 100;
+  }
+
+  /** Data arrived: pveproxy appends it to its buffer and applies each phase's patterns in turn. */
+  read(chunk: Buffer): void {
+    this.received += chunk.length;
+    this.rbuf += chunk.toString('latin1');
+    if (this.phase === 0) this.skipPreamble();
+    if (this.phase === 1) this.takeFields();
+    if (this.phase === 2) this.streamFile();
+    if (this.received >= this.size && !this.done) throw perlDie('upload failed', 1370);
+  }
+
+  body(): UploadBody {
+    return { params: this.params, size: this.written, sha256: this.hash.digest('hex') };
+  }
+
+  /** Phase 0: keep the boundary, drop anything before it. */
+  private skipPreamble(): void {
+    const match = this.patterns.phase0.exec(this.rbuf);
+    if (match === null) return;
+    this.rbuf = this.rbuf.slice(match[0].length - (match[1] ?? '').length);
+    this.phase = 1;
+  }
+
+  /** Phase 1: the fields, each the next part, then the file part's head. */
+  private takeFields(): void {
+    this.extractField('content');
+    this.extractField('checksum-algorithm');
+    this.extractField('checksum');
+    const head = this.patterns.fileHead.exec(this.rbuf);
+    if (head === null) return;
+    assertFormDisposition(head[1] ?? '');
+    if (head[2] !== 'filename') throw perlDie(`wrong field name '${head[2] ?? ''}' for file upload, expected 'filename'`, 1325);
+    this.phase = 2;
+    this.params.filename = (head[3] ?? '').trim();
+    this.rbuf = this.rbuf.slice(head[0].length).replace(this.patterns.untilData, '');
+  }
+
+  private extractField(name: string): void {
+    const match = this.patterns.field(name).exec(this.rbuf);
+    if (match === null) return;
+    assertFormDisposition(match[1] ?? '');
+    this.rbuf = (match[2] ?? '') + this.rbuf.slice(match[0].length);
+    this.rbuf = this.rbuf.replace(this.patterns.untilData, '');
+    const value = this.patterns.value.exec(this.rbuf);
+    if (value === null) return;
+    this.params[name] = (value[1] ?? '').trim();
+    this.rbuf = this.rbuf.slice((value[1] ?? '').length);
+  }
+
+  /** Phase 2: everything up to the closing boundary is the file; the buffer keeps back what may be its start. */
+  private streamFile(): void {
+    const end = this.patterns.fileEnd.exec(this.rbuf);
+    if (end !== null) {
+      this.write(end[1] ?? '');
+      this.rbuf = '';
+      this.phase = 100;
+      return;
+    }
+    const length = this.rbuf.length - this.patterns.boundlen;
+    if (length > 0) {
+      this.write(this.rbuf.slice(0, length));
+      this.rbuf = this.rbuf.slice(length);
+    }
+  }
+
+  private write(data: string): void {
+    if (data.length === 0) return;
+    this.hash.update(Buffer.from(data, 'latin1'));
+    this.written += data.length;
+  }
+}
+
 /**
  * Reads the upload body of `size` bytes (the Content-Length). The buffer
  * is a latin1 string, so every byte stays one character and the Perl
  * patterns apply unchanged.
  */
 export async function readUpload(chunks: AsyncIterable<Buffer>, boundary: string, size: number): Promise<UploadBody> {
-  const b = escapeRegExp(boundary);
-  const delim = `--${b}\\r?\\n`;
-  const closeDelim = `--${b}--`;
-  const boundlen = boundary.length + 8;
-  const phase0 = new RegExp(`^[^]*?(${delim})`);
-  const untilData = /^[^]*?(?:\r?\n){2}/;
-  const fileHead = new RegExp(`^${delim}Content-Disposition: ([^]*?); name="([^]*?)"; filename="([^"]+)"`);
-  const fileEnd = new RegExp(`^([^]*?)(?:\\r?\\n)?${closeDelim}[^]*$`);
-  const params: Record<string, string> = {};
-  const hash = createHash('sha256');
-  let written = 0;
-  const cursor: { phase: Phase } = { phase: 0 };
-  let rbuf = '';
-  /** Bytes received so far: what pveproxy counts as read plus what its buffer still holds. */
-  let received = 0;
-
-  const extractField = (name: string): void => {
-    const field = new RegExp(`^${delim}[^]*?Content-Disposition: ([^]*?); name="${escapeRegExp(name)}"([^]*?${delim})`);
-    const match = field.exec(rbuf);
-    if (match === null) return;
-    assertFormDisposition(match[1] ?? '');
-    rbuf = (match[2] ?? '') + rbuf.slice(match[0].length);
-    rbuf = rbuf.replace(untilData, '');
-    const value = new RegExp(`^([^]*?)(${delim})`).exec(rbuf);
-    if (value === null) return;
-    params[name] = (value[1] ?? '').trim();
-    rbuf = rbuf.slice((value[1] ?? '').length);
-  };
-  const write = (data: string): void => {
-    if (data.length === 0) return;
-    hash.update(Buffer.from(data, 'latin1'));
-    written += data.length;
-  };
-
-  const onRead = (): void => {
-    if (cursor.phase === 0) {
-      // Keep the boundary, drop anything before it.
-      const match = phase0.exec(rbuf);
-      if (match !== null) {
-        rbuf = rbuf.slice(match[0].length - (match[1] ?? '').length);
-        cursor.phase = 1;
-      }
-    }
-    if (cursor.phase === 1) {
-      extractField('content');
-      extractField('checksum-algorithm');
-      extractField('checksum');
-      const head = fileHead.exec(rbuf);
-      if (head !== null) {
-        assertFormDisposition(head[1] ?? '');
-        if (head[2] !== 'filename') throw perlDie(`wrong field name '${head[2] ?? ''}' for file upload, expected 'filename'`, 1325);
-        cursor.phase = 2;
-        params.filename = (head[3] ?? '').trim();
-        rbuf = rbuf.slice(head[0].length).replace(untilData, '');
-      }
-    }
-    if (cursor.phase === 2) {
-      const end = fileEnd.exec(rbuf);
-      if (end !== null) {
-        write(end[1] ?? '');
-        rbuf = '';
-        cursor.phase = 100;
-      } else {
-        const length = rbuf.length - boundlen;
-        if (length > 0) {
-          write(rbuf.slice(0, length));
-          rbuf = rbuf.slice(length);
-        }
-      }
-    }
-    if (received >= size && cursor.phase !== 100) throw perlDie('upload failed', 1370);
-  };
-
+  const reader = new UploadReader(new UploadPatterns(boundary), size);
   for await (const chunk of chunks) {
-    if (cursor.phase === 100) continue;
-    received += chunk.length;
-    rbuf += chunk.toString('latin1');
-    onRead();
+    if (!reader.done) reader.read(chunk);
   }
-  if (cursor.phase !== 100) throw perlDie('upload failed', 1370);
-  return { params, size: written, sha256: hash.digest('hex') };
+  if (!reader.done) throw perlDie('upload failed', 1370);
+  return reader.body();
 }

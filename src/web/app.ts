@@ -2,7 +2,7 @@
 // Bull Board behind basic auth, open /healthz and /readyz, /metrics and
 // /readyz's checks behind a token unless http.metricsAuth is false. Built from its deps, not
 // listening: server.ts listens, tests use inject or listen themselves.
-import fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type onRequestAsyncHookHandler } from 'fastify';
 import { Registry } from 'prom-client';
 import { limitsFromConfig } from '../job-table/schema.js';
 import { boundConnections, listenerLimitsOf } from '../listener-limits.js';
@@ -25,7 +25,7 @@ import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
 import { refuseUnknownQuery } from './query-keys.js';
 import { vmRoutes } from './routes/vms.js';
-import { redisNeverDown, refuseWhileRedisDown } from './redis-down.js';
+import { redisNeverDown, refuseWhileRedisDown, type RedisDownProbe } from './redis-down.js';
 import { boundLargeBodies } from './large-bodies.js';
 import { closeAfterRefusal, fastifyTimeoutOptions, refuseUnknownPathsUnread } from './listener.js';
 
@@ -69,24 +69,26 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
     metricsRoute(ours, [deps.metrics.registry, webRegistry], deps.queues, redisDown, { queueFiguresMs: redisFiguresMs, guard: operationsGuard });
     // The document holds no data, and a client generator fetches it with no token.
     ours.get('/v1/openapi.json', () => openApi);
-    await ours.register(
-      (v1, _options, done) => {
-        if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
-        // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
-        void v1.register((needsRedis, _scopeOptions, scopeDone) => {
-          needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-          vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
-          jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
-          imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
-          jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, maxSeconds: deps.config.http.eventStreamMaxSeconds, ...deps.jobEvents });
-          scopeDone();
-        });
-        done();
-      },
-      { prefix: '/v1' },
-    );
+    await ours.register(v1Routes(deps, redisDown, tokenGuard), { prefix: '/v1' });
   });
 
   await mountBoard(app, deps.queues, { users: deps.credentials?.boardUsers, writable: deps.config.http.boardWritable, redisDown, failures: failedAuth });
   return app;
+}
+
+/** The /v1 routes but the document, behind the bearer token when auth is on. */
+function v1Routes(deps: WebDeps, redisDown: RedisDownProbe, tokenGuard: onRequestAsyncHookHandler | undefined): FastifyPluginCallback {
+  return (v1, _options, done) => {
+    if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
+    // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
+    void v1.register((needsRedis, _scopeOptions, scopeDone) => {
+      needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
+      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
+      jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
+      imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
+      jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, maxSeconds: deps.config.http.eventStreamMaxSeconds, ...deps.jobEvents });
+      scopeDone();
+    });
+    done();
+  };
 }

@@ -142,12 +142,6 @@ export function serverUrl(publicUrl: string): string {
 
 export function buildOpenApiDocument(config: Config): Schema {
   const limits = limitsFromConfig(config);
-  const enqueued = (what: string): Schema => ({
-    '200': answer(`${what} was already there (existing: true): the same job.`, ref('Enqueued')),
-    '202': answer(`${what} enqueued.`, ref('Enqueued')),
-    '400': answer('The request is invalid; fields lists every failing field.', ref('Error')),
-    ...ERROR_ANSWERS,
-  });
   return {
     openapi: '3.1.0',
     info: {
@@ -157,114 +151,146 @@ export function buildOpenApiDocument(config: Config): Schema {
     },
     servers: [{ url: serverUrl(config.http.publicUrl) }],
     security: [{ bearer: [] }],
-    paths: {
-      '/vms': {
-        post: {
-          operationId: 'createVm',
-          summary: 'Enqueue a create (SPEC 1, 2); with no uid, a present name\'s is taken; other cores, memory or a larger disk change a present VM in place',
-          requestBody: { required: true, ...json(jobJsonSchema('create', limits)) },
-          responses: {
-            ...enqueued('The create'),
-            '409': answer('The name is present with another uid, or with another spec in a field its VM cannot take in place (fields names each such field: any but cores, memoryMiB and a larger diskGiB).', ref('Error')),
-            '503': answer('No node can take a VM and jobs.acceptWhenUnhealthy is false (error NoHealthyNode, with Retry-After), or Redis is unreachable.', ref('Error')),
-          },
-        },
-        get: {
-          operationId: 'listVms',
-          summary: 'The names the service manages, a page at a time in name order, with their desired and last known state',
-          parameters: listParams,
-          responses: {
-            '200': answer('A page of names.', vmPage),
-            '400': answer('limit, cursor, state or node is invalid; fields names it.', ref('Error')),
-            ...ERROR_ANSWERS,
-          },
-        },
-      },
-      '/vms/{name}': {
-        parameters: [nameParam],
-        get: {
-          operationId: 'getVm',
-          summary: 'The desired state, last known state and latest job of one name',
-          responses: { '200': answer('The name.', ref('Vm')), '404': answer('The name is not known.', ref('Error')), ...ERROR_ANSWERS },
-        },
-        delete: {
-          operationId: 'deleteVm',
-          summary: 'Enqueue a delete',
-          parameters: [{ name: 'uid', in: 'query', required: false, description: 'Only the VM whose mark carries this uid is touched.', schema: { type: 'string' } }],
-          responses: enqueued('The delete'),
-        },
-      },
-      ...Object.fromEntries(
-        NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
-      ),
-      '/images': {
-        get: {
-          operationId: 'listImages',
-          summary: "The images a create's image field may name (SPEC 27), each with its template per node and the last health job's finding there",
-          responses: { '200': answer('Every configured image.', ref('ImageList')), ...ERROR_ANSWERS },
-        },
-      },
-      '/jobs/{id}': {
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        get: {
-          operationId: 'getJob',
-          summary: 'A job: state, progress, log lines, result or failure reason',
-          parameters: [
-            {
-              name: 'waitSeconds',
-              in: 'query',
-              required: false,
-              description: `Wait up to this long for the job to finish before answering (0 to ${MAX_WAIT_SECONDS}).`,
-              schema: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0 },
-            },
-          ],
-          responses: {
-            '200': answer('The job (finished, or as it stands when the wait ran out).', ref('Job')),
-            '400': answer('waitSeconds is out of range.', ref('Error')),
-            '404': answer('No such job.', ref('Error')),
-            '503': answer('With waitSeconds: this web process holds its most waits (http.maxJobWaiters); Retry-After says when to try again.', ref('Error')),
-            ...ERROR_ANSWERS,
-          },
-        },
-      },
-      '/jobs/{id}/events': {
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        get: {
-          operationId: 'streamJobEvents',
-          summary: "A job's states, steps, log lines and end as server-sent events; the server closes the stream when the job ends",
-          parameters: [
-            {
-              name: 'Last-Event-ID',
-              in: 'header',
-              required: false,
-              description: 'The id of the last event received (an EventSource sends it when it reconnects): the stream goes on right after that event.',
-              schema: { type: 'string', pattern: EVENT_ID_PATTERN.source },
-            },
-            {
-              name: 'lastEventId',
-              in: 'query',
-              required: false,
-              description: 'Last-Event-ID as a query parameter, as EventSource polyfills that send headers resume; the header wins when both are given.',
-              schema: { type: 'string', pattern: EVENT_ID_PATTERN.source },
-            },
-          ],
-          responses: {
-            '200': {
-              description: JOB_EVENTS_DESCRIPTION,
-              content: { 'text/event-stream': { schema: { type: 'string' } } },
-            },
-            '204': { description: 'Last-Event-ID is the end event: nothing follows (an EventSource stops reconnecting).' },
-            '400': answer('Last-Event-ID (or lastEventId) is not an id this stream sends.', ref('Error')),
-            '404': answer('No such job.', ref('Error')),
-            '503': answer(`This web process holds its most event streams (${DEFAULT_MAX_EVENT_STREAMS}); Retry-After says when to try again.`, ref('Error')),
-            ...ERROR_ANSWERS,
-          },
-        },
-      },
-    },
+    paths: { ...vmPaths(jobJsonSchema('create', limits)), ...imagePaths(), ...jobPaths() },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from http.apiTokensFile.' } },
       schemas: { ...componentSchemas, ...jobSchemas(limits) },
+    },
+  };
+}
+
+/** The answers of a call that enqueues a job. */
+function enqueued(what: string): Schema {
+  return {
+    '200': answer(`${what} was already there (existing: true): the same job.`, ref('Enqueued')),
+    '202': answer(`${what} enqueued.`, ref('Enqueued')),
+    '400': answer('The request is invalid; fields lists every failing field.', ref('Error')),
+    ...ERROR_ANSWERS,
+  };
+}
+
+/** /vms, /vms/{name} and a POST /vms/{name}/<job> per job of the job table that takes a name; `createBody` is the create's request body. */
+function vmPaths(createBody: Schema): Schema {
+  return {
+    '/vms': {
+      post: {
+        operationId: 'createVm',
+        summary: 'Enqueue a create (SPEC 1, 2); with no uid, a present name\'s is taken; other cores, memory or a larger disk change a present VM in place',
+        requestBody: { required: true, ...json(createBody) },
+        responses: {
+          ...enqueued('The create'),
+          '409': answer('The name is present with another uid, or with another spec in a field its VM cannot take in place (fields names each such field: any but cores, memoryMiB and a larger diskGiB).', ref('Error')),
+          '503': answer('No node can take a VM and jobs.acceptWhenUnhealthy is false (error NoHealthyNode, with Retry-After), or Redis is unreachable.', ref('Error')),
+        },
+      },
+      get: {
+        operationId: 'listVms',
+        summary: 'The names the service manages, a page at a time in name order, with their desired and last known state',
+        parameters: listParams,
+        responses: {
+          '200': answer('A page of names.', vmPage),
+          '400': answer('limit, cursor, state or node is invalid; fields names it.', ref('Error')),
+          ...ERROR_ANSWERS,
+        },
+      },
+    },
+    '/vms/{name}': {
+      parameters: [nameParam],
+      get: {
+        operationId: 'getVm',
+        summary: 'The desired state, last known state and latest job of one name',
+        responses: { '200': answer('The name.', ref('Vm')), '404': answer('The name is not known.', ref('Error')), ...ERROR_ANSWERS },
+      },
+      delete: {
+        operationId: 'deleteVm',
+        summary: 'Enqueue a delete',
+        parameters: [{ name: 'uid', in: 'query', required: false, description: 'Only the VM whose mark carries this uid is touched.', schema: { type: 'string' } }],
+        responses: enqueued('The delete'),
+      },
+    },
+    ...Object.fromEntries(
+      NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
+    ),
+  };
+}
+
+function imagePaths(): Schema {
+  return {
+    '/images': {
+      get: {
+        operationId: 'listImages',
+        summary: "The images a create's image field may name (SPEC 27), each with its template per node and the last health job's finding there",
+        responses: { '200': answer('Every configured image.', ref('ImageList')), ...ERROR_ANSWERS },
+      },
+    },
+  };
+}
+
+function jobPaths(): Schema {
+  return { '/jobs/{id}': jobPath(), '/jobs/{id}/events': jobEventsPath() };
+}
+
+/** GET /jobs/{id}, which may wait for the job to finish. */
+function jobPath(): Schema {
+  return {
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    get: {
+      operationId: 'getJob',
+      summary: 'A job: state, progress, log lines, result or failure reason',
+      parameters: [
+        {
+          name: 'waitSeconds',
+          in: 'query',
+          required: false,
+          description: `Wait up to this long for the job to finish before answering (0 to ${MAX_WAIT_SECONDS}).`,
+          schema: { type: 'integer', minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0 },
+        },
+      ],
+      responses: {
+        '200': answer('The job (finished, or as it stands when the wait ran out).', ref('Job')),
+        '400': answer('waitSeconds is out of range.', ref('Error')),
+        '404': answer('No such job.', ref('Error')),
+        '503': answer('With waitSeconds: this web process holds its most waits (http.maxJobWaiters); Retry-After says when to try again.', ref('Error')),
+        ...ERROR_ANSWERS,
+      },
+    },
+  };
+}
+
+/** GET /jobs/{id}/events, the job's server-sent events. */
+function jobEventsPath(): Schema {
+  return {
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    get: {
+      operationId: 'streamJobEvents',
+      summary: "A job's states, steps, log lines and end as server-sent events; the server closes the stream when the job ends",
+      parameters: [
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          required: false,
+          description: 'The id of the last event received (an EventSource sends it when it reconnects): the stream goes on right after that event.',
+          schema: { type: 'string', pattern: EVENT_ID_PATTERN.source },
+        },
+        {
+          name: 'lastEventId',
+          in: 'query',
+          required: false,
+          description: 'Last-Event-ID as a query parameter, as EventSource polyfills that send headers resume; the header wins when both are given.',
+          schema: { type: 'string', pattern: EVENT_ID_PATTERN.source },
+        },
+      ],
+      responses: {
+        '200': {
+          description: JOB_EVENTS_DESCRIPTION,
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        '204': { description: 'Last-Event-ID is the end event: nothing follows (an EventSource stops reconnecting).' },
+        '400': answer('Last-Event-ID (or lastEventId) is not an id this stream sends.', ref('Error')),
+        '404': answer('No such job.', ref('Error')),
+        '503': answer(`This web process holds its most event streams (${DEFAULT_MAX_EVENT_STREAMS}); Retry-After says when to try again.`, ref('Error')),
+        ...ERROR_ANSWERS,
+      },
     },
   };
 }

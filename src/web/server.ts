@@ -18,7 +18,7 @@ import { ensureFingerprintKey } from './fingerprint-key.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
 import { BOARD_PATH } from './board.js';
 import { redisReadinessSources } from './readiness-redis.js';
-import { redisDownProbe } from './redis-down.js';
+import { redisDownProbe, type RedisDown } from './redis-down.js';
 
 export interface WebServer {
   app: FastifyInstance;
@@ -59,11 +59,8 @@ function publicHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
-  const credentials = await loadCredentials(config, logger);
-  await ensureFingerprintKey(config, logger);
-  // The worker's secrets too (the Proxmox token, the webhook secret): the redactor knows them before any answer.
-  await learnSecretFiles(config);
+/** The web process's own Redis connection and what stands on it; `close` ends them all. */
+function webConnections(config: Config, logger: Logger) {
   // Fails fast when Redis is down, so a request answers instead of hanging.
   const redis = createWebConnection(config.redis);
   const redisDown = redisDownProbe(redis, config.redis);
@@ -81,11 +78,20 @@ export async function startWebServer(config: Config, logger: Logger, options: We
     fingerprintKeyFile: config.http.fingerprintKeyFile,
     onConfigMismatch: ({ redisKey, differences, message }) => logger.warn({ redisKey, differences }, `${message}: another web or worker process on this prefix runs another config`),
   });
-  const closeConnections = async (): Promise<void> => {
+  const close = async (): Promise<void> => {
     published.stop();
     await Promise.allSettled([client.close(), queues.close(), deliveries.close()]);
     redis.disconnect();
   };
+  return { redis, redisDown, prefix, queues, deliveries, published, client, close };
+}
+
+export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
+  const credentials = await loadCredentials(config, logger);
+  await ensureFingerprintKey(config, logger);
+  // The worker's secrets too (the Proxmox token, the webhook secret): the redactor knows them before any answer.
+  await learnSecretFiles(config);
+  const { redis, redisDown, prefix, queues, deliveries, published, client, close: closeConnections } = webConnections(config, logger);
   let app: FastifyInstance;
   try {
     app = await buildWebApp({
@@ -110,19 +116,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   }
   const reached = await firstContact(redis, REDIS_FIRST_CONTACT_MS);
   if (reached) await published.write().catch(() => undefined);
-  const down = reached ? undefined : redisDown();
-  const redisNote = down === undefined ? '' : `; not ready yet: ${down.message}; /v1 answers 503 until Redis answers`;
-  logger[down === undefined ? 'info' : 'warn'](
-    {
-      api: `${url}/v1`,
-      board: `${url}${BOARD_PATH}`,
-      apiTokensFile: credentials ? config.http.apiTokensFile : undefined,
-      boardUsersFile: credentials ? config.http.boardUsersFile : undefined,
-    },
-    (credentials
-      ? `API at ${url}/v1, its tokens in ${config.http.apiTokensFile}; Bull Board at ${url}${BOARD_PATH}, its user:password in ${config.http.boardUsersFile}`
-      : `API at ${url}/v1 and Bull Board at ${url}${BOARD_PATH}, without auth (http.authDisabled)`) + redisNote,
-  );
+  logListening(logger, config, url, credentials !== undefined, reached ? undefined : redisDown());
   return {
     app,
     url,
@@ -131,4 +125,20 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       await closeConnections();
     },
   };
+}
+
+/** Where the API and Bull Board answer and with what auth; a warning when Redis did not answer yet. */
+function logListening(logger: Logger, config: Config, url: string, withAuth: boolean, down: RedisDown | undefined): void {
+  const redisNote = down === undefined ? '' : `; not ready yet: ${down.message}; /v1 answers 503 until Redis answers`;
+  logger[down === undefined ? 'info' : 'warn'](
+    {
+      api: `${url}/v1`,
+      board: `${url}${BOARD_PATH}`,
+      apiTokensFile: withAuth ? config.http.apiTokensFile : undefined,
+      boardUsersFile: withAuth ? config.http.boardUsersFile : undefined,
+    },
+    (withAuth
+      ? `API at ${url}/v1, its tokens in ${config.http.apiTokensFile}; Bull Board at ${url}${BOARD_PATH}, its user:password in ${config.http.boardUsersFile}`
+      : `API at ${url}/v1 and Bull Board at ${url}${BOARD_PATH}, without auth (http.authDisabled)`) + redisNote,
+  );
 }

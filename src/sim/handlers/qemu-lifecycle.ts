@@ -84,24 +84,44 @@ function diskStorageRefusal(ctx: HandlerContext, source: SimVm, node: string): s
   return undefined;
 }
 
+/** A clone's `target` when it names another node than the one asked; undefined otherwise. */
+function cloneTarget(ctx: HandlerContext, node: string): string | undefined {
+  const target = ctx.params.target;
+  return target !== undefined && target !== node && target !== 'localhost' ? target : undefined;
+}
+
+/** The `storage` given: storage_check_enabled on this node (does not exist, disabled, not available), images content, later on the target. */
+function checkCloneStorage(ctx: HandlerContext, node: string, storage: string, target: string | undefined): void {
+  const { state } = ctx.sim;
+  const refused = state.storageRefusal(node, storage);
+  if (refused !== undefined) throw dieError(refused);
+  const found = state.storageAnywhere(storage);
+  if (found?.content.includes('images') !== true) throw paramError({ storage: texts.noImages(storage) });
+  const refusedThere = target === undefined ? undefined : state.storageRefusal(target, storage);
+  if (refusedThere !== undefined) throw dieError(refusedThere);
+  if (target !== undefined && !found.shared) throw dieError(texts.cloneTargetStorageNotShared(storage));
+}
+
+/** A clone that passed the checks before the fork. */
+interface ClonePlan {
+  node: string;
+  source: SimVm;
+  newid: number;
+  target: string | undefined;
+  linked: boolean;
+  /** The task log's first line. */
+  started: string;
+}
+
 export const clone: Handler = (ctx) => {
   const { sim } = ctx;
   const node = param(ctx, 'node');
   const newid = vmidParam(ctx, 'newid');
-  const target = ctx.params.target !== undefined && ctx.params.target !== node && ctx.params.target !== 'localhost' ? ctx.params.target : undefined;
+  const target = cloneTarget(ctx, node);
   // clone_vm's $load_and_check, run before the fork, in its order.
   if (target !== undefined && !sim.state.nodes.has(target)) throw dieError(texts.noSuchClusterNode(target));
   const storage = ctx.params.storage;
-  if (storage !== undefined) {
-    // storage_check_enabled on this node (does not exist, disabled, not available), later on the target.
-    const refused = sim.state.storageRefusal(node, storage);
-    if (refused !== undefined) throw dieError(refused);
-    const found = sim.state.storageAnywhere(storage);
-    if (found?.content.includes('images') !== true) throw paramError({ storage: texts.noImages(storage) });
-    const refusedThere = target === undefined ? undefined : sim.state.storageRefusal(target, storage);
-    if (refusedThere !== undefined) throw dieError(refusedThere);
-    if (target !== undefined && !found.shared) throw dieError(texts.cloneTargetStorageNotShared(storage));
-  }
+  if (storage !== undefined) checkCloneStorage(ctx, node, storage, target);
   const source = sim.state.vm(node, vmidParam(ctx));
   if (typeof source.config.lock === 'string') throw dieError(texts.vmLocked(source.config.lock));
   // `full` defaults to linked for a template (SPEC 13).
@@ -111,22 +131,28 @@ export const clone: Handler = (ctx) => {
   if (target !== undefined && !sharedVm) throw dieError(texts.cloneTargetLocal(target));
   // F4 looks only at this node's config file.
   if (sim.state.findVm(node, newid) !== undefined) throw dieError(texts.configExists(newid));
-  const started = texts.cloneStart(source.vmid, newid);
-  if (sim.state.vmidTaken(newid)) {
-    // Audit 2b: another node holds the VMID; pmxcfs refuses the temporary config inside the worker.
-    return sim.runTask({
-      node,
-      type: 'qmclone',
-      id: String(source.vmid),
-      owner: ctx.owner,
-      seconds: 0,
-      runningLog: [started],
-      run: () => {
-        throw new Error(texts.vmidElsewhere(node, newid));
-      },
-    }).upid;
-  }
-  const linked = !full;
+  const plan: ClonePlan = { node, source, newid, target, linked: !full, started: texts.cloneStart(source.vmid, newid) };
+  return sim.state.vmidTaken(newid) ? vmidElsewhereTask(ctx, plan) : cloneTask(ctx, plan);
+};
+
+/** Audit 2b: another node holds the VMID; pmxcfs refuses the temporary config inside the worker. */
+function vmidElsewhereTask(ctx: HandlerContext, { node, source, newid, started }: ClonePlan): string {
+  return ctx.sim.runTask({
+    node,
+    type: 'qmclone',
+    id: String(source.vmid),
+    owner: ctx.owner,
+    seconds: 0,
+    runningLog: [started],
+    run: () => {
+      throw new Error(texts.vmidElsewhere(node, newid));
+    },
+  }).upid;
+}
+
+/** The clone's task: the new VM exists at once, locked, with the temporary config until its first disk is copied. */
+function cloneTask(ctx: HandlerContext, { node, source, newid, target, linked, started }: ClonePlan): string {
+  const { sim } = ctx;
   const now = sim.now();
   const vm: SimVm = {
     vmid: newid,
@@ -166,18 +192,22 @@ export const clone: Handler = (ctx) => {
     onFail: (at) => sim.removeVm(vm, at),
   });
   vm.lockUntil = task.endAt;
-  // The full config (still locked) is written after the first disk; halfway is close enough.
-  const firstDiskAt = (now + task.endAt) / 2;
+  writeConfigAtFirstDisk(ctx, vm, fullConfig, now, task.endAt);
+  return task.upid;
+}
+
+/** The full config (still locked) is written after the first disk; halfway through the task is close enough. */
+function writeConfigAtFirstDisk(ctx: HandlerContext, vm: SimVm, fullConfig: VmConfig, now: number, endAt: number): void {
+  const firstDiskAt = (now + endAt) / 2;
   // pvestatd samples the temporary config as `VM <newid>` until then (audit 3.3).
   vm.temporaryConfig = { from: now, until: firstDiskAt };
-  sim.tasks.schedule(firstDiskAt, () => {
+  ctx.sim.tasks.schedule(firstDiskAt, () => {
     if (!vm.cloning) return;
     vm.config = { ...fullConfig };
     // Its tags are live in /cluster/resources from now on, its name at pvestatd's next cycle.
     touched(vm, firstDiskAt);
   });
-  return task.upid;
-};
+}
 
 export const resize: Handler = (ctx) => {
   const { sim } = ctx;
