@@ -31,7 +31,7 @@ import type { Redis } from 'ioredis';
 import { createProvisionerClient, type ProvisionerClient } from '../src/client.js';
 import { loadConfig } from '../src/config/index.js';
 import { listLiveWorkers } from '../src/queue/heartbeat.js';
-import { learnedTimesKey } from '../src/queue/learned-times-store.js';
+import { keys } from '../src/queue/keys.js';
 import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable, sleep } from './_common.js';
 import { serviceEnv, startCli, startSimChild, stopRun, type Child, type SimChild } from './_processes.js';
 import { bars, type Bar, type SimTimings } from './_boot-storm-measure.js';
@@ -187,7 +187,7 @@ async function runMode(mode: Mode): Promise<ModeResult> {
     const input = { sim, client, workerPids: workers.map((w) => w.pid), spreadOver: SPREAD ? NODES : [], timings: simTimings(), entryNode: NODE_URLS ? undefined : (NODES[0] as string) };
     const coldNames = Array.from({ length: AT_ONCE }, (_, i) => `storm-cold-${i}`);
     const cold = await runWave({ ...input, names: coldNames });
-    const learnedBootMs = (await redis.hgetall(learnedTimesKey(prefix)))['address:default'];
+    const learnedBootMs = (await redis.hgetall(keys.learnedTimes(prefix)))['address:default'];
     await deleteAll(client, coldNames);
     await quiet(sim);
     const learned = await runWave({ ...input, names: Array.from({ length: AT_ONCE }, (_, i) => `storm-learned-${i}`) });

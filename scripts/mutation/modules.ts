@@ -41,6 +41,6 @@ export const MUTATED_MODULES: readonly MutatedModule[] = [
     breakAt: 85,
   },
   { name: 'name-lock', file: 'src/queue/name-lock.ts', tests: ['test/queue/name-lock.test.ts', 'test/queue/name-lock-hold.test.ts'], breakAt: 85 },
-  { name: 'processor', file: 'src/worker/processor.ts', tests: ['test/queue/processor.test.ts', 'test/queue/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
+  { name: 'processor', file: 'src/worker/processor.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
   { name: 'create', file: 'src/provider/create.ts', tests: ['test/provider/create.test.ts', 'test/provider/create-log.test.ts'], breakAt: 85 },
 ];

@@ -1,10 +1,10 @@
 // On the built-in simulator (proxmox.url "sim") every Proxmox duration is
 // scaled by sim.timeScale, so the service's guesses at Proxmox durations
 // are scaled the same way when left at their defaults:
-// budgets.firstAddressSeconds (a guess at a real boot: otherwise a new
-// user's first VM on `npm start` waited 30 s for an address the simulated
-// guest had after 4.7) and proxmox.daemonSlotWorstCaseScale (how long an
-// abandoned call may still hold a pvedaemon worker) (issue 27, SPEC 8, 28).
+// budgets.firstAddressSeconds (a guess at a real boot: unscaled, a new
+// user's first VM on `npm start` would wait 30 s for an address the
+// simulated guest has after a few) and proxmox.daemonSlotWorstCaseScale
+// (how long an abandoned call may still hold a pvedaemon worker) (SPEC 8, 28).
 import type { Config } from '../config/index.js';
 
 const FIRST_ADDRESS_DEFAULT_SECONDS = 30;

@@ -63,8 +63,8 @@ function credentialsOf(connection: RedisConnection): RedisOptions {
  * failover on a Cluster. ioredis retries a command whose node went away
  * every 100 ms (retryDelayOnFailover) and counts each try against
  * maxRedirections, 16 by default: about 1.6 s, less than a replica takes
- * to be promoted. Started during a failover, a worker failed its start
- * that way and took no job (issue 16).
+ * to be promoted: a worker started during a failover would fail its
+ * start that way and take no job.
  */
 const RIDE_OUT_FAILOVER = Number.POSITIVE_INFINITY;
 
@@ -150,7 +150,7 @@ function placeOfConnection(redis: RedisClient): RedisPlace {
  * A worker's heartbeat unanswered (heartbeat.ts) as an outage of its
  * connection's address (SPEC 24), unless the connection already reports
  * one: on a Cluster whose slot lost its master for good every command
- * waits without an error, and nothing else would say so (issue 16).
+ * waits without an error, and nothing else would say so.
  */
 export function unansweredBeatReporter(redis: RedisClient): HeartbeatWatch {
   const place = placeOfConnection(redis);

@@ -66,7 +66,7 @@ export function startHeartbeat(redis: RedisClient, prefix: string, id: string, c
   };
   // One beat at a time: a connection that waits for Redis for ever (a
   // worker's) would otherwise pile them up. Skipped ones are counted, as a
-  // Cluster slot without a master waits without an error (issue 16).
+  // Cluster slot without a master waits without an error.
   let pending: Promise<void> | undefined;
   let skipped = 0;
   const tick = (): Promise<void> => {

@@ -26,4 +26,10 @@ export const keys = {
   producerConfig: (prefix: string): string => `${prefix}:producer-config`,
   /** String: written just before each WAIT, so the WAIT covers every write the master had (replica-acks.ts). */
   replicaAckFence: (prefix: string): string => `${prefix}:replica-ack-fence`,
+  /** String: the sweep lock's token; at most one sweep at a time (SPEC 5, reconciler/sweep-lock.ts). */
+  sweepLock: (prefix: string): string => `${prefix}:reconciler:sweep-lock`,
+  /** Hash: name -> id of the job the sweep added for it (SPEC 5, reconciler/queue-adapter.ts). */
+  reconcilerJobs: (prefix: string): string => `${prefix}:reconciler:jobs`,
+  /** Hash: kind -> learned Proxmox duration (SPEC 28); hash-tagged so its script runs on one Cluster slot. */
+  learnedTimes: (prefix: string): string => `{${prefix}}:learned-times`,
 };

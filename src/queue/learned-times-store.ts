@@ -1,7 +1,7 @@
 // The learned wait times (src/provider/waits/learned-times.ts) in Redis, shared
 // by every worker process on the prefix and kept across restarts (SPEC
-// 26, issue 27). One hash under the hash tag {prefix} (SPEC 25, as the
-// request budget's keys), field the kind (`qmstart`, `address:<image>`),
+// 26, 28). One hash under the hash tag {prefix} (SPEC 25, as the
+// request budget's keys: keys.learnedTimes), field the kind (`qmstart`, `address:<image>`),
 // value `<mean> <spread> <samples> <at>`, `at` the last sample's time
 // (`samples` 0: a guess, learned-times.ts). A sample is merged by a
 // script, so two workers' samples both count in the running mean and
@@ -10,14 +10,11 @@
 // A kind not seen for LEARNED_TTL_MS is dropped; the hash goes when no
 // kind was seen for that long.
 import { LuaScript, type RedisClient } from '../redis-script.js';
+import { keys } from './keys.js';
 import { LEARNING_WEIGHT, type Learned, type LearnedTimesStore } from '../provider/waits/learned-times.js';
 
 /** How long a learned time is kept without a new sample: images and templates change, so what is older says little. */
 export const LEARNED_TTL_MS = 30 * 24 * 3600 * 1000;
-
-export function learnedTimesKey(prefix: string): string {
-  return `{${prefix}}:learned-times`;
-}
 
 // KEYS[1] the hash; ARGV kind, sample, now (ms), ttl (ms), weight, mode ('sample' or 'guess').
 // The same rules as mergeSample and mergeGuess: a sample merges into a stored sample and replaces a guess;
@@ -62,7 +59,7 @@ export function parseLearned(text: string, now: number): Learned | undefined {
 }
 
 export function redisLearnedTimes(redis: RedisClient, prefix: string, now: () => number = Date.now): LearnedTimesStore {
-  const key = learnedTimesKey(prefix);
+  const key = keys.learnedTimes(prefix);
   return {
     async read() {
       const all = await redis.hgetall(key);

@@ -1,5 +1,5 @@
 // Proof that an accepted request is on replicas before it is answered
-// (SPEC 1, 22, 25; issue 16). Redis replicates asynchronously: a master
+// (SPEC 1, 22, 25). Redis replicates asynchronously: a master
 // can answer an accept's writes and die before its replica has them, and
 // the promoted replica then has no trace of a request the caller was told
 // was taken. With redis.replicaAcks N, the accept's writes are followed by

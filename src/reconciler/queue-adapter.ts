@@ -7,17 +7,13 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis-script.js';
 import type { JobDoor } from '../queue/enqueue.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
+import { keys } from '../queue/keys.js';
 import { knownGeneration } from './registry-adapter.js';
 import type { Enqueuer, JobLookup } from './ports.js';
 
 /** The decision no longer holds: the next sweep decides again. */
 export class StaleDecisionError extends Error {
   override readonly name = 'StaleDecisionError';
-}
-
-/** The jobs the reconciler added, by name (its own hash under the prefix). */
-function reconcilerJobsKey(prefix: string): string {
-  return `${prefix}:reconciler:jobs`;
 }
 
 const PENDING_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
@@ -38,7 +34,7 @@ export interface PendingJobLookupOptions {
 export function pendingJobLookup({ vmQueue, registry, redis, prefix }: PendingJobLookupOptions): JobLookup {
   return {
     async hasPendingJob(name) {
-      const [record, added] = await Promise.all([registry.get(name), redis.hget(reconcilerJobsKey(prefix), name)]);
+      const [record, added] = await Promise.all([registry.get(name), redis.hget(keys.reconcilerJobs(prefix), name)]);
       for (const jobId of [record?.jobId, added ?? undefined]) {
         if (jobId !== undefined && PENDING_STATES.has(await vmQueue.getJobState(jobId))) return true;
       }
@@ -57,7 +53,7 @@ export interface QueueEnqueuerOptions {
 
 export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOptions): Enqueuer {
   const remember = async (name: string, jobId: string): Promise<void> => {
-    await redis.hset(reconcilerJobsKey(prefix), name, jobId);
+    await redis.hset(keys.reconcilerJobs(prefix), name, jobId);
   };
   return {
     async enqueueDelete({ name, uid, reason, seenGeneration }) {

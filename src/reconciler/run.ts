@@ -14,11 +14,12 @@ import type { NameLocks } from '../queue/name-lock.js';
 import type { Queues } from '../queue/queues.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
+import { keys } from '../queue/keys.js';
 import { nameLocksAdapter } from './lock-adapter.js';
 import { pendingJobLookup, queueEnqueuer } from './queue-adapter.js';
 import { registryReader } from './registry-adapter.js';
 import { sweep } from './sweep.js';
-import { sweepLockKey, withSweepLock } from './sweep-lock.js';
+import { withSweepLock } from './sweep-lock.js';
 import { seedListingSchedule } from './seed-schedule.js';
 import type { SweepDeps, SweepProvider } from './ports.js';
 import { summarize } from './report.js';
@@ -59,7 +60,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
       ...(metrics ? { onFinding: (kind) => metrics.reconcilerFindings(kind, 1) } : {}),
       log: (line) => writeLog(ctx, line),
     };
-    const outcome = await withSweepLock(redis, sweepLockKey(prefix), ttlMs, (lost) =>
+    const outcome = await withSweepLock(redis, keys.sweepLock(prefix), ttlMs, (lost) =>
       sweep(deps, { dryRun: data.dryRun, byHand: isAskedByHand(ctx.jobId), signal: AbortSignal.any([ctx.signal, lost]), job: { jobId: ctx.jobId, logger: ctx.logger } }),
     );
     if (outcome === 'skipped') {

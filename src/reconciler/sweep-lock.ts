@@ -6,11 +6,6 @@
 import type { RedisClient } from '../redis-script.js';
 import { tryHoldKey } from '../queue/name-lock.js';
 
-/** The sweep lock's key under the configured prefix (redis.prefix). */
-export function sweepLockKey(prefix: string): string {
-  return `${prefix}:reconciler:sweep-lock`;
-}
-
 /**
  * Runs `fn` holding the lock, or returns 'skipped' when another process
  * holds it. `fn`'s signal aborts when the lock is lost, so the sweep stops

@@ -15,7 +15,8 @@ import { createProvisionerClient } from '../../src/client.js';
 import type { ProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
 import { listLiveWorkers } from '../../src/queue/heartbeat.js';
-import { learnedTimesKey, parseLearned } from '../../src/queue/learned-times-store.js';
+import { keys } from '../../src/queue/keys.js';
+import { parseLearned } from '../../src/queue/learned-times-store.js';
 import { NO_CLUSTER_ENV, REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 
 const TIME_SCALE = 0.1;
@@ -114,7 +115,7 @@ describe('learned boot times shared by worker processes through Redis (SPEC 26, 
     }
 
     // What the first worker learned, as Redis keeps it: the boot time of the one image.
-    const stored = Object.entries(await redis.hgetall(learnedTimesKey(prefix))).filter(([kind]) => kind.startsWith('address:'));
+    const stored = Object.entries(await redis.hgetall(keys.learnedTimes(prefix))).filter(([kind]) => kind.startsWith('address:'));
     expect(stored.map(([kind]) => kind)).to.have.length(1);
     const learnedMs = parseLearned(stored[0]?.[1] ?? '', Date.now())?.mean ?? Number.NaN;
     expect(learnedMs).to.be.above(FIRST_ADDRESS_SECONDS * 1000);

@@ -7,10 +7,11 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createBudgetConnection } from '../../src/queue/connection.js';
-import { LEARNED_TTL_MS, learnedTimesKey, redisLearnedTimes } from '../../src/queue/learned-times-store.js';
+import { LEARNED_TTL_MS, redisLearnedTimes } from '../../src/queue/learned-times-store.js';
 import { Expectations, PollSchedule, boardShape } from '../../src/provider/waits/expectations.js';
 import { LearnedSync } from '../../src/provider/waits/learned-sync.js';
 import { mergeGuess, mergeSample, type Learned, type LearnedTimesStore } from '../../src/provider/waits/learned-times.js';
+import { keys } from '../../src/queue/keys.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { freePort } from '../support/free-port.js';
 import { scaledByLoad } from '../support/machine.js';
@@ -82,7 +83,7 @@ describe('learned wait times in Redis (SPEC 26, issue 27)', function () {
   });
 
   it('keeps every kind in one hash under the hash tag {prefix}, Cluster-safe (SPEC 25)', () => {
-    expect(learnedTimesKey('pvep')).to.equal('{pvep}:learned-times');
+    expect(keys.learnedTimes('pvep')).to.equal('{pvep}:learned-times');
   });
 
   it('two stores on one prefix merge their samples, one after the other, as the running mean and spread', async () => {
@@ -140,14 +141,14 @@ describe('learned wait times in Redis (SPEC 26, issue 27)', function () {
   it('the key expires when no kind was seen for 30 days, and a kind unused that long is dropped', async () => {
     const a = redisLearnedTimes(redis, prefix);
     await a.add('qmstart', 1000);
-    const ttl = await redis.pttl(learnedTimesKey(prefix));
+    const ttl = await redis.pttl(keys.learnedTimes(prefix));
     expect(ttl).to.be.above(LEARNED_TTL_MS - 60_000).and.at.most(LEARNED_TTL_MS);
     const old = Date.now() - LEARNED_TTL_MS - 1;
-    await redis.hset(learnedTimesKey(prefix), 'resize', `500 0 3 ${old}`);
+    await redis.hset(keys.learnedTimes(prefix), 'resize', `500 0 3 ${old}`);
     expect([...(await a.read()).keys()]).to.deep.equal(['qmstart']);
     // The next sample starts it afresh and clears out the stale kind.
     expect(await a.add('qmclone:debian', 2000)).to.deep.equal({ mean: 2000, spread: 0, samples: 1 });
-    expect(await redis.hexists(learnedTimesKey(prefix), 'resize')).to.equal(0);
+    expect(await redis.hexists(keys.learnedTimes(prefix), 'resize')).to.equal(0);
   });
 
   it('reads the store at most once per refresh period, however many waits are scheduled', async () => {

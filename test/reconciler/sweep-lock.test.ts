@@ -3,12 +3,13 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { sweepLockKey, withSweepLock } from '../../src/reconciler/sweep-lock.js';
+import { keys } from '../../src/queue/keys.js';
+import { withSweepLock } from '../../src/reconciler/sweep-lock.js';
 import { scaledByLoad } from '../support/machine.js';
 
 describe('sweep lock (SPEC 5, real Redis)', () => {
   const prefix = `test-recon-${randomUUID()}`;
-  const key = sweepLockKey(prefix);
+  const key = keys.sweepLock(prefix);
   let first: Redis;
   let second: Redis;
 
