@@ -11,6 +11,8 @@ RUNS="${1:-10}"
 OUT="$(realpath -m "${2:-var/loaded-runs}")"
 REPO="$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)"
 CLONE="$(mktemp -d /tmp/loaded-runs.XXXXXX)"
+# Readable by all: the Dockerfile test runs the checkout's tsx as uid 1000, as in an image.
+chmod 755 "$CLONE"
 mkdir -p "$OUT"
 git clone -q "$REPO" "$CLONE" && cd "$CLONE" || exit 1
 echo "commit $(git log --oneline -1)" > "$OUT/results"
