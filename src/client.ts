@@ -9,7 +9,8 @@ import { isJobIdShape } from './job-table/job-ids.js';
 import { producerConfig } from './config/producer.js';
 import type { ProducerSettings } from './config/producer.js';
 import type { ConfigMismatch } from './config/producer-published.js';
-import { createProducerConnection } from './queue/connection.js';
+import type { RedisClient } from './redis-script.js';
+import { asRedisUnavailable, createProducerConnection } from './queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from './queue/redis-target.js';
 import type { CreateSpec } from './job-table/create.schema.js';
 import { ValidationError } from './queue/producer-errors.js';
@@ -261,6 +262,30 @@ function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource): ReadCall
   };
 }
 
+type Calls = WriteCalls & ReadCalls;
+
+/** Every call's Redis-down error is a RedisUnavailableError, also when Redis went after the call's `connected` (SPEC 24). */
+function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
+  const guarded = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (err) {
+        throw asRedisUnavailable(redis, err);
+      }
+    };
+  return {
+    createVm: guarded(calls.createVm),
+    deleteVm: guarded(calls.deleteVm),
+    checkVm: guarded(calls.checkVm),
+    enqueueJob: guarded(calls.enqueueJob),
+    getJob: guarded(calls.getJob),
+    waitForJob: guarded(calls.waitForJob),
+    getVm: guarded(calls.getVm),
+    listVms: guarded(calls.listVms),
+  };
+}
+
 export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
   const given = options.config === undefined ? undefined : producerConfig(options.config);
   const givenLimits = given && limitsFromConfig(given);
@@ -273,8 +298,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   // Given a config, input is checked before Redis is touched; without, against the published config.
   const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
   return {
-    ...writeCalls(ready, limitsNow),
-    ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile)),
+    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile)) }),
     async close() {
       await session.close();
       redis.disconnect();

@@ -13,7 +13,7 @@ import type { RedisClient } from '../redis-script.js';
 import { readSecretFileSync } from '../secrets/read.js';
 import { redisRetryDelayMs } from './redis-backoff.js';
 import type { HeartbeatWatch } from './heartbeat.js';
-import { UNANSWERED_BEAT, unreachableLine, unreachableReason } from './redis-failure.js';
+import { UNANSWERED_BEAT, unavailableReason, unreachableLine, unreachableReason } from './redis-failure.js';
 import { redisOutageReporter, type OutageLogger, type RedisOutageReporter } from './redis-outage.js';
 import { CLUSTER_CHECK, hostPorts, redisModeOf, redisPlaceOf, type RedisConnection, type RedisPlace } from './redis-target.js';
 
@@ -207,10 +207,25 @@ export async function connected<C extends RedisClient>(redis: C): Promise<C> {
     else if (redis.status === 'wait') await withinFirstConnect(connectOnce(redis));
     else await redis.ping();
   } catch (err) {
-    const place = placeOfConnection(redis);
-    const reporter = redisOutageReporter(place.address, place.check);
-    const reason = unreachableReason(err) ?? reporter.current()?.reason ?? (err instanceof Error ? err.message : String(err));
-    throw new RedisUnavailableError(unreachableLine(place.address, reporter.current()?.reason ?? reason, place.check));
+    throw unavailableError(redis, err, err instanceof Error ? err.message : String(err));
   }
   return redis;
+}
+
+function unavailableError(redis: RedisClient, err: unknown, reason: string): RedisUnavailableError {
+  const place = placeOfConnection(redis);
+  const reporter = redisOutageReporter(place.address, place.check);
+  return new RedisUnavailableError(unreachableLine(place.address, reporter.current()?.reason ?? unreachableReason(err) ?? reason, place.check));
+}
+
+/**
+ * A command's error as the RedisUnavailableError `connected` gives when it
+ * means Redis is not reachable; any other error as it is. Redis can go
+ * between `connected` and the command: ioredis then refuses it ("Stream
+ * isn't writeable ...") before it notices the connection closed.
+ */
+export function asRedisUnavailable(redis: RedisClient, err: unknown): unknown {
+  if (err instanceof RedisUnavailableError) return err;
+  const reason = unavailableReason(err);
+  return reason === undefined ? err : unavailableError(redis, err, reason);
 }
