@@ -1,6 +1,9 @@
-// Every Redis key this service writes besides BullMQ's own, under the
-// configured prefix (SPEC 7 redis.prefix). BullMQ's keys are
-// `<prefix>:<queue>:...`, and no queue is named like these.
+// Every Redis key the queue side and the floors above it write besides
+// BullMQ's own, under the configured prefix (SPEC 7 redis.prefix).
+// BullMQ's keys are `<prefix>:<queue>:...`, and no queue is named like
+// these. Below this floor, the request budget's and the daemon slots'
+// keys (SPEC 28) are built beside their scripts in src/proxmox/
+// (budget-script.ts, daemon-slot-script.ts), under the same prefix.
 export const keys = {
   /** Hash: the desired state of one name (SPEC 2). */
   desired: (prefix: string, name: string): string => `${prefix}:desired:${name}`,

@@ -3,7 +3,10 @@ import { expect } from 'chai';
 import { PermanentError, TransientError } from '../../src/errors.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
-import { addOurVm, harness, RANGE } from './harness.js';
+import { addOurVm, depsWith, harness, RANGE } from './harness.js';
+import { getVm } from '../../src/provider/get.js';
+import { silentLogger } from '../../src/log.js';
+import type { CallOptions, ProxmoxApi } from '../../src/proxmox/api.js';
 import { fixtureData } from '../support/fixtures.js';
 import type { AgentInterface } from '../../src/proxmox/api.js';
 import { rejection } from '../support/rejection.js';
@@ -92,6 +95,28 @@ describe('Get (SPEC 12)', () => {
     expect(seen).to.deep.include({ state: 'Running', address: '192.168.0.150', vmid: VMID, node: 'pv1-1', uid: UID, providerId: `vms/${VMID}/${NAME}` });
     expect(seen.createdAt).to.equal('2026-11-30T09:00:00.000Z');
     expect(h.pve.methods()).to.deep.equal(['clusterResources', 'getConfig', 'statusCurrent', 'agentInterfaces']);
+  });
+
+  it("every call of a Get carries the job's logger, so each Proxmox call's log line names the job (SPEC 9)", async () => {
+    const h = harness();
+    addOurVm(h.pve, NAME, UID, { status: 'running', agent: { interfaces: fixtureData<{ result: AgentInterface[] }>('agent_interfaces').result } });
+    const jobLogger = silentLogger();
+    const loggers: [string, unknown][] = [];
+    // The fake's calls, each with the logger its CallOptions (the last argument) carry.
+    const api = new Proxy(h.pve, {
+      get(target, key, receiver) {
+        const value: unknown = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          loggers.push([String(key), (args.at(-1) as CallOptions | undefined)?.logger]);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as ProxmoxApi;
+    const seen = await getVm(depsWith(h, { api }), ref, { ...h.ctx, logger: jobLogger });
+    expect(seen.state).to.equal('Running');
+    expect(loggers.map(([method]) => method)).to.deep.equal(['clusterResources', 'getConfig', 'statusCurrent', 'agentInterfaces']);
+    for (const [method, logger] of loggers) expect(logger, method).to.equal(jobLogger);
   });
 
   it('row 4: the three agent messages (F5) and anything else', async () => {

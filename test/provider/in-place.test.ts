@@ -51,6 +51,17 @@ describe('Create: in-place changes of a VM of ours (SPEC 2, 13)', () => {
     ]);
   });
 
+  it('a restart for a held value is a fresh boot to the address wait: its first agent call comes budgets.firstAddressSeconds after the start, not at once (SPEC 26)', async () => {
+    const { h, ctx } = withRunningVm();
+    let startedAt = Number.NaN;
+    const agentCalls: number[] = [];
+    h.pve.on('start', () => void (startedAt = h.clock.now().getTime()));
+    h.pve.on('agentInterfaces', () => void agentCalls.push(h.clock.now().getTime() - startedAt));
+    await h.provider.create(spec({ cores: 4 }), ctx);
+    expect(agentCalls).to.have.length(1);
+    expect(agentCalls[0]).to.be.at.least(h.config.budgets.firstAddressSeconds * 1000);
+  });
+
   it('less memory on a running VM with memory hotplug and NUMA: taken live, no restart', async () => {
     const { h, steps, ctx, writes } = withRunningVm({ hotplug: 'network,disk,memory', numa: 1 });
     const result = await h.provider.create(spec({ memoryMiB: 1024 }), ctx);

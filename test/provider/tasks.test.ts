@@ -73,13 +73,24 @@ describe('tasks (SPEC 16)', () => {
     expect(h.pve.count('taskStatus')).to.equal(0);
   });
 
+  it('a task waited with a kind is learned under that kind, not its UPID type (a clone per image, SPEC 26)', async () => {
+    const h = harness({ pve: new FakeProxmox({ taskPolls: 3 }) });
+    h.pve.addVm({ vmid: 150, node: 'pv1-1', config: { name: 'plain' } });
+    await waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 150), { ...opts, kind: 'qmstart:debian' });
+    expect(h.deps.waits.expectations.expected('qmstart:debian')).to.be.a('number');
+    expect(h.deps.waits.expectations.expected('qmstart')).to.equal(undefined);
+  });
+
   it('a budget overrun is Transient', async () => {
     const h = harness({ pve: new FakeProxmox({ taskPolls: 1_000_000 }) });
+    const startedAt = h.clock.now().getTime();
+    const polls: number[] = [];
+    h.pve.on('nodeTasks', () => void polls.push(h.clock.now().getTime() - startedAt));
     const err = await rejection(waitTask(h.deps, h.ctx, await h.pve.start('pv1-1', 9001), { what: 'slow', budgetSeconds: 5 }));
     expect(err).to.be.instanceOf(TransientError);
     expect(err.message).to.match(/gave up waiting for slow .* after 5 s/);
-    // pollMs is 1 s: polls at 0.125, 0.375, 0.875, 1.875, 2.875, 3.875 and 4.875 s (short polls doubling up to pollMs), the last at the budget's end.
-    expect(h.pve.count('nodeTasks')).to.equal(8);
+    // pollMs is 1 s: short polls doubling up to pollMs, then one a pollMs, and a last one at the budget's end (5 s), not past it.
+    expect(polls).to.deep.equal([125, 375, 875, 1875, 2875, 3875, 4875, 5000]);
     expect(h.pve.count('taskStatus')).to.equal(0);
   });
 
