@@ -42,5 +42,10 @@ export const MUTATED_MODULES: readonly MutatedModule[] = [
   },
   { name: 'name-lock', file: 'src/queue/name-lock.ts', tests: ['test/queue/name-lock.test.ts', 'test/queue/name-lock-hold.test.ts'], breakAt: 85 },
   { name: 'processor', file: 'src/worker/processor.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
+  { name: 'job-run', file: 'src/worker/job-run.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
+  { name: 'name-claim', file: 'src/worker/name-claim.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
+  { name: 'job-settle', file: 'src/worker/job-settle.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
+  { name: 'task-board', file: 'src/provider/waits/task-board.ts', tests: ['test/provider/tasks.test.ts', 'test/provider/tasks-edges.test.ts', 'test/provider/waits.test.ts', 'test/provider/task-board.test.ts'], breakAt: 85 },
+  { name: 'poll-loop', file: 'src/provider/waits/poll-loop.ts', tests: ['test/provider/tasks.test.ts', 'test/provider/tasks-edges.test.ts', 'test/provider/waits.test.ts', 'test/provider/task-board.test.ts'], breakAt: 85 },
   { name: 'create', file: 'src/provider/create.ts', tests: ['test/provider/create.test.ts', 'test/provider/create-log.test.ts'], breakAt: 85 },
 ];
