@@ -4,8 +4,10 @@
 export interface MutatedModule {
   /** Short name: the report lands in test-output/mutation/<name>/. */
   name: string;
-  /** The one source file mutated. */
+  /** The source file mutated. */
   file: string;
+  /** Files its code was cut into (issue 28), mutated with it, so the module's score covers the same code as before the cut. */
+  also?: readonly string[];
   /** The test files run against each mutant: the module's own, no e2e. */
   tests: string[];
   /** Mutation score (percent) below which the run fails. */
@@ -22,6 +24,7 @@ export const MUTATED_MODULES: readonly MutatedModule[] = [
   {
     name: 'tasks',
     file: 'src/provider/tasks.ts',
+    also: ['src/provider/waits/task-board.ts', 'src/provider/waits/poll-loop.ts'],
     tests: ['test/provider/tasks.test.ts', 'test/provider/tasks-edges.test.ts', 'test/provider/waits.test.ts', 'test/provider/task-board.test.ts'],
     breakAt: 85,
   },
@@ -41,11 +44,12 @@ export const MUTATED_MODULES: readonly MutatedModule[] = [
     breakAt: 85,
   },
   { name: 'name-lock', file: 'src/queue/name-lock.ts', tests: ['test/queue/name-lock.test.ts', 'test/queue/name-lock-hold.test.ts'], breakAt: 85 },
-  { name: 'processor', file: 'src/worker/processor.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
-  { name: 'job-run', file: 'src/worker/job-run.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
-  { name: 'name-claim', file: 'src/worker/name-claim.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
-  { name: 'job-settle', file: 'src/worker/job-settle.ts', tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'], breakAt: 85 },
-  { name: 'task-board', file: 'src/provider/waits/task-board.ts', tests: ['test/provider/tasks.test.ts', 'test/provider/tasks-edges.test.ts', 'test/provider/waits.test.ts', 'test/provider/task-board.test.ts'], breakAt: 85 },
-  { name: 'poll-loop', file: 'src/provider/waits/poll-loop.ts', tests: ['test/provider/tasks.test.ts', 'test/provider/tasks-edges.test.ts', 'test/provider/waits.test.ts', 'test/provider/task-board.test.ts'], breakAt: 85 },
+  {
+    name: 'processor',
+    file: 'src/worker/processor.ts',
+    also: ['src/worker/job-run.ts', 'src/worker/name-claim.ts', 'src/worker/job-settle.ts', 'src/worker/job-context.ts'],
+    tests: ['test/worker/processor.test.ts', 'test/worker/processor-paths.test.ts', 'test/webhooks/processor-events.test.ts'],
+    breakAt: 85,
+  },
   { name: 'create', file: 'src/provider/create.ts', tests: ['test/provider/create.test.ts', 'test/provider/create-log.test.ts'], breakAt: 85 },
 ];

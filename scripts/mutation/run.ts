@@ -18,10 +18,13 @@ const OUTPUT = 'test-output/mutation';
 const CHECKER_TSCONFIG = 'tsconfig.mutation.json';
 const RUNNER_PLUGIN = fileURLToPath(new URL('./mocha-runner.ts', import.meta.url));
 
+/** The files a module mutates: its file and those its code was cut into. */
+const mutatedFiles = (module: MutatedModule): string[] => [module.file, ...(module.also ?? [])];
+
 function optionsFor(module: MutatedModule): StrykerOptions {
   const reports = `${OUTPUT}/${module.name}`;
   return {
-    mutate: [module.file],
+    mutate: mutatedFiles(module),
     testRunner: 'mocha-tsx',
     // The tests (and this runner) are TypeScript, loaded through tsx as `npm test` does.
     testRunnerNodeArgs: ['--import', 'tsx'],
@@ -99,8 +102,8 @@ const modules = wanted.length === 0 ? MUTATED_MODULES : MUTATED_MODULES.filter((
 const scores: Score[] = [];
 for (const module of modules) {
   const started = Date.now();
-  console.log(`\n== ${module.name}: ${module.file} against ${module.tests.join(', ')}`);
-  writeFileSync(CHECKER_TSCONFIG, `${JSON.stringify({ extends: './tsconfig.json', include: [], files: [module.file] }, null, 2)}\n`);
+  console.log(`\n== ${module.name}: ${mutatedFiles(module).join(', ')} against ${module.tests.join(', ')}`);
+  writeFileSync(CHECKER_TSCONFIG, `${JSON.stringify({ extends: './tsconfig.json', include: [], files: mutatedFiles(module) }, null, 2)}\n`);
   const results = await new Stryker(optionsFor(module)).runMutationTest().finally(() => rmSync(CHECKER_TSCONFIG, { force: true }));
   const score = scoreOf(module, results);
   scores.push(score);

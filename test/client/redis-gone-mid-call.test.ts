@@ -27,22 +27,28 @@ describe('a producer call when Redis goes mid-call (SPEC 24)', () => {
     redis.disconnect();
   });
 
+  type Producer = ReturnType<typeof createProvisionerClient>;
+  // Every call of the client (unavailableAsOne wraps each); `jobId` is the create's made before Redis goes.
   for (const [call, run] of [
-    ['createVm', (c: ReturnType<typeof createProvisionerClient>) => c.createVm({ name: 'mid-2' })],
-    ['deleteVm', (c: ReturnType<typeof createProvisionerClient>) => c.deleteVm({ name: 'mid-1' })],
-    ['getVm', (c: ReturnType<typeof createProvisionerClient>) => c.getVm('mid-1')],
-    ['listVms', (c: ReturnType<typeof createProvisionerClient>) => c.listVms({})],
+    ['createVm', (c: Producer) => c.createVm({ name: 'mid-2' })],
+    ['deleteVm', (c: Producer) => c.deleteVm({ name: 'mid-1' })],
+    ['checkVm', (c: Producer) => c.checkVm({ name: 'mid-1' })],
+    ['enqueueJob', (c: Producer) => c.enqueueJob('check', { name: 'mid-1' })],
+    ['getJob', (c: Producer, jobId: string) => c.getJob(jobId)],
+    ['waitForJob', (c: Producer, jobId: string) => c.waitForJob(jobId, { timeoutMs: 60_000 })],
+    ['getVm', (c: Producer) => c.getVm('mid-1')],
+    ['listVms', (c: Producer) => c.listVms({})],
   ] as const) {
     it(`${call}: a RedisUnavailableError naming the address, not ioredis's refusal`, async () => {
       const producer = createProvisionerClient({ redisUrl: REDIS_URL, prefix });
       try {
-        await producer.createVm({ name: 'mid-1' });
+        const { jobId } = await producer.createVm({ name: 'mid-1' });
         sinon.stub(Redis.prototype, 'sendCommand').callsFake((command) => {
           const refused = Promise.reject(new Error(NOT_WRITEABLE));
           command.reject(new Error(NOT_WRITEABLE));
           return refused;
         });
-        const err = await refusal(run(producer));
+        const err = await refusal(run(producer, jobId));
         expect(err).to.be.instanceOf(RedisUnavailableError);
         expect((err as Error).message).to.match(/^Redis at \S+ is not reachable \(not connected\): /);
       } finally {

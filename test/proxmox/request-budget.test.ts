@@ -162,6 +162,16 @@ describe('the shared Proxmox request budget (SPEC 26)', function () {
     expect((await metrics.budgetUnavailableTotal.get()).values[0]?.value ?? 0).to.equal(0);
   });
 
+  it('measures a call once: its job\'s signal aborting after the call got its slot changes nothing (waiting-line.ts stops listening)', async () => {
+    const metrics = createMetrics();
+    const job = new AbortController();
+    (await budget({ metrics }).take('version', job.signal))();
+    job.abort(new Error('job cancelled after its call'));
+    await turn();
+    const wait = await metrics.budgetWait.get();
+    expect(wait.values.find((v) => v.metricName === 'pvep_proxmox_budget_wait_seconds_count')?.value).to.equal(1);
+  });
+
   it('lets calls through when Redis is unreachable, paced by this process alone, with one warn line', async () => {
     const lines: string[] = [];
     const sink = new Writable({

@@ -94,6 +94,20 @@ describe('per-name lock (SPEC 3)', function () {
     expect(await locks.isHeld('c1')).to.equal(false);
   });
 
+  it('claim keeps the lock it took renewed, and its loss aborts the job\'s one signal, so its Proxmox calls stop at once (SPEC 3)', async () => {
+    h = createHarness('lock-claim-lost');
+    const locks = new NameLocks(h.redis, h.prefix);
+    const job = new AbortController();
+    const taken = await locks.claim('c2', 300, undefined, job);
+    if (taken.outcome !== 'taken') throw new Error(`expected taken, got ${taken.outcome}`);
+    expect(taken.held.lost).to.equal(job.signal);
+    await h.redis.set(`${h.prefix}:lock:c2`, 'someone-else');
+    await eventually(() => Promise.resolve(job.signal.aborted ? true : undefined), 2000);
+    expect(String(job.signal.reason)).to.match(/lost the lock of c2/);
+    await taken.held.release();
+    expect(await h.redis.get(`${h.prefix}:lock:c2`)).to.equal('someone-else', 'release never frees another holder');
+  });
+
   it('writes the last-known state and releases in one call, only into a record in the state asked (SPEC 2, 3, 21)', async () => {
     h = createHarness('lock-write');
     const locks = new NameLocks(h.redis, h.prefix);
