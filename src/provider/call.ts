@@ -1,5 +1,7 @@
-// One seam call, its failure classified (SPEC 17); a cancelled job is
-// reported as cancelled whatever the call failed with.
+// One read that is not a seam call (a shared step read, the VM listing)
+// or a task's write, its failure classified (SPEC 17); a cancelled job is
+// reported as cancelled whatever the call failed with. Seam calls are
+// classified by job-seam.ts, the seam as one operation sees it.
 import type { OperationContext } from './types.js';
 import { classifyCall } from './errors.js';
 

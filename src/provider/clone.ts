@@ -9,7 +9,7 @@ import type { CreateSpec, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { classifyCall, permanent, transient } from './errors.js';
-import { call } from './call.js';
+import { jobSeam } from './job-seam.js';
 import { probeSequence } from './vmid.js';
 import { formatMark } from './mark.js';
 import { holderOfVmid, type FoundVm } from './ownership.js';
@@ -90,7 +90,7 @@ async function tryClone(
     if (exit === undefined || !VMID_HELD_ELSEWHERE.test(exit)) throw storageRefusal(deps, node, err, image) ?? err;
     return takenVmid(deps, ctx, spec, vmid);
   }
-  const config = await call(ctx, () => deps.api.getConfig(node.name, vmid, callOpts(ctx)));
+  const config = await jobSeam(deps, ctx).getConfig(node.name, vmid);
   if (config.lock) throw transient(`VM ${vmid} still holds lock '${config.lock}' after its clone ended`);
   await logLine(ctx, `cloned ${describeTemplate(template)} to VM ${vmid} on ${node.name}`);
   return { vm: { node: node.name, vmid, config }, cloned: true };

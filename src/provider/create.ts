@@ -6,11 +6,11 @@ import { limitsFromConfig, validateFields } from '../job-table/fields.js';
 import type { NodeConfig } from '../config/types.js';
 import { buildSeed } from '../nocloud/seed.js';
 import type { CreateResult, CreateSpec, CreateStep, InPlaceField, OperationContext } from './types.js';
-import { beforeWrite, callOpts, logLine } from './context.js';
+import { beforeWrite, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent } from './errors.js';
 import { waitAddress } from './address-wait.js';
-import { call } from './call.js';
+import { jobSeam } from './job-seam.js';
 import { cloneOrAdopt } from './clone.js';
 import { configParams } from './configure.js';
 import { providerId } from './vmid.js';
@@ -50,7 +50,7 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
   if (!node) throw permanent(`VM ${vm.vmid} of ${spec.name} is on node ${vm.node}, which is not configured; add it or delete the VM`);
 
   // A VM of ours that runs was configured and started before: only an in-place change (SPEC 2) and the waits are left.
-  const running = !fresh && (await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)))).status === 'running';
+  const running = !fresh && (await jobSeam(deps, ctx).statusCurrent(vm.node, vm.vmid)).status === 'running';
   const brought = running ? await changeInPlace(deps, ctx, spec, vm) : await setUpAndStart(deps, ctx, spec, node, vm, fresh);
   await waitRunning(deps, ctx, vm.node, vm.vmid);
   await logLine(ctx, `VM ${vm.vmid} is running`);
@@ -176,7 +176,7 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
   beforeWrite(ctx);
   const volid = seedVolid(node.isoStorage, spec.name);
   await deps.seedRecords?.intend({ node: node.name, storage: node.isoStorage, volid, name: spec.name, uid: spec.uid, vmid, at: deps.now().toISOString() });
-  const upid = await call(ctx, () => deps.api.upload(node.name, node.isoStorage, seedFileName(spec.name), source, callOpts(ctx))).catch((err: unknown) => {
+  const upid = await jobSeam(deps, ctx).upload(node.name, node.isoStorage, seedFileName(spec.name), source).catch((err: unknown) => {
     throw (ctx.signal.aborted ? undefined : storageRefusal(deps, node, err)) ?? err;
   });
   await waitTask(deps, ctx, upid, { what: `upload of ${seedFileName(spec.name)} to ${node.isoStorage}`, budgetSeconds: deps.config.budgets.taskSeconds });
@@ -187,7 +187,7 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
 async function configure(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vm: FoundVm): Promise<void> {
   const params = configParams(spec, node, vm.config, deps.config.proxmox.tag, seedVolid(node.isoStorage, spec.name));
   beforeWrite(ctx);
-  await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx))).catch((err: unknown) => {
+  await jobSeam(deps, ctx).putConfig(vm.node, vm.vmid, params).catch((err: unknown) => {
     // SPEC 28: the seed's storage went disabled between the upload and this write.
     throw (ctx.signal.aborted ? undefined : storageRefusal(deps, node, err)) ?? err;
   });
@@ -207,7 +207,7 @@ async function growBootDisk(deps: ProviderDeps, ctx: OperationContext, spec: Cre
     return;
   }
   beforeWrite(ctx);
-  const upid = await call(ctx, () => deps.api.resize(vm.node, vm.vmid, disk, `${spec.diskGiB}G`, callOpts(ctx)));
+  const upid = await jobSeam(deps, ctx).resize(vm.node, vm.vmid, disk, `${spec.diskGiB}G`);
   await waitTask(deps, ctx, upid, { what: `resize of ${disk} of VM ${vm.vmid} to ${spec.diskGiB}G`, budgetSeconds: deps.config.budgets.taskSeconds });
   await logLine(ctx, `grew ${disk} of VM ${vm.vmid} to ${spec.diskGiB} GiB`);
 }
@@ -215,7 +215,7 @@ async function growBootDisk(deps: ProviderDeps, ctx: OperationContext, spec: Cre
 /** 7. Start; a start queues behind a lock (F3). */
 async function start(deps: ProviderDeps, ctx: OperationContext, vm: FoundVm): Promise<void> {
   beforeWrite(ctx);
-  const upid = await call(ctx, () => deps.api.start(vm.node, vm.vmid, callOpts(ctx)));
+  const upid = await jobSeam(deps, ctx).start(vm.node, vm.vmid);
   await waitTask(deps, ctx, upid, { what: `start of VM ${vm.vmid}`, budgetSeconds: deps.config.budgets.taskSeconds });
   await logLine(ctx, `started VM ${vm.vmid}`);
 }

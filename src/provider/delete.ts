@@ -15,6 +15,7 @@ import { beforeWrite, callOpts, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
+import { jobSeam } from './job-seam.js';
 import { parseMark } from './mark.js';
 import { vmListing } from './ownership.js';
 import { knownButRenamed, maybeNamed, qemuEntries, walkChain } from './resolve.js';
@@ -61,7 +62,7 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
   for (const entry of candidates) {
     let config;
     try {
-      config = await call(ctx, () => deps.api.getConfig(entry.node, entry.vmid, callOpts(ctx)));
+      config = await jobSeam(deps, ctx).getConfig(entry.node, entry.vmid);
     } catch (err) {
       if (err instanceof NotFoundError) continue;
       throw err;
@@ -101,10 +102,10 @@ function refusedAsProtected(err: unknown): boolean {
 async function destroyVm(deps: ProviderDeps, ctx: OperationContext, name: string, vm: Doomed): Promise<void> {
   if (vm.clearProtection) {
     beforeWrite(ctx);
-    await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, { delete: 'protection' }, callOpts(ctx)));
+    await jobSeam(deps, ctx).putConfig(vm.node, vm.vmid, { delete: 'protection' });
     await logLine(ctx, `cleared the protection VM ${vm.vmid} copied from its template (its create never reached its config write)`);
   }
-  const status = await call(ctx, () => deps.api.statusCurrent(vm.node, vm.vmid, callOpts(ctx)));
+  const status = await jobSeam(deps, ctx).statusCurrent(vm.node, vm.vmid);
   if (status.status !== 'stopped') {
     await runTask(deps, ctx, `stop of VM ${vm.vmid}`, () => deps.api.stop(vm.node, vm.vmid, callOpts(ctx)));
     await logLine(ctx, `stopped VM ${vm.vmid}`);
@@ -134,7 +135,7 @@ async function deleteSeedsEverywhere(deps: ProviderDeps, ctx: OperationContext, 
   let deleted = 0;
   for (const node of deps.config.proxmox.nodes) {
     const volid = seedVolid(node.isoStorage, name);
-    const volumes = await call(ctx, () => deps.api.storageContent(node.name, node.isoStorage, 'iso', callOpts(ctx)));
+    const volumes = await jobSeam(deps, ctx).storageContent(node.name, node.isoStorage, 'iso');
     if (!volumes.some((v) => v.volid === volid)) {
       // No seed there: a record of one (an upload that never ran) is stale.
       await deps.seedRecords?.forget(node.name, volid);

@@ -11,7 +11,7 @@ import type { OperationContext, VmObservation, VmRef } from './types.js';
 import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { classifyCall } from './errors.js';
-import { call } from './call.js';
+import { jobSeam } from './job-seam.js';
 import { providerId } from './vmid.js';
 import { parseMark } from './mark.js';
 import { pickAddress } from './address.js';
@@ -40,7 +40,6 @@ async function readUnsure(
 }
 
 export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContext): Promise<VmObservation> {
-  const opts = callOpts(ctx);
   // 1. The resources entry, then the config of the VM it points at.
   const located = await locate(deps, ref, ctx);
   if (located === undefined) return NOT_FOUND;
@@ -65,7 +64,7 @@ export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContex
   // 3. status/current: stopped or paused is Stopped (F14).
   let status;
   try {
-    status = await call(ctx, () => deps.api.statusCurrent(node, vmid, opts));
+    status = await jobSeam(deps, ctx).statusCurrent(node, vmid);
   } catch (err) {
     if (err instanceof NotFoundError) return NOT_FOUND;
     throw err;
@@ -76,13 +75,12 @@ export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContex
 
 /** 1. The resources entry and its config: absent is NotFound (undefined), a lock or `unknown` is Transient before any name is read. */
 async function locate(deps: ProviderDeps, ref: VmRef, ctx: OperationContext): Promise<(Placed & { config: VmConfig }) | undefined> {
-  const opts = callOpts(ctx);
-  const resources = await call(ctx, () => deps.api.clusterResources('vm', opts));
+  const resources = await jobSeam(deps, ctx).clusterResources('vm');
   const found = walkChain(resources, ref.name, ref.uid, deps.config.proxmox.vmidRange);
   if (found.kind === 'busy') throw new TransientError(`${ref.name}: ${found.why}`);
   const readConfig = async (node: string, vmid: number): Promise<VmConfig | undefined> => {
     try {
-      return await call(ctx, () => deps.api.getConfig(node, vmid, opts));
+      return await jobSeam(deps, ctx).getConfig(node, vmid);
     } catch (err) {
       if (err instanceof NotFoundError) return undefined;
       throw err;

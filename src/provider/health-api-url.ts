@@ -4,8 +4,7 @@
 // rest of the service looks.
 import type { NodeConfig } from '../config/types.js';
 import type { NodeEntry } from '../proxmox/api.js';
-import { call } from './call.js';
-import { callOpts } from './context.js';
+import { jobSeam } from './job-seam.js';
 import type { ProviderDeps } from './deps.js';
 import { throwIfAborted } from './errors.js';
 import { finding, type Finding } from './health-finding.js';
@@ -27,7 +26,7 @@ export async function apiUrlProblem(deps: ProviderDeps, ctx: OperationContext, n
   if (node.apiUrl === undefined) return undefined;
   const named = `${nodeKey(deps, node, 'apiUrl')} (${shown(node.apiUrl)})`;
   try {
-    const there = await call(ctx, () => deps.api.nodes({ ...callOpts(ctx), via: node.name }));
+    const there = await jobSeam(deps, ctx).nodes({ via: node.name });
     if (names(there) === names(cluster)) return undefined;
     return { reason: 'Unreachable', detail: `${named} serves another cluster: its nodes are ${names(there)}, proxmox.url's are ${names(cluster)}; fix ${nodeKey(deps, node, 'apiUrl')}` };
   } catch (err) {

@@ -6,8 +6,7 @@
 // check lists each node once, whoever asks.
 import type { NodeConfig } from '../config/types.js';
 import type { StorageEntry } from '../proxmox/api.js';
-import { call } from './call.js';
-import { callOpts } from './context.js';
+import { jobSeam } from './job-seam.js';
 import type { ProviderDeps } from './deps.js';
 import { nodeKey, type NodeImageTemplate } from './template-ref.js';
 import type { Finding } from './health-finding.js';
@@ -21,7 +20,7 @@ export function storageListings(deps: ProviderDeps, ctx: OperationContext): Stor
   return (node) => {
     let listing = asked.get(node);
     if (listing === undefined) {
-      listing = call(ctx, () => deps.api.storages(node, callOpts(ctx)));
+      listing = jobSeam(deps, ctx).storages(node);
       // Each caller sees the failure; none is left unhandled while nobody awaits it.
       listing.catch(() => undefined);
       asked.set(node, listing);

@@ -11,9 +11,8 @@ import { imagesOf } from '../config/images.js';
 import type { NodeConfig } from '../config/types.js';
 import { NotFoundError } from '../errors.js';
 import type { ImageHealth, NodeHealth, OperationContext } from './types.js';
-import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
-import { call } from './call.js';
+import { jobSeam } from './job-seam.js';
 import { throwIfAborted } from './errors.js';
 import type { TemplateSource } from '../config/template-source.js';
 import { describeTemplate, templateFor, type NodeImageTemplate } from './template-ref.js';
@@ -24,7 +23,6 @@ import { finding, type Finding } from './health-finding.js';
 import type { VmConfig } from '../proxmox/api.js';
 
 async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig, listing: StorageListing): Promise<NodeHealth> {
-  const opts = callOpts(ctx);
   const reasons: Finding[] = [];
   const served = imagesOf(deps.config.proxmox).flatMap((image) => templateFor(image, node) ?? []);
   // A node that fails before its templates are read is fit for none of its images, for the same reasons.
@@ -35,14 +33,14 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
     images,
   });
   try {
-    await call(ctx, () => deps.api.version(opts));
+    await jobSeam(deps, ctx).version();
   } catch (err) {
     throwIfAborted(ctx.signal);
     reasons.push(finding(err, 'Unreachable'));
     return done();
   }
   try {
-    const cluster = await call(ctx, () => deps.api.nodes(opts));
+    const cluster = await jobSeam(deps, ctx).nodes();
     const entry = cluster.find((n) => n.node === node.name);
     if (entry?.status !== 'online') {
       reasons.push({ reason: 'NodeOffline', detail: entry ? `node ${node.name} is ${entry.status}` : `node ${node.name} is not in the cluster` });
@@ -90,7 +88,7 @@ async function checkTemplate(deps: ProviderDeps, ctx: OperationContext, image: N
   const template = image.source;
   const fix = `fix ${image.key} (image ${image.image})`;
   try {
-    const config = await call(ctx, () => deps.api.getConfig(template.node, template.vmid, callOpts(ctx)));
+    const config = await jobSeam(deps, ctx).getConfig(template.node, template.vmid);
     if (Number(config.template) !== 1) {
       return { problem: { reason: 'TemplateNotFound', detail: `VM ${template.vmid} (${config.name ?? 'unnamed'}) on ${template.node} is not a template; ${fix}` } };
     }

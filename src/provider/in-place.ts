@@ -10,7 +10,7 @@ import { isApiError } from '../proxmox/api-error.js';
 import type { CreateSpec, InPlaceField, OperationContext } from './types.js';
 import { beforeWrite, callOpts, logLine } from './context.js';
 import type { ProviderDeps } from './deps.js';
-import { call } from './call.js';
+import { jobSeam } from './job-seam.js';
 import type { FoundVm } from './ownership.js';
 import { hasTag } from './tags.js';
 import { runTask } from './tasks.js';
@@ -55,7 +55,7 @@ export function configChanges(spec: CreateSpec, config: VmConfig, tag: string): 
 }
 
 async function pendingOf(deps: ProviderDeps, ctx: OperationContext, vm: FoundVm): Promise<Map<string, PendingEntry>> {
-  const entries = await call(ctx, () => deps.api.pendingConfig(vm.node, vm.vmid, callOpts(ctx)));
+  const entries = await jobSeam(deps, ctx).pendingConfig(vm.node, vm.vmid);
   return new Map(entries.map((entry) => [entry.key, entry]));
 }
 
@@ -79,7 +79,7 @@ export async function changeRunningVm(deps: ProviderDeps, ctx: OperationContext,
   if (written) {
     beforeWrite(ctx);
     try {
-      await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx)));
+      await jobSeam(deps, ctx).putConfig(vm.node, vm.vmid, params);
     } catch (err) {
       await takeBackRefused(deps, ctx, vm, before, refusedKeys(err));
       throw err;
@@ -114,7 +114,7 @@ async function takeBackRefused(deps: ProviderDeps, ctx: OperationContext, vm: Fo
   if (Object.keys(params).length === 0) return;
   await logLine(ctx, `Proxmox refused to hotplug ${Object.keys(params).join(', ')} on running VM ${vm.vmid}; writing back ${Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ')} so its next start does not take the refused value`);
   beforeWrite(ctx);
-  await call(ctx, () => deps.api.putConfig(vm.node, vm.vmid, params, callOpts(ctx)));
+  await jobSeam(deps, ctx).putConfig(vm.node, vm.vmid, params);
 }
 
 /**

@@ -6,10 +6,10 @@
 import { NotFoundError } from '../errors.js';
 import type { ClusterResource, VmConfig } from '../proxmox/api.js';
 import type { CreateSpec, OperationContext } from './types.js';
-import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { call } from './call.js';
+import { jobSeam } from './job-seam.js';
 import { parseMark } from './mark.js';
 import { qemuEntries } from './resolve.js';
 import { waitUnlocked } from './tasks.js';
@@ -49,7 +49,7 @@ export async function judge(
 ): Promise<Holder> {
   let config: VmConfig;
   try {
-    config = await call(ctx, () => deps.api.getConfig(node, vmid, callOpts(ctx)));
+    config = await jobSeam(deps, ctx).getConfig(node, vmid);
     if (config.lock && config.lock !== 'suspended') config = await waitUnlocked(deps, ctx, node, vmid);
   } catch (err) {
     // The VM went away (a clone that failed): nothing holds the VMID now.

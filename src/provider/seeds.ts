@@ -8,7 +8,7 @@ import { seedFileName } from '../nocloud/seed.js';
 import type { OperationContext, SeedIso } from './types.js';
 import { beforeWrite, callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
-import { call } from './call.js';
+import { jobSeam } from './job-seam.js';
 import { classifyCall } from './errors.js';
 import { waitTask } from './tasks.js';
 
@@ -28,7 +28,7 @@ export async function listSeeds(deps: ProviderDeps, ctx: OperationContext): Prom
   const perNode = await Promise.all(
     deps.config.proxmox.nodes.map(async (node): Promise<SeedIso[]> => {
       const [volumes, shared] = await Promise.all([
-        call(ctx, () => deps.api.storageContent(node.name, node.isoStorage, 'iso', callOpts(ctx))),
+        jobSeam(deps, ctx).storageContent(node.name, node.isoStorage, 'iso'),
         readShared(deps, ctx, node.name, node.isoStorage),
       ]);
       return volumes.flatMap((v) => {
@@ -96,7 +96,7 @@ async function readShared(deps: ProviderDeps, ctx: OperationContext, node: strin
 
 export async function deleteSeed(deps: ProviderDeps, seed: SeedIso, ctx: OperationContext): Promise<void> {
   beforeWrite(ctx);
-  const upid = await call(ctx, () => deps.api.deleteVolume(seed.node, seed.storage, seed.volid, callOpts(ctx)));
+  const upid = await jobSeam(deps, ctx).deleteVolume(seed.node, seed.storage, seed.volid);
   await waitTask(deps, ctx, upid, { what: `delete of ${seed.volid} on ${seed.node}`, budgetSeconds: deps.config.budgets.taskSeconds });
   await deps.seedRecords?.forget(seed.node, seed.volid);
 }
