@@ -63,7 +63,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  layer(['src/config/**/*.ts', 'src/secrets/**/*.ts', 'src/errors.ts', 'src/log.ts', 'src/metrics.ts', 'src/desired-state.ts', 'src/redis-script.ts', 'src/listener-limits.ts'], 'the ground floor', ABOVE_GROUND),
+  layer(['src/config/**/*.ts', 'src/secrets/**/*.ts', 'src/errors.ts', 'src/log.ts', 'src/metrics.ts', 'src/desired-state.ts', 'src/redis-script.ts', 'src/redis-keys.ts', 'src/listener-limits.ts'], 'the ground floor', ABOVE_GROUND),
   layer(['src/iso9660/**/*.ts'], 'src/iso9660/', ABOVE_GROUND.filter((a) => a !== 'iso9660')),
   layer(['src/nocloud/**/*.ts'], 'src/nocloud/', ['webhooks', 'job-table', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),
   layer(['src/proxmox/**/*.ts'], 'src/proxmox/', ['nocloud', 'webhooks', 'job-table', 'provider', 'jobs', 'queue', 'reconciler', 'worker', 'client', 'web', 'cli', 'sim']),

@@ -31,7 +31,7 @@ import type { Redis } from 'ioredis';
 import { createProvisionerClient, type ProvisionerClient } from '../src/client.js';
 import { loadConfig } from '../src/config/index.js';
 import { listLiveWorkers } from '../src/queue/heartbeat.js';
-import { keys } from '../src/queue/keys.js';
+import { keys } from '../src/redis-keys.js';
 import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable, sleep } from './_common.js';
 import { serviceEnv, startCli, startSimChild, stopRun, type Child, type SimChild } from './_processes.js';
 import { bars, type Bar, type SimTimings } from './_boot-storm-measure.js';

@@ -73,13 +73,6 @@ export interface BudgetShape {
 
 export type BudgetKeys = readonly [pace: string, ceiling: string];
 
-/** The budget's two keys, under the prefix's hash tag so both (and every other key of ours) share one Cluster slot (SPEC 25). */
-export function budgetKeys(prefix: string, scope?: string): BudgetKeys {
-  // No scope: proxmox.url's budget, under the keys it always had.
-  const base = scope === undefined ? `{${prefix}}:proxmox-budget` : `{${prefix}}:proxmox-budget:${scope}`;
-  return [`${base}:pace`, `${base}:ceiling`];
-}
-
 export type SlotAnswer = { slot: string } | { waitUs: number };
 
 export async function takeBudgetSlot(redis: RedisClient, keys: BudgetKeys, shape: BudgetShape): Promise<SlotAnswer> {

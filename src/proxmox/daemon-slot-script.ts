@@ -55,11 +55,6 @@ keepFor(after)
 return 1
 `);
 
-/** One node's slots, under the prefix's hash tag like every other key of ours (SPEC 25). */
-export function daemonSlotKey(prefix: string, node: string): string {
-  return `{${prefix}}:proxmox-daemon-slots:${node}`;
-}
-
 export interface SlotShape {
   /** Slots per node, at least 1. */
   limit: number;

@@ -17,7 +17,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.js';
 import type { DaemonSlotMetrics } from '../metrics.js';
 import type { RedisClient } from '../redis-script.js';
-import { daemonSlotKey, holdDaemonSlot, takeDaemonSlot } from './daemon-slot-script.js';
+import { keys } from '../redis-keys.js';
+import { holdDaemonSlot, takeDaemonSlot } from './daemon-slot-script.js';
 import type { SlotShape } from './daemon-slot-script.js';
 import { WaitingLine } from './waiting-line.js';
 import type { AskAnswer, LineWaiter } from './waiting-line.js';
@@ -173,7 +174,7 @@ function localSlot(state: SlotsState, node: string, nodeLine: NodeLine, worstCas
 async function askSlot(state: SlotsState, node: string, nodeLine: NodeLine): Promise<AskAnswer<SlotOffer>> {
   const { options, outage } = state;
   if (!state.closed && outage.askRedis()) {
-    const key = daemonSlotKey(options.prefix, node);
+    const key = keys.daemonSlots(options.prefix, node);
     const id = randomUUID();
     // Whoever in line gets it (the first may leave meanwhile), it is
     // held at least that long; its first renewal makes it its own.

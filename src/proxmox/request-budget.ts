@@ -11,7 +11,8 @@ import type { RedisFailOpen } from './redis-fail-open.js';
 import type { RedisClient } from '../redis-script.js';
 import type { Logger } from '../log.js';
 import type { RequestBudgetMetrics } from '../metrics.js';
-import { budgetKeys, finishBudgetSlot, takeBudgetSlot } from './budget-script.js';
+import { keys } from '../redis-keys.js';
+import { finishBudgetSlot, takeBudgetSlot } from './budget-script.js';
 import type { BudgetKeys, BudgetShape } from './budget-script.js';
 import { WaitingLine } from './waiting-line.js';
 import type { AskAnswer, LineWaiter } from './waiting-line.js';
@@ -144,7 +145,7 @@ export function createRequestBudget(options: RequestBudgetOptions): RequestBudge
     options.redisReason,
   );
   // An answer that frees a slot wakes the line (its first sleeps until a slot may be free).
-  const source = slotSource(options, budgetKeys(options.prefix, options.scope), budgetShape(options), outage, () => line.wake());
+  const source = slotSource(options, keys.proxmoxBudget(options.prefix, options.scope), budgetShape(options), outage, () => line.wake());
   const slowWaitMs = options.slowWaitMs ?? 5_000;
 
   /** A call left the line, with its slot or aborted. */

@@ -2,7 +2,7 @@
 // /readyz. Kept as one JSON string; the newest result replaces the last.
 import type { RedisClient } from '../redis-script.js';
 import type { NodeHealth } from '../provider/types.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 
 export interface LastHealth {
   at: string;

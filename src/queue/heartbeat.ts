@@ -6,7 +6,7 @@
 // keyspace, which a Redis Cluster does not give (SPEC 25).
 import { hostname } from 'node:os';
 import { LuaScript, type RedisClient } from '../redis-script.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 
 export interface WorkerBeat {
   id: string;

@@ -10,7 +10,7 @@
 // A kind not seen for LEARNED_TTL_MS is dropped; the hash goes when no
 // kind was seen for that long.
 import { LuaScript, type RedisClient } from '../redis-script.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 import { LEARNING_WEIGHT, type Learned, type LearnedTimesStore } from '../provider/waits/learned-times.js';
 
 /** How long a learned time is kept without a new sample: images and templates change, so what is older says little. */

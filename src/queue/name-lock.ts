@@ -7,7 +7,7 @@
 // are what a no-op job costs).
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis-script.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 import { headFrom, lastKnownArgs } from './registry.js';
 import type { DesiredHead, LastKnownWrite } from '../desired-state.js';
 import type { Aborter } from './lazy-abort.js';

@@ -5,7 +5,7 @@
 import type { RedisClient } from '../redis-script.js';
 import { parsePublished, publishedProducerConfig, type PublishedRead } from '../config/producer-published.js';
 import type { ProducerSettings } from '../config/producer.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 
 export interface ProducerConfigPublisher {
   /** Writes it now; rejects when Redis does not take it. */

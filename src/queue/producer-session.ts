@@ -12,7 +12,7 @@ import { connected } from './connection.js';
 import type { RedisClient } from './connection.js';
 import { jobDoor } from './enqueue.js';
 import type { JobDoor } from './enqueue.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 import { readProducerConfig } from './producer-config-store.js';
 import { createQueues } from './queues.js';
 import type { Queues } from './queues.js';

@@ -6,7 +6,7 @@ import type { RedisClient } from '../redis-script.js';
 import type { DesiredHead, DesiredRecord, LastKnown, LastKnownWrite, RecordedFailure } from '../desired-state.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { intentJobIdPrefix } from '../job-table/job-ids.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 import { VmIndex } from './vm-index.js';
 import type { RegistryPageQuery } from './vm-listing.js';

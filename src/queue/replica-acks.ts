@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import type { RedisClient } from '../redis-script.js';
 import { ProducerConfigError } from '../config/producer.js';
 import { RedisUnavailableError } from './connection.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 import type { RedisConnection } from './redis-target.js';
 
 const DEFAULT_REPLICA_ACK_TIMEOUT_MS = 1000;

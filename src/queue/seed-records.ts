@@ -3,7 +3,7 @@
 // field `<node>/<volid>`, value the record as JSON.
 import type { RedisClient } from '../redis-script.js';
 import type { SeedRecord, SeedRecords } from '../provider/seed-records.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 
 function fieldOf(node: string, volid: string): string {
   return `${node}/${volid}`;

@@ -2,7 +2,7 @@
 // the page's scan of it, and the build of the index over the records an
 // older release wrote, once, before the first page that needs it.
 import type { RedisClient } from '../redis-script.js';
-import { keys } from './keys.js';
+import { keys } from '../redis-keys.js';
 import { FORGET_GONE, INDEX_NAMES, INDEX_PAGE } from './vm-index-scripts.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 

@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis-script.js';
 import type { JobDoor } from '../queue/enqueue.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
-import { keys } from '../queue/keys.js';
+import { keys } from '../redis-keys.js';
 import { knownGeneration } from './registry-adapter.js';
 import type { Enqueuer, JobLookup } from './ports.js';
 

@@ -2,7 +2,7 @@
 // sweep's DesiredStateReader. The generations hash is read directly: it is
 // the one record of every name this registry ever handed a generation.
 import type { RedisClient } from '../redis-script.js';
-import { keys } from '../queue/keys.js';
+import { keys } from '../redis-keys.js';
 import type { DesiredRecord } from '../desired-state.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import type { DesiredEntry, DesiredStateReader } from './ports.js';

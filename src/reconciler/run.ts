@@ -14,7 +14,7 @@ import type { NameLocks } from '../queue/name-lock.js';
 import type { Queues } from '../queue/queues.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
-import { keys } from '../queue/keys.js';
+import { keys } from '../redis-keys.js';
 import { nameLocksAdapter } from './lock-adapter.js';
 import { pendingJobLookup, queueEnqueuer } from './queue-adapter.js';
 import { registryReader } from './registry-adapter.js';

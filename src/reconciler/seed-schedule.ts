@@ -7,7 +7,7 @@
 // first sweep, so the real sweep after it lists too and deletes what the
 // dry run said it would.
 import type { RedisClient } from '../redis-script.js';
-import { keys } from '../queue/keys.js';
+import { keys } from '../redis-keys.js';
 import type { SeedListingSchedule } from './ports.js';
 
 export function seedListingSchedule(redis: RedisClient, prefix: string, every: number): SeedListingSchedule {

@@ -10,7 +10,7 @@ import { PRODUCER_DEFAULTS, ProducerConfigError, RedisUnavailableError, Validati
 import type { ConfigMismatch, UncheckedProvisionerClient } from '../../src/client.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { producerConfigPublisher } from '../../src/queue/producer-config-store.js';
 import { startWebServer } from '../../src/web/server.js';
 import { startOwnRedis } from '../e2e/redis-server.js';

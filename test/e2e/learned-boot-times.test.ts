@@ -15,7 +15,7 @@ import { createProvisionerClient } from '../../src/client.js';
 import type { ProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
 import { listLiveWorkers } from '../../src/queue/heartbeat.js';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { parseLearned } from '../../src/queue/learned-times-store.js';
 import { NO_CLUSTER_ENV, REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 

@@ -11,7 +11,7 @@ import type { Child, SimChild } from '../../bench/_processes.js';
 import { createProvisionerClient } from '../../src/client.js';
 import type { ProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
-import { budgetKeys } from '../../src/proxmox/budget-script.js';
+import { keys } from '../../src/redis-keys.js';
 import { listLiveWorkers } from '../../src/queue/heartbeat.js';
 import { NO_CLUSTER_ENV, REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
 
@@ -51,7 +51,7 @@ describe('two worker processes share one Proxmox request budget (SPEC 26)', func
   after(async () => {
     await stopRun({ client, workers, sim });
     await deletePrefix(redis, prefix);
-    await redis.del(...budgetKeys(prefix));
+    await redis.del(...keys.proxmoxBudget(prefix));
     redis.disconnect();
   });
 

@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { daemonSlotKey } from '../../src/proxmox/daemon-slot-script.js';
+import { keys } from '../../src/redis-keys.js';
 import { createHttpApi } from '../../src/proxmox/http-api.js';
 import { workerProxmoxApi } from '../../src/worker/proxmox-api.js';
 import type { WorkerProxmoxApi } from '../../src/worker/proxmox-api.js';
@@ -86,7 +86,7 @@ describe('pvedaemon slots over HTTP: the worker client keeps protected calls per
     server = undefined;
     rmSync(dir, { recursive: true, force: true });
     const admin = new Redis(REDIS_URL);
-    await admin.del(daemonSlotKey(prefix, 'pve1'), daemonSlotKey(prefix, 'pve2'), `{${prefix}}:proxmox-budget:pace`, `{${prefix}}:proxmox-budget:ceiling`);
+    await admin.del(keys.daemonSlots(prefix, 'pve1'), keys.daemonSlots(prefix, 'pve2'), `{${prefix}}:proxmox-budget:pace`, `{${prefix}}:proxmox-budget:ceiling`);
     admin.disconnect();
   });
 

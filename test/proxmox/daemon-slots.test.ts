@@ -8,7 +8,8 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { daemonSlotKey, holdDaemonSlot, takeDaemonSlot } from '../../src/proxmox/daemon-slot-script.js';
+import { holdDaemonSlot, takeDaemonSlot } from '../../src/proxmox/daemon-slot-script.js';
+import { keys } from '../../src/redis-keys.js';
 import { createDaemonSlots } from '../../src/proxmox/daemon-slots.js';
 import type { DaemonSlot, DaemonSlots, DaemonSlotsOptions } from '../../src/proxmox/daemon-slots.js';
 import { scaledByLoad } from '../support/machine.js';
@@ -64,7 +65,7 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
 
   afterEach(async () => {
     for (const one of made.splice(0)) await one.close();
-    await admin.del(daemonSlotKey(prefix, 'pve1'), daemonSlotKey(prefix, 'pve2'));
+    await admin.del(keys.daemonSlots(prefix, 'pve1'), keys.daemonSlots(prefix, 'pve2'));
     admin.disconnect();
   });
 
@@ -101,7 +102,7 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
 
   it('keeps its slots under the {prefix} hash tag with a TTL, so they live in one Cluster slot and clean themselves up', async () => {
     const slot = await slots().take('pve1', 'clone', 10_000);
-    const key = daemonSlotKey(prefix, 'pve1');
+    const key = keys.daemonSlots(prefix, 'pve1');
     expect(key).to.equal(`{${prefix}}:proxmox-daemon-slots:pve1`);
     expect(await admin.zcard(key)).to.equal(1);
     expect(await admin.pttl(key)).to.be.greaterThan(0);
@@ -196,7 +197,7 @@ describe('pvedaemon slots per node across worker processes (SPEC 28)', function 
   }
 
   it('never brings back a slot whose lease ran out: a late renewal leaves it to whoever took it', async () => {
-    const key = daemonSlotKey(prefix, 'pve1');
+    const key = keys.daemonSlots(prefix, 'pve1');
     const shape = { limit: 1, pollUs: 25_000 };
     expect(await takeDaemonSlot(admin, key, 'late', shape, 1_000)).to.equal(0);
     await pause(20);

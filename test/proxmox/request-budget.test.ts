@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { createLogger, silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { budgetKeys } from '../../src/proxmox/budget-script.js';
+import { keys } from '../../src/redis-keys.js';
 import { createRequestBudget } from '../../src/proxmox/request-budget.js';
 import type { RequestBudget, RequestBudgetOptions } from '../../src/proxmox/request-budget.js';
 import { REDIS_URL, uniquePrefix } from '../support/redis.js';
@@ -77,7 +77,7 @@ describe('the shared Proxmox request budget (SPEC 26)', function () {
 
   afterEach(async () => {
     for (const made of budgets.splice(0)) await made.close();
-    await admin.del(...budgetKeys(prefix));
+    await admin.del(...keys.proxmoxBudget(prefix));
     admin.disconnect();
   });
 
@@ -110,7 +110,7 @@ describe('the shared Proxmox request budget (SPEC 26)', function () {
 
   it('keeps its state under the {prefix} hash tag, with a TTL, so it lives in one Cluster slot and cleans itself up', async () => {
     (await budget().take('version'))();
-    const [pace, ceiling] = budgetKeys(prefix);
+    const [pace, ceiling] = keys.proxmoxBudget(prefix);
     expect(pace).to.equal(`{${prefix}}:proxmox-budget:pace`);
     expect(ceiling).to.equal(`{${prefix}}:proxmox-budget:ceiling`);
     expect(await admin.pttl(pace)).to.be.greaterThan(0);

@@ -1,7 +1,7 @@
 // /readyz's view of the workers: a running worker keeps its heartbeat key,
 // a closed one removes it, and a dead one's key expires.
 import { expect } from 'chai';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { listLiveWorkers, startHeartbeat } from '../../src/queue/heartbeat.js';
 import { createHarness } from '../support/harness.js';
 import type { Harness } from '../support/harness.js';

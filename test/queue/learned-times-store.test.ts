@@ -11,7 +11,7 @@ import { LEARNED_TTL_MS, redisLearnedTimes } from '../../src/queue/learned-times
 import { Expectations, PollSchedule, boardShape } from '../../src/provider/waits/expectations.js';
 import { LearnedSync } from '../../src/provider/waits/learned-sync.js';
 import { mergeGuess, mergeSample, type Learned, type LearnedTimesStore } from '../../src/provider/waits/learned-times.js';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { freePort } from '../support/free-port.js';
 import { scaledByLoad } from '../support/machine.js';

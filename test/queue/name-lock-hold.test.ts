@@ -5,7 +5,7 @@
 // no last-known state when it has none (issue 19).
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { holdLock, NameLocks } from '../../src/queue/name-lock.js';
 import type { HeldLock } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';

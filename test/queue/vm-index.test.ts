@@ -4,7 +4,7 @@
 // all the same, and an entry its record no longer fits is never listed.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { CAN_MONITOR, monitorPrefix, type RedisMonitor } from '../support/redis-monitor.js';
 import { deletePrefix, keyPrefix, newRedis, uniquePrefix } from '../support/redis.js';

@@ -11,7 +11,7 @@ import { createQueues } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { redisSeedRecords } from '../../src/queue/seed-records.js';
 import { formatMark } from '../../src/provider/mark.js';
 import { createReconcileRunner } from '../../src/reconciler/run.js';

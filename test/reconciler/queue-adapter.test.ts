@@ -14,7 +14,7 @@ import { jobDoor } from '../../src/queue/enqueue.js';
 import { createQueues, VM_QUEUE } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { pendingJobLookup, queueEnqueuer, StaleDecisionError } from '../../src/reconciler/queue-adapter.js';
 import type { Enqueuer } from '../../src/reconciler/ports.js';
 

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { withSweepLock } from '../../src/reconciler/sweep-lock.js';
 import { scaledByLoad } from '../support/machine.js';
 

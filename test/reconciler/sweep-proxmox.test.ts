@@ -3,7 +3,7 @@
 // Redis. The sweep destroys nothing itself: orphans get delete jobs
 // (name and uid), missing VMs create jobs; only seeds it deletes itself.
 import { expect } from 'chai';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { fakeErrors } from '../fakes/fake-errors.js';
 import { NODE, SEEDS, YOUNG, proxmoxWorld } from './proxmox-world.js';

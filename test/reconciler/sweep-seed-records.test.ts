@@ -4,7 +4,7 @@
 // reconciler.seedListingEvery sweeps, for seeds no record names. Over
 // createProvider and the FakeProxmox seam fake, records in the real Redis.
 import { expect } from 'chai';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { redisSeedRecords } from '../../src/queue/seed-records.js';
 import type { CreateSpec } from '../../src/provider/types.js';
 import { NODE, SEEDS, proxmoxWorld } from './proxmox-world.js';

@@ -20,7 +20,7 @@ import { ownJobId } from '../../src/job-table/job-ids.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { createReconcileRunner } from '../../src/reconciler/run.js';
 import type { SweepReport } from '../../src/reconciler/report.js';
 import { startSimulator } from '../../src/sim/index.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'chai';
 import { startSimulator, type RunningSimulator } from '../../src/sim/index.js';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { buildTestWeb, type TestWeb } from '../web/helpers.js';
 import { REDIS_URL, eventually } from '../support/redis.js';
 

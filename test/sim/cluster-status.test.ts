@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { daemonSlotKey } from '../../src/proxmox/daemon-slot-script.js';
+import { keys } from '../../src/redis-keys.js';
 import type { PoolCounters } from '../../src/sim/worker-pool.js';
 import { workerProxmoxApi } from '../../src/worker/proxmox-api.js';
 import type { WorkerProxmoxApi } from '../../src/worker/proxmox-api.js';
@@ -75,7 +75,7 @@ describe('the worker client counts uploads against the node they enter from the 
     sim = undefined;
     rmSync(dir, { recursive: true, force: true });
     const admin = new Redis(REDIS_URL);
-    await admin.del(daemonSlotKey(prefix, N1), daemonSlotKey(prefix, N2));
+    await admin.del(keys.daemonSlots(prefix, N1), keys.daemonSlots(prefix, N2));
     admin.disconnect();
   });
 

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { ValidationError } from '../../src/client.js';
-import { keys } from '../../src/queue/keys.js';
+import { keys } from '../../src/redis-keys.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 

@@ -1,9 +1,10 @@
-// Every Redis key the queue side and the floors above it write besides
-// BullMQ's own, under the configured prefix (SPEC 7 redis.prefix).
-// BullMQ's keys are `<prefix>:<queue>:...`, and no queue is named like
-// these. Below this floor, the request budget's and the daemon slots'
-// keys (SPEC 28) are built beside their scripts in src/proxmox/
-// (budget-script.ts, daemon-slot-script.ts), under the same prefix.
+// Every Redis key this service writes besides BullMQ's own, under the
+// configured prefix (SPEC 7 redis.prefix). BullMQ's keys are
+// `<prefix>:<queue>:...`, and no queue is named like these. On the ground
+// floor so that src/proxmox/ (the request budget, the daemon slots) reads
+// the same table as src/queue/ and the floors above. Keys a script reads
+// together carry the hash tag `{prefix}`, so they share one Cluster slot
+// (SPEC 25).
 export const keys = {
   /** Hash: the desired state of one name (SPEC 2). */
   desired: (prefix: string, name: string): string => `${prefix}:desired:${name}`,
@@ -35,4 +36,14 @@ export const keys = {
   reconcilerJobs: (prefix: string): string => `${prefix}:reconciler:jobs`,
   /** Hash: kind -> learned Proxmox duration (SPEC 28); hash-tagged so its script runs on one Cluster slot. */
   learnedTimes: (prefix: string): string => `{${prefix}}:learned-times`,
+  /**
+   * The request budget's pace and ceiling (SPEC 26, 28, proxmox/budget-script.ts); no scope: proxmox.url's
+   * budget, under the keys it always had; a scope: a node's own apiUrl.
+   */
+  proxmoxBudget: (prefix: string, scope?: string): readonly [pace: string, ceiling: string] => {
+    const base = scope === undefined ? `{${prefix}}:proxmox-budget` : `{${prefix}}:proxmox-budget:${scope}`;
+    return [`${base}:pace`, `${base}:ceiling`];
+  },
+  /** Sorted set: one node's pvedaemon slots held by calls in flight (SPEC 28, proxmox/daemon-slot-script.ts). */
+  daemonSlots: (prefix: string, node: string): string => `{${prefix}}:proxmox-daemon-slots:${node}`,
 };
