@@ -86,7 +86,7 @@ export async function waitAddress(deps: ProviderDeps, ctx: OperationContext, spe
 
 /**
  * When the guest is known to have been up, for the boot time learned
- * (issue 27, SPEC 26): the agent call's send, not its ask, since a wait
+ * (SPEC 26): the agent call's send, not its ask, since a wait
  * for a daemon slot or the request budget before it is the service's
  * time and the guest may have come up during it (the ask would learn a
  * time too short). A planned look (the first, at firstAddressSeconds or

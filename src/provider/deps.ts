@@ -43,7 +43,7 @@ export interface ProviderOptions {
   sleep?: Sleep;
   /** Where each seed a create uploads is recorded, before the upload (SPEC 5, 26). */
   seedRecords?: SeedRecords;
-  /** Where the learned wait times are shared by every worker process and kept across restarts (SPEC 26, issue 27). */
+  /** Where the learned wait times are shared by every worker process and kept across restarts (SPEC 26). */
   learnedTimes?: LearnedTimesStore;
 }
 

@@ -1,4 +1,4 @@
-// The one decorator of the seam (issue 28): every ProxmoxApi method is
+// The one decorator of the seam: every ProxmoxApi method is
 // built from the routes table (routes.ts), none is listed here or in a
 // decorator, so a new Proxmox call is decorated as soon as it has its
 // route. A decorator is an `around` function: it gets the call (its

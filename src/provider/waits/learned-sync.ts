@@ -1,5 +1,5 @@
 // A process's learned wait times kept in step with the shared store
-// (SPEC 26, issue 27): each sample goes to the store, whose answer (all
+// (SPEC 26): each sample goes to the store, whose answer (all
 // workers' samples merged) replaces the local value; the whole store is
 // read back at most every refreshMs, never per poll. When the store does
 // not answer, the process goes on learning in memory, says so once, and

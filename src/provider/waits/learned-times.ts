@@ -1,5 +1,5 @@
 // The learned wait times as a store outside the process keeps them
-// (SPEC 26, issue 27): every worker process on the prefix learns into it
+// (SPEC 26): every worker process on the prefix learns into it
 // and reads it back, so a restart or a new worker starts where the others
 // are. src/queue/learned-times-store.ts keeps it in Redis; the merge rule
 // below is the one its script runs.

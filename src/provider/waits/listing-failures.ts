@@ -11,9 +11,9 @@ import type { PollLoop, Waiter } from './poll-loop.js';
 /**
  * One listing stands for every wait it answers: a single blip (a 5xx, a
  * 595 while pveproxy reloads, one timeout) must not fail them all, where
- * one failed status call used to fail one job. Three polls in a row (at
+ * one failed status call fails only its own job. Three polls in a row (at
  * most 3 x pollMs apart) is an API that is really down; each job then
- * fails Transient and BullMQ retries it, as before.
+ * fails Transient and BullMQ retries it.
  */
 export const LISTING_TRIES = 3;
 
