@@ -7,33 +7,7 @@ import { budgetApi } from '../../src/proxmox/budgeted-api.js';
 import type { FinishRequest, RequestBudget } from '../../src/proxmox/request-budget.js';
 import { ROUTES } from '../../src/proxmox/routes.js';
 import type { RouteName } from '../../src/proxmox/routes.js';
-
-/** Each call's arguments before its CallOptions; a Record, so a new seam method without a row does not compile. */
-const ARGS: Record<RouteName, unknown[]> = {
-  version: [],
-  nodes: [],
-  nodeStatus: ['pve1'],
-  clusterResources: ['vm'],
-  clusterStatus: [],
-  getConfig: ['pve1', 100],
-  putConfig: ['pve1', 100, { cores: 2 }],
-  statusCurrent: ['pve1', 100],
-  pendingConfig: ['pve1', 100],
-  nodeVms: ['pve1'],
-  clone: ['pve1', 9001, { newid: 100, name: 'a', description: 'd', full: true }],
-  resize: ['pve1', 100, 'scsi0', '10G'],
-  start: ['pve1', 100],
-  stop: ['pve1', 100],
-  destroy: ['pve1', 100, { purge: true, destroyUnreferencedDisks: true }],
-  agentInterfaces: ['pve1', 100],
-  storages: ['pve1'],
-  upload: ['pve1', 'proxy-seeds', 'a.iso', { size: 0, open: () => undefined }],
-  storageContent: ['pve1', 'proxy-seeds', 'iso'],
-  deleteVolume: ['pve1', 'proxy-seeds', 'proxy-seeds:iso/a.iso'],
-  taskStatus: ['pve1', 'UPID:pve1:1:2:3:qmstart:100:root@pam:'],
-  taskLog: ['pve1', 'UPID:pve1:1:2:3:qmstart:100:root@pam:'],
-  nodeTasks: ['pve1', { source: 'all' }],
-};
+import { sample } from './route-samples.js';
 
 const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];
 
@@ -84,13 +58,13 @@ describe('budgetApi, the request budget around the seam (SPEC 26)', () => {
       const held = heldBudget();
       const api = budgetApi(recordingApi(received), held.budget);
       const opts: CallOptions = { signal: new AbortController().signal };
-      const answer = (api[route] as AnyCall)(...ARGS[route], opts);
+      const answer = (api[route] as AnyCall)(...sample(route), opts);
       await turn();
       expect(held.asked).to.deep.equal([{ call: route, signal: opts.signal }]);
       expect(received, 'sent before its slot').to.deep.equal([]);
       held.release();
       expect(await answer).to.equal(`answer of ${route}`);
-      expect(received).to.deep.equal([{ route, args: [...ARGS[route], opts] }]);
+      expect(received).to.deep.equal([{ route, args: [...sample(route), opts] }]);
       expect(held.finished).to.deep.equal([route]);
     });
   }

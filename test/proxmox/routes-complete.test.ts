@@ -9,56 +9,21 @@
 // names. routes-daemon.test.ts and schema.test.ts check the same table
 // against the official schema (vendor/pve-api/apidata.json).
 import { expect } from 'chai';
-import { Readable } from 'node:stream';
 import type { CallOptions, ProxmoxApi } from '../../src/proxmox/api.js';
 import { decorateApi } from '../../src/proxmox/decorate.js';
 import type { SeamCall } from '../../src/proxmox/decorate.js';
 import { observeApi } from '../../src/proxmox/observed-api.js';
 import { ROUTES, ROUTE_NAMES, fillPath, pathValuesOf } from '../../src/proxmox/routes.js';
-import type { ArgsOf, CallIds, RouteName } from '../../src/proxmox/routes.js';
+import type { CallIds, RouteName } from '../../src/proxmox/routes.js';
 import { ROUTES as SIM_ROUTES } from '../../src/sim/routes.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { captureLogger } from '../support/capture-logger.js';
 import { startReplayServer } from '../support/replay-server.js';
+import { sample } from './route-samples.js';
 import { workspace } from './support.js';
 import type { Workspace } from './support.js';
 
 type AnyCall = (...args: unknown[]) => Promise<unknown>;
-
-const UPID = 'UPID:pv1-1:000A1B2C:0012D687:68F0A1B2:qmclone:9001:root@pam!provisioner:';
-
-/** Each method's arguments before its CallOptions; typed by the method, so a new one without a row does not compile. */
-const SAMPLE: { [K in RouteName]: ArgsOf<K> } = {
-  version: [],
-  nodes: [],
-  nodeStatus: ['pv1-1'],
-  clusterResources: ['vm'],
-  clusterStatus: [],
-  getConfig: ['pv1-1', 100],
-  putConfig: ['pv1-1', 100, { cores: 2 }],
-  statusCurrent: ['pv1-1', 100],
-  pendingConfig: ['pv1-1', 100],
-  nodeVms: ['pv1-1'],
-  clone: ['pv1-1', 9001, { newid: 100, name: 'a', description: 'd', full: true }],
-  resize: ['pv1-1', 100, 'scsi0', '10G'],
-  start: ['pv1-1', 100],
-  stop: ['pv1-1', 100],
-  destroy: ['pv1-1', 100, { purge: true, destroyUnreferencedDisks: true }],
-  agentInterfaces: ['pv1-1', 100],
-  storages: ['pv1-1'],
-  upload: ['pv1-1', 'proxy-seeds', 'a-seed.iso', { size: 3, open: () => Readable.from([Buffer.from('abc')]) }],
-  storageContent: ['pv1-1', 'proxy-seeds', 'iso'],
-  deleteVolume: ['pv1-1', 'proxy-seeds', 'proxy-seeds:iso/a-seed.iso'],
-  taskStatus: ['pv1-1', UPID],
-  taskLog: ['pv1-1', UPID],
-  nodeTasks: ['pv1-1', { source: 'all' }],
-};
-
-const sample = (name: RouteName): unknown[] => {
-  const args = SAMPLE[name] as unknown[] | undefined;
-  if (args === undefined) throw new Error(`no sample arguments for ${name} in this test's SAMPLE`);
-  return args;
-};
 
 /** What the route says the sample call names. */
 const idsOf = (name: RouteName): CallIds => (ROUTES[name].ids as (...args: unknown[]) => CallIds)(...sample(name));
