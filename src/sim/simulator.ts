@@ -25,6 +25,19 @@ export interface SimulatorOptions
   entryNode?: string;
   /** The clock, in ms; Date.now by default. */
   now?: () => number;
+  /**
+   * Every node's network bridges for `GET /nodes/{node}/network` (SPEC 33).
+   * Absent: vmbr0 on every node. BUILT BY THE verify-checks BRANCH.
+   */
+  bridges?: SimBridge[];
+}
+
+/** A bridge of a node's /etc/network/interfaces, as `GET /nodes/{node}/network` lists it. */
+export interface SimBridge {
+  node: string;
+  iface: string;
+  /** `bridge_vlan_aware` (a Linux bridge), or an OVS bridge, which always carries tags. */
+  vlanAware: boolean;
 }
 
 export interface RecordedRequest {
