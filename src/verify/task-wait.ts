@@ -4,12 +4,18 @@
 // does not.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProxmoxApi, Upid } from '../proxmox/api.js';
+import { parseUpid } from '../provider/tasks.js';
 
 const POLL_MS = 200;
 
-/** The task's exit status (`OK`, `WARNINGS: n`, or the error); throws when it does not end within `seconds`. */
-export async function waitForTask(api: ProxmoxApi, node: string, upid: Upid, seconds: number): Promise<string> {
+/**
+ * The task's exit status (`OK`, `WARNINGS: n`, or the error); throws when
+ * it does not end within `seconds`. Asked of the node its UPID names: an
+ * upload runs on the node whose pveproxy received it (SPEC 16, 28).
+ */
+export async function waitForTask(api: ProxmoxApi, upid: Upid, seconds: number): Promise<string> {
   const deadline = Date.now() + seconds * 1000;
+  const { node } = parseUpid(upid);
   for (;;) {
     const status = await api.taskStatus(node, upid);
     if (status.status === 'stopped') return status.exitstatus ?? 'unknown';

@@ -15,13 +15,13 @@ function probeImage(): ReturnType<typeof buildIsoImage> {
   return buildIsoImage([{ name: 'verify.txt', data: Buffer.from('pve-provisioner verify probe\n') }], { volumeId: 'VERIFY', joliet: false });
 }
 
-async function runTask(ctx: VerifyContext, node: string, what: string, start: () => Promise<string>): Promise<void> {
-  const exit = await waitForTask(ctx.api, node, await start(), ctx.config.budgets.taskSeconds);
+async function runTask(ctx: VerifyContext, what: string, start: () => Promise<string>): Promise<void> {
+  const exit = await waitForTask(ctx.api, await start(), ctx.config.budgets.taskSeconds);
   if (!taskSucceeded(exit)) throw new Error(`${what} task failed: ${exit}`);
 }
 
 async function removeProbe(ctx: VerifyContext, node: string, storage: string, volid: string): Promise<void> {
-  await runTask(ctx, node, 'delete', () => ctx.api.deleteVolume(node, storage, volid));
+  await runTask(ctx, 'delete', () => ctx.api.deleteVolume(node, storage, volid));
   const left = await ctx.api.storageContent(node, storage, 'iso');
   if (left.some((v) => v.volid === volid)) throw new Error(`${volid} is still listed after its delete`);
 }
@@ -32,7 +32,7 @@ export async function probeSeedStorage(ctx: VerifyContext, node: NodeConfig): Pr
   const filename = `pve-provisioner-verify-${randomBytes(4).toString('hex')}.iso`;
   const volid = `${storage}:iso/${filename}`;
   try {
-    await runTask(ctx, node.name, 'upload', () => ctx.api.upload(node.name, storage, filename, probeImage()));
+    await runTask(ctx, 'upload', () => ctx.api.upload(node.name, storage, filename, probeImage()));
   } catch (err) {
     // The upload may have written the file before failing: delete it anyway (a missing volume's delete ends OK, F13).
     await removeProbe(ctx, node.name, storage, volid).catch(() => undefined);

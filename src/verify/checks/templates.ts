@@ -7,7 +7,7 @@ import { NotFoundError } from '../../errors.js';
 import type { VmConfig } from '../../proxmox/api.js';
 import { templateProblem } from '../../provider/template.js';
 import { cloudInitDrive, diskSizeBytes, bootDisk, GIB, isProtected } from '../../provider/vm-config.js';
-import { errorText, fail, ok, type TemplateEntry, type VerifyContext } from '../context.js';
+import { errorText, fail, ok, skip, type TemplateEntry, type VerifyContext } from '../context.js';
 import type { CheckResult } from '../types.js';
 import { factsOf } from './privileges.js';
 
@@ -50,6 +50,8 @@ function net0Result(ctx: VerifyContext, t: TemplateEntry, config: VmConfig, name
 
 function templateResults(ctx: VerifyContext, t: TemplateEntry): CheckResult[] {
   const name = `template ${t.vmid} on ${t.node}`;
+  const state = ctx.inventory.nodes.find((n) => n.node === t.node)?.status;
+  if (state !== undefined && state !== 'online') return [skip(GROUP, name, `node ${t.node} is ${state}`)];
   if (t.config === undefined) {
     if (t.error instanceof NotFoundError || /does not exist/.test(errorText(t.error))) return [fail(GROUP, name, `VM ${t.vmid} does not exist on ${t.node}`, `set ${t.key} to the VMID of a template on ${t.node}`)];
     return [fail(GROUP, name, `reading its config failed: ${errorText(t.error)}`, `grant VM.Audit on /vms/${t.vmid} (see the privileges checks), or fix ${t.key}`)];
