@@ -3,24 +3,16 @@
 // `GET /access/permissions?path=` (a privilege is held when its key is
 // there; the value is only its propagate flag).
 import type { Permissions, VmConfig } from '../../proxmox/api.js';
-import { parseNet0 } from '../../provider/vm-config.js';
+import { parseNet0, volumeStorages } from '../../provider/vm-config.js';
 import { errorText, fail, ok, type VerifyContext } from '../context.js';
 import { expandPrivileges, type PrivilegeNeed, type TemplateFacts } from '../privileges.js';
 import type { CheckResult } from '../types.js';
 
 const GROUP = 'privileges';
-const VOLUME_KEY = /^(ide|sata|scsi|virtio|efidisk|tpmstate)\d+$/;
 
 /** The storages of a config's disks (its cdroms left out: a clone allocates only disks). */
 export function diskStorages(config: VmConfig): string[] {
-  const storages = new Set<string>();
-  for (const [key, value] of Object.entries(config)) {
-    if (!VOLUME_KEY.test(key) || value === undefined || /(^|,)media=cdrom(,|$)/.test(String(value))) continue;
-    const file = String(value).split(',')[0] ?? '';
-    const colon = file.indexOf(':');
-    if (colon > 0) storages.add(file.slice(0, colon));
-  }
-  return [...storages];
+  return volumeStorages(Object.fromEntries(Object.entries(config).filter(([, value]) => !/(^|,)media=cdrom(,|$)/.test(String(value)))));
 }
 
 /** What the privilege list needs to know of a template: net0's bridge and tag, its disks' storages. */
