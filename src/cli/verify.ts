@@ -10,6 +10,7 @@ import { silentLogger } from '../log.js';
 import { proxmoxApiFromConfig } from '../worker/proxmox-api.js';
 import { verifyCreate, type NodeCreateReport } from '../verify/create/verify-create.js';
 import { openRecorder, type Recorder } from '../verify/record/recorder.js';
+import { errorText, fail } from '../verify/context.js';
 import { runChecks, type ChecksRun } from '../verify/run-checks.js';
 import { readTokenId } from '../verify/token-id.js';
 import { loadConfigOrExplain } from './common.js';
@@ -72,7 +73,12 @@ interface Outcome extends ChecksRun {
   create?: NodeCreateReport[];
 }
 
-async function verifyAll(config: Config, flags: Flags, recorder: Recorder | undefined, signal: AbortSignal): Promise<Outcome> {
+/** What run() calls that a test may replace: the create (the verify-create branch builds it). */
+export interface VerifyDeps {
+  verifyCreate: typeof verifyCreate;
+}
+
+async function verifyAll(config: Config, flags: Flags, recorder: Recorder | undefined, signal: AbortSignal, deps: VerifyDeps): Promise<Outcome> {
   const proxmoxUrl = proxmoxUrlOf(config);
   const api = proxmoxApiFromConfig(config, proxmoxUrl, undefined, recorder?.onExchange);
   const tokenId = (await readTokenId(config.proxmox.tokenFile)) ?? `<the token id in ${config.proxmox.tokenFile}>`;
@@ -83,7 +89,14 @@ async function verifyAll(config: Config, flags: Flags, recorder: Recorder | unde
     recorder?.step(step, node);
     if (!flags.json) process.stderr.write(`verify --create: ${node}: ${step}\n`);
   };
-  const create = await verifyCreate({ config, api, logger: silentLogger(), nodes, signal, onStep });
+  let create: NodeCreateReport[];
+  try {
+    create = await deps.verifyCreate({ config, api, logger: silentLogger(), nodes, signal, onStep });
+  } catch (err) {
+    // The create reports its own failures as checks; this is one it could not report.
+    const failed = fail('create', `create on ${nodes.join(', ')}`, errorText(err), `check that no VM named verify-* is left on ${nodes.join(', ')} (qm list), then run verify --create again`);
+    return { ...run, checks: [...run.checks, failed] };
+  }
   const steps = [...run.steps, ...create.flatMap((r) => r.steps.map((s) => ({ name: s.step, node: r.node, ms: s.ms })))];
   return { ...run, steps, checks: [...run.checks, ...create.flatMap((r) => r.checks)], create };
 }
@@ -115,7 +128,7 @@ async function openRecording(dir: string | undefined): Promise<Recorder | undefi
   }
 }
 
-export async function run(args: string[]): Promise<number> {
+export async function run(args: string[], deps: VerifyDeps = { verifyCreate }): Promise<number> {
   if (wantsHelp(args)) return answerUsage('verify', USAGE, undefined);
   let flags: Flags;
   try {
@@ -133,14 +146,14 @@ export async function run(args: string[]): Promise<number> {
     process.stderr.write(`pve-provisioner verify: --record ${flags.record ?? ''}: ${recorder.message}\n`);
     return 2;
   }
-  return runAndReport(config, flags, recorder);
+  return runAndReport(config, flags, recorder, deps);
 }
 
-async function runAndReport(config: Config, flags: Flags, recorder: Recorder | undefined): Promise<number> {
+async function runAndReport(config: Config, flags: Flags, recorder: Recorder | undefined, deps: VerifyDeps): Promise<number> {
   const sigint = interruptible();
   let outcome: Outcome | undefined;
   try {
-    outcome = await verifyAll(config, flags, recorder, sigint.signal);
+    outcome = await verifyAll(config, flags, recorder, sigint.signal, deps);
     print(outcome, flags.json);
   } finally {
     sigint.release();

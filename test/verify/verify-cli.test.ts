@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sinon from 'sinon';
 import { run } from '../../src/cli/verify.js';
+import type { VerifyDeps } from '../../src/cli/verify.js';
 import { startSimulator, type RunningSimulator, type StartOptions } from '../../src/sim/index.js';
 import type { CheckResult, HostInventory } from '../../src/verify/types.js';
 
@@ -49,7 +50,7 @@ describe('pve-provisioner verify against the simulator (SPEC 33)', function () {
   }
 
   /** Runs verify with a config naming the simulator and `nodes` (default: pve1 and pve2 with their templates). */
-  async function verify(args: string[], nodes?: unknown[], url = sim?.url): Promise<Ran> {
+  async function verify(args: string[], nodes?: unknown[], url = sim?.url, deps?: VerifyDeps): Promise<Ran> {
     const file = join(dir, 'config.json');
     const proxmoxNodes = nodes ?? [
       { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds' },
@@ -62,7 +63,7 @@ describe('pve-provisioner verify against the simulator (SPEC 33)', function () {
     const out = sinon.stub(process.stdout, 'write').callsFake((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
     const err = sinon.stub(process.stderr, 'write').callsFake((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
     try {
-      const code = await run(args);
+      const code = await (deps === undefined ? run(args) : run(args, deps));
       return { code, stdout, stderr };
     } finally {
       out.restore();
@@ -173,6 +174,33 @@ describe('pve-provisioner verify against the simulator (SPEC 33)', function () {
     expect(ran.code).to.equal(1);
     expect(ran.stdout).to.include(`FAIL  api        API at ${url} answers: connection refused at ${url}\n      fix: check proxmox.url (${url}): nothing listens there (pveproxy runs on port 8006)\n`);
     expect(ran.stdout).to.match(/^skip {2}templates {2}templates checks: the API did not answer$/m);
+  });
+
+  it('--create runs only after every check passed, on the --node nodes, and a create that cannot report is a failed check (exit 1)', async () => {
+    const running = await startSim();
+    running.sim.faults.replace({ offlineNodes: ['pve2'] });
+    const never = sinon.stub<Parameters<VerifyDeps['verifyCreate']>, ReturnType<VerifyDeps['verifyCreate']>>().resolves([]);
+    const failing = await verify(['--create', '--node', 'pve1'], undefined, running.url, { verifyCreate: never });
+    expect(failing.code).to.equal(1);
+    expect(never.called).to.equal(false);
+    running.sim.faults.replace({});
+    const create = sinon.stub<Parameters<VerifyDeps['verifyCreate']>, ReturnType<VerifyDeps['verifyCreate']>>().rejects(new Error('no address within 300 s'));
+    const ran = await verify(['--create', '--node', 'pve1'], undefined, running.url, { verifyCreate: create });
+    expect(ran.code).to.equal(1);
+    expect(create.firstCall.args[0].nodes).to.deep.equal(['pve1']);
+    expect(create.firstCall.args[0].signal.aborted).to.equal(false);
+    expect(failLines(ran)).to.deep.equal(['FAIL  create     create on pve1: no address within 300 s', '      fix: check that no VM named verify-* is left on pve1 (qm list), then run verify --create again']);
+  });
+
+  it('--create prints each step with its time and calls as a table, and its checks; exit 0 when they hold', async () => {
+    const running = await startSim();
+    const report = { node: 'pve2', name: 'verify-1a2b', vmid: 100, steps: [{ step: 'clone', ms: 1200, calls: { clone: 1, taskStatus: 3 } }], checks: [{ group: 'create', name: 'create on pve2', status: 'ok' as const, detail: 'address 192.0.2.7' }] };
+    const create = sinon.stub<Parameters<VerifyDeps['verifyCreate']>, ReturnType<VerifyDeps['verifyCreate']>>().resolves([report]);
+    const ran = await verify(['--create'], undefined, running.url, { verifyCreate: create });
+    expect(ran.code, ran.stdout).to.equal(0);
+    expect(create.firstCall.args[0].nodes).to.deep.equal(['pve1', 'pve2']);
+    expect(ran.stdout).to.include('ok    create     create on pve2: address 192.0.2.7\n');
+    expect(ran.stdout).to.include('node  step   ms    calls\npve2  clone  1200  clone×1 taskStatus×3\n');
   });
 
   it('bad usage exits 2 with one line naming it, then the usage', async () => {
