@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import sinon from 'sinon';
 import { run } from '../../src/cli/verify.js';
 import type { VerifyDeps } from '../../src/cli/verify.js';
+import { makeCertificate } from '../support/tls.js';
 import { startSimulator, type RunningSimulator, type StartOptions } from '../../src/sim/index.js';
 import type { CheckResult, HostInventory } from '../../src/verify/types.js';
 
@@ -50,13 +51,13 @@ describe('pve-provisioner verify against the simulator (SPEC 33)', function () {
   }
 
   /** Runs verify with a config naming the simulator and `nodes` (default: pve1 and pve2 with their templates). */
-  async function verify(args: string[], nodes?: unknown[], url = sim?.url, deps?: VerifyDeps): Promise<Ran> {
+  async function verify(args: string[], nodes?: unknown[], url = sim?.url, deps?: VerifyDeps, proxmox: Record<string, unknown> = {}): Promise<Ran> {
     const file = join(dir, 'config.json');
     const proxmoxNodes = nodes ?? [
       { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds' },
       { name: 'pve2', template: 9002, isoStorage: 'proxy-seeds' },
     ];
-    writeFileSync(file, JSON.stringify({ proxmox: { url, tokenFile: join(dir, 'token'), nodes: proxmoxNodes }, budgets: { taskSeconds: 30 } }));
+    writeFileSync(file, JSON.stringify({ proxmox: { url, tokenFile: join(dir, 'token'), nodes: proxmoxNodes, ...proxmox }, budgets: { taskSeconds: 30 } }));
     process.env.PVE_PROVISIONER_CONFIG = file;
     let stdout = '';
     let stderr = '';
@@ -201,6 +202,29 @@ describe('pve-provisioner verify against the simulator (SPEC 33)', function () {
     expect(create.firstCall.args[0].nodes).to.deep.equal(['pve1', 'pve2']);
     expect(ran.stdout).to.include('ok    create     create on pve2: address 192.0.2.7\n');
     expect(ran.stdout).to.include('node  step   ms    calls\npve2  clone  1200  clone×1 taskStatus×3\n');
+  });
+
+  it('a token the API refuses: exit 1, naming the token file, never the secret', async () => {
+    const running = await startSim();
+    writeFileSync(join(dir, 'wrong-token'), 'root@pam!provisioner=not-the-secret-0000\n', { mode: 0o600 });
+    const ran = await verify([], undefined, running.url, undefined, { tokenFile: join(dir, 'wrong-token') });
+    expect(ran.code).to.equal(1);
+    expect(failLines(ran)).to.deep.equal([
+      `FAIL  api        API at ${running.url} answers: ${running.url} refused the token (401 Authentication failed!)`,
+      `      fix: put a valid token (user@realm!id=secret) in ${join(dir, 'wrong-token')}, the file proxmox.tokenFile names`,
+    ]);
+    expect(ran.stdout + ran.stderr).to.not.include('not-the-secret');
+  });
+
+  it('TLS: a certificate the system does not trust says to set proxmox.caFile; with it, the API check passes', async () => {
+    const tls = makeCertificate(dir, 'verify-sim');
+    const running = await startSim({ tlsCert: tls.certFile, tlsKey: join(dir, 'verify-sim.key') });
+    expect(running.url).to.match(/^https:/);
+    const untrusted = await verify([], undefined, running.url);
+    expect(untrusted.code).to.equal(1);
+    expect(failLines(untrusted)[1]).to.equal(`      fix: set proxmox.caFile to the PEM file of the CA that signed ${running.url}'s certificate (/etc/pve/pve-root-ca.pem on the host)`);
+    const trusted = await verify([], undefined, running.url, undefined, { caFile: tls.certFile });
+    expect(trusted.stdout).to.include(`ok    api        API at ${running.url} answers: GET /version answered, TLS verified with ${tls.certFile}\n`);
   });
 
   it('bad usage exits 2 with one line naming it, then the usage', async () => {
