@@ -29,6 +29,8 @@ import type {
   PendingEntry,
   VmStatus,
   NodeVmEntry,
+  NetworkInterface,
+  Permissions,
 } from './api.js';
 import { createCaLoader } from './ca.js';
 import type { CaLoader } from './ca.js';
@@ -254,6 +256,8 @@ function seamOverHttp(call: Send): ProxmoxApi {
       (await call('taskLog', { node, upid }, { query: { start: 0, limit: TASK_LOG_LIMIT } }, opts)) as TaskLogLine[],
     nodeTasks: async (node, query, opts) =>
       (await call('nodeTasks', { node }, { query: withoutUndefined({ ...query }) }, opts)) as TaskListEntry[],
+    permissions: async (path, opts) => (await call('permissions', {}, { query: { path } }, opts)) as Permissions,
+    networks: async (node, opts) => (await call('networks', { node }, {}, opts)) as NetworkInterface[],
   };
 }
 

@@ -8,6 +8,8 @@ import { agentInterfaces, nodeVms, statusCurrent } from './handlers/qemu-status.
 import { deleteVolume, storageContent, storages, upload } from './handlers/storage.js';
 import { taskLog, taskStatus } from './handlers/tasks.js';
 import { nodeTasks } from './handlers/task-list.js';
+import { permissions } from './handlers/access.js';
+import { networks } from './handlers/network.js';
 
 const QEMU = '/nodes/{node}/qemu/{vmid}';
 
@@ -35,6 +37,8 @@ export const ROUTES: Record<string, Handler> = {
   'GET /nodes/{node}/tasks/{upid}/status': taskStatus,
   'GET /nodes/{node}/tasks/{upid}/log': taskLog,
   'GET /nodes/{node}/tasks': nodeTasks,
+  'GET /access/permissions': permissions,
+  'GET /nodes/{node}/network': networks,
 };
 
 /** The route whose upload body is multipart and streamed (F12). */

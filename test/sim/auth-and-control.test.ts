@@ -80,7 +80,7 @@ describe('simulator: tokens and the /_sim/ endpoints (F22, SPEC 8)', () => {
   it('refuses a malformed fault set with every problem named', async () => {
     const answer = (await sim.control('POST', 'faults', { errors: [{ path: '(', rate: 2 }], sometimes: true })) as { problems: string[] };
     expect(answer.problems).to.have.members([
-      'sometimes: unknown fault (known: errors, drops, latencyMs, slowTasks, failTasks, denyAllocate, denyAllocateSpace, offlineNodes)',
+      'sometimes: unknown fault (known: errors, drops, latencyMs, slowTasks, failTasks, denyAllocate, denyAllocateSpace, offlineNodes, denyPrivileges)',
       'errors[0].path: must be a regular expression',
       'errors[0].rate: must be a number from 0 to 1',
     ]);
