@@ -14,6 +14,7 @@ import { errorText, fail } from '../verify/context.js';
 import { runChecks, type ChecksRun } from '../verify/run-checks.js';
 import { readTokenId } from '../verify/token-id.js';
 import { loadConfigOrExplain } from './common.js';
+import { withSimScaledTimes } from './sim-scaled-times.js';
 import { BadInput, parseFlags } from './flags.js';
 import { answerUsage, wantsHelp } from './help.js';
 import { jsonDocument } from './terminal-text.js';
@@ -137,8 +138,10 @@ export async function run(args: string[], deps: VerifyDeps = { verifyCreate }): 
     if (!(err instanceof BadInput)) throw err;
     return answerUsage('verify', USAGE, err.message);
   }
-  const config = loadConfigOrExplain('verify');
-  if (config === undefined) return 2;
+  const loaded = loadConfigOrExplain('verify');
+  if (loaded === undefined) return 2;
+  // On the simulator its first address comes after a few seconds, not the 30 s guessed of a real boot (SPEC 8).
+  const config = withSimScaledTimes(loaded, process.env);
   const problem = usageProblem(config, flags);
   if (problem !== undefined) return answerUsage('verify', USAGE, problem);
   const recorder = await openRecording(flags.record);
