@@ -25,7 +25,9 @@ const FILE_TYPES = new Set(['dir', 'nfs', 'cifs', 'cephfs', 'glusterfs', 'btrfs'
 
 function mountPoint(spec: SimStorageSpec): string | undefined {
   if (!FILE_TYPES.has(spec.type)) return undefined;
-  return spec.storage === 'local' ? '/var/lib/vz' : `/mnt/pve/${spec.storage}`;
+  // A dir storage's path is its own (storage.cfg), which no listing tells: `/mnt/<id>`, as the default set has it.
+  if (spec.storage === 'local') return '/var/lib/vz';
+  return spec.type === 'dir' ? `/mnt/${spec.storage}` : `/mnt/pve/${spec.storage}`;
 }
 
 function simStorage(spec: SimStorageSpec): SimStorage {

@@ -57,6 +57,8 @@ export interface RecordingIndex {
   steps: { name: string; node?: string; ms: number }[];
   exchanges: IndexedExchange[];
   sim?: ReplaySimSettings;
+  /** What the recording is, in words (a hand-written one says so). */
+  about?: string;
   /** Fixtures beside the recording that no simulator request produces, and why. */
   notCovered?: { file: string; why: string }[];
 }

@@ -7,7 +7,7 @@
 export const VOLATILE_KEYS = new Set([
   'pid', 'pstart', 'starttime', 'endtime', 'uptime', 'ctime', 'time', 'mtime',
   'cpu', 'cpus', 'mem', 'freemem', 'maxmem', 'memhost', 'disk', 'maxdisk', 'diskread', 'diskwrite', 'netin', 'netout',
-  'total', 'used', 'avail', 'used_fraction', 'free', 'size', 'shared_mem',
+  'total', 'used', 'avail', 'available', 'used_fraction', 'free', 'size', 'shared_mem',
   'loadavg', 'wait', 'idle', 'mhz', 'balloon', 'pressurecpusome', 'pressureiosome', 'pressureiofull', 'pressurememorysome', 'pressurememoryfull',
   'digest', 'vmgenid', 'smbios1', 'repoid', 'kversion', 'tx-bytes', 'rx-bytes', 'tx-packets', 'rx-packets', 'tx-errs', 'rx-errs', 'tx-dropped', 'rx-dropped',
 ]);
