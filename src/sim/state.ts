@@ -125,7 +125,7 @@ export class SimState {
   constructor(nodeNames: string[], storages?: SimStorageSpec[]) {
     if (storages !== undefined) {
       const { byNode, cfg } = storagesFromSpecs(nodeNames, storages);
-      for (const name of nodeNames) this.nodes.set(name, { node: name, storages: byNode.get(name) ?? new Map(), maxmem: 64 * GIB, maxcpu: 16 });
+      for (const name of nodeNames) this.nodes.set(name, { node: name, storages: byNode.get(name) ?? new Map<string, SimStorage>(), maxmem: 64 * GIB, maxcpu: 16 });
       for (const [id, entry] of cfg) this.storageCfg.set(id, entry);
       return;
     }

@@ -55,19 +55,19 @@ export async function openRecorder(dir: string): Promise<Recorder> {
   let current: { name?: string; node?: string } = {};
   // Files are written one after another, in the order the answers came; finish waits for the last.
   let writes: Promise<void> = Promise.resolve();
-  let failed: unknown;
+  let failed: Error | undefined;
   const onExchange: ExchangeListener = (exchange) => {
     const file = fixtureFileName(exchanges.length + 1, exchange.method, exchange.path);
     exchanges.push(indexed(exchange, file, runStart, current));
     const text = `${JSON.stringify(fixtureOf(exchange), null, 2)}\n`;
-    writes = writes.then(() => writeFile(join(dir, file), text)).catch((err: unknown) => void (failed ??= err));
+    writes = writes.then(() => writeFile(join(dir, file), text)).catch((err: unknown) => void (failed ??= err instanceof Error ? err : new Error(`writing ${file}: ${JSON.stringify(err)}`)));
   };
   return {
     onExchange,
     step: (name, node) => void (current = { name, ...(node === undefined ? {} : { node }) }),
     finish: async (inventory, steps) => {
       await writes;
-      if (failed !== undefined) throw failed instanceof Error ? failed : new Error(String(failed));
+      if (failed !== undefined) throw failed;
       const index: RecordingIndex = { format: RECORDING_FORMAT, recordedAt: new Date(runStart).toISOString(), inventory, steps, exchanges };
       await writeFile(join(dir, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
     },

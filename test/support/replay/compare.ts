@@ -38,8 +38,14 @@ function isEntry(value: Json): value is { [key: string]: Json } {
 function idField(recorded: Json[], replayed: Json[]): string | undefined {
   const all = [...recorded, ...replayed];
   if (all.length === 0 || !all.every(isEntry)) return undefined;
-  const unique = (list: Json[], key: string): boolean => new Set(list.map((e) => String(isEntry(e) ? e[key] : ''))).size === list.length;
+  const unique = (list: Json[], key: string): boolean => new Set(list.map((e) => idText(e, key))).size === list.length;
   return ENTRY_IDS.find((key) => all.every((entry) => isEntry(entry) && entry[key] !== undefined && entry[key] !== null) && unique(recorded, key) && unique(replayed, key));
+}
+
+/** An entry's id as text (`qemu/100`, `100`). */
+function idText(entry: Json, field: string): string {
+  const value = isEntry(entry) ? entry[field] : undefined;
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : JSON.stringify(value ?? '');
 }
 
 function isKnown(id: string, ctx: CompareContext): boolean {
@@ -48,7 +54,7 @@ function isKnown(id: string, ctx: CompareContext): boolean {
 }
 
 function compareById(at: string, field: string, recorded: Json[], replayed: Json[], ctx: CompareContext, out: string[]): void {
-  const idOf = (entry: Json): string => String(isEntry(entry) ? entry[field] : '');
+  const idOf = (entry: Json): string => idText(entry, field);
   const byId = new Map(replayed.map((entry) => [idOf(entry), entry]));
   const matched = new Set<string>();
   for (const entry of recorded) {

@@ -10,7 +10,7 @@ import type { Answer } from './compare.js';
 const API = '/api2/json';
 
 function encoded(params: Params): string {
-  return new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+  return new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString();
 }
 
 interface Outgoing {
