@@ -2,3 +2,4 @@
 export { startSimulator, type RunningSimulator, type StartOptions } from './server.js';
 export type { FaultSet } from './faults.js';
 export { guestAddress } from './handlers/qemu-status.js';
+export type { SimStorageSpec } from './storage-option.js';

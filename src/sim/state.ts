@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { dieError } from './answer-error.js';
 import { DRIVE_KEY, driveBytes, parseDrive, storageOf } from './disks.js';
+import { storagesFromSpecs, type SimStorageSpec } from './storage-option.js';
 import { texts } from './texts.js';
 
 export type VmConfig = Record<string, string | number>;
@@ -69,7 +70,8 @@ export interface SimVolume {
 
 export interface SimStorage {
   storage: string;
-  type: 'dir' | 'lvmthin' | 'nfs';
+  /** `dir`, `lvmthin`, `nfs` by default; any pve-storage type through the `storages` option. */
+  type: string;
   content: string[];
   /** One store seen from every node (its volumes are the same object on each). */
   shared: boolean;
@@ -78,6 +80,8 @@ export interface SimStorage {
   /** Directory of ISO files, for log lines. */
   isoDir: string;
   volumes: Map<string, SimVolume>;
+  /** Listed `active: 0` (the `storages` option): storage_info could not activate it. */
+  inactive?: true;
 }
 
 /** storage.cfg's `disable` and `nodes` of one storage, cluster-wide like the file (SPEC 28). */
@@ -118,7 +122,13 @@ export class SimState {
   /** By VMID: one VM per VMID in the whole cluster. */
   private readonly vms = new Map<number, SimVm>();
 
-  constructor(nodeNames: string[]) {
+  constructor(nodeNames: string[], storages?: SimStorageSpec[]) {
+    if (storages !== undefined) {
+      const { byNode, cfg } = storagesFromSpecs(nodeNames, storages);
+      for (const name of nodeNames) this.nodes.set(name, { node: name, storages: byNode.get(name) ?? new Map<string, SimStorage>(), maxmem: 64 * GIB, maxcpu: 16 });
+      for (const [id, entry] of cfg) this.storageCfg.set(id, entry);
+      return;
+    }
     const shared = sharedStorage();
     for (const name of nodeNames) {
       const storages = new Map(defaultStorages().map((s) => [s.storage, s]));
