@@ -14,7 +14,7 @@ const dir = process.argv[2] ?? 'fixtures/recordings/sim-create';
 const token = `root@pam!provisioner=${randomUUID()}`;
 const sim = await startSimulator({ tokens: [token], port: 0, nodes: ['pv1-1'], vms: 0, timeScale: 0.01 });
 const work = mkdtempSync(join(tmpdir(), 'record-sim-run-'));
-let code = 1;
+let code: number;
 try {
   const tokenFile = join(work, 'token');
   writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });

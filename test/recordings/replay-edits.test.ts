@@ -94,6 +94,16 @@ describe('a replay names each difference (SPEC 33)', function () {
     expect(compareAnswers(recorded, answer([{ id: 'qemu/555', vmid: 555 }]), ctx())).to.deep.equal(['body.data: entry id=qemu/100 missing']);
   });
 
+  it("a listing by time window (a task listing's since): a task of the run only the replay's window holds is no difference, one it lacks is", () => {
+    const task = (upid: string) => ({ upid, id: '100', type: 'qmstart', status: 'OK' });
+    const recorded = answer([task('UPID:a')]);
+    const replayed = answer([task('UPID:a'), task('UPID:b')]);
+    const known = (): CompareContext => ({ ...ctx(), upids: new Map([['UPID:b', 'UPID:b']]) });
+    expect(compareAnswers(recorded, replayed, known())).to.deep.equal(['body.data: entry upid=UPID:b not recorded']);
+    expect(compareAnswers(recorded, replayed, { ...known(), windowed: true })).to.deep.equal([]);
+    expect(compareAnswers(replayed, recorded, { ...known(), windowed: true })).to.deep.equal(['body.data: entry upid=UPID:b missing']);
+  });
+
   it('the UPID a clone answered is replaced in later paths by the one the replay got', async () => {
     const clone = index.exchanges.findIndex((x) => x.path.endsWith('/clone'));
     const upid = (JSON.parse((JSON.parse(readFileSync(join(dir, (index.exchanges[clone] as IndexedExchange).file), 'utf8')) as FixtureFile).body) as { data: string }).data;

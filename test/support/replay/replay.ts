@@ -112,7 +112,7 @@ async function replayRun(run: Run, recording: LoadedRecording, indexes: number[]
   const deadline = Date.now() + run.deadlineMs;
   for (;;) {
     const answer = await sendRecorded(run.sim.running.url, sent, path, auth);
-    const differences = compareAnswers(expected, answer, run.ctx);
+    const differences = compareAnswers(expected, answer, { ...run.ctx, windowed: query?.since !== undefined });
     if (differences.length === 0 || !repeat || Date.now() > deadline) {
       for (const [recorded, replayed] of upidPairs(expected.body, answer.body)) run.ctx.upids.set(recorded, replayed);
       return differences;
