@@ -1,25 +1,27 @@
-// /version, /nodes, /nodes/{node}/status, /cluster/status and
+// /version, /nodes, /cluster/status and
 // /cluster/resources (F8, F14, pvestatd's cycle of audit 7 and 3.3/3.4,
 // statd.ts).
+import { createHash } from 'node:crypto';
 import type { Simulator } from '../simulator.js';
 import { memoryBytes, type SimNode, type SimVm, type SimState, type StatdSample } from '../state.js';
 import { refreshSample, type SampleClock } from '../statd.js';
 import { rawJson } from '../http-io.js';
-import type { Handler, HandlerContext } from './context.js';
+import type { Handler } from './context.js';
 
-const UPTIME = 1_209_700;
+export const UPTIME = 1_209_700;
 const BASE_MEM = 4 * 1024 ** 3;
-const DISK = { maxdisk: 100_861_726_720, disk: 12_884_901_888 };
+export const DISK = { maxdisk: 100_861_726_720, disk: 12_884_901_888 };
 
 export const version: Handler = () => ({ release: '9.2', version: '9.2.20', repoid: '49318c671b82f31e' });
 
-function usedMemory(state: SimState, node: string): number {
+export function usedMemory(state: SimState, node: string): number {
   let used = BASE_MEM;
   for (const vm of state.allVms()) if (vm.status === 'running' && vm.node === node) used += memoryBytes(vm);
   return used;
 }
 
-function nodeEntry(state: SimState, node: SimNode, offline: boolean): Record<string, unknown> {
+/** pve-manager API2Tools.pm extract_node_stats (38-79): what both /nodes and /cluster/resources say of a node. */
+function nodeStats(state: SimState, node: SimNode, offline: boolean): Record<string, unknown> {
   if (offline) return { id: `node/${node.node}`, type: 'node', node: node.node, status: 'offline', level: '', maxcpu: node.maxcpu, maxmem: node.maxmem };
   return {
     id: `node/${node.node}`,
@@ -27,7 +29,6 @@ function nodeEntry(state: SimState, node: SimNode, offline: boolean): Record<str
     node: node.node,
     status: 'online',
     level: '',
-    'cgroup-mode': 2,
     maxcpu: node.maxcpu,
     cpu: 0.0418,
     maxmem: node.maxmem,
@@ -37,24 +38,28 @@ function nodeEntry(state: SimState, node: SimNode, offline: boolean): Record<str
   };
 }
 
-export const nodes: Handler = ({ sim }) => [...sim.state.nodes.values()].map((n) => nodeEntry(sim.state, n, sim.faults.nodeOffline(n.node)));
+/**
+ * Cluster.pm resources (626-629) adds the node's `cgroup-mode` from the
+ * static-info pvestatd writes (pvestatd.pm 164; `host-arch` only when not
+ * x86_64, 162). /nodes does not: Nodes.pm index (2977-2990).
+ */
+function resourcesNodeEntry(state: SimState, node: SimNode, offline: boolean): Record<string, unknown> {
+  const entry = nodeStats(state, node, offline);
+  return offline ? entry : { ...entry, 'cgroup-mode': 2 };
+}
 
-export const nodeStatus: Handler = ({ sim, params }: HandlerContext) => {
-  const node = sim.state.node(params.node ?? '');
-  const used = Math.min(usedMemory(sim.state, node.node), node.maxmem);
-  return {
-    uptime: UPTIME,
-    pveversion: 'pve-manager/9.2.20/49318c671b82f31e',
-    kversion: 'Linux 7.0.14-17-pve #1 SMP PREEMPT_DYNAMIC PMX 7.0.14-17 (2026-08-28T10:12Z) x86_64',
-    memory: { total: node.maxmem, used, free: node.maxmem - used, available: node.maxmem - used },
-    cpu: 0.0418,
-    cpuinfo: { cpus: node.maxcpu, cores: node.maxcpu / 2, sockets: 1, model: 'Simulated CPU', mhz: '3800.000', hvm: '1' },
-    loadavg: ['0.21', '0.18', '0.12'],
-    rootfs: { total: DISK.maxdisk, used: DISK.disk, free: DISK.maxdisk - DISK.disk, avail: DISK.maxdisk - DISK.disk },
-    idle: 0,
-    wait: 0.0012,
-  };
-};
+/**
+ * The SHA-256 fingerprint of the node's certificate as pve-cluster
+ * Cluster.pm get_node_fingerprint (831-840) gives it: 32 bytes, upper-case
+ * hex, colon-separated. Made up per node: the simulator has no pve-ssl.pem.
+ */
+export function sslFingerprint(node: string): string {
+  return (createHash('sha256').update(`pve-ssl.pem ${node}`).digest('hex').toUpperCase().match(/../g) ?? []).join(':');
+}
+
+/** pve-manager Nodes.pm index (2970-2993): each node's stats and its certificate's fingerprint; no `cgroup-mode`. */
+export const nodes: Handler = ({ sim }) =>
+  [...sim.state.nodes.values()].map((n) => ({ ...nodeStats(sim.state, n, sim.faults.nodeOffline(n.node)), ssl_fingerprint: sslFingerprint(n.node) }));
 
 /**
  * pve-manager API2/Cluster.pm get_status: the cluster entry, then one per
@@ -145,7 +150,7 @@ export const clusterResources: Handler = ({ sim, params }) => {
   const offline = (node: string): boolean => sim.faults.nodeOffline(node);
   sim.lingering.expire(sim.now(), sim.rrdKeepMs);
   if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) parts.push(vmEntryJson(sim, vm, clock, offline(vm.node)));
-  if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) parts.push(JSON.stringify(nodeEntry(sim.state, node, offline(node.node))));
+  if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) parts.push(JSON.stringify(resourcesNodeEntry(sim.state, node, offline(node.node))));
   if (type === undefined || type === 'storage') for (const entry of storageEntries(sim.state)) parts.push(JSON.stringify(entry));
   return rawJson(`[${parts.join(',')}]`);
 };
