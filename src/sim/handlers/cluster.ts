@@ -84,7 +84,11 @@ const UPTIME_MARK = '"uptime":0,';
 /**
  * The entry without its uptime, which is the only part that changes with
  * time alone. `lock` and `tags` are read live from the config and appear
- * only when set; everything else comes from the RRD sample (statd.ts).
+ * only when set (Cluster.pm resources 553-594): pmxcfs reports no empty
+ * value (pve-cluster status.c _get_property_value_from_line 770-798, read
+ * at 7091d92), so a VM without tags, or with an empty `tags:` line, has no
+ * `tags`, and a clone's temporary config (lock only) none until its new
+ * config is written. Everything else comes from the RRD sample (statd.ts).
  */
 function vmEntryParts(vm: SimVm, rrd: StatdSample | undefined): [string, string] {
   const entry: Record<string, unknown> = { id: `qemu/${vm.vmid}`, type: 'qemu', vmid: vm.vmid, node: vm.node };
@@ -92,13 +96,14 @@ function vmEntryParts(vm: SimVm, rrd: StatdSample | undefined): [string, string]
   if (typeof vm.config.tags === 'string' && vm.config.tags !== '') entry.tags = vm.config.tags;
   if (rrd === undefined) return [JSON.stringify({ ...entry, status: 'unknown' }), ''];
   const running = rrd.status === 'running';
+  const mem = running ? Math.floor(rrd.maxmem * 0.3) : 0;
   Object.assign(entry, {
     name: rrd.name,
     status: rrd.status,
     template: rrd.template,
     maxcpu: rrd.maxcpu,
     maxmem: rrd.maxmem,
-    mem: running ? Math.floor(rrd.maxmem * 0.3) : 0,
+    mem,
     maxdisk: rrd.maxdisk,
     disk: 0,
     cpu: running ? 0.0213 : 0,
@@ -107,6 +112,8 @@ function vmEntryParts(vm: SimVm, rrd: StatdSample | undefined): [string, string]
     netout: 0,
     diskread: 0,
     diskwrite: 0,
+    // A 9.x pvestatd writes pve-vm-9.0 samples (pvestatd.pm 397), and extract_vm_stats adds their memhost (API2Tools.pm 113-115).
+    memhost: mem,
   });
   const json = JSON.stringify(entry);
   const at = json.indexOf(UPTIME_MARK) + '"uptime":'.length;
