@@ -19,6 +19,8 @@ export const statusCurrent: Handler = (ctx) => {
     cpu: running ? 0.0137 : 0,
     maxmem: memoryBytes(vm),
     mem: running ? Math.floor(memoryBytes(vm) * 0.14) : 0,
+    // vmstatus: 0, then the cgroup's usage while running, which `mem` starts from (QemuServer.pm 2588, 2637-2639).
+    memhost: running ? Math.floor(memoryBytes(vm) * 0.14) : 0,
     maxdisk: bootDiskBytes(vm),
     disk: 0,
     netin: 0,
