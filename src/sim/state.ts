@@ -9,6 +9,9 @@ import { texts } from './texts.js';
 
 export type VmConfig = Record<string, string | number>;
 
+/** One interface as the guest agent's guest-network-get-interfaces lists it (name, hardware-address, ip-addresses, statistics). */
+export type GuestInterface = Record<string, unknown>;
+
 export interface SimVm {
   vmid: number;
   node: string;
@@ -33,6 +36,8 @@ export interface SimVm {
   rrd?: StatdSample;
   /** A clone's temporary config (`# qmclone temporary file`, audit 3.3) was in place from..until (ms). */
   temporaryConfig?: { from: number; until: number };
+  /** What its guest agent answers to network-get-interfaces when planted so (POST /_sim/vms); else lo and ens18. */
+  guestInterfaces?: GuestInterface[];
   /** When the VM last changed (ms); pvestatd's next sample after that picks the change up. */
   changedAt: number;
   /** True from a change until pvestatd has sampled it. */

@@ -17,13 +17,16 @@ export interface CompareContext {
   /** Ids the run is about (the inventory's, and every VMID, storage, volume, file and node the requests name): an entry with one must be on both sides. */
   knownIds: Set<string>;
   /**
-   * The answer lists what fell in a time window (a task listing's `since`,
-   * in whole seconds): a replay runs faster or slower than the host did, so
-   * its window may hold more of the run's tasks. An entry the recording has
-   * must be there; one only the replay has is no difference.
+   * A task listing's `since`, as recorded and as the replay sent it. It is
+   * whole seconds: tasks a second apart on the host can start within one
+   * second in the replay, or the other way round, so a task on one side
+   * only that started before its side's `since` is no difference.
    */
-  windowed?: boolean;
+  since?: { recorded: number; replayed: number };
 }
+
+/** The start of a task (epoch seconds), from its UPID. */
+export const startOf = (upid: string): number => parseInt(upid.split(':')[4] ?? '', 16);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -70,10 +73,17 @@ function compareById(at: string, field: string, recorded: Json[], replayed: Json
     if (other !== undefined) {
       matched.add(id);
       compareValue(`${at}[${field}=${id}]`, entry, other, ctx, out);
-    } else if (isKnown(id, ctx)) out.push(`${at}: entry ${field}=${id} missing`);
+    } else if (isKnown(id, ctx) && !beforeSince(id, ctx.since?.replayed)) out.push(`${at}: entry ${field}=${id} missing`);
   }
-  if (ctx.windowed === true) return;
-  for (const [id] of byId) if (!matched.has(id) && isKnown(id, ctx)) out.push(`${at}: entry ${field}=${id} not recorded`);
+  const recordedUpid = (id: string): string => [...ctx.upids].find(([, replayed]) => replayed === id)?.[0] ?? id;
+  for (const [id] of byId) {
+    if (!matched.has(id) && isKnown(id, ctx) && !beforeSince(recordedUpid(id), ctx.since?.recorded)) out.push(`${at}: entry ${field}=${id} not recorded`);
+  }
+}
+
+/** A task that started before the listing's `since` on its side (CompareContext.since). */
+function beforeSince(id: string, since: number | undefined): boolean {
+  return since !== undefined && id.startsWith('UPID:') && startOf(id) < since;
 }
 
 function compareList(at: string, recorded: Json[], replayed: Json[], ctx: CompareContext, out: string[]): void {

@@ -9,7 +9,7 @@
 // answer gave is replaced in later paths by the one the replay got.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IndexedExchange, Params } from '../../../src/verify/record/recording-index.js';
-import { compareAnswers, upidPairs, type Answer, type CompareContext } from './compare.js';
+import { compareAnswers, startOf, upidPairs, type Answer, type CompareContext } from './compare.js';
 import type { LoadedRecording } from './load-recording.js';
 import { recordedTokenId, simControl, startReplaySim, type ReplaySim } from './replay-sim.js';
 import { sendRecorded } from './send.js';
@@ -77,8 +77,6 @@ function mappedPath(path: string, upids: Map<string, string>): string {
   return out;
 }
 
-const startOf = (upid: string): number => parseInt(upid.split(':')[4] ?? '', 16);
-
 /**
  * A task listing's `since` is the start of the oldest task waited for,
  * read from its UPID (task-board.ts): the replay asks since the start of
@@ -110,9 +108,11 @@ async function replayRun(run: Run, recording: LoadedRecording, indexes: number[]
   // Any GET is asked again until it matches: a task the host had finished may still run here, and the other way round.
   const repeat = first.method === 'GET' || first.poll === true;
   const deadline = Date.now() + run.deadlineMs;
+  const since = first.query?.since === undefined ? undefined : { recorded: Number(first.query.since), replayed: Number(query?.since) };
+  const ctx: CompareContext = { ...run.ctx, ...(since === undefined ? {} : { since }) };
   for (;;) {
     const answer = await sendRecorded(run.sim.running.url, sent, path, auth);
-    const differences = compareAnswers(expected, answer, { ...run.ctx, windowed: query?.since !== undefined });
+    const differences = compareAnswers(expected, answer, ctx);
     if (differences.length === 0 || !repeat || Date.now() > deadline) {
       for (const [recorded, replayed] of upidPairs(expected.body, answer.body)) run.ctx.upids.set(recorded, replayed);
       return differences;
