@@ -11,6 +11,7 @@ import { FIXTURES_DIR } from '../support/fixtures.js';
 import { compareAnswers, type CompareContext } from '../support/replay/compare.js';
 import { RecordingError, loadRecording } from '../support/replay/load-recording.js';
 import { differenceLines, pollRuns, replayRecording } from '../support/replay/replay.js';
+import { withoutTasksBeforeSince } from '../support/replay/task-listing.js';
 
 const SIM_CREATE = join(FIXTURES_DIR, 'recordings', 'sim-create');
 
@@ -92,6 +93,28 @@ describe('a replay names each difference (SPEC 33)', function () {
     const recorded = answer([{ id: 'qemu/100', vmid: 100 }, { id: 'qemu/555', vmid: 555 }]);
     expect(compareAnswers(recorded, answer([{ id: 'qemu/100', vmid: 100 }]), ctx())).to.deep.equal([]);
     expect(compareAnswers(recorded, answer([{ id: 'qemu/555', vmid: 555 }]), ctx())).to.deep.equal(['body.data: entry id=qemu/100 missing']);
+  });
+
+  it("a task listing: a task of the run the host's `since` left out is dropped from the replayed one; a task it listed must be there", () => {
+    const upid = (start: number, type: string, id: string): string => `UPID:pve1:000A1B2C:0013C9F3:${start.toString(16).toUpperCase()}:${type}:${id}:root@pam!provisioner:`;
+    const task = (u: string): Record<string, unknown> => ({ upid: u, type: u.split(':')[5], id: u.split(':')[6], status: 'OK' });
+    // On the host the probe's delete started a second before the clone; here both in the same second.
+    const [hostProbe, hostClone] = [upid(1_796_218_160, 'imgdel', 'proxy-seeds'), upid(1_796_218_161, 'qmclone', '9001')];
+    const [probe, clone] = [upid(1_796_218_300, 'imgdel', 'proxy-seeds'), upid(1_796_218_300, 'qmclone', '9001')];
+    const context: CompareContext = { upids: new Map([[hostProbe, probe], [hostClone, clone]]), knownIds: new Set(['pve1', '9001', 'proxy-seeds']) };
+    const query = { since: 1_796_218_161 };
+    const recorded = { status: 200, reason: 'OK', body: JSON.stringify({ total: 1, data: [task(hostClone)] }) };
+    const replayed = { status: 200, reason: 'OK', body: JSON.stringify({ total: 2, data: [task(clone), task(probe)] }) };
+    expect(compareAnswers(recorded, replayed, context), 'unfiltered').to.deep.equal(['body.data: entry id=proxy-seeds not recorded']);
+    expect(compareAnswers(recorded, withoutTasksBeforeSince(replayed, query, context.upids), context)).to.deep.equal([]);
+    const cloneMissing = { status: 200, reason: 'OK', body: JSON.stringify({ total: 1, data: [task(probe)] }) };
+    expect(compareAnswers(recorded, withoutTasksBeforeSince(cloneMissing, query, context.upids), context)).to.deep.equal(['body.data: entry id=9001 missing']);
+  });
+
+  it('an entry whose id is empty is foreign, not one of the run', () => {
+    const recorded = answer([{ id: 'qemu/100', vmid: 100 }]);
+    const withEmpty = answer([{ id: 'qemu/100', vmid: 100 }, { id: '', vmid: 0 }]);
+    expect(compareAnswers(recorded, withEmpty, { upids: new Map(), knownIds: new Set(['', '100']) })).to.deep.equal([]);
   });
 
   it('the UPID a clone answered is replaced in later paths by the one the replay got', async () => {

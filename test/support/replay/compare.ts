@@ -49,6 +49,8 @@ function idText(entry: Json, field: string): string {
 }
 
 function isKnown(id: string, ctx: CompareContext): boolean {
+  // An empty id names nothing (an upload's task has `id: ""`), though every path's leading '/' puts '' among the known.
+  if (id === '') return false;
   const last = id.split('/').pop() ?? id;
   return ctx.knownIds.has(id) || ctx.knownIds.has(last) || ctx.upids.has(id) || [...ctx.upids.values()].includes(id);
 }
