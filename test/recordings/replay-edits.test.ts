@@ -87,6 +87,10 @@ describe('a replay names each difference (SPEC 33)', function () {
       'body.data.net0: recorded "virtio=BC:24:11:EE:48:83,bridge=vmbr0", replayed "virtio=BC:24:11:00:00:01,bridge=vmbr1"',
       'body.data.status: recorded "running", replayed "paused"',
     ]);
+    // A UPID is masked in its pid, times and id only: a task of another type, on another node, or by another user is a difference.
+    for (const changed of ['UPID:pve1:000B0000:0013D000:6B1019FF:qmstart:9001:root@pam!provisioner:', 'UPID:pve2:000B0000:0013D000:6B1019FF:qmclone:9001:root@pam!provisioner:', 'UPID:pve1:000B0000:0013D000:6B1019FF:qmclone:9001:root@pam!other:']) {
+      expect(compareAnswers(answer({ upid: 'UPID:pve1:000A1B2C:0013C9F3:6B1019C7:qmclone:9001:root@pam!provisioner:' }), answer({ upid: changed }), ctx()), changed).to.have.length(1);
+    }
   });
 
   it("lists are matched on their entries' ids: a foreign VM the replay lacks is no difference, one of the run's is", () => {

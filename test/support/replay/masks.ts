@@ -13,7 +13,8 @@ export const VOLATILE_KEYS = new Set([
 ]);
 
 const MASKS: [RegExp, string][] = [
-  [/UPID:[^:\s"]+:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:[^:\s"]*:[^:\s"]*:[^:\s"]*:/gi, '<upid>'],
+  // A UPID's pid, times and id (a VMID, a storage): its node, task type and user say what ran where, and must agree.
+  [/(UPID:[^:\s"]+:)[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:([^:\s"]*):[^:\s"]*:/gi, '$1<pid>:<pstart>:<start>:$2:<id>:'],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
   [/\b(?:[0-9a-f]{2}:){5}[0-9a-f]{2}\b/gi, '<mac>'],
   [/\b\d{1,3}(?:\.\d{1,3}){3}\b/g, '<ip>'],
