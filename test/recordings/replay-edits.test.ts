@@ -97,6 +97,9 @@ describe('a replay names each difference (SPEC 33)', function () {
     const recorded = answer([{ id: 'qemu/100', vmid: 100 }, { id: 'qemu/555', vmid: 555 }]);
     expect(compareAnswers(recorded, answer([{ id: 'qemu/100', vmid: 100 }]), ctx())).to.deep.equal([]);
     expect(compareAnswers(recorded, answer([{ id: 'qemu/555', vmid: 555 }]), ctx())).to.deep.equal(['body.data: entry id=qemu/100 missing']);
+    // A list without ids (a task log's lines) is compared in order, its length too.
+    const log = answer([{ n: 1, t: 'starting' }, { n: 2, t: 'TASK OK' }]);
+    expect(compareAnswers(log, answer([{ n: 1, t: 'starting' }]), ctx())).to.deep.equal(['body.data: recorded 2 entries, replayed 1']);
   });
 
   it("a task listing: a task of the run the host's `since` left out is dropped from the replayed one; a task it listed must be there", () => {
