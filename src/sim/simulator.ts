@@ -28,7 +28,7 @@ export interface SimulatorOptions
   now?: () => number;
   /**
    * Every node's network bridges for `GET /nodes/{node}/network` (SPEC 33).
-   * Absent: vmbr0 on every node. BUILT BY THE verify-checks BRANCH.
+   * Absent: vmbr0 on every node, VLAN-aware (handlers/network.ts).
    */
   bridges?: SimBridge[];
   /**
