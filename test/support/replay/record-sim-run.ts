@@ -1,9 +1,8 @@
 // A recording made against the simulator (SPEC 33): the provider's create
 // and delete of one VM on pv1-1, every exchange written by the recorder
 // (src/verify/record/), with the inventory read the way verify reads it.
-// scripts/record-sim-run.ts writes fixtures/recordings/sim-create/ with
-// it, until `pve-provisioner verify --create --record` regenerates it; the
-// recorder's tests use it for a recording whose secrets they know.
+// The recorder's tests use it for a recording whose secrets they know:
+// the token's and a user-data text (verify's own create has no user-data).
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
