@@ -4,7 +4,6 @@
 import { createHash } from 'node:crypto';
 import { dieError } from './answer-error.js';
 import { DRIVE_KEY, driveBytes, parseDrive, storageOf } from './disks.js';
-import { storagesFromSpecs, type SimStorageSpec } from './storage-option.js';
 import { texts } from './texts.js';
 
 export type VmConfig = Record<string, string | number>;
@@ -120,6 +119,12 @@ function sharedStorage(): SimStorage {
   return { storage: SHARED_STORAGE, type: 'nfs', content: ['images'], shared: true, path: `/mnt/pve/${SHARED_STORAGE}`, isoDir: '', volumes: new Map() };
 }
 
+/** Each node's storages by id (a shared one the same object on each), and storage.cfg's `disable`/`nodes`. */
+export interface NodeStorages {
+  byNode: Map<string, Map<string, SimStorage>>;
+  cfg: Map<string, StorageCfg>;
+}
+
 export class SimState {
   readonly nodes = new Map<string, SimNode>();
   /** `disable` and `nodes` of the storages that have either; POST /_sim/storages sets them. */
@@ -127,9 +132,10 @@ export class SimState {
   /** By VMID: one VM per VMID in the whole cluster. */
   private readonly vms = new Map<number, SimVm>();
 
-  constructor(nodeNames: string[], storages?: SimStorageSpec[]) {
+  /** `storages`: each node's own set and storage.cfg's entries (storage-option.ts builds them), instead of the default set. */
+  constructor(nodeNames: string[], storages?: NodeStorages) {
     if (storages !== undefined) {
-      const { byNode, cfg } = storagesFromSpecs(nodeNames, storages);
+      const { byNode, cfg } = storages;
       for (const name of nodeNames) this.nodes.set(name, { node: name, storages: byNode.get(name) ?? new Map<string, SimStorage>(), maxmem: 64 * GIB, maxcpu: 16 });
       for (const [id, entry] of cfg) this.storageCfg.set(id, entry);
       return;

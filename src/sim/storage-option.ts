@@ -5,7 +5,7 @@
 // `nodes` (the nodes where it is on), which Storage.pm
 // storage_check_enabled reads (storage-control.ts); `active: false`
 // lists it as storage_info does a storage it could not activate.
-import type { SimStorage, StorageCfg } from './state.js';
+import type { NodeStorages, SimStorage, StorageCfg } from './state.js';
 
 /** One storage of one node, as `GET /nodes/{node}/storage` lists it. */
 export interface SimStorageSpec {
@@ -45,7 +45,7 @@ function simStorage(spec: SimStorageSpec): SimStorage {
 }
 
 /** Each node's storages (a shared one is the same object on every node), and storage.cfg's `disable`/`nodes`. */
-export function storagesFromSpecs(nodes: string[], specs: SimStorageSpec[]): { byNode: Map<string, Map<string, SimStorage>>; cfg: Map<string, StorageCfg> } {
+export function storagesFromSpecs(nodes: string[], specs: SimStorageSpec[]): NodeStorages {
   const byNode = new Map(nodes.map((node) => [node, new Map<string, SimStorage>()]));
   const shared = new Map<string, SimStorage>();
   for (const spec of specs) {

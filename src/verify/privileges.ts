@@ -7,6 +7,7 @@
 // method cannot be added without its privilege.
 import type { Config } from '../config/types.js';
 import type { RouteName } from '../proxmox/routes.js';
+import { configuredTemplates } from './template-configs.js';
 
 /**
  * Where a privilege is needed:
@@ -83,27 +84,14 @@ export function bridgePath(bridge: string, tag?: number): string {
 
 type Paths = Record<PathKind, string[]>;
 
-/** Every configured template, by node. */
-function templatesOf(config: Config): { node: string; vmid: number }[] {
-  const out: { node: string; vmid: number }[] = [];
-  for (const node of config.proxmox.nodes) {
-    const own = node.template;
-    if (own !== undefined) out.push(typeof own === 'number' ? { node: node.name, vmid: own } : own);
-    for (const image of config.proxmox.images) {
-      const t = image.templates[node.name];
-      if (t !== undefined) out.push(typeof t === 'number' ? { node: node.name, vmid: t } : t);
-    }
-  }
-  return out;
-}
-
 function unique(values: string[]): string[] {
   return [...new Set(values)];
 }
 
 /** The concrete paths of each kind for a config (and what verify read of its templates). */
 function pathsOf(config: Config, facts: TemplateFacts[]): Paths {
-  const templates = templatesOf(config);
+  // The templates the images name (verify reads the same ones): a node's own `template` only when no image is configured.
+  const templates = configuredTemplates(config);
   const factsOf = (t: { node: string; vmid: number }): TemplateFacts | undefined => facts.find((f) => f.vmid === t.vmid && f.node === t.node);
   const cloneStorages = config.proxmox.nodes.flatMap((n) => (n.storage !== undefined ? [n.storage] : templates.filter((t) => t.node === n.name).flatMap((t) => factsOf(t)?.storages ?? [])));
   // The clone checks the template's net0 (Qemu.pm clone_vm 4494), the config write the net0 it writes: the configured bridge and tag over the template's.

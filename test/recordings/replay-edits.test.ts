@@ -11,6 +11,7 @@ import { FIXTURES_DIR } from '../support/fixtures.js';
 import { compareAnswers, type CompareContext } from '../support/replay/compare.js';
 import { RecordingError, loadRecording } from '../support/replay/load-recording.js';
 import { differenceLines, pollRuns, replayRecording } from '../support/replay/replay.js';
+import { withoutTasksBeforeSince } from '../support/replay/task-listing.js';
 
 const SIM_CREATE = join(FIXTURES_DIR, 'recordings', 'sim-create');
 
@@ -86,22 +87,10 @@ describe('a replay names each difference (SPEC 33)', function () {
       'body.data.net0: recorded "virtio=BC:24:11:EE:48:83,bridge=vmbr0", replayed "virtio=BC:24:11:00:00:01,bridge=vmbr1"',
       'body.data.status: recorded "running", replayed "paused"',
     ]);
-  });
-
-  it("a task listing's since is whole seconds: a task on one side only that started before its side's since is no difference", () => {
-    const upid = (start: number, type: string): string => `UPID:pve1:000A1B2C:0013C9F3:${start.toString(16).toUpperCase()}:${type}:100:root@pam!provisioner:`;
-    const [stopAt, deleteAt] = [0x6b101ea5, 0x6b101ea6];
-    // The host ran the stop a second before the delete and listed the delete only; the replay ran both in one second.
-    const [recordedStop, recordedDelete] = [upid(stopAt, 'qmstop'), upid(deleteAt, 'imgdel')];
-    const [replayedStop, replayedDelete] = [upid(0x6b200000, 'qmstop'), upid(0x6b200000, 'imgdel')];
-    const c = { ...ctx(), upids: new Map([[recordedStop, replayedStop], [recordedDelete, replayedDelete]]) };
-    const recorded = answer([{ upid: recordedDelete }]);
-    const replayed = answer([{ upid: replayedStop }, { upid: replayedDelete }]);
-    expect(compareAnswers(recorded, replayed, { ...c, since: { recorded: deleteAt, replayed: 0x6b200000 } })).to.deep.equal([]);
-    expect(compareAnswers(recorded, replayed, { ...c, since: { recorded: stopAt, replayed: 0x6b200000 } })).to.deep.equal([`body.data: entry upid=${replayedStop} not recorded`]);
-    // The other way round: listed on the host, before the replay's since.
-    const later = { ...c, upids: new Map([[recordedStop, upid(0x6b1fffff, 'qmstop')], [recordedDelete, replayedDelete]]) };
-    expect(compareAnswers(answer([{ upid: recordedStop }, { upid: recordedDelete }]), answer([{ upid: replayedDelete }]), { ...later, since: { recorded: stopAt, replayed: 0x6b200000 } })).to.deep.equal([]);
+    // A UPID is masked in its pid, times and id only: a task of another type, on another node, or by another user is a difference.
+    for (const changed of ['UPID:pve1:000B0000:0013D000:6B1019FF:qmstart:9001:root@pam!provisioner:', 'UPID:pve2:000B0000:0013D000:6B1019FF:qmclone:9001:root@pam!provisioner:', 'UPID:pve1:000B0000:0013D000:6B1019FF:qmclone:9001:root@pam!other:']) {
+      expect(compareAnswers(answer({ upid: 'UPID:pve1:000A1B2C:0013C9F3:6B1019C7:qmclone:9001:root@pam!provisioner:' }), answer({ upid: changed }), ctx()), changed).to.have.length(1);
+    }
   });
 
   it("a certificate's fingerprint is an id: masked whole, where a MAC mask would leave its last two bytes (a node's ssl_fingerprint)", () => {
@@ -114,6 +103,31 @@ describe('a replay names each difference (SPEC 33)', function () {
     const recorded = answer([{ id: 'qemu/100', vmid: 100 }, { id: 'qemu/555', vmid: 555 }]);
     expect(compareAnswers(recorded, answer([{ id: 'qemu/100', vmid: 100 }]), ctx())).to.deep.equal([]);
     expect(compareAnswers(recorded, answer([{ id: 'qemu/555', vmid: 555 }]), ctx())).to.deep.equal(['body.data: entry id=qemu/100 missing']);
+    // A list without ids (a task log's lines) is compared in order, its length too.
+    const log = answer([{ n: 1, t: 'starting' }, { n: 2, t: 'TASK OK' }]);
+    expect(compareAnswers(log, answer([{ n: 1, t: 'starting' }]), ctx())).to.deep.equal(['body.data: recorded 2 entries, replayed 1']);
+  });
+
+  it("a task listing: a task of the run the host's `since` left out is dropped from the replayed one; a task it listed must be there", () => {
+    const upid = (start: number, type: string, id: string): string => `UPID:pve1:000A1B2C:0013C9F3:${start.toString(16).toUpperCase()}:${type}:${id}:root@pam!provisioner:`;
+    const task = (u: string): Record<string, unknown> => ({ upid: u, type: u.split(':')[5], id: u.split(':')[6], status: 'OK' });
+    // On the host the probe's delete started a second before the clone; here both in the same second.
+    const [hostProbe, hostClone] = [upid(1_796_218_160, 'imgdel', 'proxy-seeds'), upid(1_796_218_161, 'qmclone', '9001')];
+    const [probe, clone] = [upid(1_796_218_300, 'imgdel', 'proxy-seeds'), upid(1_796_218_300, 'qmclone', '9001')];
+    const context: CompareContext = { upids: new Map([[hostProbe, probe], [hostClone, clone]]), knownIds: new Set(['pve1', '9001', 'proxy-seeds']) };
+    const query = { since: 1_796_218_161 };
+    const recorded = { status: 200, reason: 'OK', body: JSON.stringify({ total: 1, data: [task(hostClone)] }) };
+    const replayed = { status: 200, reason: 'OK', body: JSON.stringify({ total: 2, data: [task(clone), task(probe)] }) };
+    expect(compareAnswers(recorded, replayed, context), 'unfiltered').to.deep.equal(['body.data: entry id=proxy-seeds not recorded']);
+    expect(compareAnswers(recorded, withoutTasksBeforeSince(replayed, query, context.upids), context)).to.deep.equal([]);
+    const cloneMissing = { status: 200, reason: 'OK', body: JSON.stringify({ total: 1, data: [task(probe)] }) };
+    expect(compareAnswers(recorded, withoutTasksBeforeSince(cloneMissing, query, context.upids), context)).to.deep.equal(['body.data: entry id=9001 missing']);
+  });
+
+  it('an entry whose id is empty is foreign, not one of the run', () => {
+    const recorded = answer([{ id: 'qemu/100', vmid: 100 }]);
+    const withEmpty = answer([{ id: 'qemu/100', vmid: 100 }, { id: '', vmid: 0 }]);
+    expect(compareAnswers(recorded, withEmpty, { upids: new Map(), knownIds: new Set(['', '100']) })).to.deep.equal([]);
   });
 
   it('the UPID a clone answered is replaced in later paths by the one the replay got', async () => {

@@ -8,7 +8,7 @@ const spec = (node: string, storage: string, extra: Partial<SimStorageSpec> = {}
 
 describe("the simulator's storages option (SPEC 33)", () => {
   it('gives each node exactly its listed storages, a shared one the same store everywhere', () => {
-    const state = new SimState(['a', 'b'], [spec('a', 'seeds'), spec('a', 'nfs1', { type: 'nfs', shared: true, content: 'images' }), spec('b', 'nfs1', { type: 'nfs', shared: true, content: 'images' })]);
+    const state = new SimState(['a', 'b'], storagesFromSpecs(['a', 'b'], [spec('a', 'seeds'), spec('a', 'nfs1', { type: 'nfs', shared: true, content: 'images' }), spec('b', 'nfs1', { type: 'nfs', shared: true, content: 'images' })]));
     expect([...(state.nodes.get('a')?.storages.keys() ?? [])]).to.deep.equal(['seeds', 'nfs1']);
     expect([...(state.nodes.get('b')?.storages.keys() ?? [])]).to.deep.equal(['nfs1']);
     expect(state.nodes.get('a')?.storages.get('nfs1')).to.equal(state.nodes.get('b')?.storages.get('nfs1'));

@@ -11,11 +11,12 @@ const GROUP = 'api';
 
 /**
  * The oldest Proxmox VE verify accepts: the facts (F1-F23) were measured
- * on 9.2; 8.0 is the oldest release with the per-VLAN SDN.Use check
- * (check_vnet_access) the privilege list is written for, and 7.x is past
- * its end of life (docs/decisions.md).
+ * on 9.2, and the privilege list names VM.GuestAgent.Audit for the
+ * agent's addresses, which 9.0 brought (pve-access-control 922f710;
+ * before it the agent's reads needed VM.Monitor): on 8.x that check
+ * could never pass nor its `pveum role add` run (docs/decisions.md).
  */
-export const MIN_VERSION: [number, number] = [8, 0];
+export const MIN_VERSION: [number, number] = [9, 0];
 
 /** The errors a classified error wraps, outermost first. */
 function causes(err: unknown): unknown[] {

@@ -2,7 +2,7 @@
 // provider's reason (it names the template, the storage, the privilege)
 // and one line of what to do.
 import { TransientError } from '../../errors.js';
-import type { CreateStepReport } from './verify-create.js';
+import type { CreateStepReport } from './step-clock.js';
 
 export function describeFailure(err: unknown, signal: AbortSignal, steps: readonly CreateStepReport[]): { detail: string; fix: string } {
   const reached = steps.filter((s) => s.step !== 'failed' && s.step !== 'interrupted').at(-1)?.step;

@@ -4,7 +4,13 @@
 // check), so a call belongs to the step it helped reach.
 import type { ProxmoxApi } from '../../proxmox/api.js';
 import { decorateApi } from '../../proxmox/decorate.js';
-import type { CreateStepReport } from './verify-create.js';
+
+/** One step of the create (or the delete) on one node: its time and the Proxmox calls it made, by seam method. */
+export interface CreateStepReport {
+  step: string;
+  ms: number;
+  calls: Record<string, number>;
+}
 
 export interface StepClock {
   /** The api to make the calls through: each call is counted in the step under way. */

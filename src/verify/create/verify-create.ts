@@ -15,14 +15,9 @@ import { createSpecOn, nextStep } from './create-spec.js';
 import { deleteUntilGone } from './cleanup.js';
 import { leftBehind } from './leftovers.js';
 import { describeFailure } from './failure-fix.js';
-import { stepClock, type StepClock } from './step-clock.js';
+import { stepClock, type CreateStepReport, type StepClock } from './step-clock.js';
 
-/** One step of the create (or the delete) on one node: its time and the Proxmox calls it made, by seam method. */
-export interface CreateStepReport {
-  step: string;
-  ms: number;
-  calls: Record<string, number>;
-}
+export type { CreateStepReport } from './step-clock.js';
 
 export interface NodeCreateReport {
   node: string;

@@ -16,17 +16,7 @@ export interface CompareContext {
   upids: Map<string, string>;
   /** Ids the run is about (the inventory's, and every VMID, storage, volume, file and node the requests name): an entry with one must be on both sides. */
   knownIds: Set<string>;
-  /**
-   * A task listing's `since`, as recorded and as the replay sent it. It is
-   * whole seconds: tasks a second apart on the host can start within one
-   * second in the replay, or the other way round, so a task on one side
-   * only that started before its side's `since` is no difference.
-   */
-  since?: { recorded: number; replayed: number };
 }
-
-/** The start of a task (epoch seconds), from its UPID. */
-export const startOf = (upid: string): number => parseInt(upid.split(':')[4] ?? '', 16);
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -59,6 +49,8 @@ function idText(entry: Json, field: string): string {
 }
 
 function isKnown(id: string, ctx: CompareContext): boolean {
+  // An empty id names nothing (an upload's task has `id: ""`), though every path's leading '/' puts '' among the known.
+  if (id === '') return false;
   const last = id.split('/').pop() ?? id;
   return ctx.knownIds.has(id) || ctx.knownIds.has(last) || ctx.upids.has(id) || [...ctx.upids.values()].includes(id);
 }
@@ -73,17 +65,9 @@ function compareById(at: string, field: string, recorded: Json[], replayed: Json
     if (other !== undefined) {
       matched.add(id);
       compareValue(`${at}[${field}=${id}]`, entry, other, ctx, out);
-    } else if (isKnown(id, ctx) && !beforeSince(id, ctx.since?.replayed)) out.push(`${at}: entry ${field}=${id} missing`);
+    } else if (isKnown(id, ctx)) out.push(`${at}: entry ${field}=${id} missing`);
   }
-  const recordedUpid = (id: string): string => [...ctx.upids].find(([, replayed]) => replayed === id)?.[0] ?? id;
-  for (const [id] of byId) {
-    if (!matched.has(id) && isKnown(id, ctx) && !beforeSince(recordedUpid(id), ctx.since?.recorded)) out.push(`${at}: entry ${field}=${id} not recorded`);
-  }
-}
-
-/** A task that started before the listing's `since` on its side (CompareContext.since). */
-function beforeSince(id: string, since: number | undefined): boolean {
-  return since !== undefined && id.startsWith('UPID:') && startOf(id) < since;
+  for (const [id] of byId) if (!matched.has(id) && isKnown(id, ctx)) out.push(`${at}: entry ${field}=${id} not recorded`);
 }
 
 function compareList(at: string, recorded: Json[], replayed: Json[], ctx: CompareContext, out: string[]): void {

@@ -13,7 +13,8 @@ export const VOLATILE_KEYS = new Set([
 ]);
 
 const MASKS: [RegExp, string][] = [
-  [/UPID:[^:\s"]+:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:[^:\s"]*:[^:\s"]*:[^:\s"]*:/gi, '<upid>'],
+  // A UPID's pid, times and id (a VMID, a storage): its node, task type and user say what ran where, and must agree.
+  [/(UPID:[^:\s"]+:)[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:([^:\s"]*):[^:\s"]*:/gi, '$1<pid>:<pstart>:<start>:$2:<id>:'],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>'],
   // A certificate's SHA-256 fingerprint (a node's ssl_fingerprint), before a MAC would take its first six bytes.
   [/\b(?:[0-9a-f]{2}:){31}[0-9a-f]{2}\b/gi, '<fingerprint>'],
@@ -33,12 +34,7 @@ export function masked(text: string): string {
   return out;
 }
 
-/**
- * The fields an entry of a list is matched on, in this order, when the
- * list's entries have one. `upid` first: a task listing's `id` (the VMID,
- * the storage) is unique only by chance, and the `since` rule reads the
- * task's start from the UPID it is matched on.
- */
-export const ENTRY_IDS = ['upid', 'id', 'vmid', 'storage', 'iface', 'volid', 'node'] as const;
+/** The fields an entry of a list is matched on, in this order, when the list's entries have one. */
+export const ENTRY_IDS = ['id', 'vmid', 'storage', 'iface', 'volid', 'upid', 'node'] as const;
 
 export const UPID = /^UPID:[^:]+:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:[^:]*:[^:]*:[^:]*:$/i;

@@ -8,11 +8,12 @@
 // here, or the other way round). A UPID an earlier
 // answer gave is replaced in later paths by the one the replay got.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { IndexedExchange, Params } from '../../../src/verify/record/recording-index.js';
-import { compareAnswers, startOf, upidPairs, type Answer, type CompareContext } from './compare.js';
+import type { IndexedExchange } from '../../../src/verify/record/recording-index.js';
+import { compareAnswers, upidPairs, type Answer, type CompareContext } from './compare.js';
 import type { LoadedRecording } from './load-recording.js';
 import { recordedTokenId, simControl, startReplaySim, type ReplaySim } from './replay-sim.js';
 import { sendRecorded } from './send.js';
+import { mappedQuery, withoutTasksBeforeSince } from './task-listing.js';
 
 export interface ReplayDifference {
   /** `#12 GET /nodes/pve1/qemu/100123/status/current`: the exchange's number in the index (its file's) and its request. */
@@ -77,18 +78,6 @@ function mappedPath(path: string, upids: Map<string, string>): string {
   return out;
 }
 
-/**
- * A task listing's `since` is the start of the oldest task waited for,
- * read from its UPID (task-board.ts): the replay asks since the start of
- * the task it got in that one's place.
- */
-function mappedQuery(query: Params | undefined, upids: Map<string, string>): Params | undefined {
-  if (query?.since === undefined) return query;
-  const since = Number(query.since);
-  const starts = [...upids].filter(([recorded]) => startOf(recorded) === since).map(([, replayed]) => startOf(replayed));
-  return starts.length === 0 ? query : { ...query, since: Math.min(...starts) };
-}
-
 interface Run {
   sim: ReplaySim;
   ctx: CompareContext;
@@ -108,11 +97,9 @@ async function replayRun(run: Run, recording: LoadedRecording, indexes: number[]
   // Any GET is asked again until it matches: a task the host had finished may still run here, and the other way round.
   const repeat = first.method === 'GET' || first.poll === true;
   const deadline = Date.now() + run.deadlineMs;
-  const since = first.query?.since === undefined ? undefined : { recorded: Number(first.query.since), replayed: Number(query?.since) };
-  const ctx: CompareContext = { ...run.ctx, ...(since === undefined ? {} : { since }) };
   for (;;) {
-    const answer = await sendRecorded(run.sim.running.url, sent, path, auth);
-    const differences = compareAnswers(expected, answer, ctx);
+    const answer = withoutTasksBeforeSince(await sendRecorded(run.sim.running.url, sent, path, auth), first.query, run.ctx.upids);
+    const differences = compareAnswers(expected, answer, run.ctx);
     if (differences.length === 0 || !repeat || Date.now() > deadline) {
       for (const [recorded, replayed] of upidPairs(expected.body, answer.body)) run.ctx.upids.set(recorded, replayed);
       return differences;
