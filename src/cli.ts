@@ -20,6 +20,7 @@ const COMMANDS: Record<string, string> = {
   health: 'print the last health result of every node (exit 1 when a node is not ok)',
   list: 'list the names the service manages: list [--state present|absent] [--node NODE] [--json]',
   get: 'show one name, its last known state and job: get NAME [--json]',
+  verify: 'check the configured Proxmox VE, and optionally create and delete one VM per node: verify [--create] [--node NODE]... [--record DIR] [--json]',
 };
 
 export interface CommandModule {

@@ -224,6 +224,36 @@ export interface TaskLogLine {
   t: string;
 }
 
+/**
+ * `GET /access/permissions` (pve-access-control API2/AccessControl.pm
+ * permissions, 510-574): `{ <path>: { <privilege>: <propagate 0|1> } }`,
+ * `{}` when the token holds nothing there. A privilege is held when its
+ * key is present; the value is only its propagate flag.
+ */
+export type Permissions = Record<string, Record<string, number>>;
+
+/**
+ * One interface of `GET /nodes/{node}/network` (pve-manager API2/Network.pm
+ * index): /etc/network/interfaces' entry, `lo` left out, a bridge listed
+ * only when the token has SDN.Audit or SDN.Use on
+ * `/sdn/zones/localnetwork/<bridge>`.
+ */
+export interface NetworkInterface {
+  iface: string;
+  /** `bridge`, `OVSBridge`, `eth`, `bond`, `vlan`, `OVSPort`, ... */
+  type: string;
+  active?: number;
+  autostart?: number;
+  exists?: number;
+  /** 1 on a VLAN-aware Linux bridge. */
+  bridge_vlan_aware?: number;
+  bridge_ports?: string;
+  bridge_vids?: string;
+  method?: string;
+  families?: string[];
+  [key: string]: unknown;
+}
+
 export interface UploadSource {
   /** Exact byte count; sent as the file part's length so Content-Length is exact. */
   size: number;
@@ -263,4 +293,8 @@ export interface ProxmoxApi {
   taskLog(node: string, upid: Upid, opts?: CallOptions): Promise<TaskLogLine[]>;
   /** The node's task listing: one call answers every task a process waits on there (SPEC 26). */
   nodeTasks(node: string, query: NodeTasksQuery, opts?: CallOptions): Promise<TaskListEntry[]>;
+  /** `GET /access/permissions?path=`: the token's effective privileges at that path (`verify`, SPEC 33). */
+  permissions(path: string, opts?: CallOptions): Promise<Permissions>;
+  /** `GET /nodes/{node}/network`: the node's interfaces, bridges among them (`verify`, SPEC 33). */
+  networks(node: string, opts?: CallOptions): Promise<NetworkInterface[]>;
 }

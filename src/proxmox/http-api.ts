@@ -29,6 +29,8 @@ import type {
   PendingEntry,
   VmStatus,
   NodeVmEntry,
+  NetworkInterface,
+  Permissions,
 } from './api.js';
 import { createCaLoader } from './ca.js';
 import type { CaLoader } from './ca.js';
@@ -41,6 +43,7 @@ import { ROUTES, fillPath } from './routes.js';
 import type { PathValues, Route, RouteName } from './routes.js';
 import { authorizationHeader } from './token.js';
 import { createTokenSource } from './token-cache.js';
+import type { Exchange, ExchangeListener } from './exchange.js';
 
 export interface HttpApiOptions {
   /** `https://host:8006` (or `http://` for the simulator); `/api2/json` is added. */
@@ -58,6 +61,8 @@ export interface HttpApiOptions {
     /** From the request sent to the answer's headers (default 60 s). */
     responseMs?: number;
   };
+  /** Told every request and its answer, never a header or an upload's body (`verify --record`, SPEC 33). */
+  onExchange?: ExchangeListener;
 }
 
 type Params = Record<string, string | number>;
@@ -66,6 +71,8 @@ interface Payload {
   query?: Params;
   form?: Params;
   upload?: MultipartBody;
+  /** The uploaded file's name and size, for the exchange (its content is never recorded). */
+  uploadFile?: { filename: string; size: number };
 }
 
 /** Task logs are paged (Proxmox's default is 50 lines); a clone's log can run longer. */
@@ -152,6 +159,28 @@ async function request(connection: Connection, method: Route['method'], path: st
   }
 }
 
+/** Runs one request and tells the listener what went and what came back (status 0 when no answer came). */
+async function observed(listener: ExchangeListener | undefined, method: Route['method'], path: string, payload: Payload, send: () => Promise<Response<string>>): Promise<Response<string>> {
+  if (listener === undefined) return send();
+  const startedAt = Date.now();
+  const sent: Pick<Exchange, 'method' | 'path' | 'query' | 'form' | 'upload'> = {
+    method,
+    path,
+    ...(payload.query ? { query: payload.query } : {}),
+    ...(payload.form ? { form: payload.form } : {}),
+    ...(payload.uploadFile ? { upload: payload.uploadFile } : {}),
+  };
+  try {
+    const response = await send();
+    const headers = Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
+    listener({ ...sent, status: response.statusCode, reason: response.statusMessage ?? '', headers, body: response.body, startedAt, ms: Date.now() - startedAt });
+    return response;
+  } catch (err) {
+    listener({ ...sent, status: 0, reason: err instanceof Error ? err.message : String(err), headers: {}, body: '', startedAt, ms: Date.now() - startedAt });
+    throw err;
+  }
+}
+
 function httpSender(options: HttpApiOptions): Send {
   const tokens = createTokenSource(options.tokenFile, options.now ? { now: options.now } : {});
   const connection = connectionOf(options);
@@ -164,7 +193,7 @@ function httpSender(options: HttpApiOptions): Send {
       headers['content-type'] = payload.upload.contentType;
       headers['content-length'] = String(payload.upload.contentLength);
     }
-    const response = await request(connection, method, path, headers, payload, opts);
+    const response = await observed(options.onExchange, method, path, payload, () => request(connection, method, path, headers, payload, opts));
     if (response.statusCode < 200 || response.statusCode > 299) {
       throw apiErrorFromAnswer({ status: response.statusCode, reason: response.statusMessage ?? '', body: response.body }, method, path);
     }
@@ -217,7 +246,7 @@ function seamOverHttp(call: Send): ProxmoxApi {
     },
     storages: async (node, opts) => (await call('storages', { node }, {}, opts)) as StorageEntry[],
     upload: async (node, storage, filename, source, opts) =>
-      (await call('upload', { node, storage }, { upload: isoUploadBody(filename, source) }, opts)) as Upid,
+      (await call('upload', { node, storage }, { upload: isoUploadBody(filename, source), uploadFile: { filename, size: source.size } }, opts)) as Upid,
     storageContent: async (node, storage, content, opts) =>
       (await call('storageContent', { node, storage }, { query: { content } }, opts)) as StorageVolume[],
     deleteVolume: async (node, storage, volid, opts) =>
@@ -227,6 +256,8 @@ function seamOverHttp(call: Send): ProxmoxApi {
       (await call('taskLog', { node, upid }, { query: { start: 0, limit: TASK_LOG_LIMIT } }, opts)) as TaskLogLine[],
     nodeTasks: async (node, query, opts) =>
       (await call('nodeTasks', { node }, { query: withoutUndefined({ ...query }) }, opts)) as TaskListEntry[],
+    permissions: async (path, opts) => (await call('permissions', {}, { query: { path } }, opts)) as Permissions,
+    networks: async (node, opts) => (await call('networks', { node }, {}, opts)) as NetworkInterface[],
   };
 }
 

@@ -29,6 +29,8 @@ export interface CallIds {
   volid?: string;
   upid?: string;
   disk?: string;
+  /** The ACL path a permissions read asks about (`/vms/9001`). */
+  aclPath?: string;
 }
 
 export interface Route {
@@ -106,6 +108,10 @@ export const ROUTES: { readonly [K in RouteName]: RouteOf<K> } = {
   taskStatus: { method: 'GET', template: '/nodes/{node}/tasks/{upid}/status', protected: true, proxyto: true, arity: 2, ids: onTask },
   taskLog: { method: 'GET', template: '/nodes/{node}/tasks/{upid}/log', protected: true, proxyto: true, arity: 2, ids: onTask },
   nodeTasks: { method: 'GET', template: '/nodes/{node}/tasks', protected: false, proxyto: true, arity: 2, ids: onNode },
+  // pve-access-control API2/AccessControl.pm permissions: neither protected nor proxyto.
+  permissions: { method: 'GET', template: '/access/permissions', protected: false, proxyto: false, arity: 1, ids: (aclPath) => ({ aclPath }) },
+  // pve-manager API2/Network.pm index: proxyto node, not protected.
+  networks: { method: 'GET', template: '/nodes/{node}/network', protected: false, proxyto: true, arity: 1, ids: onNode },
 };
 
 /** Every seam method, in the table's order. */

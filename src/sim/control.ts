@@ -6,7 +6,7 @@ import { faultSetProblems, type FaultSet } from './faults.js';
 import { readText, sendJson } from './http-io.js';
 import type { Simulator } from './simulator.js';
 import { changeStorage, storageCfgView, storageChangeProblems, type StorageChange } from './storage-control.js';
-import { freshVmState, touched, vmDisks, type SimVm, type VmConfig } from './state.js';
+import { freshVmState, touched, vmDisks, type GuestInterface, type SimVm, type VmConfig } from './state.js';
 
 function vmView(vm: SimVm): Record<string, unknown> {
   return {
@@ -50,6 +50,8 @@ interface VmPlant {
   lock?: string | null;
   /** For a running VM: how long ago it started (the agent answers after sim.agentSeconds). */
   startedSecondsAgo?: number;
+  /** What its guest agent lists (network-get-interfaces' `result`, as given), or null for the simulator's lo and ens18. */
+  guestInterfaces?: GuestInterface[] | null;
 }
 
 function plantProblems(body: unknown, sim: Simulator): string[] {
@@ -60,6 +62,11 @@ function plantProblems(body: unknown, sim: Simulator): string[] {
   if (!Number.isInteger(p.vmid) || (p.vmid as number) < 100) problems.push('vmid: must be an integer of at least 100');
   if (p.status !== undefined && p.status !== 'running' && p.status !== 'stopped') problems.push('status: running or stopped');
   if (p.config !== undefined && (typeof p.config !== 'object' || p.config === null)) problems.push('config: must be an object');
+  const interfaces: unknown = p.guestInterfaces;
+  const named = (i: unknown): boolean => typeof i === 'object' && i !== null && typeof (i as { name?: unknown }).name === 'string';
+  if (interfaces !== undefined && interfaces !== null && !(Array.isArray(interfaces) && interfaces.every(named))) {
+    problems.push('guestInterfaces: must be a list of interfaces, each an object with a name, or null');
+  }
   // A VMID is unique in the cluster (pmxcfs): one held on another node cannot be planted here.
   const held = typeof p.vmid === 'number' ? sim.state.vmAt(p.vmid) : undefined;
   if (held !== undefined && held.node !== p.node) problems.push(`vmid: ${String(p.vmid)} is already held on node ${held.node}`);
@@ -78,6 +85,8 @@ function plant(sim: Simulator, p: VmPlant): SimVm {
     vm.startedAt = p.status === 'running' ? sim.now() - (p.startedSecondsAgo ?? 0) * 1000 : undefined;
   }
   if (p.paused !== undefined) vm.paused = p.paused;
+  if (p.guestInterfaces === null) delete vm.guestInterfaces;
+  else if (p.guestInterfaces !== undefined) vm.guestInterfaces = p.guestInterfaces;
   if (p.lock === null) delete vm.config.lock;
   else if (typeof p.lock === 'string') vm.config.lock = p.lock;
   touched(vm, now);

@@ -32,6 +32,13 @@ export interface TaskFailure {
   count?: number;
 }
 
+/** A privilege the token lacks (SPEC 33): everywhere, or at `path` and every path below it. */
+export interface DeniedPrivilege {
+  privilege: string;
+  /** An ACL path (`/vms/9001`, `/storage/local-lvm`); absent: every path. */
+  path?: string;
+}
+
 export interface FaultSet {
   errors?: ErrorFault[];
   drops?: DropFault[];
@@ -51,6 +58,11 @@ export interface FaultSet {
   denyAllocateSpace?: string[];
   /** Nodes that are down: listed `offline`, their VMs `unknown`, calls proxied to them 595 No route to host. */
   offlineNodes?: string[];
+  /**
+   * Privileges the token lacks (SPEC 33): left out of `GET /access/permissions`
+   * and refused where a route's schema check asks for them (permissions.ts).
+   */
+  denyPrivileges?: DeniedPrivilege[];
 }
 
 const BARE_REASONS: Record<number, string> = {
@@ -92,7 +104,7 @@ export function faultSetProblems(body: unknown): string[] {
   const problems: string[] = [];
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['the body must be a JSON object'];
   const set = body as Record<string, unknown>;
-  const known = ['errors', 'drops', 'latencyMs', 'slowTasks', 'failTasks', 'denyAllocate', 'denyAllocateSpace', 'offlineNodes'];
+  const known = ['errors', 'drops', 'latencyMs', 'slowTasks', 'failTasks', 'denyAllocate', 'denyAllocateSpace', 'offlineNodes', 'denyPrivileges'];
   for (const key of Object.keys(set)) check(known.includes(key), `${key}: unknown fault (known: ${known.join(', ')})`, problems);
   const listOf = (key: string, each: (item: Record<string, unknown>, at: string) => void): void => {
     const value = set[key];
@@ -117,6 +129,10 @@ export function faultSetProblems(body: unknown): string[] {
     check(typeof f.type === 'string', `${at}.type: must be a task type such as qmstart`, problems);
     check(typeof f.exitstatus === 'string' && f.exitstatus !== '' && f.exitstatus !== 'OK', `${at}.exitstatus: must be an error text`, problems);
     check(f.count === undefined || (Number.isInteger(f.count) && (f.count as number) > 0), `${at}.count: must be a positive integer`, problems);
+  });
+  listOf('denyPrivileges', (d, at) => {
+    check(typeof d.privilege === 'string' && d.privilege !== '', `${at}.privilege: must be a privilege name such as VM.Clone`, problems);
+    check(d.path === undefined || (typeof d.path === 'string' && d.path.startsWith('/')), `${at}.path: must be an ACL path starting with /`, problems);
   });
   check(set.latencyMs === undefined || (typeof set.latencyMs === 'number' && set.latencyMs >= 0), 'latencyMs: must be a number of milliseconds', problems);
   check(set.slowTasks === undefined || (typeof set.slowTasks === 'number' && set.slowTasks > 0), 'slowTasks: must be a positive multiplier', problems);
@@ -174,11 +190,16 @@ export class Faults {
   }
 
   allocateDenied(storage: string): boolean {
-    return this.set.denyAllocate?.includes(storage) ?? false;
+    return (this.set.denyAllocate?.includes(storage) ?? false) || this.privilegeDenied('Datastore.Allocate', `/storage/${storage}`);
   }
 
   allocateSpaceDenied(storage: string): boolean {
-    return this.set.denyAllocateSpace?.includes(storage) ?? false;
+    return (this.set.denyAllocateSpace?.includes(storage) ?? false) || this.privilegeDenied('Datastore.AllocateSpace', `/storage/${storage}`);
+  }
+
+  /** Whether `denyPrivileges` takes this privilege away at this ACL path (a denied path covers the paths below it). */
+  privilegeDenied(privilege: string, path: string): boolean {
+    return (this.set.denyPrivileges ?? []).some((d) => d.privilege === privilege && coversPath(d.path, path));
   }
 
   /** The failure text for the next task of this type, consuming one of its count. */
@@ -188,4 +209,11 @@ export class Faults {
     this.failuresUsed.set(rule, (this.failuresUsed.get(rule) ?? 0) + 1);
     return rule.exitstatus;
   }
+}
+
+/** A denial at `denied` reaches `path` when it is the same path or one above it (ACLs propagate down). */
+function coversPath(denied: string | undefined, path: string): boolean {
+  if (denied === undefined || denied === '/') return true;
+  const base = denied.replace(/\/+$/, '');
+  return path === base || path.startsWith(`${base}/`);
 }

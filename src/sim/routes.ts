@@ -1,13 +1,17 @@
 // Which handler answers which schema path and method. A path the schema
 // knows but the simulator does not implement answers 501, as an unknown one.
 import type { Handler } from './handlers/context.js';
-import { clusterResources, clusterStatus, nodeStatus, nodes, version } from './handlers/cluster.js';
+import { clusterResources, clusterStatus, nodes, version } from './handlers/cluster.js';
+import { nodeStatus } from './handlers/node-status.js';
 import { getConfig, getPending, putConfig } from './handlers/qemu-config.js';
 import { clone, destroy, resize, start, stop } from './handlers/qemu-lifecycle.js';
-import { agentInterfaces, nodeVms, statusCurrent } from './handlers/qemu-status.js';
+import { agentInterfaces } from './handlers/qemu-agent.js';
+import { nodeVms, statusCurrent } from './handlers/qemu-status.js';
 import { deleteVolume, storageContent, storages, upload } from './handlers/storage.js';
 import { taskLog, taskStatus } from './handlers/tasks.js';
 import { nodeTasks } from './handlers/task-list.js';
+import { permissions } from './handlers/access.js';
+import { networks } from './handlers/network.js';
 
 const QEMU = '/nodes/{node}/qemu/{vmid}';
 
@@ -35,6 +39,8 @@ export const ROUTES: Record<string, Handler> = {
   'GET /nodes/{node}/tasks/{upid}/status': taskStatus,
   'GET /nodes/{node}/tasks/{upid}/log': taskLog,
   'GET /nodes/{node}/tasks': nodeTasks,
+  'GET /access/permissions': permissions,
+  'GET /nodes/{node}/network': networks,
 };
 
 /** The route whose upload body is multipart and streamed (F12). */

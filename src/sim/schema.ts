@@ -7,11 +7,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { paramError } from './answer-error.js';
 import { checkValue, type PropSchema } from './formats.js';
+import type { RoutePermissions } from './permissions.js';
 
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 interface MethodInfo {
   parameters?: { properties?: Record<string, PropSchema>; additionalProperties?: number };
+  permissions?: RoutePermissions;
 }
 
 interface ApiNode {
@@ -34,6 +36,8 @@ export interface RouteMatch {
   /** Decoded values of the `{...}` segments. */
   pathParams: Record<string, string>;
   properties: Record<string, PropSchema>;
+  /** The method's `permissions` (permissions.ts checks them). */
+  permissions?: RoutePermissions;
 }
 
 /** Highest index Proxmox accepts for the `name[n]` keys (qemu-server's MAX_* constants). */
@@ -105,7 +109,7 @@ export class ApiSchema {
     }
     const info = node.methods[method as HttpMethod];
     if (info === undefined || node.template === undefined) return undefined;
-    return { template: node.template, pathParams, properties: info.parameters?.properties ?? {} };
+    return { template: node.template, pathParams, properties: info.parameters?.properties ?? {}, ...(info.permissions ? { permissions: info.permissions } : {}) };
   }
 }
 

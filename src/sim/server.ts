@@ -19,6 +19,7 @@ import { handleControl } from './control.js';
 import { defaultFaultMessage, isBareStatus, type ErrorFault } from './faults.js';
 import { readFormParams, sendData, sendError, sendJson, sendPlainError } from './http-io.js';
 import { MultipartError, parseContentType, readUpload } from './multipart.js';
+import { checkRoutePermissions } from './permissions.js';
 import { ROUTES, UPLOAD_ROUTE } from './routes.js';
 import { ApiSchema, verifyParameters } from './schema.js';
 import { Simulator, type SimulatorOptions } from './simulator.js';
@@ -239,6 +240,8 @@ class SimServer {
       params[name] = value;
     }
     this.sim.settle();
+    // pveproxy checks the route's permissions before it proxies (HTTPServer.pm rest_handler 174).
+    checkRoutePermissions(match.permissions, params, this.sim.faults);
     // pveproxy proxies to the node before the handler checks parameters there.
     const node = match.pathParams.node;
     if (node !== undefined) {

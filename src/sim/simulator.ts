@@ -7,6 +7,7 @@ import { Faults } from './faults.js';
 import { populate } from './population.js';
 import { SimState, type SimVm } from './state.js';
 import { LingeringSamples, refreshSample, RRD_KEEP_SECONDS, type SampleClock } from './statd.js';
+import { storagesFromSpecs, type SimStorageSpec } from './storage-option.js';
 import { TaskBook, type SimTask, type TaskOutcome, type TaskOwner } from './tasks.js';
 
 type SimConfig = Config['sim'];
@@ -25,6 +26,24 @@ export interface SimulatorOptions
   entryNode?: string;
   /** The clock, in ms; Date.now by default. */
   now?: () => number;
+  /**
+   * Every node's network bridges for `GET /nodes/{node}/network` (SPEC 33).
+   * Absent: vmbr0 on every node, VLAN-aware (handlers/network.ts).
+   */
+  bridges?: SimBridge[];
+  /**
+   * Every node's storages (SPEC 33), replacing the default set: a node
+   * has exactly the ones listed for it (storage-option.ts).
+   */
+  storages?: SimStorageSpec[];
+}
+
+/** A bridge of a node's /etc/network/interfaces, as `GET /nodes/{node}/network` lists it. */
+export interface SimBridge {
+  node: string;
+  iface: string;
+  /** `bridge_vlan_aware` (a Linux bridge), or an OVS bridge, which always carries tags. */
+  vlanAware: boolean;
 }
 
 export interface RecordedRequest {
@@ -138,6 +157,7 @@ export class Simulator {
     this.state.nodes.clear();
     for (const [name, node] of fresh.nodes) this.state.nodes.set(name, node);
     this.state.storageCfg.clear();
+    for (const [id, cfg] of fresh.storageCfg) this.state.storageCfg.set(id, cfg);
     for (const vm of [...this.state.allVms()]) this.state.removeVm(vm);
     for (const vm of fresh.allVms()) this.state.addVm(vm);
   }
@@ -172,7 +192,8 @@ export class Simulator {
   }
 
   private freshState(): SimState {
-    const state = new SimState(this.options.nodes);
+    const storages = this.options.storages === undefined ? undefined : storagesFromSpecs(this.options.nodes, this.options.storages);
+    const state = new SimState(this.options.nodes, storages);
     populate(state, this.options.vms, this.now());
     return state;
   }

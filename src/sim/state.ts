@@ -8,6 +8,9 @@ import { texts } from './texts.js';
 
 export type VmConfig = Record<string, string | number>;
 
+/** One interface as the guest agent's guest-network-get-interfaces lists it (name, hardware-address, ip-addresses, statistics). */
+export type GuestInterface = Record<string, unknown>;
+
 export interface SimVm {
   vmid: number;
   node: string;
@@ -32,6 +35,8 @@ export interface SimVm {
   rrd?: StatdSample;
   /** A clone's temporary config (`# qmclone temporary file`, audit 3.3) was in place from..until (ms). */
   temporaryConfig?: { from: number; until: number };
+  /** What its guest agent answers to network-get-interfaces when planted so (POST /_sim/vms); else lo and ens18. */
+  guestInterfaces?: GuestInterface[];
   /** When the VM last changed (ms); pvestatd's next sample after that picks the change up. */
   changedAt: number;
   /** True from a change until pvestatd has sampled it. */
@@ -69,7 +74,8 @@ export interface SimVolume {
 
 export interface SimStorage {
   storage: string;
-  type: 'dir' | 'lvmthin' | 'nfs';
+  /** `dir`, `lvmthin`, `nfs` by default; any pve-storage type through the `storages` option. */
+  type: string;
   content: string[];
   /** One store seen from every node (its volumes are the same object on each). */
   shared: boolean;
@@ -78,6 +84,8 @@ export interface SimStorage {
   /** Directory of ISO files, for log lines. */
   isoDir: string;
   volumes: Map<string, SimVolume>;
+  /** Listed `active: 0` (the `storages` option): storage_info could not activate it. */
+  inactive?: true;
 }
 
 /** storage.cfg's `disable` and `nodes` of one storage, cluster-wide like the file (SPEC 28). */
@@ -111,6 +119,12 @@ function sharedStorage(): SimStorage {
   return { storage: SHARED_STORAGE, type: 'nfs', content: ['images'], shared: true, path: `/mnt/pve/${SHARED_STORAGE}`, isoDir: '', volumes: new Map() };
 }
 
+/** Each node's storages by id (a shared one the same object on each), and storage.cfg's `disable`/`nodes`. */
+export interface NodeStorages {
+  byNode: Map<string, Map<string, SimStorage>>;
+  cfg: Map<string, StorageCfg>;
+}
+
 export class SimState {
   readonly nodes = new Map<string, SimNode>();
   /** `disable` and `nodes` of the storages that have either; POST /_sim/storages sets them. */
@@ -118,7 +132,14 @@ export class SimState {
   /** By VMID: one VM per VMID in the whole cluster. */
   private readonly vms = new Map<number, SimVm>();
 
-  constructor(nodeNames: string[]) {
+  /** `storages`: each node's own set and storage.cfg's entries (storage-option.ts builds them), instead of the default set. */
+  constructor(nodeNames: string[], storages?: NodeStorages) {
+    if (storages !== undefined) {
+      const { byNode, cfg } = storages;
+      for (const name of nodeNames) this.nodes.set(name, { node: name, storages: byNode.get(name) ?? new Map<string, SimStorage>(), maxmem: 64 * GIB, maxcpu: 16 });
+      for (const [id, entry] of cfg) this.storageCfg.set(id, entry);
+      return;
+    }
     const shared = sharedStorage();
     for (const name of nodeNames) {
       const storages = new Map(defaultStorages().map((s) => [s.storage, s]));

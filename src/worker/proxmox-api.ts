@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics.js';
 import { createBudgetConnection } from '../queue/connection.js';
 import { unreachableReason } from '../queue/redis-failure.js';
 import type { ProxmoxApi } from '../proxmox/api.js';
+import type { ExchangeListener } from '../proxmox/exchange.js';
 import { budgetApi } from '../proxmox/budgeted-api.js';
 import { daemonSlotApi } from '../proxmox/daemon-slotted-api.js';
 import { createDaemonSlots } from '../proxmox/daemon-slots.js';
@@ -19,7 +20,7 @@ import { observeApi } from '../proxmox/observed-api.js';
 import { createRequestBudget, type RequestBudget } from '../proxmox/request-budget.js';
 
 /** proxmox.url's client, and one per node with its own apiUrl (SPEC 28), each with the same token, CA file and timeouts. */
-export function proxmoxApiFromConfig(config: Config, baseUrl: string, logger?: Logger): ProxmoxApi {
+export function proxmoxApiFromConfig(config: Config, baseUrl: string, logger?: Logger, onExchange?: ExchangeListener): ProxmoxApi {
   const client = (url: string): ProxmoxApi =>
     createHttpApi({
       baseUrl: url,
@@ -27,6 +28,7 @@ export function proxmoxApiFromConfig(config: Config, baseUrl: string, logger?: L
       caFile: config.proxmox.caFile,
       ...(logger === undefined ? {} : { logger }),
       timeouts: { connectMs: config.budgets.connectMs, responseMs: config.budgets.responseMs },
+      ...(onExchange === undefined ? {} : { onExchange }),
     });
   const byNode = new Map(config.proxmox.nodes.flatMap((node) => (node.apiUrl === undefined ? [] : [[node.name, client(node.apiUrl)] as const])));
   return routeByNode(client(baseUrl), byNode);

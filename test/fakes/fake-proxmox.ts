@@ -110,9 +110,12 @@ import type {
   VmStatus,
   NodeVmEntry,
   PendingEntry,
+  NetworkInterface,
+  Permissions,
 } from '../../src/proxmox/api.js';
 import type { ProxmoxApiError } from '../../src/proxmox/api-error.js';
 import { heldUntilStart, hotplugRefusal } from '../../src/sim/hotplug.js';
+import { ALL_PRIVILEGES } from '../../src/sim/privileges.js';
 import { fixtureData } from '../support/fixtures.js';
 import { fakeErrors, fakeTaskExits } from './fake-errors.js';
 
@@ -274,6 +277,10 @@ export class FakeProxmox implements ProxmoxApi {
   statdEvery: number;
   /** Tasks every node listing leaves out. */
   readonly unlisted = new Set<Upid>();
+  /** Privileges the token lacks on every path (`permissions` leaves them out). */
+  readonly deniedPrivileges = new Set<string>();
+  /** A node's interfaces for `networks`; absent: `eno1` and the Linux bridge `vmbr0` on it. */
+  readonly networkMap = new Map<string, NetworkInterface[]>();
   private statdCalls = 0;
   private readonly statd = new Map<number, { sample: StatdEntry; cyclesOld: number }>();
   private readonly hooks = new Map<FakeMethod, FakeHook[]>();
@@ -850,6 +857,24 @@ export class FakeProxmox implements ProxmoxApi {
       limit -= 1;
     }
     return out;
+  }
+
+  /** The token's privileges at `path` (root@pam's token: all of them, F17), minus deniedPrivileges. */
+  async permissions(path: string, opts?: CallOptions): Promise<Permissions> {
+    await this.enter('permissions', [path], opts);
+    const held = ALL_PRIVILEGES.filter((p) => !this.deniedPrivileges.has(p));
+    return { [path]: Object.fromEntries(held.map((p) => [p, 1])) };
+  }
+
+  async networks(node: string, opts?: CallOptions): Promise<NetworkInterface[]> {
+    await this.enter('networks', [node], opts);
+    this.node(node);
+    return copy(
+      this.networkMap.get(node) ?? [
+        { iface: 'eno1', type: 'eth', active: 1, exists: 1, method: 'manual', families: ['inet'] },
+        { iface: 'vmbr0', type: 'bridge', active: 1, autostart: 1, bridge_ports: 'eno1', bridge_vlan_aware: 1, method: 'static', families: ['inet'] },
+      ],
+    );
   }
 
   // ---- internals ----

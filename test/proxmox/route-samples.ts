@@ -32,6 +32,8 @@ export const SAMPLE: { [K in RouteName]: ArgsOf<K> } = {
   taskStatus: ['pv1-1', UPID],
   taskLog: ['pv1-1', UPID],
   nodeTasks: ['pv1-1', { source: 'all' }],
+  permissions: ['/vms/9001'],
+  networks: ['pv1-1'],
 };
 
 /** The sample arguments of a seam method, before its CallOptions. */

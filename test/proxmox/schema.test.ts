@@ -106,6 +106,8 @@ const DRIVE: Record<RouteName, (api: ProxmoxApi) => Promise<unknown>> = {
   taskStatus: (api) => api.taskStatus('pv1-1', UPID),
   taskLog: (api) => api.taskLog('pv1-1', UPID),
   nodeTasks: (api) => api.nodeTasks('pv1-1', { source: 'all', since: 1760600498, limit: 1000, userfilter: 'root@pam', typefilter: 'qmclone', start: 0 }),
+  permissions: (api) => api.permissions('/vms/9001'),
+  networks: (api) => api.networks('pv1-1'),
 };
 
 describe('every request the client can send is in the Proxmox API schema', () => {

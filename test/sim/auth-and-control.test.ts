@@ -77,10 +77,21 @@ describe('simulator: tokens and the /_sim/ endpoints (F22, SPEC 8)', () => {
     expect(requests).to.have.length(1);
   });
 
+  it("plants what a guest's agent lists (docker0, a second NIC), and null puts the simulator's lo and ens18 back (SPEC 33)", async () => {
+    const docker = [{ name: 'docker0', 'hardware-address': '02:42:7a:1c:3e:90', 'ip-addresses': [{ 'ip-address': '172.17.0.1', 'ip-address-type': 'ipv4', prefix: 16 }] }];
+    await sim.control('POST', 'vms', { node: 'pv1-1', vmid: 4243, config: { agent: '1' }, status: 'running', startedSecondsAgo: 3600, guestInterfaces: docker });
+    const path = '/nodes/pv1-1/qemu/4243/agent/network-get-interfaces';
+    expect(await sim.data('GET', path)).to.deep.equal({ result: docker });
+    await sim.control('POST', 'vms', { node: 'pv1-1', vmid: 4243, guestInterfaces: null });
+    expect((await sim.data<{ result: { name: string }[] }>('GET', path)).result.map((i) => i.name)).to.deep.equal(['lo', 'ens18']);
+    const refused = (await sim.control('POST', 'vms', { node: 'pv1-1', vmid: 4243, guestInterfaces: [{ mac: 'x' }] })) as { problems: string[] };
+    expect(refused.problems).to.deep.equal(['guestInterfaces: must be a list of interfaces, each an object with a name, or null']);
+  });
+
   it('refuses a malformed fault set with every problem named', async () => {
     const answer = (await sim.control('POST', 'faults', { errors: [{ path: '(', rate: 2 }], sometimes: true })) as { problems: string[] };
     expect(answer.problems).to.have.members([
-      'sometimes: unknown fault (known: errors, drops, latencyMs, slowTasks, failTasks, denyAllocate, denyAllocateSpace, offlineNodes)',
+      'sometimes: unknown fault (known: errors, drops, latencyMs, slowTasks, failTasks, denyAllocate, denyAllocateSpace, offlineNodes, denyPrivileges)',
       'errors[0].path: must be a regular expression',
       'errors[0].rate: must be a number from 0 to 1',
     ]);

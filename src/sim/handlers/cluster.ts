@@ -1,25 +1,27 @@
-// /version, /nodes, /nodes/{node}/status, /cluster/status and
+// /version, /nodes, /cluster/status and
 // /cluster/resources (F8, F14, pvestatd's cycle of audit 7 and 3.3/3.4,
 // statd.ts).
+import { createHash } from 'node:crypto';
 import type { Simulator } from '../simulator.js';
 import { memoryBytes, type SimNode, type SimVm, type SimState, type StatdSample } from '../state.js';
 import { refreshSample, type SampleClock } from '../statd.js';
 import { rawJson } from '../http-io.js';
-import type { Handler, HandlerContext } from './context.js';
+import type { Handler } from './context.js';
 
-const UPTIME = 1_209_700;
+export const UPTIME = 1_209_700;
 const BASE_MEM = 4 * 1024 ** 3;
-const DISK = { maxdisk: 100_861_726_720, disk: 12_884_901_888 };
+export const DISK = { maxdisk: 100_861_726_720, disk: 12_884_901_888 };
 
 export const version: Handler = () => ({ release: '9.2', version: '9.2.20', repoid: '49318c671b82f31e' });
 
-function usedMemory(state: SimState, node: string): number {
+export function usedMemory(state: SimState, node: string): number {
   let used = BASE_MEM;
   for (const vm of state.allVms()) if (vm.status === 'running' && vm.node === node) used += memoryBytes(vm);
   return used;
 }
 
-function nodeEntry(state: SimState, node: SimNode, offline: boolean): Record<string, unknown> {
+/** pve-manager API2Tools.pm extract_node_stats (38-79): what both /nodes and /cluster/resources say of a node. */
+function nodeStats(state: SimState, node: SimNode, offline: boolean): Record<string, unknown> {
   if (offline) return { id: `node/${node.node}`, type: 'node', node: node.node, status: 'offline', level: '', maxcpu: node.maxcpu, maxmem: node.maxmem };
   return {
     id: `node/${node.node}`,
@@ -27,7 +29,6 @@ function nodeEntry(state: SimState, node: SimNode, offline: boolean): Record<str
     node: node.node,
     status: 'online',
     level: '',
-    'cgroup-mode': 2,
     maxcpu: node.maxcpu,
     cpu: 0.0418,
     maxmem: node.maxmem,
@@ -37,24 +38,28 @@ function nodeEntry(state: SimState, node: SimNode, offline: boolean): Record<str
   };
 }
 
-export const nodes: Handler = ({ sim }) => [...sim.state.nodes.values()].map((n) => nodeEntry(sim.state, n, sim.faults.nodeOffline(n.node)));
+/**
+ * Cluster.pm resources (626-629) adds the node's `cgroup-mode` from the
+ * static-info pvestatd writes (pvestatd.pm 164; `host-arch` only when not
+ * x86_64, 162). /nodes does not: Nodes.pm index (2977-2990).
+ */
+function resourcesNodeEntry(state: SimState, node: SimNode, offline: boolean): Record<string, unknown> {
+  const entry = nodeStats(state, node, offline);
+  return offline ? entry : { ...entry, 'cgroup-mode': 2 };
+}
 
-export const nodeStatus: Handler = ({ sim, params }: HandlerContext) => {
-  const node = sim.state.node(params.node ?? '');
-  const used = Math.min(usedMemory(sim.state, node.node), node.maxmem);
-  return {
-    uptime: UPTIME,
-    pveversion: 'pve-manager/9.2.20/49318c671b82f31e',
-    kversion: 'Linux 7.0.14-17-pve #1 SMP PREEMPT_DYNAMIC PMX 7.0.14-17 (2026-08-28T10:12Z) x86_64',
-    memory: { total: node.maxmem, used, free: node.maxmem - used, available: node.maxmem - used },
-    cpu: 0.0418,
-    cpuinfo: { cpus: node.maxcpu, cores: node.maxcpu / 2, sockets: 1, model: 'Simulated CPU', mhz: '3800.000', hvm: '1' },
-    loadavg: ['0.21', '0.18', '0.12'],
-    rootfs: { total: DISK.maxdisk, used: DISK.disk, free: DISK.maxdisk - DISK.disk, avail: DISK.maxdisk - DISK.disk },
-    idle: 0,
-    wait: 0.0012,
-  };
-};
+/**
+ * The SHA-256 fingerprint of the node's certificate as pve-cluster
+ * Cluster.pm get_node_fingerprint (831-840) gives it: 32 bytes, upper-case
+ * hex, colon-separated. Made up per node: the simulator has no pve-ssl.pem.
+ */
+export function sslFingerprint(node: string): string {
+  return (createHash('sha256').update(`pve-ssl.pem ${node}`).digest('hex').toUpperCase().match(/../g) ?? []).join(':');
+}
+
+/** pve-manager Nodes.pm index (2970-2993): each node's stats and its certificate's fingerprint; no `cgroup-mode`. */
+export const nodes: Handler = ({ sim }) =>
+  [...sim.state.nodes.values()].map((n) => ({ ...nodeStats(sim.state, n, sim.faults.nodeOffline(n.node)), ssl_fingerprint: sslFingerprint(n.node) }));
 
 /**
  * pve-manager API2/Cluster.pm get_status: the cluster entry, then one per
@@ -79,7 +84,11 @@ const UPTIME_MARK = '"uptime":0,';
 /**
  * The entry without its uptime, which is the only part that changes with
  * time alone. `lock` and `tags` are read live from the config and appear
- * only when set; everything else comes from the RRD sample (statd.ts).
+ * only when set (Cluster.pm resources 553-594): pmxcfs reports no empty
+ * value (pve-cluster status.c _get_property_value_from_line 770-798, read
+ * at 7091d92), so a VM without tags, or with an empty `tags:` line, has no
+ * `tags`, and a clone's temporary config (lock only) none until its new
+ * config is written. Everything else comes from the RRD sample (statd.ts).
  */
 function vmEntryParts(vm: SimVm, rrd: StatdSample | undefined): [string, string] {
   const entry: Record<string, unknown> = { id: `qemu/${vm.vmid}`, type: 'qemu', vmid: vm.vmid, node: vm.node };
@@ -87,13 +96,14 @@ function vmEntryParts(vm: SimVm, rrd: StatdSample | undefined): [string, string]
   if (typeof vm.config.tags === 'string' && vm.config.tags !== '') entry.tags = vm.config.tags;
   if (rrd === undefined) return [JSON.stringify({ ...entry, status: 'unknown' }), ''];
   const running = rrd.status === 'running';
+  const mem = running ? Math.floor(rrd.maxmem * 0.3) : 0;
   Object.assign(entry, {
     name: rrd.name,
     status: rrd.status,
     template: rrd.template,
     maxcpu: rrd.maxcpu,
     maxmem: rrd.maxmem,
-    mem: running ? Math.floor(rrd.maxmem * 0.3) : 0,
+    mem,
     maxdisk: rrd.maxdisk,
     disk: 0,
     cpu: running ? 0.0213 : 0,
@@ -102,6 +112,8 @@ function vmEntryParts(vm: SimVm, rrd: StatdSample | undefined): [string, string]
     netout: 0,
     diskread: 0,
     diskwrite: 0,
+    // A 9.x pvestatd writes pve-vm-9.0 samples (pvestatd.pm 397), and extract_vm_stats adds their memhost (API2Tools.pm 113-115).
+    memhost: mem,
   });
   const json = JSON.stringify(entry);
   const at = json.indexOf(UPTIME_MARK) + '"uptime":'.length;
@@ -145,7 +157,7 @@ export const clusterResources: Handler = ({ sim, params }) => {
   const offline = (node: string): boolean => sim.faults.nodeOffline(node);
   sim.lingering.expire(sim.now(), sim.rrdKeepMs);
   if (type === undefined || type === 'vm') for (const vm of sim.state.allVms()) parts.push(vmEntryJson(sim, vm, clock, offline(vm.node)));
-  if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) parts.push(JSON.stringify(nodeEntry(sim.state, node, offline(node.node))));
+  if (type === undefined || type === 'node') for (const node of sim.state.nodes.values()) parts.push(JSON.stringify(resourcesNodeEntry(sim.state, node, offline(node.node))));
   if (type === undefined || type === 'storage') for (const entry of storageEntries(sim.state)) parts.push(JSON.stringify(entry));
   return rawJson(`[${parts.join(',')}]`);
 };

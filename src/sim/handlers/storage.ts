@@ -11,8 +11,9 @@ const USED = 12_884_901_888;
 
 function storageEntry(s: SimStorage, enabled: boolean): Record<string, unknown> {
   const common = { storage: s.storage, type: s.type, content: s.content.join(','), shared: s.shared ? 1 : 0 };
-  // storage_info: a storage this node may not use is listed with zeros and neither activated nor measured.
-  if (!enabled) return { ...common, active: 0, enabled: 0, total: 0, used: 0, avail: 0 };
+  // storage_info: a storage this node may not use is listed with zeros and neither activated nor measured;
+  // one it could not activate (the `storages` option's `active: false`) too, still enabled.
+  if (!enabled || s.inactive === true) return { ...common, active: 0, enabled: enabled ? 1 : 0, total: 0, used: 0, avail: 0 };
   return { ...common, active: 1, enabled: 1, total: TOTAL, used: USED, avail: TOTAL - USED, used_fraction: 0.1277 };
 }
 
