@@ -11,6 +11,7 @@ export function chaosOptions(overrides: Partial<ChaosOptions>): ChaosOptions {
     names: 20,
     driveMs: 12_000,
     killEveryMs: 3_000,
+    minKills: 2,
     redisRestarts: 0,
     sharedRedisUrl: SHARED_REDIS,
     prefix: `pvep-test-chaos-${randomBytes(4).toString('hex')}`,

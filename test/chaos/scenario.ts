@@ -25,6 +25,12 @@ export interface ChaosOptions {
   driveMs: number;
   /** A worker is killed every this many ms, give or take half. */
   killEveryMs: number;
+  /**
+   * At least this many kills, the last ones while the jobs drain if the
+   * drive ended first: on a loaded machine a kill and its restart take
+   * seconds, and a 12 s drive saw one kill only.
+   */
+  minKills: number;
   /** Restart a private Redis (AOF on) this many times during the drive; 0 uses the shared Redis. */
   redisRestarts: number;
   sharedRedisUrl: string;
@@ -246,9 +252,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         log(`SIGKILLed the master on ${failover.killedPort}; ${failover.promotedPort} took over after ${failover.promotedAfterMs} ms`);
       });
     };
-    while (driving) {
+    while (driving || report.kills < options.minKills) {
       await sleep(options.killEveryMs * (0.5 + random()));
-      if (!driving) break;
+      if (!driving && report.kills >= options.minKills) break;
       const victim = random() < 0.5 ? 0 : 1;
       await workers[victim]?.kill();
       report.kills += 1;
