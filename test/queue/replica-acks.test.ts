@@ -27,6 +27,8 @@ const QUIET_TIMEOUT_MS = 300;
 /** How long the replica may take to catch up (its first sync's first acknowledgement, a backlog after SIGCONT) before a test fails. */
 const CATCH_UP_MS = 30_000;
 const URL_OF_FLEET = 'redis://127.0.0.1:6379';
+/** A Cluster node silent this long is failed over: far beyond any stall of a loaded machine, and beyond a test's SIGSTOP. */
+const NO_FAILOVER_NODE_TIMEOUT_MS = 60_000;
 
 async function onPort<T>(port: number, what: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -87,7 +89,8 @@ const setups: Record<string, () => Promise<Setup>> = {
     return { connection: { url: URL_OF_FLEET, sentinel: { nodes: set.sentinels, name: set.name } }, masterOf: () => Promise.resolve(set.masterPort), close: () => set.close() };
   },
   'a Redis Cluster': async () => {
-    const cluster: OwnCluster = await startOwnCluster();
+    // No failover wanted here: with the failover tests' 2 s a loaded machine's stall made the replica the master mid-test.
+    const cluster: OwnCluster = await startOwnCluster(NO_FAILOVER_NODE_TIMEOUT_MS);
     return { connection: { url: URL_OF_FLEET, clusterNodes: cluster.nodes }, masterOf: (prefix) => cluster.masterOf(`{${prefix}}`), close: () => cluster.close() };
   },
 };
@@ -127,6 +130,12 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
       let resume: (() => void) | undefined;
       /** The replica is in sync: before a write that must be confirmed. */
       const caughtUp = (): Promise<void> => replicasCaughtUp(master, `{${prefix}}:replica-probe`);
+      /** Stops the replica of the master that holds our keys now, read again (a failover would have swapped them). */
+      const stopReplica = async (): Promise<() => void> => {
+        master = await setup.masterOf(prefix);
+        [replica] = (await replicasOf(master)) as [number];
+        return stopped(replica);
+      };
       /** Lets the stopped replica run again, and waits until it has caught up. */
       const resumed = async (): Promise<void> => {
         resume?.();
@@ -161,7 +170,7 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
       });
 
       it('refuses a create while the replica is stopped, saying so, and takes the same create once it runs again, as one job', async () => {
-        resume = await stopped(replica);
+        resume = await stopReplica();
         // Several names: a WAIT sent to some other node than our master would let one through.
         const names = ['unconfirmed-0', 'unconfirmed-1', 'unconfirmed-2', 'unconfirmed-3'];
         for (const name of names) {
@@ -199,7 +208,7 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
           // A confirmed accept first: the replica has acknowledged everything this connection wrote so far.
           await caughtUp();
           await other.createVm({ name: 'other-warm-up' });
-          resume = await stopped(replica);
+          resume = await stopReplica();
           expect(await rejection(client.createVm({ name: 'repeated', uid: 'uid-repeated' }))).to.be.instanceOf(ReplicaAcksError);
           // The record is on the master already, so this one writes nothing of its own: its WAIT must still cover the record.
           expect(await rejection(other.createVm({ name: 'repeated', uid: 'uid-repeated' }))).to.be.instanceOf(ReplicaAcksError);
@@ -242,7 +251,7 @@ describe('redis.replicaAcks: an accept waits for replicas (issue 16, SPEC 1, 22,
       });
 
       it('refuses a delete and a check alike while the replica is stopped', async () => {
-        resume = await stopped(replica);
+        resume = await stopReplica();
         expect(await rejection(client.deleteVm({ name: 'kept-up' }))).to.be.instanceOf(ReplicaAcksError);
         expect(await rejection(client.checkVm({ name: 'kept-up' }))).to.be.instanceOf(ReplicaAcksError);
         await resumed();

@@ -36,13 +36,13 @@ interface Node {
   child: ChildProcess;
 }
 
-function startNode(port: number, busPort: number, dir: string): Node {
+function startNode(port: number, busPort: number, dir: string, nodeTimeoutMs: number): Node {
   const child = spawn(
     'redis-server',
     [
       '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', `dump-${port}.rdb`,
       '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-port', String(busPort),
-      '--cluster-node-timeout', String(CLUSTER_NODE_TIMEOUT_MS),
+      '--cluster-node-timeout', String(nodeTimeoutMs),
       // A replica always stands in for its dead master, however long it was apart.
       '--cluster-replica-validity-factor', '0',
       '--appendonly', 'no', '--save', '', '--maxmemory-policy', 'noeviction',
@@ -56,9 +56,9 @@ function startNode(port: number, busPort: number, dir: string): Node {
  * A node answering PING. A port freePort gave may be taken before
  * redis-server binds it (it then exits at once): started again on others.
  */
-async function startAnsweringNode(dir: string): Promise<Node> {
+async function startAnsweringNode(dir: string, nodeTimeoutMs: number): Promise<Node> {
   for (let attempt = 1; ; attempt++) {
-    const node = startNode(await freePort(), await freePort(), dir);
+    const node = startNode(await freePort(), await freePort(), dir, nodeTimeoutMs);
     const exited = new Promise<string>((resolve) => node.child.once('exit', (code, signal) => resolve(`exited ${code ?? signal ?? ''}`)));
     const answered = redisAnswers(`redis://127.0.0.1:${node.port}`, 10_000).then(
       () => 'up',
@@ -126,7 +126,12 @@ export async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: n
   }
 }
 
-export async function startOwnCluster(): Promise<OwnCluster> {
+/**
+ * `nodeTimeoutMs`: how long a silent node stays up in the others' view.
+ * The failover tests want it short; a test that wants no failover (a
+ * SIGSTOPped replica, a loaded machine's stalls of seconds) gives a long one.
+ */
+export async function startOwnCluster(nodeTimeoutMs = CLUSTER_NODE_TIMEOUT_MS): Promise<OwnCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'pvep-own-cluster-'));
   const nodes: Node[] = [];
   const close = async (): Promise<void> => {
@@ -141,7 +146,7 @@ export async function startOwnCluster(): Promise<OwnCluster> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; i < 6; i++) nodes.push(await startAnsweringNode(dir));
+    for (let i = 0; i < 6; i++) nodes.push(await startAnsweringNode(dir, nodeTimeoutMs));
     const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'], { timeout: 60_000 });
     await until(async () => ((await Promise.all(nodes.map((n) => clusterOk(n.port)))).every(Boolean) ? true : undefined), 30_000, 'the cluster did not say ok');
@@ -168,7 +173,7 @@ export async function startOwnCluster(): Promise<OwnCluster> {
       const node = nodes.find((n) => n.port === port);
       if (node === undefined) throw new Error(`no node on port ${port}`);
       // Its nodes-<port>.conf is kept: it rejoins and follows the master that took its slots.
-      node.child = startNode(node.port, node.busPort, dir).child;
+      node.child = startNode(node.port, node.busPort, dir, nodeTimeoutMs).child;
       killed.delete(port);
       await redisAnswers(`redis://127.0.0.1:${port}`, 10_000);
       await until(async () => ((await followsInSync(port)) ? true : undefined), timeoutMs, `node ${port} did not sync as a replica`);
