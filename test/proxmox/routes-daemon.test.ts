@@ -4,7 +4,7 @@
 // (vendor/pve-api/apidata.json) is generated from those modules and
 // carries both flags, so every route is checked against it.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { schemaByPath } from '../support/api-schema.js';
 import { DAEMON_WORST_CASES } from '../../src/proxmox/daemon-worst-cases.js';
 import { ROUTES } from '../../src/proxmox/routes.js';
 import type { RouteName } from '../../src/proxmox/routes.js';
@@ -13,19 +13,7 @@ interface SchemaMethod {
   protected?: number;
   proxyto?: string;
 }
-interface SchemaNode {
-  path: string;
-  info?: Record<string, SchemaMethod>;
-  children?: SchemaNode[];
-}
-
-const byPath = new Map<string, SchemaNode>();
-(function walk(nodes: SchemaNode[]): void {
-  for (const node of nodes) {
-    byPath.set(node.path, node);
-    if (node.children) walk(node.children);
-  }
-})(JSON.parse(readFileSync(new URL('../../vendor/pve-api/apidata.json', import.meta.url), 'utf8')) as SchemaNode[]);
+const byPath = schemaByPath<SchemaMethod>();
 
 describe('the route table marks where Proxmox runs each call (SPEC 28)', () => {
   for (const [name, route] of Object.entries(ROUTES) as [RouteName, (typeof ROUTES)[RouteName]][]) {

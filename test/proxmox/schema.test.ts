@@ -3,7 +3,7 @@
 // (vendor/pve-api/apidata.json). Every seam method is driven against a
 // recording server and each request is checked against the schema.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { schemaByPath, type SchemaNode } from '../support/api-schema.js';
 import { Readable } from 'node:stream';
 import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { ROUTES } from '../../src/proxmox/routes.js';
@@ -16,19 +16,7 @@ import type { Workspace } from './support.js';
 interface SchemaMethod {
   parameters?: { properties?: Record<string, unknown> };
 }
-interface SchemaNode {
-  path: string;
-  info?: Record<string, SchemaMethod>;
-  children?: SchemaNode[];
-}
-
-const schemaNodes: SchemaNode[] = [];
-(function walk(nodes: SchemaNode[]): void {
-  for (const node of nodes) {
-    schemaNodes.push(node);
-    if (node.children) walk(node.children);
-  }
-})(JSON.parse(readFileSync(new URL('../../vendor/pve-api/apidata.json', import.meta.url), 'utf8')) as SchemaNode[]);
+const schemaNodes = [...schemaByPath<SchemaMethod>().values()];
 
 function templateRegExp(template: string): RegExp {
   const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
@@ -36,7 +24,7 @@ function templateRegExp(template: string): RegExp {
 }
 
 /** The schema node whose path template matches a concrete, still-encoded path. */
-function schemaFor(path: string): SchemaNode | undefined {
+function schemaFor(path: string): SchemaNode<SchemaMethod> | undefined {
   const matching = schemaNodes.filter((node) => templateRegExp(node.path).test(path));
   // A literal segment beats a placeholder: prefer the template with the fewest placeholders.
   return matching.sort((a, b) => (a.path.match(/\{/g)?.length ?? 0) - (b.path.match(/\{/g)?.length ?? 0))[0];

@@ -3,6 +3,7 @@
 // cannot be added without its privilege; the README's block is generated
 // from it; and it expands to the paths a config names.
 import { expect } from 'chai';
+import { schemaByPath } from '../support/api-schema.js';
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config/index.js';
 import { ROUTES, ROUTE_NAMES } from '../../src/proxmox/routes.js';
@@ -15,19 +16,7 @@ interface Permissions {
   check?: unknown[];
   description?: string;
 }
-interface SchemaNode {
-  path: string;
-  info?: Record<string, { permissions?: Permissions }>;
-  children?: SchemaNode[];
-}
-
-const byPath = new Map<string, SchemaNode>();
-(function walk(nodes: SchemaNode[]): void {
-  for (const node of nodes) {
-    byPath.set(node.path, node);
-    if (node.children) walk(node.children);
-  }
-})(JSON.parse(readFileSync(new URL('../../vendor/pve-api/apidata.json', import.meta.url), 'utf8')) as SchemaNode[]);
+const byPath = schemaByPath<{ permissions?: Permissions }>();
 
 const permissionsOf = (name: RouteName): Permissions | undefined => byPath.get(ROUTES[name].template)?.info?.[ROUTES[name].method]?.permissions;
 
