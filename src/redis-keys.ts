@@ -12,6 +12,8 @@ export const keys = {
   desiredIndex: (prefix: string): string => `${prefix}:desired-index`,
   /** String: set once the listing's filter index is built; its sorted sets are `<this>:<filter>` (vm-index-scripts.ts). */
   desiredBy: (prefix: string): string => `${prefix}:desired-by`,
+  /** Sorted set: name -> its lease's expiry (ms, SPEC 31), kept with the record by the registry's scripts (queue/lease-scripts.ts). */
+  leases: (prefix: string): string => `${prefix}:leases`,
   /** Hash: name -> last generation handed out; never expires. */
   generations: (prefix: string): string => `${prefix}:generations`,
   /** String: the per-name lock's token (SPEC 3). */

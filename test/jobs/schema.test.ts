@@ -11,6 +11,7 @@ const limits: JobLimits = {
   defaults: { cores: 2, memoryMiB: 2048, diskGiB: 10 },
   images: { default: ['pve1', 'pve2'] },
   defaultImage: 'default',
+  leases: { defaultSeconds: 0, maxSeconds: 604800, onExpiry: 'delete' },
 };
 
 function failingFields(job: (typeof JOB_NAMES)[number], data: unknown): string[] {
