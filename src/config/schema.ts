@@ -157,6 +157,12 @@ export const schema: Schema<Config> = {
   registry: {
     tombstoneSeconds: { doc: 'How long a deleted name\'s tombstone (absent, with its generation) is kept.', format: 'positive-int', default: 604800 },
   },
+  leases: {
+    defaultSeconds: { doc: 'Lease of a create that gives no ttlSeconds (SPEC 31), in seconds; 0 (the default): no lease, the VM lives until deleted.', format: 'nat', default: 0 },
+    maxSeconds: { doc: 'Longest lease a create or a renewal may ask for (SPEC 31), in seconds.', format: 'positive-int', default: 604800 },
+    warnSeconds: { doc: 'How long before a lease ends the vm.expiring webhook is sent (SPEC 31), in seconds; once per lease version.', format: 'nat', default: 300 },
+    onExpiry: { doc: 'What runs when a lease ends (SPEC 31): delete (the VM and its name go) or stop (the VM is stopped and stays recorded; a create of the same spec starts it again). A create may say otherwise.', format: ['delete', 'stop'], default: 'delete' },
+  },
   reconciler: {
     everySeconds: { doc: 'Interval of the reconcile sweep (SPEC 5).', format: 'positive-int', default: 300 },
     graceSeconds: { doc: 'VMs and seeds younger than this are never swept.', format: 'nat', default: 900 },

@@ -98,6 +98,7 @@ export interface Config {
   };
   worker: { metricsPort: number };
   registry: { tombstoneSeconds: number };
+  leases: { defaultSeconds: number; maxSeconds: number; warnSeconds: number; onExpiry: 'delete' | 'stop' };
   reconciler: { everySeconds: number; graceSeconds: number; recreateMissing: boolean; seedListingEvery: number };
   health: { everySeconds: number };
   http: {

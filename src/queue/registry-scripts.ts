@@ -24,7 +24,9 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * uid, marked `changing` until a job of it takes the lock) | {'conflict',
  * uid, '1' when the uid differs else '0', differing field that cannot
  * change in place...}. A new generation and a repeat
- * both clear a recorded Permanent failure: the caller asked again.
+ * both clear a recorded Permanent failure: the caller asked again. The
+ * same spec on a name a lease's expiry stopped (`stopped`, SPEC 31) is
+ * 'recorded': a new generation whose create starts the VM again.
  */
 export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}
 local function record(uid, spec)
@@ -32,7 +34,7 @@ local function record(uid, spec)
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
-  redis.call('HDEL', KEYS[1], 'failed', 'changing')
+  redis.call('HDEL', KEYS[1], 'failed', 'changing', 'stopped')
   redis.call('PERSIST', KEYS[1])
   redis.call('SADD', KEYS[3], ARGV[1])
   reindex(KEYS[1], wasState, wasNode)
@@ -78,6 +80,13 @@ if state == 'present' then
     local updated = {'updated', recorded[1], recorded[2], recorded[3]}
     for _, field in ipairs(changed) do table.insert(updated, field) end
     return updated
+  end
+  -- A VM a lease's expiry stopped (SPEC 31): the same spec asked again is a new generation, whose create starts it.
+  if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
+    -- The expired lease ends with it; the create's own lease, if any, is set at its accept.
+    redis.call('HDEL', KEYS[1], 'lease')
+    local recorded = record(uid, ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid))
+    return {'recorded', recorded[1], recorded[2], recorded[3]}
   end
   redis.call('HDEL', KEYS[1], 'failed')
   return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}
@@ -128,7 +137,7 @@ local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
-redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing')
+redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing', 'lease', 'stopped')
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
 reindex(KEYS[1], wasState, wasNode)
