@@ -85,3 +85,10 @@ export function createLeaseTimer({ door, queue, redis, prefix, warnSeconds, now 
     },
   };
 }
+
+/** The job id of the expiry timer recorded for this lease version of the name (the sweep's backstop asks after it); undefined when none is. */
+export async function recordedExpiryTimer(redis: RedisClient, prefix: string, name: string, version: number): Promise<string | undefined> {
+  const recorded = parseRecorded(await redis.hget(keys.leaseTimers(prefix), name));
+  if (recorded === undefined || recorded.version !== version) return undefined;
+  return recorded.ids.find((id) => id.startsWith('lease-expiry-'));
+}
