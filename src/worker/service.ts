@@ -148,25 +148,9 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
   const events = deliveries && webhookEvents(deliveries);
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
-  const deps: JobDeps = {
-    provider,
-    registry,
-    isNameLocked: (name) => locks.isHeld(name),
-    saveHealth: (nodes) => health.save(nodes),
-    reconcile,
-    leases,
-    logger,
-  };
-  const processorOptions = {
-    definitions,
-    deps,
-    limits: limitsFromConfig(config),
-    registry,
-    locks,
-    lockTtlMs: config.budgets.lockTtlMs,
-    ...(metrics ? { metrics } : {}),
-    ...(options.leaseMetrics ? { leaseMetrics: options.leaseMetrics } : {}),
-  };
+  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, logger };
+  const { leaseMetrics } = options;
+  const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
   await prepare(config, options.schedule ?? true, published, queues, redis, deliveries);
