@@ -120,7 +120,7 @@ describe('leases end their VMs (SPEC 31)', function () {
     await w.harness.redis.hset(keys.desired(w.harness.prefix, 'lease-renew'), 'lease', JSON.stringify({ expiresAt: inMs(-1000), onExpiry: 'delete', version: 2 }));
     const door = jobDoor(w.harness.queues, limitsFromConfig(w.harness.config));
     const old = await door.later('lease-expiry', { name: 'lease-renew', generation, leaseVersion: 1 }, 0);
-    const result = await eventually(async () => ((await old.isCompleted()) ? (await w.harness.queues.leases.getJob(old.id ?? ''))?.returnvalue : undefined));
+    const result = await eventually(async () => ((await old.isCompleted()) ? ((await w.harness.queues.leases.getJob(old.id ?? ''))?.returnvalue as unknown) : undefined));
     expect(result).to.deep.equal({ expired: false, why: 'renewed' });
     expect((await registry.get('lease-renew'))?.state).to.equal('present');
     expect((await simVm('lease-renew'))?.status).to.equal('running');
@@ -133,7 +133,7 @@ describe('leases end their VMs (SPEC 31)', function () {
     await lease('lease-lost', generation, { expiresAt: inMs(-5000), onExpiry: 'delete', version: 3 }, false);
     const door = jobDoor(w.harness.queues, limitsFromConfig(w.harness.config));
     const sweep = await door.add('reconcile', { dryRun: false });
-    const report = await eventually(async () => ((await sweep.isCompleted()) ? ((await w.harness.queues.system.getJob(sweep.id ?? ''))?.returnvalue as { leases: { expired: { name: string; jobId: string }[] } }) : undefined), 60_000);
+    const report = await eventually(async () => ((await sweep.isCompleted()) ? ((await w.harness.queues.system.getJob(sweep.id ?? ''))?.returnvalue as { leases: { expired: { name: string; jobId: string; expiresAt: string }[] } }) : undefined), 60_000);
     expect(report.leases.expired).to.deep.equal([{ name: 'lease-lost', version: 3, generation, expiresAt: report.leases.expired[0]?.expiresAt, onExpiry: 'delete', jobId: `delete-lease-lost-${generation + 1}` }]);
     await w.receiver.waitFor((r) => r.body.name === 'lease-lost' && r.body.event === 'vm.expired', 60_000);
     expect(await simVm('lease-lost')).to.equal(undefined);
