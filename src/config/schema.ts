@@ -240,7 +240,7 @@ export const schema: Schema<Config> = {
   },
   webhooks: {
     url: {
-      doc: 'Where the worker POSTs vm.ready, vm.updated, vm.deleted and job.failed (SPEC 27); empty (the default) sends none. https:// or http:// to any host: the body holds no secret and is signed, so plain http only exposes what it says (VM names, addresses).',
+      doc: 'Where the worker POSTs vm.ready, vm.updated, vm.deleted, job.failed, vm.expiring and vm.expired (SPEC 27, 31); empty (the default) sends none. https:// or http:// to any host: the body holds no secret and is signed, so plain http only exposes what it says (VM names, addresses).',
       format: 'webhook-url',
       default: '',
     },
