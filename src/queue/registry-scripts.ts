@@ -34,6 +34,8 @@ local function record(uid, spec)
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
+  -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it.
+  if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then redis.call('HDEL', KEYS[1], 'lease') end
   redis.call('HDEL', KEYS[1], 'failed', 'changing', 'stopped')
   redis.call('PERSIST', KEYS[1])
   redis.call('SADD', KEYS[3], ARGV[1])
@@ -83,8 +85,7 @@ if state == 'present' then
   end
   -- A VM a lease's expiry stopped (SPEC 31): the same spec asked again is a new generation, whose create starts it.
   if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
-    -- The expired lease ends with it; the create's own lease, if any, is set at its accept.
-    redis.call('HDEL', KEYS[1], 'lease')
+    -- record() ends the expired lease; the create's own lease, if any, is set at its accept.
     local recorded = record(uid, ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid))
     return {'recorded', recorded[1], recorded[2], recorded[3]}
   end
