@@ -33,6 +33,8 @@ export interface Lease {
   version: number;
   /** When `vm.expiring` was sent for this version (once per lease version). */
   warnedAt?: string;
+  /** When this version's expiry recorded its onExpiry intent (SPEC 31); a stop's lease keeps it, a delete's goes with the name. */
+  expiredAt?: string;
 }
 
 export interface DesiredRecord {
@@ -52,6 +54,8 @@ export interface DesiredRecord {
   changing?: number;
   /** The lease of the present generation (SPEC 31); absent: the VM lives until deleted. */
   lease?: Lease;
+  /** The generation of the stop a lease's expiry recorded (SPEC 31): the name stays present, its VM stopped, until a create of the same spec starts it again. */
+  stopped?: number;
 }
 
 /**

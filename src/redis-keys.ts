@@ -36,6 +36,8 @@ export const keys = {
   sweepLock: (prefix: string): string => `${prefix}:reconciler:sweep-lock`,
   /** Hash: name -> id of the job the sweep added for it (SPEC 5, reconciler/queue-adapter.ts). */
   reconcilerJobs: (prefix: string): string => `${prefix}:reconciler:jobs`,
+  /** Hash: name -> the job ids of its lease's timers, as JSON (SPEC 31, queue/lease-timer.ts): the ones a newer lease version removes. */
+  leaseTimers: (prefix: string): string => `${prefix}:lease-timers`,
   /** Hash: kind -> learned Proxmox duration (SPEC 28); hash-tagged so its script runs on one Cluster slot. */
   learnedTimes: (prefix: string): string => `{${prefix}}:learned-times`,
   /**

@@ -14,7 +14,8 @@ type JobOptionKey = 'attempts' | 'backoffMs' | 'keepCompletedCount' | 'keepCompl
 export type ProducerJobOptions = Pick<Config['jobs'], JobOptionKey>;
 
 /** What a create's lease fields (SPEC 31) are checked against and default from. */
-export type ProducerLeases = Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' | 'onExpiry'>;
+/** The leases' keys an accept reads: the create's lease, and when its warning timer goes (warnSeconds). */
+export type ProducerLeases = Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' | 'warnSeconds' | 'onExpiry'>;
 
 export interface ProducerConfig {
   proxmox: {
@@ -57,11 +58,11 @@ export const PRODUCER_DEFAULTS: ProducerConfig = {
   },
   jobs: { attempts: 10, backoffMs: 2000, keepCompletedCount: 1000, keepCompletedSeconds: 86400, keepFailedCount: 5000, keepFailedSeconds: 604800 },
   registry: { tombstoneSeconds: 604800 },
-  leases: { defaultSeconds: 0, maxSeconds: 604800, onExpiry: 'delete' },
+  leases: { defaultSeconds: 0, maxSeconds: 604800, warnSeconds: 300, onExpiry: 'delete' },
 };
 
 /** Counts and ages that may be 0 (keep none, no age bound); every other number is at least 1. */
-const MAY_BE_ZERO = new Set(['jobs.keepCompletedCount', 'jobs.keepCompletedSeconds', 'jobs.keepFailedCount', 'jobs.keepFailedSeconds', 'leases.defaultSeconds', 'leases.maxSeconds']);
+const MAY_BE_ZERO = new Set(['jobs.keepCompletedCount', 'jobs.keepCompletedSeconds', 'jobs.keepFailedCount', 'jobs.keepFailedSeconds', 'leases.defaultSeconds', 'leases.maxSeconds', 'leases.warnSeconds']);
 
 export class ProducerConfigError extends Error {
   override readonly name = 'ProducerConfigError';
@@ -101,7 +102,7 @@ function checkLeases(leases: ProducerLeases): void {
   const { onExpiry, ...numbers } = leases;
   checkNumbers('leases', numbers);
   if (onExpiry !== 'delete' && onExpiry !== 'stop') throw new ProducerConfigError(`config.leases.onExpiry is ${JSON.stringify(onExpiry)}; it must be "delete" or "stop"`);
-  const problem = leaseProblems({ ...leases, warnSeconds: 0 })[0];
+  const problem = leaseProblems(leases)[0];
   if (problem !== undefined) throw new ProducerConfigError(`config.${problem}`);
 }
 
@@ -121,6 +122,7 @@ export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
     leases: {
       defaultSeconds: given.leases?.defaultSeconds ?? leases.defaultSeconds,
       maxSeconds: given.leases?.maxSeconds ?? leases.maxSeconds,
+      warnSeconds: given.leases?.warnSeconds ?? leases.warnSeconds,
       onExpiry: given.leases?.onExpiry ?? leases.onExpiry,
     },
   };

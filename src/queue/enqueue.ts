@@ -4,9 +4,9 @@
 // (src/job-table/job-ids.ts). The producer library, the reconciler, the CLI and the
 // schedules all enqueue here. Producer-safe: no worker code.
 import type { Job } from 'bullmq';
-import { intentJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../job-table/job-ids.js';
+import { intentJobId, leaseJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../job-table/job-ids.js';
 import { JOB_TABLE, validateEnqueuedJobData } from '../job-table/schema.js';
-import type { IntentJob, JobLimits, JobName } from '../job-table/schema.js';
+import type { JobLimits, JobName, LeaseJob, RecordedJob } from '../job-table/schema.js';
 import { ValidationError } from './producer-errors.js';
 import type { Queues } from './queues.js';
 import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
@@ -34,7 +34,13 @@ export interface JobDoor {
    * again when it is gone (retention, or a crash between record and add),
    * retried when it failed, since the caller asks again for the same thing.
    */
-  ensure(job: IntentJob, data: unknown, recordedId: string): Promise<void>;
+  ensure(job: RecordedJob, data: unknown, recordedId: string): Promise<void>;
+  /**
+   * A lease's timer (SPEC 31), run `delayMs` from now under the id of its
+   * name, generation and lease version: adding one already kept adds
+   * nothing, so setting the same lease twice sets one timer.
+   */
+  later(job: LeaseJob, data: unknown, delayMs: number): Promise<Job>;
   /** The job's schedule (SPEC 5, 19), named after the job; idempotent, so every worker upserts it at start. */
   schedule(job: JobName, everyMs: number, data: unknown): Promise<void>;
 }
@@ -42,6 +48,7 @@ export interface JobDoor {
 interface Identified {
   name?: unknown;
   generation?: unknown;
+  leaseVersion?: unknown;
 }
 
 function checked(job: JobName, data: unknown, limits: JobLimits): Identified {
@@ -60,8 +67,9 @@ function generationOf(job: JobName, data: Identified): number {
   return data.generation;
 }
 
-function isIntent(job: JobName): job is IntentJob {
-  return JOB_TABLE[job].ids === 'intent';
+function isIntent(job: JobName): job is RecordedJob {
+  const ids: string = JOB_TABLE[job].ids;
+  return ids === 'intent' || ids === 'internal';
 }
 
 /** The id of a job of the table's shape; a recorded id must be the one src/job-table/job-ids.ts gives the intent. */
@@ -95,6 +103,13 @@ export function jobDoor(queues: Queues, limits: JobLimits, acks: ReplicaAcks = N
         return;
       }
       if (await existing.isFailed()) await existing.retry('failed');
+    },
+
+    async later(job, data, delayMs) {
+      const value = checked(job, data, limits);
+      if (typeof value.leaseVersion !== 'number') throw new Error(`a ${job} job needs a leaseVersion for its id`);
+      const jobId = leaseJobId(job, nameOf(job, value), generationOf(job, value), value.leaseVersion);
+      return queueOf(job).add(job, value, { jobId, delay: Math.max(0, Math.round(delayMs)) });
     },
 
     async schedule(job, everyMs, data) {

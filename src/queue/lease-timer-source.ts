@@ -2,7 +2,8 @@
 // LeaseTimer (lease-timer.ts) is built once per producer session from its
 // queues and Redis. Producer-safe: no worker code.
 import type { RedisClient } from '../redis-script.js';
-import type { LeaseTimer } from './lease-timer.js';
+import type { JobDoor } from './enqueue.js';
+import { createLeaseTimer, type LeaseTimer } from './lease-timer.js';
 import type { Queues } from './queues.js';
 
 /** What a LeaseTimer may be built from. */
@@ -10,16 +11,14 @@ export interface LeaseTimerSource {
   redis: RedisClient;
   prefix: string;
   queues: Queues;
+  /** The session's door: the timers are delayed jobs added through it. */
+  door: Pick<JobDoor, 'later'>;
+  /** leases.warnSeconds: the vm.expiring warning's time before the expiry. */
+  warnSeconds: number;
 }
 
 export type LeaseTimerFactory = (source: LeaseTimerSource) => LeaseTimer;
 
-/**
- * The service's timers. Until the delayed expiry jobs are wired in here
- * (the lease-expiry branch), setting and clearing do nothing: a lease is
- * still recorded and shown, and the sweep's backstop finds it past due.
- */
-export const serviceLeaseTimers: LeaseTimerFactory = () => ({
-  set: () => Promise.resolve(),
-  clear: () => Promise.resolve(),
-});
+/** The service's timers: the delayed expiry and warning jobs on the leases queue (lease-timer.ts). */
+export const serviceLeaseTimers: LeaseTimerFactory = ({ redis, prefix, queues, door, warnSeconds }) =>
+  createLeaseTimer({ door, queue: queues.leases, redis, prefix, warnSeconds });

@@ -57,7 +57,8 @@ export function lazyProducerSession({ redis, prefix, given, acks, onConfigMismat
     const limits = limitsFromConfig(config);
     const queues = createQueues(redis, prefix, config.jobs);
     const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
-    return { limits, queues, registry, door: jobDoor(queues, limits, acks), leaseTimer: leaseTimers({ redis, prefix, queues }) };
+    const door = jobDoor(queues, limits, acks);
+    return { limits, queues, registry, door, leaseTimer: leaseTimers({ redis, prefix, queues, door, warnSeconds: config.leases.warnSeconds }) };
   };
   return {
     // A failed start (Redis down, an unreadable published config) is tried again by the next call.

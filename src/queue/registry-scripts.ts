@@ -30,7 +30,9 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * uid differs else '0', differing field that cannot change in place....
  * Lease terms are not spec: other terms on a present name move its lease
  * and are no conflict. A new generation and a repeat both clear a
- * recorded Permanent failure: the caller asked again.
+ * recorded Permanent failure: the caller asked again. The same spec on
+ * a name a lease's expiry stopped (`stopped`, SPEC 31) is 'recorded': a
+ * new generation whose create starts the VM again, its expired lease gone.
  */
 export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}
 local function leaseOf(kind, fresh, rest)
@@ -44,7 +46,12 @@ local function record(uid, spec)
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
-  redis.call('HDEL', KEYS[1], 'failed', 'changing')
+  -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms.
+  if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
+    dropLease(KEYS[1], KEYS[4], ARGV[1])
+    redis.call('HDEL', KEYS[1], 'leaseTerms')
+  end
+  redis.call('HDEL', KEYS[1], 'failed', 'changing', 'stopped')
   redis.call('PERSIST', KEYS[1])
   redis.call('SADD', KEYS[3], ARGV[1])
   reindex(KEYS[1], wasState, wasNode)
@@ -89,6 +96,12 @@ if state == 'present' then
     redis.call('HSET', KEYS[1], 'changing', recorded[1])
     for _, field in ipairs(changed) do table.insert(recorded, field) end
     return leaseOf('updated', false, recorded)
+  end
+  -- A VM a lease's expiry stopped (SPEC 31): the same spec asked again is a new generation, whose create starts it.
+  if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
+    -- record() ends the expired lease; this create's terms give the new one, if any.
+    local recorded = record(uid, ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid))
+    return leaseOf('recorded', false, recorded)
   end
   redis.call('HDEL', KEYS[1], 'failed')
   return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid})
@@ -141,7 +154,7 @@ local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
-redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing', 'leaseTerms')
+redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing', 'leaseTerms', 'stopped')
 local ended = dropLease(KEYS[1], KEYS[4], ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])

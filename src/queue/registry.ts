@@ -9,6 +9,7 @@ import { intentJobIdPrefix } from '../job-table/job-ids.js';
 import { keys } from '../redis-keys.js';
 import { RENEW_LEASE } from './lease-scripts.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
+import { EXPIRE_LEASE, MARK_WARNED } from './lease-expiry-scripts.js';
 import { VmIndex } from './vm-index.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
@@ -72,6 +73,17 @@ export type RenewOutcome = { kind: 'renewed'; lease: Lease; generation: number }
 
 /** How a spec field may change on a present VM (SPEC 2). */
 export type InPlaceChange = 'any' | 'grow';
+
+/**
+ * What a lease's expiry found (SPEC 31): its onExpiry intent recorded now
+ * or before (then its job is made sure of), or nothing to do: the name is
+ * gone or has no lease, the lease was renewed (another version), or it is
+ * not due yet.
+ */
+export type ExpiryOutcome =
+  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; generation: number; jobId: string; uid: string; expiresAt: string }
+  | { kind: 'not-due'; dueInMs: number }
+  | { kind: 'gone' | 'renewed' };
 
 export type AbsentOutcome =
   | { kind: 'recorded'; generation: number; jobId: string; endedLease: boolean }
@@ -157,6 +169,26 @@ export class DesiredStateRegistry {
   }
 
   /**
+   * A lease's expiry (SPEC 31), in one script: when the name is present
+   * and its lease is this version and due at `now`, its onExpiry intent is
+   * recorded as a caller's would be (a delete's tombstone, or a stop's new
+   * generation, SPEC 2), so any later intent supersedes it; a renewal
+   * that came first (a newer version, a later expiresAt) wins.
+   */
+  async expireLease(name: string, version: number, now: Date): Promise<ExpiryOutcome> {
+    const args = [name, version, now.getTime(), now.toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), intentJobIdPrefix('stop', name)];
+    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = ''] = (await EXPIRE_LEASE.run(this.redis, this.scriptKeys(name), args)) as string[];
+    if (kind === 'not-due') return { kind, dueInMs: Number(action) };
+    if (kind !== 'recorded' && kind !== 'existing') return { kind: kind === 'renewed' ? kind : 'gone' };
+    return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt };
+  }
+
+  /** Marks the lease version warned (SPEC 31: vm.expiring once per version); false when it was already, or the name has no such lease. */
+  async markWarned(name: string, version: number, now: Date): Promise<boolean> {
+    return (await MARK_WARNED.run(this.redis, [keys.desired(this.prefix, name)], [version, now.toISOString()])) === 1;
+  }
+
+  /**
    * What a job last saw of the name's VM, written only into an existing
    * record, and with `ifState` only while the name is desired so. Locked
    * jobs write it with their lock's release instead (NameLocks.releaseWriting).
@@ -236,5 +268,6 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   if (fields.changing !== undefined) record.changing = Number(fields.changing);
   const lease = parseJson<Lease>(fields.lease);
   if (lease) record.lease = lease;
+  if (fields.stopped !== undefined) record.stopped = Number(fields.stopped);
   return record;
 }
