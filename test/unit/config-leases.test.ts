@@ -39,7 +39,8 @@ describe('config leases.* (SPEC 31, SPEC 7)', () => {
   });
 
   it('the producer library takes the same keys and refuses the same disagreements, naming the key', () => {
-    expect(producerConfig({ leases: { defaultSeconds: 60 } }).leases).to.deep.equal({ defaultSeconds: 60, maxSeconds: 604800, onExpiry: 'delete' });
+    expect(producerConfig({ leases: { defaultSeconds: 60 } }).leases).to.deep.equal({ defaultSeconds: 60, maxSeconds: 604800, warnSeconds: 300, onExpiry: 'delete' });
+    expect(() => producerConfig({ leases: { maxSeconds: 100 } })).to.throw(ProducerConfigError, 'config.leases.warnSeconds');
     expect(() => producerConfig({ leases: { maxSeconds: 60, defaultSeconds: 61 } })).to.throw(ProducerConfigError, 'config.leases.defaultSeconds');
     expect(() => producerConfig({ leases: { onExpiry: 'pause' as 'stop' } })).to.throw(ProducerConfigError, 'config.leases.onExpiry');
   });
