@@ -1,33 +1,33 @@
-// Leases on half the names of a chaos run (SPEC 31): after each create of
-// such a name, a lease of random length (onExpiry delete), now and then
-// renewed before it ends; the simulator's VMs sampled while the run goes
-// on; the expiries' jobs read at the end; leaseViolations judges. The
-// lease is written as lease-core's accept writes it (the record's lease,
-// then LeaseTimer.set), so this runs before that branch lands.
+// Leases on half the names of a chaos run (SPEC 31), through the API a
+// backend uses: the create carries a ttlSeconds of random length (onExpiry
+// delete, the default), and now and then the lease is renewed with
+// renewLease before it ends; the simulator's VMs sampled while the run
+// goes on; the expiries' jobs read at the end; leaseViolations judges.
 import type { Queue } from 'bullmq';
 import type { Lease } from '../../src/desired-state.js';
+import { NameNotFoundError, type ProvisionerClient } from '../../src/client.js';
 import { parseMark } from '../../src/provider/mark.js';
-import type { JobDoor } from '../../src/queue/enqueue.js';
-import { createLeaseTimer } from '../../src/queue/lease-timer.js';
 import type { RedisClient } from '../../src/redis-script.js';
 import { keys } from '../../src/redis-keys.js';
 import { leaseViolations, type ExpiryEnd, type LeaseSpan, type SimStateView, type VmSample } from './invariants.js';
 
 export interface ChaosLeasesOptions {
+  /** Read only: the lease's version as the accept recorded it. */
   redis: RedisClient;
+  /** The registry's prefix. */
   prefix: string;
-  door: Pick<JobDoor, 'later'>;
-  leaseQueue: Queue;
   random: () => number;
-  /** Leases last from a tenth to this many ms. */
+  /** Leases last from a tenth to this many ms (whole seconds, at least 1). */
   longestMs: number;
 }
 
 export interface ChaosLeases {
   /** Half the names (every other one) are leased. */
   leased(name: string): boolean;
-  /** A create of a leased name was accepted: its lease, and maybe (awaited, in the name's own sequence) a renewal. */
-  created(name: string, generation: number, sleep: (ms: number) => Promise<void>): Promise<void>;
+  /** The ttlSeconds a create of this name carries: a random length for a leased name, 0 (none) for the others. */
+  ttlFor(name: string): number;
+  /** A create of a leased name was accepted: its lease's span, and maybe (awaited, in the name's own sequence) a renewal. */
+  created(name: string, producer: ProvisionerClient, sleep: (ms: number) => Promise<void>): Promise<void>;
   /** Any request for the name ends its lease's span. */
   intent(name: string): void;
   sample(state: SimStateView): void;
@@ -36,36 +36,43 @@ export interface ChaosLeases {
   violations(vmQueue: Queue, boundMs: number): Promise<string[]>;
 }
 
-export function chaosLeases({ redis, prefix, door, leaseQueue, random, longestMs }: ChaosLeasesOptions): ChaosLeases {
-  const timer = createLeaseTimer({ door, queue: leaseQueue, redis, prefix, warnSeconds: 1 });
+export function chaosLeases({ redis, prefix, random, longestMs }: ChaosLeasesOptions): ChaosLeases {
   const spans: LeaseSpan[] = [];
   const samples: VmSample[] = [];
-  const versions = new Map<string, number>();
   const current = (name: string): LeaseSpan | undefined => spans.findLast((s) => s.name === name && s.until === Infinity);
   const close = (name: string, renewed: boolean): void => {
     const span = current(name);
     if (span) Object.assign(span, { until: Date.now(), renewed });
   };
-  const set = async (name: string, generation: number, lengthMs: number): Promise<void> => {
-    const version = (versions.get(name) ?? 0) + 1;
-    versions.set(name, version);
-    const lease: Lease = { expiresAt: new Date(Date.now() + lengthMs).toISOString(), onExpiry: 'delete', version };
-    await redis.hset(keys.desired(prefix, name), 'lease', JSON.stringify(lease));
-    close(name, true);
-    spans.push({ name, version, setAt: Date.now(), expiresAt: Date.parse(lease.expiresAt), until: Infinity, renewed: false });
-    await timer.set(name, generation, lease);
+  const open = (name: string, lease: Pick<Lease, 'expiresAt' | 'version'>): void => {
+    spans.push({ name, version: lease.version, setAt: Date.now(), expiresAt: Date.parse(lease.expiresAt), until: Infinity, renewed: false });
   };
-  const length = (): number => longestMs * (0.1 + 0.9 * random());
+  const seconds = (): number => Math.max(1, Math.round((longestMs * (0.1 + 0.9 * random())) / 1000));
   return {
     leased: (name) => Number(/\d+$/.exec(name)?.[0] ?? 1) % 2 === 0,
-    async created(name, generation, sleep) {
-      const first = length();
-      await set(name, generation, first);
+    ttlFor(name) {
+      return this.leased(name) ? seconds() : 0;
+    },
+    async created(name, producer, sleep) {
+      const raw = await redis.hget(keys.desired(prefix, name), 'lease');
+      if (raw === null) return;
+      const lease = JSON.parse(raw) as Lease;
+      open(name, lease);
       if (random() < 0.5) return;
-      await sleep(first * random() * 0.8);
+      await sleep((Date.parse(lease.expiresAt) - Date.now()) * random() * 0.8);
       // Renewed only while the lease is still in force: no request came, it did not run out.
       const span = current(name);
-      if (span !== undefined && span.expiresAt > Date.now() + 200) await set(name, generation, length());
+      if (span === undefined || span.expiresAt <= Date.now() + 200) return;
+      let renewed;
+      try {
+        renewed = await producer.renewLease(name, { ttlSeconds: seconds() });
+      } catch (err) {
+        // Its expiry ran first (the 200 ms margin is the producer's, not the worker's): nothing renewed.
+        if (err instanceof NameNotFoundError) return;
+        throw err;
+      }
+      close(name, true);
+      open(name, renewed);
     },
     intent: (name) => close(name, false),
     sample(state) {

@@ -15,8 +15,6 @@ import { loadConfig } from '../../src/config/index.js';
 import { createWorkerConnection } from '../../src/queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from '../../src/queue/redis-target.js';
 import { LEASE_QUEUE, SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
-import { jobDoor } from '../../src/queue/enqueue.js';
-import { limitsFromConfig } from '../../src/job-table/schema.js';
 import { chaosLeases } from './leases.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
@@ -223,8 +221,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const producer = client;
     const names = Array.from({ length: options.names }, (_, i) => `chaos-${i}`);
     const foreign = await plantForeign(sim, names, config.proxmox.vmidRange);
-    const door = jobDoor({ vm: vmQueue, system: systemQueue, leases: leaseQueue, close: () => Promise.resolve() }, limitsFromConfig(config));
-    const leases = chaosLeases({ redis, prefix: keyPrefix, door, leaseQueue, random, longestMs: options.driveMs / 2 });
+    const leases = chaosLeases({ redis, prefix: keyPrefix, random, longestMs: options.driveMs / 2 });
     const simSim = sim;
     sampling = true;
     const sampler = (async () => {
@@ -250,13 +247,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         for (const op of ops) {
           await sleep(op.afterMs);
           const result = await persist(
-            () => (op.verb === 'create' ? producer.createVm({ name, uid: uidOf(name), waitForAddress: true }) : producer.deleteVm({ name })),
+            () => (op.verb === 'create' ? producer.createVm({ name, uid: uidOf(name), waitForAddress: true, ttlSeconds: leases.ttlFor(name) }) : producer.deleteVm({ name })),
             () => (report.producerRetries += 1),
           );
           jobIds.add(result.jobId);
           lastIntent.set(name, op.verb === 'create' ? 'present' : 'absent');
           leases.intent(name);
-          if (op.verb === 'create' && leases.leased(name)) await persist(() => leases.created(name, result.generation ?? 0, sleep), () => (report.producerRetries += 1));
+          if (op.verb === 'create' && leases.leased(name)) await persist(() => leases.created(name, producer, sleep), () => (report.producerRetries += 1));
           report.operations += 1;
         }
       }),
