@@ -177,7 +177,7 @@ export class DesiredStateRegistry {
    */
   async expireLease(name: string, version: number, now: Date): Promise<ExpiryOutcome> {
     const args = [name, version, now.getTime(), now.toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), intentJobIdPrefix('stop', name)];
-    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = ''] = (await EXPIRE_LEASE.run(this.redis, this.scriptKeys(name), args)) as string[];
+    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
     if (kind === 'not-due') return { kind, dueInMs: Number(action) };
     if (kind !== 'recorded' && kind !== 'existing') return { kind: kind === 'renewed' ? kind : 'gone' };
     return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt };
