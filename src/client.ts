@@ -35,7 +35,7 @@ import { acceptRenewal, checkRenewal } from './queue/lease-renewal.js';
 import type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 import type { LeaseTimerFactory } from './queue/lease-timer-source.js';
 
-export { ConflictError, LeaseShortenError, NameNotFoundError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 export type { FieldError } from './job-table/schema.js';
 export type { JobDataView, JobView, JobViewOf, JobState } from './queue/job-view.js';
@@ -187,7 +187,8 @@ export interface ProvisionerClientOf<I extends CallInputs> {
    * `expiresAt` (RFC 3339), never past leases.maxSeconds from now; earlier
    * than it ends now only with `{ shorten: true }`. A name without a lease
    * gets one. Answers the new lease. Throws ValidationError (naming the
-   * field), NameNotFoundError (no present name) or LeaseShortenError.
+   * field), NameNotFoundError (no present name), LeaseExpiredError (its
+   * expiry stopped the VM: create it again to start it) or LeaseShortenError.
    */
   renewLease(name: string, renewal: I['renewal'], options?: LeaseRenewalOptions): Promise<LeaseView>;
   close(): Promise<void>;

@@ -4,7 +4,7 @@
 // present VM has the name, or the renewal would shorten the lease without
 // --shorten (why on stderr); 2 on bad input (the flag named).
 import { parseArgs } from 'node:util';
-import { createUncheckedProvisionerClient, LeaseShortenError, NameNotFoundError, ValidationError } from '../client.js';
+import { createUncheckedProvisionerClient, LeaseExpiredError, LeaseShortenError, NameNotFoundError, ValidationError } from '../client.js';
 import { cliClientOptions } from './client-options.js';
 import { loadConfigOrExplain } from './common.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof ValidationError) return answerUsage('lease', USAGE, err.fields.map((f) => `${FLAG_OF[f.field] ?? f.field} ${f.message}`).join('; '));
-    if (err instanceof NameNotFoundError || err instanceof LeaseShortenError) {
+    if (err instanceof NameNotFoundError || err instanceof LeaseShortenError || err instanceof LeaseExpiredError) {
       process.stderr.write(`pve-provisioner lease: ${err instanceof LeaseShortenError ? err.message.replace('send shorten: true', 'give --shorten') : err.message}\n`);
       return 1;
     }

@@ -32,6 +32,8 @@ export interface Doomed {
   vmid: number;
   /** Its protection is the template's, copied by a clone its create never configured (SPEC 28): the delete clears it. */
   clearProtection?: true;
+  /** A stop's (SPEC 31) VM hibernated (lock: suspended): stopped already, its saved state left alone. */
+  hibernated?: true;
 }
 
 interface Resolved {
@@ -43,7 +45,7 @@ interface Resolved {
 /**
  * The VMs of ours the request names. For a `stop` (SPEC 31) a protected VM
  * is fine (Proxmox's protection guards the destroy, not the stop) and a
- * hibernated one is stopped already: it is left out.
+ * hibernated one is stopped already: it is kept, marked, to be left alone.
  */
 export async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: DeleteRequest, purpose: 'delete' | 'stop' = 'delete'): Promise<Resolved> {
   const range = deps.config.proxmox.vmidRange;
@@ -78,7 +80,10 @@ export async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, req
       othersWithName += 1;
       continue;
     }
-    if (config.lock === 'suspended' && purpose === 'stop') continue;
+    if (config.lock === 'suspended' && purpose === 'stop') {
+      doomed.push({ node: entry.node, vmid: entry.vmid, hibernated: true });
+      continue;
+    }
     if (config.lock === 'suspended') {
       throw permanent(`VM ${entry.vmid} (${request.name}) is ours but hibernated (lock: suspended); resume or delete it in Proxmox`);
     }

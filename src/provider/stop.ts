@@ -16,7 +16,8 @@ export async function stopVm(deps: ProviderDeps, request: StopRequest, ctx: Oper
     return { stopped: false };
   }
   let stopped = false;
-  for (const vm of doomed) stopped = (await stopIfRunning(deps, ctx, vm)) || stopped;
-  if (!stopped) await logLine(ctx, `VM ${first.vmid} was stopped already`);
+  // A hibernated VM is stopped already (get.ts reads it Stopped): reported as there, its saved state untouched.
+  for (const vm of doomed) if (vm.hibernated !== true) stopped = (await stopIfRunning(deps, ctx, vm)) || stopped;
+  if (!stopped) await logLine(ctx, `VM ${first.vmid} was stopped already${first.hibernated === true ? ' (hibernated)' : ''}`);
   return { stopped, vmid: first.vmid, node: first.node };
 }

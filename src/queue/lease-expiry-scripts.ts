@@ -32,13 +32,16 @@ local function leaseOf(record)
 end`;
 
 /**
- * KEYS: record, generations, index, lease index. ARGV: name, lease version, now (ms),
+ * KEYS: record, generations, index, lease index, lease timers
+ * (keys.leaseTimers). ARGV: name, lease version, now (ms),
  * now (RFC 3339), tombstone seconds, the delete's and the stop's job id
  * prefixes (intentJobIdPrefix). When the name is present with a lease of
  * this version due at now: a `delete` expiry records the name absent as a
  * caller's delete does (RECORD_ABSENT); a `stop` expiry records a new
  * generation of the present name with `stopped` and the lease's
- * `expiredAt`. Returns {'recorded' | 'existing', action, generation,
+ * `expiredAt`; a delete also forgets the name's recorded timer ids (its
+ * timers have run), or a name that never comes back would keep them for
+ * ever. Returns {'recorded' | 'existing', action, generation,
  * jobId, uid, expiresAt} ('existing': this version's stop was recorded
  * before) | {'not-due', ms left} | {'renewed'} | {'gone'}.
  */
@@ -62,6 +65,7 @@ if action == 'delete' then
   redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[4], 'jobId', jobId)
   redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing', 'lease', 'leaseTerms', 'stopped')
   redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
+  redis.call('HDEL', KEYS[5], ARGV[1])
 else
   jobId = ARGV[7] .. gen
   lease.expiredAt = ARGV[4]

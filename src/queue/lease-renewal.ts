@@ -7,7 +7,7 @@ import { DNS_LABEL } from '../job-table/fields.js';
 import type { FieldError, JobLimits } from '../job-table/fields.js';
 import type { JobDoor } from './enqueue.js';
 import type { LeaseTimer } from './lease-timer.js';
-import { LeaseShortenError, NameNotFoundError } from './producer-errors.js';
+import { LeaseExpiredError, LeaseShortenError, NameNotFoundError } from './producer-errors.js';
 import type { DesiredStateRegistry } from './registry.js';
 import { parseRfc3339 } from './rfc3339.js';
 
@@ -80,7 +80,8 @@ export interface RenewalWriters {
 /**
  * A checked renewal: the lease moved in Redis atomically (a new version,
  * no warning sent yet), then its timers set. Throws NameNotFoundError (no
- * present name) or LeaseShortenError (earlier without shorten), changing
+ * present name), LeaseExpiredError (its expiry stopped the VM) or
+ * LeaseShortenError (earlier without shorten), changing
  * nothing. A name with no lease gets one: renewing is how a caller keeps
  * a VM that was created without one from living for ever.
  */
@@ -88,6 +89,7 @@ export function acceptRenewal({ door, registry, limits, leaseTimer }: RenewalWri
   return door.accept(async () => {
     const outcome = await registry.renewLease(renewal.name, renewal.expiresAt, renewal.shorten, limits.leases.onExpiry);
     if (outcome.kind === 'absent') throw new NameNotFoundError(renewal.name);
+    if (outcome.kind === 'expired') throw new LeaseExpiredError(renewal.name, outcome.expiresAt);
     if (outcome.kind === 'earlier') throw new LeaseShortenError(renewal.name, outcome.expiresAt, renewal.expiresAt.toISOString());
     await leaseTimer.set(renewal.name, outcome.generation, outcome.lease);
     const { expiresAt, onExpiry, version } = outcome.lease;

@@ -59,7 +59,9 @@ end`;
  * name, new expiresAt (RFC 3339 as toISOString writes it, so strings
  * compare as times), its ms, '1' when it may be earlier than the present
  * expiry (shorten), the onExpiry of a lease started here when the present
- * create recorded none. Answers {'absent'} (no present name), {'earlier',
+ * create recorded none. Answers {'absent'} (no present name), {'expired',
+ * the lease's expiresAt} (its expiry stopped the VM: a renewal would only
+ * bound a VM that stays stopped, so a create starts it again), {'earlier',
  * the present expiresAt} or {'renewed', lease JSON, generation}. A name
  * with no lease gets one: its create's onExpiry, else the given one.
  */
@@ -70,6 +72,7 @@ local old = redis.call('HGET', KEYS[1], 'lease')
 if old then
   local lease = cjson.decode(old)
   onExpiry = lease.onExpiry
+  if lease.expiredAt then return {'expired', lease.expiresAt} end
   if ARGV[4] ~= '1' and ARGV[2] < lease.expiresAt then return {'earlier', lease.expiresAt} end
 else
   local terms = redis.call('HGET', KEYS[1], 'leaseTerms')

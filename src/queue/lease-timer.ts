@@ -6,13 +6,15 @@
 // Each timer is a delayed job on the leases queue, added through the door
 // under the id of (name, generation, lease version), so a newer lease's
 // timer never shares an id with an older one. Setting a newer version
-// removes the older version's jobs still waiting; one that runs anyway
+// removes the older version's jobs still waiting (the ids recorded per
+// name, swapped in one script: two renewals at once never leave the older
+// version recorded over the newer one's ids); one that runs anyway
 // does nothing, as the record's lease version differs (the expiry's script,
 // lease-scripts.ts), and one that is lost is the sweep's to back up.
 import type { Queue } from 'bullmq';
 import type { Lease } from '../desired-state.js';
 import { leaseJobId } from '../job-table/job-ids.js';
-import type { RedisClient } from '../redis-script.js';
+import { LuaScript, type RedisClient } from '../redis-script.js';
 import { keys } from '../redis-keys.js';
 import type { JobDoor } from './enqueue.js';
 
@@ -56,6 +58,25 @@ function isNewer(a: Recorded, generation: number, version: number): boolean {
   return a.generation > generation || (a.generation === generation && a.version > version);
 }
 
+/**
+ * KEYS: the timers hash. ARGV: name, the Recorded JSON to write. Writes it
+ * unless the one recorded is of a newer (generation, version), as isNewer.
+ * Answers {'set', the one replaced or ''} | {'stale', the newer one}.
+ */
+const RECORD_TIMERS = new LuaScript(`
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if raw then
+  local ok, have = pcall(cjson.decode, raw)
+  local want = cjson.decode(ARGV[2])
+  if ok and type(have) == 'table' and tonumber(have.generation) and tonumber(have.version) then
+    local g, v = tonumber(have.generation), tonumber(have.version)
+    if g > want.generation or (g == want.generation and v > want.version) then return {'stale', raw} end
+  end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {'set', raw or ''}
+`);
+
 export function createLeaseTimer({ door, queue, redis, prefix, warnSeconds, now = Date.now }: LeaseTimerOptions): LeaseTimer {
   const key = keys.leaseTimers(prefix);
   // A job running now cannot be removed (BullMQ answers 0 or throws): it finds its version stale and does nothing.
@@ -75,8 +96,11 @@ export function createLeaseTimer({ door, queue, redis, prefix, warnSeconds, now 
         await door.later('lease-warning', data, untilExpiry - warnSeconds * 1000);
         ids.push(leaseJobId('lease-warning', name, generation, lease.version));
       }
-      await redis.hset(key, name, JSON.stringify({ generation, version: lease.version, ids } satisfies Recorded));
-      if (before !== undefined) await removeAll(before.ids.filter((id) => !ids.includes(id)));
+      // Another set may have run since the read above: the swap decides which ids are void, ours or the replaced ones.
+      const [kind, other = ''] = (await RECORD_TIMERS.run(redis, [key], [name, JSON.stringify({ generation, version: lease.version, ids } satisfies Recorded)])) as string[];
+      const newer = kind === 'stale' ? parseRecorded(other) : undefined;
+      if (newer !== undefined) await removeAll(ids.filter((id) => !newer.ids.includes(id)));
+      else await removeAll((parseRecorded(other === '' ? null : other)?.ids ?? []).filter((id) => !ids.includes(id)));
     },
     async clear(name) {
       const before = parseRecorded(await redis.hget(key, name));

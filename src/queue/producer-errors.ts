@@ -52,6 +52,18 @@ export class NameNotFoundError extends Error {
   }
 }
 
+/** A renewal of a lease whose expiry stopped the VM (HTTP 409, SPEC 31): the VM stays stopped; a create of its spec starts it again. Nothing changed. */
+export class LeaseExpiredError extends Error {
+  override readonly name = 'LeaseExpiredError';
+  constructor(
+    readonly vmName: string,
+    /** When the lease ended. */
+    readonly expiresAt: string,
+  ) {
+    super(`the lease of ${vmName} expired at ${expiresAt} and stopped it: create it again with the same spec to start it (with a new lease)`);
+  }
+}
+
 /** A renewal that would end the lease earlier than it now ends, without `shorten` (HTTP 409, SPEC 31); nothing changed. */
 export class LeaseShortenError extends Error {
   override readonly name = 'LeaseShortenError';

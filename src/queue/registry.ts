@@ -68,8 +68,8 @@ export interface LeaseTerms {
   expiresAt: Date;
 }
 
-/** What a renewal (SPEC 31) did: renewed (the new lease, of the name's generation), refused as earlier than the present expiry, or no present name. */
-export type RenewOutcome = { kind: 'renewed'; lease: Lease; generation: number } | { kind: 'earlier'; expiresAt: string } | { kind: 'absent' };
+/** What a renewal (SPEC 31) did: renewed (the new lease, of the name's generation), refused as earlier than the present expiry or as a lease whose expiry stopped the VM, or no present name. */
+export type RenewOutcome = { kind: 'renewed'; lease: Lease; generation: number } | { kind: 'earlier'; expiresAt: string } | { kind: 'expired'; expiresAt: string } | { kind: 'absent' };
 
 /** How a spec field may change on a present VM (SPEC 2). */
 export type InPlaceChange = 'any' | 'grow';
@@ -150,7 +150,7 @@ export class DesiredStateRegistry {
   async renewLease(name: string, expiresAt: Date, shorten: boolean, onExpiry: Lease['onExpiry']): Promise<RenewOutcome> {
     const args = [name, expiresAt.toISOString(), expiresAt.getTime(), shorten ? '1' : '0', onExpiry];
     const [kind, a = '', b = ''] = (await RENEW_LEASE.run(this.redis, [keys.desired(this.prefix, name), keys.leases(this.prefix)], args)) as string[];
-    if (kind === 'earlier') return { kind, expiresAt: a };
+    if (kind === 'earlier' || kind === 'expired') return { kind, expiresAt: a };
     const lease = kind === 'renewed' ? parseJson<Lease>(a) : undefined;
     return lease === undefined ? { kind: 'absent' } : { kind: 'renewed', lease, generation: Number(b) };
   }
@@ -177,7 +177,7 @@ export class DesiredStateRegistry {
    */
   async expireLease(name: string, version: number, now: Date): Promise<ExpiryOutcome> {
     const args = [name, version, now.getTime(), now.toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), intentJobIdPrefix('stop', name)];
-    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = ''] = (await EXPIRE_LEASE.run(this.redis, this.scriptKeys(name), args)) as string[];
+    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
     if (kind === 'not-due') return { kind, dueInMs: Number(action) };
     if (kind !== 'recorded' && kind !== 'existing') return { kind: kind === 'renewed' ? kind : 'gone' };
     return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt };

@@ -64,7 +64,7 @@ export function leasePath(nameParam: Schema, errors: Record<string, Schema>): Sc
         '200': answer('The lease as it is now.', ref('Lease')),
         '400': answer('The body is invalid (neither or both of ttlSeconds and expiresAt, past leases.maxSeconds from now, ...); fields names the field.', ref('Error')),
         '404': answer('No present VM has this name.', ref('Error')),
-        '409': answer('The new expiry is earlier than the present one and shorten is not true; expiresAt is the present one.', ref('Error')),
+        '409': answer('The new expiry is earlier than the present one and shorten is not true, or the lease expired and stopped the VM (a create of its spec starts it again); expiresAt is the present one.', ref('Error')),
         ...errors,
       },
     },

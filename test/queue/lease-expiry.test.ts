@@ -104,4 +104,29 @@ describe('a lease expiry through the registry and the door (SPEC 31)', function 
     expect(await h.queues.leases.getDelayedCount()).to.equal(0);
     expect(await recordedExpiryTimer(h.redis, h.prefix, 'vm-e', 2)).to.equal(undefined);
   });
+  it('the timer: two renewals at once never leave the older version recorded over the newer one, nor its jobs behind', async () => {
+    await h.client.createVm({ name: 'vm-f', uid: 'u1' });
+    const door = jobDoor(h.queues, limitsFromConfig(h.config));
+    // The older version's set reads the recorded ids, then waits in its add while the newer one's set runs whole.
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered = (): void => undefined;
+    const inAdd = new Promise<void>((resolve) => (entered = resolve));
+    const gated: typeof door = { ...door, later: async (job, data, delayMs) => {
+      if ((data as { leaseVersion?: number }).leaseVersion === 2) {
+        entered();
+        await gate;
+      }
+      return door.later(job, data, delayMs);
+    } };
+    const timer = createLeaseTimer({ door: gated, queue: h.queues.leases, redis: h.redis, prefix: h.prefix, warnSeconds: 0, now: () => T0.getTime() });
+    await timer.set('vm-f', 1, { expiresAt: at(60_000).toISOString(), onExpiry: 'delete', version: 1 });
+    const older = timer.set('vm-f', 1, { expiresAt: at(120_000).toISOString(), onExpiry: 'delete', version: 2 });
+    await inAdd;
+    await timer.set('vm-f', 1, { expiresAt: at(180_000).toISOString(), onExpiry: 'delete', version: 3 });
+    release();
+    await older;
+    expect(await recordedExpiryTimer(h.redis, h.prefix, 'vm-f', 3)).to.equal('lease-expiry-vm-f-1-3');
+    expect((await h.queues.leases.getDelayed()).map((j) => j.id)).to.deep.equal(['lease-expiry-vm-f-1-3']);
+  });
 });

@@ -1,9 +1,10 @@
 // SPEC 31 over HTTP: a create's ttlSeconds answers expiresAt, every view
 // of the VM shows it, GET /v1/vms filters by expiringBefore, PUT
 // /v1/vms/{name}/lease renews (400 naming the field, 404, 409 without
-// shorten), behind the same bearer token as every /v1 route, and the
+// shorten or once the expiry stopped the VM), behind the same bearer token as every /v1 route, and the
 // OpenAPI document says all of it.
 import { expect } from 'chai';
+import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 
 interface Answer {
@@ -79,6 +80,18 @@ describe('HTTP API leases (SPEC 31)', () => {
     const unknownField = await call('PUT', '/v1/vms/web-1/lease', { ttlSeconds: 60, ttl: 5 });
     expect(unknownField.json<Answer>().fields?.map((f) => f.field)).to.deep.equal(['ttl']);
     expect((await call('PUT', '/v1/vms/nobody/lease', { ttlSeconds: 60 })).statusCode).to.equal(404);
+  });
+
+  it('PUT /v1/vms/{name}/lease of a lease whose expiry stopped the VM is a 409 naming when it ended, and changes nothing', async () => {
+    const created = (await call('POST', '/v1/vms', { name: 'web-1', ttlSeconds: 60, onExpiry: 'stop' })).json<Answer>();
+    const registry = new DesiredStateRegistry(web.redis, web.prefix, 60);
+    expect(await registry.expireLease('web-1', 1, new Date(Date.now() + 3600_000))).to.deep.include({ kind: 'recorded', action: 'stop' });
+    const before = await registry.get('web-1');
+    const res = await call('PUT', '/v1/vms/web-1/lease', { ttlSeconds: 7200 });
+    expect(res.statusCode).to.equal(409);
+    expect(res.json<Answer & { message?: string }>()).to.include({ error: 'Conflict', expiresAt: created.expiresAt });
+    expect(res.json<{ message?: string }>().message).to.contain('create it again');
+    expect(await registry.get('web-1')).to.deep.equal(before);
   });
 
   it('PUT /v1/vms/{name}/lease needs the bearer token like every /v1 route', async () => {

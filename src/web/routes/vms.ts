@@ -5,7 +5,7 @@
 // (SPEC 2). PUT /vms/:name/lease renews a name's lease (SPEC 31).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NAME_JOBS } from '../../job-table/schema.js';
-import { LeaseShortenError, NameNotFoundError, SpecConflictError } from '../../client.js';
+import { LeaseExpiredError, LeaseShortenError, NameNotFoundError, SpecConflictError } from '../../client.js';
 import type { EnqueueResult, VmListQuery } from '../../client.js';
 import { LISTING_KEYS, parseVmListQuery } from '../../queue/vm-listing.js';
 import type { CreateHealthGate } from '../create-health.js';
@@ -85,7 +85,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
       return await service.renewLease(request.params.name, request.body);
     } catch (err) {
       if (err instanceof NameNotFoundError) return reply.code(404).send({ error: 'NotFound', message: err.message });
-      if (err instanceof LeaseShortenError) return reply.code(409).send({ error: 'Conflict', message: err.message, name: err.vmName, expiresAt: err.expiresAt });
+      if (err instanceof LeaseShortenError || err instanceof LeaseExpiredError) return reply.code(409).send({ error: 'Conflict', message: err.message, name: err.vmName, expiresAt: err.expiresAt });
       throw err;
     }
   });
