@@ -20,6 +20,13 @@ type JobIdChoice =
   /** A job of its own: `<job>-<name>-<uuid>`, or `<job>-<uuid>` for a job of no name. */
   | 'own';
 
+/**
+ * Where a job goes in its queue: `next`, at the head (BullMQ's lifo), for a
+ * job that must not wait behind the queue's backlog: a lease's end (SPEC
+ * 31), whose VM must go within its bound however many creates wait.
+ */
+export type JobOrder = 'fifo' | 'next';
+
 export interface JobDoor {
   /**
    * A caller's accept: its writes (desired-state record, job), answered only
@@ -28,13 +35,13 @@ export interface JobDoor {
    */
   accept<T>(writes: () => Promise<T>): Promise<T>;
   /** Checks `data` as the worker will (less the fields only the worker writes), then adds the job; throws ValidationError, adding nothing, when it is refused. */
-  add(job: JobName, data: unknown, id?: JobIdChoice): Promise<Job>;
+  add(job: JobName, data: unknown, id?: JobIdChoice, order?: JobOrder): Promise<Job>;
   /**
    * The job of an intent already recorded: kept when it is there, added
    * again when it is gone (retention, or a crash between record and add),
    * retried when it failed, since the caller asks again for the same thing.
    */
-  ensure(job: RecordedJob, data: unknown, recordedId: string): Promise<void>;
+  ensure(job: RecordedJob, data: unknown, recordedId: string, order?: JobOrder): Promise<void>;
   /**
    * A lease's timer (SPEC 31), run `delayMs` from now under the id of its
    * name, generation and lease version: adding one already kept adds
@@ -88,18 +95,18 @@ export function jobDoor(queues: Queues, limits: JobLimits, acks: ReplicaAcks = N
   return {
     accept: (writes) => acks.confirmed(writes),
 
-    async add(job, data, id = 'own') {
+    async add(job, data, id = 'own', order = 'fifo') {
       const value = checked(job, data, limits);
-      return queueOf(job).add(job, value, { jobId: jobIdFor(job, value, id) });
+      return queueOf(job).add(job, value, { jobId: jobIdFor(job, value, id), ...(order === 'next' ? { lifo: true } : {}) });
     },
 
-    async ensure(job, data, recordedId) {
+    async ensure(job, data, recordedId, order = 'fifo') {
       const value = checked(job, data, limits);
       const jobId = jobIdFor(job, value, { recorded: recordedId });
       const queue = queueOf(job);
       const existing = (await queue.getJob(jobId)) as Job | undefined;
       if (existing === undefined) {
-        await queue.add(job, value, { jobId });
+        await queue.add(job, value, { jobId, ...(order === 'next' ? { lifo: true } : {}) });
         return;
       }
       if (await existing.isFailed()) await existing.retry('failed');
