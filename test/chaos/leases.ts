@@ -40,11 +40,13 @@ export function chaosLeases({ redis, prefix, random, longestMs }: ChaosLeasesOpt
   const spans: LeaseSpan[] = [];
   const samples: VmSample[] = [];
   const current = (name: string): LeaseSpan | undefined => spans.findLast((s) => s.name === name && s.until === Infinity);
+  /** Ends every open span of the name: `created` retried by persist (a Redis error after its read) may have opened one twice. */
   const close = (name: string, renewed: boolean): void => {
-    const span = current(name);
-    if (span) Object.assign(span, { until: Date.now(), renewed });
+    for (const span of spans) if (span.name === name && span.until === Infinity) Object.assign(span, { until: Date.now(), renewed });
   };
+  /** A new lease for the name: it replaces whatever lease was in force. */
   const open = (name: string, lease: Pick<Lease, 'expiresAt' | 'version'>): void => {
+    close(name, true);
     spans.push({ name, version: lease.version, setAt: Date.now(), expiresAt: Date.parse(lease.expiresAt), until: Infinity, renewed: false });
   };
   const seconds = (): number => Math.max(1, Math.round((longestMs * (0.1 + 0.9 * random())) / 1000));
