@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
 import { createWorkerConnection, type RedisClient } from '../src/queue/connection.js';
 import { hostPorts, type RedisConnection } from '../src/queue/redis-target.js';
-import type { CreateResult, CreateSpec, DeleteResult, ListedVm, NodeHealth, Provider, SeedIso, VmObservation } from '../src/provider/types.js';
+import type { CreateResult, CreateSpec, DeleteResult, ListedVm, NodeHealth, Provider, SeedIso, VmObservation, StopResult } from '../src/provider/types.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -130,6 +130,9 @@ export class NullProvider implements Provider {
   }
   delete(): Promise<DeleteResult> {
     return Promise.resolve({ deleted: true, seedsDeleted: 0 });
+  }
+  stop(): Promise<StopResult> {
+    return Promise.resolve({ stopped: true });
   }
   get(): Promise<VmObservation> {
     return Promise.resolve({ state: 'NotFound' });

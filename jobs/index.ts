@@ -4,12 +4,15 @@ import { checkJob } from './check.js';
 import { createJob } from './create.js';
 import { deleteJob } from './delete.js';
 import { healthJob } from './health.js';
+import { leaseExpiryJob } from './lease-expiry.js';
+import { leaseWarningJob } from './lease-warning.js';
+import { stopJob } from './stop.js';
 import { reconcileJob } from './reconcile.js';
 import { JOB_NAMES } from '../src/job-table/schema.js';
 import type { JobName } from '../src/job-table/schema.js';
 import type { AnyJobDefinition } from './types.js';
 
-export const jobDefinitions: readonly AnyJobDefinition[] = [createJob, deleteJob, checkJob, healthJob, reconcileJob];
+export const jobDefinitions: readonly AnyJobDefinition[] = [createJob, deleteJob, checkJob, healthJob, reconcileJob, stopJob, leaseExpiryJob, leaseWarningJob];
 
 export class JobRegistryError extends Error {
   override readonly name = 'JobRegistryError';

@@ -6,6 +6,20 @@ import type { NodeHealth, OperationContext, Provider } from '../src/provider/typ
 import type { DesiredHead, DesiredRecord, LastKnown } from '../src/desired-state.js';
 import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from '../src/job-table/schema.js';
 
+/** What a lease's expiry found (src/queue/registry.ts ExpiryOutcome, as the jobs see it). */
+export type LeaseExpiryOutcome =
+  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; jobId: string; expiresAt: string }
+  | { kind: 'not-due'; dueInMs: number }
+  | { kind: 'gone' | 'renewed' };
+
+/** A lease's two timers' work (SPEC 31), built by the worker from src/queue. */
+export interface LeaseDeps {
+  /** Records and enqueues the lease's onExpiry intent when this version is current and due. */
+  expire(name: string, version: number): Promise<LeaseExpiryOutcome>;
+  /** Sends vm.expiring once for this lease version, while it is current and not expired. */
+  warn(name: string, version: number, jobId: string): Promise<{ warned: boolean; expiresAt?: string }>;
+}
+
 export interface JobDeps {
   provider: Provider;
   registry: {
@@ -16,6 +30,7 @@ export interface JobDeps {
   saveHealth(nodes: NodeHealth[]): Promise<void>;
   /** One reconcile sweep (SPEC 5), built by the worker from src/reconciler. */
   reconcile(data: ReconcileJobData, ctx: OperationContext): Promise<unknown>;
+  leases: LeaseDeps;
   logger: Logger;
 }
 

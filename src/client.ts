@@ -31,8 +31,12 @@ import type { FingerprintKeySource } from './config/producer-fingerprint-key.js'
 import type { TextsSummarized } from './queue/text-summary.js';
 import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
 import type { VmListQuery } from './queue/vm-listing.js';
+import { acceptRenewal, checkRenewal } from './queue/lease-renewal.js';
+import type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
+import type { LeaseTimerFactory } from './queue/lease-timer-source.js';
 
-export { ConflictError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+export type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 export type { FieldError } from './job-table/schema.js';
 export type { JobDataView, JobView, JobViewOf, JobState } from './queue/job-view.js';
 export type { CheckResult, CreateResult, CreateStep, DeleteResult, JobResults, SupersededResult, TemplateSource, VmState } from './job-table/result.schema.js';
@@ -84,6 +88,11 @@ export interface ProvisionerClientOptions {
    * size alone (the key is a secret and is not published in Redis).
    */
   fingerprintKeyFile?: string;
+  /**
+   * Builds the timers that end leases at their expiry (SPEC 31). Left out
+   * (usual): the service's. Tests pass their own.
+   */
+  leaseTimers?: LeaseTimerFactory;
 }
 
 /** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
@@ -97,6 +106,7 @@ interface CallInputs {
   delete: unknown;
   check: unknown;
   nameJob: unknown;
+  renewal: unknown;
 }
 
 /** The typed calls a TypeScript backend makes: a misspelt field or a wrong type does not compile. */
@@ -105,6 +115,7 @@ export interface TypedInputs extends CallInputs {
   delete: DeleteVmInput;
   check: CheckVmInput;
   nameJob: JobRequestOf<NameJob>;
+  renewal: LeaseRenewal;
 }
 
 /**
@@ -127,6 +138,10 @@ export interface DesiredView {
   jobId?: string;
   /** The present generation's create failed Permanent; a new create clears it (SPEC 2). */
   failed?: RecordedFailure;
+  /** RFC 3339: when the name's lease ends its VM unless renewed (SPEC 31); absent: no lease. */
+  expiresAt?: string;
+  /** With a lease: what runs at expiresAt, a delete or a stop. */
+  onExpiry?: 'delete' | 'stop';
 }
 
 /** One page of names in name order (SPEC 27). */
@@ -163,9 +178,19 @@ export interface ProvisionerClientOf<I extends CallInputs> {
   /**
    * A page of the names, in name order: `limit` (1 to 1000, default 100),
    * `cursor` (the previous page's nextCursor), `state` and `node` (where
-   * the VM was last seen). Throws ValidationError naming a bad parameter.
+   * the VM was last seen), `expiringBefore` (RFC 3339: only names whose
+   * lease ends before then, SPEC 31). Throws ValidationError naming a bad parameter.
    */
   listVms(query?: VmListQuery): Promise<VmPage>;
+  /**
+   * Moves the name's lease (SPEC 31) to `ttlSeconds` from now or to
+   * `expiresAt` (RFC 3339), never past leases.maxSeconds from now; earlier
+   * than it ends now only with `{ shorten: true }`. A name without a lease
+   * gets one. Answers the new lease. Throws ValidationError (naming the
+   * field), NameNotFoundError (no present name), LeaseExpiredError (its
+   * expiry stopped the VM: create it again to start it) or LeaseShortenError.
+   */
+  renewLease(name: string, renewal: I['renewal'], options?: LeaseRenewalOptions): Promise<LeaseView>;
   close(): Promise<void>;
 }
 
@@ -177,7 +202,9 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 const WAIT_POLL_MS = 100;
 
 function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
-  const { spec, failed, ...rest } = record;
+  const { spec, failed, lease, ...kept } = record;
+  // The lease as its expiry and action: its version and warning are the timers' business.
+  const rest: DesiredView = lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry };
   // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
   const view: DesiredView = failed === undefined ? rest : { ...rest, failed: { ...failed, reason: redactSecrets(failed.reason) } };
   // The registry holds what createVm recorded: a validated create with its uid.
@@ -201,7 +228,7 @@ function warnOfMismatch(mismatch: ConfigMismatch): void {
 /** How a call reaches the session, set up on the first call that needs it. */
 type Ready = () => Promise<ProducerSession>;
 
-type WriteCalls = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'enqueueJob'>;
+type WriteCalls = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'enqueueJob' | 'renewLease'>;
 type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
 
 /** The calls that enqueue: input checked against `limitsNow`, then the intent protocol (queue/intent.ts) or the door. */
@@ -225,6 +252,11 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
     },
     checkVm: (input) => enqueueJob('check', input),
     enqueueJob,
+    async renewLease(name, renewal, options) {
+      const merged = typeof renewal === 'object' && renewal !== null && !Array.isArray(renewal) ? { ...renewal, ...options } : renewal;
+      const value = orThrow(checkRenewal(name, merged, await limitsNow()));
+      return acceptRenewal(await ready(), value);
+    },
   };
 }
 
@@ -279,6 +311,7 @@ function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
     deleteVm: guarded(calls.deleteVm),
     checkVm: guarded(calls.checkVm),
     enqueueJob: guarded(calls.enqueueJob),
+    renewLease: guarded(calls.renewLease),
     getJob: guarded(calls.getJob),
     waitForJob: guarded(calls.waitForJob),
     getVm: guarded(calls.getVm),
@@ -293,7 +326,14 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   const redis = createProducerConnection(target);
   const prefix = keyPrefixOf(options.prefix, target);
   const acks = replicaAcks(redis, prefix, checkedReplicaAcks(target));
-  const session = lazyProducerSession({ redis, prefix, given, acks, onConfigMismatch: options.onConfigMismatch ?? warnOfMismatch });
+  const session = lazyProducerSession({
+    redis,
+    prefix,
+    given,
+    acks,
+    onConfigMismatch: options.onConfigMismatch ?? warnOfMismatch,
+    ...(options.leaseTimers === undefined ? {} : { leaseTimers: options.leaseTimers }),
+  });
   const ready = (): Promise<ProducerSession> => session.ready();
   // Given a config, input is checked before Redis is touched; without, against the published config.
   const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;

@@ -19,6 +19,24 @@ export interface RecordedFailure {
   at: string;
 }
 
+/**
+ * A name's lease (SPEC 31): when its VM ends unless renewed, and how.
+ * Set by a create with a ttl (or leases.defaultSeconds), moved by a
+ * renewal, cleared by a delete or a create without one.
+ */
+export interface Lease {
+  /** RFC 3339: the VM ends at this time unless the lease is renewed. */
+  expiresAt: string;
+  /** What runs at expiry: a delete, or a stop that keeps the name recorded (SPEC 31). */
+  onExpiry: 'delete' | 'stop';
+  /** 1 for the create's lease, one more per renewal: an expiry or warning job of an older version does nothing. */
+  version: number;
+  /** When `vm.expiring` was sent for this version (once per lease version). */
+  warnedAt?: string;
+  /** When this version's expiry recorded its onExpiry intent (SPEC 31); a stop's lease keeps it, a delete's goes with the name. */
+  expiredAt?: string;
+}
+
 export interface DesiredRecord {
   name: string;
   state: 'present' | 'absent';
@@ -34,6 +52,10 @@ export interface DesiredRecord {
   failed?: RecordedFailure;
   /** The generation of an in-place change (SPEC 2) no job of which has taken the name's lock yet; the reconciler adds its create again when none is pending (SPEC 5). */
   changing?: number;
+  /** The lease of the present generation (SPEC 31); absent: the VM lives until deleted. */
+  lease?: Lease;
+  /** The generation of the stop a lease's expiry recorded (SPEC 31): the name stays present, its VM stopped, until a create of the same spec starts it again. */
+  stopped?: number;
 }
 
 /**

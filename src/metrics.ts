@@ -46,7 +46,15 @@ export interface DaemonSlotMetrics {
   daemonSlotUnavailable(): void;
 }
 
-export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics {
+/** What a lease's end reports (SPEC 31). */
+export interface LeaseMetrics {
+  /** A lease's expiry recorded its onExpiry intent (`delete` or `stop`). */
+  leaseExpired(onExpiry: string): void;
+  /** The onExpiry job of an expired lease ended the VM, `seconds` after the lease's expiresAt. */
+  leaseEnded(onExpiry: string, seconds: number): void;
+}
+
+export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics, LeaseMetrics {
   readonly registry: Registry;
   readonly jobsTotal: Counter<'job_name' | 'outcome'>;
   readonly jobDuration: Histogram<'job_name'>;
@@ -63,6 +71,8 @@ export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMe
   readonly daemonSlotUnavailableTotal: Counter;
   readonly webhookDeliveries: Counter<'event' | 'outcome'>;
   readonly webhookDuration: Histogram<'event'>;
+  readonly leasesExpired: Counter<'on_expiry'>;
+  readonly leaseEndLag: Histogram<'on_expiry'>;
 }
 
 export interface MetricsOptions {
@@ -202,6 +212,27 @@ function webhookArea(make: MetricMaker): Pick<Metrics, 'webhookDeliveries' | 'we
   };
 }
 
+/** Leases (SPEC 31): how many expired, and how long after its expiresAt each VM ended. */
+function leaseArea(make: MetricMaker): Pick<Metrics, 'leasesExpired' | 'leaseEndLag' | keyof LeaseMetrics> {
+  const leasesExpired = make.counter('pvep_leases_expired_total', "Leases whose expiry recorded their onExpiry job, by onExpiry (delete, stop) (SPEC 31).", ['on_expiry']);
+  const leaseEndLag = make.histogram(
+    'pvep_lease_end_lag_seconds',
+    "Time from a lease's expiresAt to the end of its onExpiry job (the VM deleted or stopped), by onExpiry (SPEC 31).",
+    [1, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    ['on_expiry'],
+  );
+  return {
+    leasesExpired,
+    leaseEndLag,
+    leaseExpired(onExpiry) {
+      leasesExpired.inc({ on_expiry: onExpiry });
+    },
+    leaseEnded(onExpiry, seconds) {
+      leaseEndLag.observe({ on_expiry: onExpiry }, Math.max(0, seconds));
+    },
+  };
+}
+
 /**
  * A registry of its own with every metric of SPEC 9, built area by area.
  * The /metrics text lists them in the order they register: the areas are
@@ -215,7 +246,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     for (const name of PROM_CLIENT_GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
   }
   const make = metricMaker(registry);
-  return { registry, ...jobEndArea(make), ...proxmoxCallArea(make), ...lockAndSweepArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make) };
+  return { registry, ...jobEndArea(make), ...proxmoxCallArea(make), ...lockAndSweepArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make), ...leaseArea(make) };
 }
 
 /** The process-wide metrics, shared by the worker and the web server of one process. */

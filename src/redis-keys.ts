@@ -12,6 +12,8 @@ export const keys = {
   desiredIndex: (prefix: string): string => `${prefix}:desired-index`,
   /** String: set once the listing's filter index is built; its sorted sets are `<this>:<filter>` (vm-index-scripts.ts). */
   desiredBy: (prefix: string): string => `${prefix}:desired-by`,
+  /** Sorted set: name -> its lease's expiry (ms, SPEC 31), kept with the record by the registry's scripts (queue/lease-scripts.ts). */
+  leases: (prefix: string): string => `${prefix}:leases`,
   /** Hash: name -> last generation handed out; never expires. */
   generations: (prefix: string): string => `${prefix}:generations`,
   /** String: the per-name lock's token (SPEC 3). */
@@ -34,6 +36,8 @@ export const keys = {
   sweepLock: (prefix: string): string => `${prefix}:reconciler:sweep-lock`,
   /** Hash: name -> id of the job the sweep added for it (SPEC 5, reconciler/queue-adapter.ts). */
   reconcilerJobs: (prefix: string): string => `${prefix}:reconciler:jobs`,
+  /** Hash: name -> the job ids of its lease's timers, as JSON (SPEC 31, queue/lease-timer.ts): the ones a newer lease version removes. */
+  leaseTimers: (prefix: string): string => `${prefix}:lease-timers`,
   /** Hash: kind -> learned Proxmox duration (SPEC 28); hash-tagged so its script runs on one Cluster slot. */
   learnedTimes: (prefix: string): string => `{${prefix}}:learned-times`,
   /**

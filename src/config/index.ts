@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registerFormats } from './formats.js';
 import { imageProblems } from './images.js';
+import { leaseProblems } from './leases.js';
 import { schema } from './schema.js';
 import type { Config } from './types.js';
 
@@ -117,6 +118,8 @@ function crossCheck(config: Config): void {
   if (defaults.cores > limits.maxCores) fail(`proxmox.defaults.cores (${defaults.cores}) is above proxmox.limits.maxCores (${limits.maxCores})`);
   if (defaults.memoryMiB > limits.maxMemoryMiB) fail(`proxmox.defaults.memoryMiB (${defaults.memoryMiB}) is above proxmox.limits.maxMemoryMiB (${limits.maxMemoryMiB})`);
   if (defaults.diskGiB > limits.maxDiskGiB) fail(`proxmox.defaults.diskGiB (${defaults.diskGiB}) is above proxmox.limits.maxDiskGiB (${limits.maxDiskGiB})`);
+  const leases = leaseProblems(config.leases);
+  if (leases.length > 0) fail(leases.join('; '));
   const images = imageProblems(config.proxmox);
   if (images.length > 0) fail(images.join('; '));
 }

@@ -1,6 +1,6 @@
 // Where two producer configs disagree on what a job means (SPEC 6, 27):
 // the node names, the defaults and limits key by key, the images (names
-// and the nodes serving each) and the default image. Job options and the
+// and the nodes serving each), the default image and the leases (SPEC 31). Job options and the
 // tombstone time change how a job is kept, not what it is, and are not compared.
 import { isDeepStrictEqual } from 'node:util';
 import { defaultImageOf } from './images.js';
@@ -32,6 +32,7 @@ export function jobMeaningDifferences(given: ProducerConfig, published: Producer
     ...byKey('limits', g, p),
     ['proxmox.images', servedBy(g.images), servedBy(p.images)],
     ['proxmox.defaultImage', defaultImageOf(g), defaultImageOf(p)],
+    ...Object.entries(published.leases).map(([key, value]): [string, unknown, unknown] => [`leases.${key}`, (given.leases as Record<string, unknown>)[key], value]),
   ];
   return pairs.filter(([, a, b]) => !isDeepStrictEqual(a, b)).map(([key, a, b]) => ({ key, given: JSON.stringify(a), published: JSON.stringify(b) }));
 }

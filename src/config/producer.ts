@@ -5,12 +5,17 @@
 // (convict). test/client/producer-config.test.ts keeps them equal to
 // loadConfig()'s defaults.
 import { IMPLICIT_IMAGE } from './images.js';
-import type { Config, ImageConfig } from './types.js';
+import { leaseProblems } from './leases.js';
+import type { Config, ImageConfig, LeaseConfig } from './types.js';
 
 type JobOptionKey = 'attempts' | 'backoffMs' | 'keepCompletedCount' | 'keepCompletedSeconds' | 'keepFailedCount' | 'keepFailedSeconds';
 
 /** The job options the producer gives each job it adds (SPEC 1, 4). */
 export type ProducerJobOptions = Pick<Config['jobs'], JobOptionKey>;
+
+/** What a create's lease fields (SPEC 31) are checked against and default from. */
+/** The leases' keys an accept reads: the create's lease, and when its warning timer goes (warnSeconds). */
+export type ProducerLeases = Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' | 'warnSeconds' | 'onExpiry'>;
 
 export interface ProducerConfig {
   proxmox: {
@@ -25,6 +30,7 @@ export interface ProducerConfig {
   };
   jobs: ProducerJobOptions;
   registry: Config['registry'];
+  leases: ProducerLeases;
 }
 
 /** Any part of a ProducerConfig; the whole service Config is one too. */
@@ -38,6 +44,7 @@ export interface ProducerSettings {
   };
   jobs?: Partial<ProducerJobOptions>;
   registry?: Partial<Config['registry']>;
+  leases?: Partial<ProducerLeases>;
 }
 
 /** The service's defaults: config/default.json over src/config/schema.ts. */
@@ -51,10 +58,11 @@ export const PRODUCER_DEFAULTS: ProducerConfig = {
   },
   jobs: { attempts: 10, backoffMs: 2000, keepCompletedCount: 1000, keepCompletedSeconds: 86400, keepFailedCount: 5000, keepFailedSeconds: 604800 },
   registry: { tombstoneSeconds: 604800 },
+  leases: { defaultSeconds: 0, maxSeconds: 604800, warnSeconds: 300, onExpiry: 'delete' },
 };
 
 /** Counts and ages that may be 0 (keep none, no age bound); every other number is at least 1. */
-const MAY_BE_ZERO = new Set(['jobs.keepCompletedCount', 'jobs.keepCompletedSeconds', 'jobs.keepFailedCount', 'jobs.keepFailedSeconds']);
+const MAY_BE_ZERO = new Set(['jobs.keepCompletedCount', 'jobs.keepCompletedSeconds', 'jobs.keepFailedCount', 'jobs.keepFailedSeconds', 'leases.defaultSeconds', 'leases.maxSeconds', 'leases.warnSeconds']);
 
 export class ProducerConfigError extends Error {
   override readonly name = 'ProducerConfigError';
@@ -90,9 +98,17 @@ function checkImages({ nodes, images, defaultImage }: ProducerConfig['proxmox'])
   if (defaultImage !== '' && !names.includes(defaultImage)) throw new ProducerConfigError(`config.proxmox.defaultImage "${defaultImage}" is not an image (images: ${names.join(', ')})`);
 }
 
+function checkLeases(leases: ProducerLeases): void {
+  const { onExpiry, ...numbers } = leases;
+  checkNumbers('leases', numbers);
+  if (onExpiry !== 'delete' && onExpiry !== 'stop') throw new ProducerConfigError(`config.leases.onExpiry is ${JSON.stringify(onExpiry)}; it must be "delete" or "stop"`);
+  const problem = leaseProblems(leases)[0];
+  if (problem !== undefined) throw new ProducerConfigError(`config.${problem}`);
+}
+
 /** The settings given, over the service's defaults; throws ProducerConfigError naming a bad key. */
 export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
-  const { proxmox, jobs, registry } = PRODUCER_DEFAULTS;
+  const { proxmox, jobs, registry, leases } = PRODUCER_DEFAULTS;
   const config: ProducerConfig = {
     proxmox: {
       nodes: given.proxmox?.nodes ?? proxmox.nodes,
@@ -103,6 +119,12 @@ export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
     },
     jobs: { ...jobs, ...pickJobOptions(given.jobs) },
     registry: { tombstoneSeconds: given.registry?.tombstoneSeconds ?? registry.tombstoneSeconds },
+    leases: {
+      defaultSeconds: given.leases?.defaultSeconds ?? leases.defaultSeconds,
+      maxSeconds: given.leases?.maxSeconds ?? leases.maxSeconds,
+      warnSeconds: given.leases?.warnSeconds ?? leases.warnSeconds,
+      onExpiry: given.leases?.onExpiry ?? leases.onExpiry,
+    },
   };
   checkNodes(config.proxmox.nodes);
   checkImages(config.proxmox);
@@ -110,6 +132,7 @@ export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
   checkNumbers('proxmox.limits', config.proxmox.limits);
   checkNumbers('jobs', config.jobs);
   checkNumbers('registry', config.registry);
+  checkLeases(config.leases);
   return config;
 }
 

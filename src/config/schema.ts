@@ -157,6 +157,28 @@ export const schema: Schema<Config> = {
   registry: {
     tombstoneSeconds: { doc: 'How long a deleted name\'s tombstone (absent, with its generation) is kept.', format: 'positive-int', default: 604800 },
   },
+  leases: {
+    defaultSeconds: {
+      doc: 'Lease of a create that gives no ttlSeconds (SPEC 31): its VM ends this many seconds after the create is accepted unless renewed (PUT /v1/vms/{name}/lease); 0 (the default): no lease unless the create asks for one.',
+      format: 'nat',
+      default: 0,
+    },
+    maxSeconds: {
+      doc: 'Longest lease a create\'s ttlSeconds or a renewal may ask for, counted from now (SPEC 31); 0: no bound but 10 years. Default 7 days.',
+      format: 'nat',
+      default: 604800,
+    },
+    warnSeconds: {
+      doc: 'The vm.expiring webhook goes this many seconds before a lease expires, once per lease (SPEC 31); at most leases.maxSeconds.',
+      format: 'nat',
+      default: 300,
+    },
+    onExpiry: {
+      doc: 'What runs when a lease expires, unless the create said otherwise (its onExpiry): "delete" removes the VM and the name; "stop" stops the VM and keeps the name recorded (state stopped), and a later create of the same spec starts it again (SPEC 31).',
+      format: ['delete', 'stop'],
+      default: 'delete',
+    },
+  },
   reconciler: {
     everySeconds: { doc: 'Interval of the reconcile sweep (SPEC 5).', format: 'positive-int', default: 300 },
     graceSeconds: { doc: 'VMs and seeds younger than this are never swept.', format: 'nat', default: 900 },

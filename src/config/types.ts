@@ -10,6 +10,20 @@ export interface TemplateRef {
 /** A template for one node: a VMID on that node, or a template on another node cloned with `target`. */
 export type NodeTemplate = number | TemplateRef;
 
+/** What a lease runs at its expiry (SPEC 31): a delete, or a stop that keeps the name recorded. */
+export type LeaseExpiryAction = 'delete' | 'stop';
+
+/** Leases (SPEC 31): how long a created VM lives unless renewed. */
+export interface LeaseConfig {
+  /** ttlSeconds of a create that gives none; 0: no lease. */
+  defaultSeconds: number;
+  /** Longest ttl a create or a renewal may ask for, from now; 0: no bound but LEASE_CEILING_SECONDS. */
+  maxSeconds: number;
+  /** `vm.expiring` goes this long before the expiry. */
+  warnSeconds: number;
+  onExpiry: LeaseExpiryAction;
+}
+
 /** A named image (SPEC 27): the template each node that serves it clones. */
 export interface ImageConfig {
   name: string;
@@ -98,6 +112,7 @@ export interface Config {
   };
   worker: { metricsPort: number };
   registry: { tombstoneSeconds: number };
+  leases: LeaseConfig;
   reconciler: { everySeconds: number; graceSeconds: number; recreateMissing: boolean; seedListingEvery: number };
   health: { everySeconds: number };
   http: {

@@ -26,7 +26,8 @@ const text = (description: string, flag: string) =>
     rule: { kind: 'string', description, maxBytes: TEXT_MAX_BYTES },
   }) satisfies FieldSpec<StringRule>;
 
-export const createInputFields = {
+/** What a create makes: the VM's fields (the provider's spec, the stored job). */
+const createVmFields = {
   name: nameField,
   uid: uidField,
   node: {
@@ -96,8 +97,45 @@ export const createInputFields = {
   },
 } satisfies Record<string, FieldSpec>;
 
-/** What the provider gets (SPEC 13): the caller's fields with the uid settled. */
-export const createSpecFields = { ...createInputFields, uid: requiredField(uidField) } satisfies Record<string, FieldSpec>;
+export const LEASE_ACTIONS = ['delete', 'stop'] as const;
+
+/**
+ * A create's lease (SPEC 31): when and how its VM ends unless renewed.
+ * The accept records it on the name (src/queue/intent.ts), not in the job:
+ * a VM is made the same whatever its lease, and a stored job stays valid
+ * when leases.maxSeconds shrinks.
+ */
+export const createLeaseFields = {
+  ttlSeconds: {
+    presence: 'defaulted',
+    default: (l) => l.leases.defaultSeconds,
+    flag: { name: 'ttl' },
+    rule: {
+      kind: 'integer',
+      description: 'Lease (SPEC 31): the VM ends this many seconds after the accept unless renewed (PUT /v1/vms/{name}/lease); 0: no lease; leases.defaultSeconds when absent. A create of a present name with another ttlSeconds moves its lease from now',
+      min: 0,
+      max: (l) => l.leases.maxSeconds,
+    },
+  },
+  onExpiry: {
+    presence: 'defaulted',
+    default: (l) => l.leases.onExpiry,
+    flag: { name: 'on-expiry' },
+    rule: {
+      kind: 'string',
+      description: 'What runs when the lease expires: delete (the VM and the name go) or stop (the VM stops, the name stays recorded); leases.onExpiry when absent',
+      maxBytes: 6,
+      pattern: /^(delete|stop)$/,
+      patternText: 'delete or stop',
+    },
+  },
+} satisfies Record<string, FieldSpec>;
+
+/** What a caller sends: the VM's fields and its lease. */
+export const createInputFields = { ...createVmFields, ...createLeaseFields } satisfies Record<string, FieldSpec>;
+
+/** What the provider gets (SPEC 13): the VM's fields with the uid settled. */
+export const createSpecFields = { ...createVmFields, uid: requiredField(uidField) } satisfies Record<string, FieldSpec>;
 
 /**
  * The last step the create reached (SPEC 1), written into the stored job
@@ -111,6 +149,8 @@ const stepField = {
 
 export const createStoredFields = { ...createSpecFields, generation: generationField, step: stepField } satisfies Record<string, FieldSpec>;
 
+/** A create's lease terms as validated: ttlSeconds 0 is no lease. */
+export type CreateLeaseInput = DataOf<typeof createLeaseFields>;
 /** A create as validated from a caller: defaults filled, uid maybe absent. */
 export type CreateJobInput = DataOf<typeof createInputFields>;
 /** A create as the provider makes it (src/provider/types.ts CreateSpec). */

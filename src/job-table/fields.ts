@@ -3,7 +3,9 @@
 // (producer, HTTP API and worker: SPEC 1) and the JSON Schema that
 // documents it, so the two never disagree. No worker code here.
 import { IMPLICIT_IMAGE, defaultImageOf } from '../config/images.js';
-import type { Config, ImageConfig } from '../config/types.js';
+import { leaseMaxSeconds } from '../config/leases.js';
+import { PRODUCER_DEFAULTS } from '../config/producer.js';
+import type { Config, ImageConfig, LeaseConfig } from '../config/types.js';
 
 export interface FieldError {
   field: string;
@@ -18,11 +20,15 @@ export interface JobLimits {
   /** Each image (SPEC 27) and the nodes that serve it. */
   images: Record<string, string[]>;
   defaultImage: string;
+  /** A create's lease (SPEC 31): its default ttl and onExpiry, and the longest ttl (leases.maxSeconds, or the ceiling for "no bound"). */
+  leases: { defaultSeconds: number; maxSeconds: number; onExpiry: LeaseConfig['onExpiry'] };
 }
 
 /** What limitsFromConfig reads: the service's Config, or the producer's (src/config/producer.ts), which knows no templates. */
 export interface LimitsSource {
   proxmox: Pick<Config['proxmox'], 'defaults' | 'limits' | 'defaultImage'> & { nodes: { name: string }[]; images: Pick<ImageConfig, 'name' | 'templates'>[] };
+  /** Absent (the provider's config, which checks no lease): the service's defaults. */
+  leases?: Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' | 'onExpiry'>;
 }
 
 /**
@@ -33,6 +39,8 @@ export interface LimitsSource {
  */
 export function limitsFromConfig(config: LimitsSource): JobLimits {
   const { nodes, images } = config.proxmox;
+  const { defaultSeconds, maxSeconds, onExpiry } = config.leases ?? PRODUCER_DEFAULTS.leases;
+  const leases = { defaultSeconds, maxSeconds, onExpiry };
   const names = nodes.map((node) => node.name);
   return {
     nodes: names,
@@ -40,6 +48,7 @@ export function limitsFromConfig(config: LimitsSource): JobLimits {
     defaults: config.proxmox.defaults,
     images: images.length === 0 ? { [IMPLICIT_IMAGE]: names } : Object.fromEntries(images.map((image) => [image.name, names.filter((node) => image.templates[node] !== undefined)])),
     defaultImage: defaultImageOf(config.proxmox),
+    leases: { ...leases, maxSeconds: leaseMaxSeconds(leases) },
   };
 }
 

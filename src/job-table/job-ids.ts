@@ -11,7 +11,7 @@ import { JOB_NAMES, JOB_TABLE } from './schema.js';
 const MAX_JOB_ID_LENGTH = 200;
 
 /** The jobs whose request the registry records as the name's desired state (SPEC 2). */
-export type IntentJobName = 'create' | 'delete';
+export type IntentJobName = 'create' | 'delete' | 'stop';
 
 /** What the registry's Lua puts before the generation it hands out: `create-<name>-`. */
 export function intentJobIdPrefix(job: IntentJobName, name: string): string {
@@ -31,6 +31,15 @@ export function intentJobId(job: IntentJobName, name: string, generation: number
  */
 export function repeatedIntentJobId(job: IntentJobName, name: string, generation: number): string {
   return `${intentJobId(job, name, generation)}-${randomUUID()}`;
+}
+
+/**
+ * A lease's timer (SPEC 31): `lease-expiry-<name>-<generation>-<version>`,
+ * one per lease version of one generation, so a newer lease's timer never
+ * shares an id with an older one kept as completed.
+ */
+export function leaseJobId(job: 'lease-expiry' | 'lease-warning', name: string, generation: number, version: number): string {
+  return `${job}-${name}-${generation}-${version}`;
 }
 
 /** A job for one name that records no intent (a check, a delete of one uid's VM): `<job>-<name>-<uuid>`. */
@@ -57,8 +66,10 @@ function anyOf(jobs: readonly string[]): string {
   return `(?:${jobs.join('|')})`;
 }
 
-const intentJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids === 'intent');
-const nameJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids !== 'system');
+const idsOf = (job: (typeof JOB_NAMES)[number]): string => JOB_TABLE[job].ids;
+const intentJobs = JOB_NAMES.filter((job) => idsOf(job) === 'intent' || idsOf(job) === 'internal');
+const nameJobs = JOB_NAMES.filter((job) => idsOf(job) === 'intent' || idsOf(job) === 'per-name');
+const leaseJobs = JOB_NAMES.filter((job) => idsOf(job) === 'lease');
 const systemJobs = JOB_NAMES.filter((job) => JOB_TABLE[job].ids === 'system');
 
 /** BullMQ's id for a job its scheduler adds: `repeat:<scheduler id>:<millis>`. */
@@ -69,6 +80,7 @@ const JOB_ID_SHAPES = [
   new RegExp(`^${anyOf(intentJobs)}-${NAME}-${GENERATION}(?:-${UUID})?$`),
   new RegExp(`^${anyOf(nameJobs)}-${NAME}-${UUID}$`),
   new RegExp(`^${anyOf(systemJobs)}-${UUID}$`),
+  new RegExp(`^${anyOf(leaseJobs)}-${NAME}-${GENERATION}-${GENERATION}$`),
   SCHEDULED_JOB_ID,
 ];
 

@@ -62,6 +62,14 @@ export interface DeleteResult {
   seedsDeleted: number;
 }
 
+/** A stop's result (SPEC 31): the VM stays, stopped. */
+export interface StopResult {
+  /** False when no VM of ours was running under the name and uid (none, or stopped already). */
+  stopped: boolean;
+  vmid?: number;
+  node?: string;
+}
+
 /** A check's result (SPEC 1, 3): Provisioning while a create or delete holds the name. */
 export interface CheckResult {
   state: VmState;
@@ -84,4 +92,7 @@ export interface JobResults {
   check: CheckResult;
   health: unknown;
   reconcile: unknown;
+  stop: StopResult | SupersededResult;
+  'lease-expiry': unknown;
+  'lease-warning': unknown;
 }

@@ -10,6 +10,8 @@ import type { DeleteJobData, DeleteJobInput } from './delete.schema.js';
 import { deleteInputFields, deleteStoredFields } from './delete.schema.js';
 import { fieldsJsonSchema, validateFields } from './fields.js';
 import type { InputOf, JobFields, JobLimits, Validation } from './fields.js';
+import type { LeaseTimerJobData, StopJobData } from './lease.schema.js';
+import { leaseTimerFields, stopFields } from './lease.schema.js';
 import type { HealthJobData, ReconcileJobData } from './system.schema.js';
 import { healthFields, reconcileFields } from './system.schema.js';
 
@@ -17,16 +19,19 @@ export type { FieldError, JobLimits, Validation } from './fields.js';
 export { limitsFromConfig } from './fields.js';
 export type { ReconcileJobData } from './system.schema.js';
 
-/** The two queues (SPEC 1, 5): VM jobs, and the system jobs, run one at a time across all workers. */
-export type QueueName = 'vm' | 'system';
+/** The queues (SPEC 1, 5, 31): VM jobs; the system jobs, run one at a time across all workers; a lease's timers, delayed until their time. */
+export type QueueName = 'vm' | 'system' | 'leases';
 
 /**
  * Where a job's id comes from (src/job-table/job-ids.ts): `intent`, the registry
  * records the request as the name's desired state and names its job
  * (SPEC 2); `per-name`, each request for a name is a job of its own; `system`,
- * a job of no name, on a schedule or added by hand.
+ * a job of no name, on a schedule or added by hand; `internal`, an intent
+ * the service records itself (a lease's stop, SPEC 31), which no caller
+ * enqueues; `lease`, a lease's timer, one per name, generation and lease
+ * version (SPEC 31).
  */
-type JobIdentity = 'intent' | 'per-name' | 'system';
+type JobIdentity = 'intent' | 'per-name' | 'system' | 'internal' | 'lease';
 
 interface JobEntry {
   queue: QueueName;
@@ -51,6 +56,9 @@ export const JOB_TABLE = {
   check: { queue: 'vm', input: checkFields, stored: checkFields, ids: 'per-name', summary: "a check of the VM's state" },
   health: { queue: 'system', input: healthFields, stored: healthFields, ids: 'system', summary: 'a health check of every configured node' },
   reconcile: { queue: 'system', input: reconcileFields, stored: reconcileFields, ids: 'system', summary: 'a reconcile sweep' },
+  stop: { queue: 'vm', input: stopFields, stored: stopFields, ids: 'internal', summary: "a stop of a VM at its lease's expiry" },
+  'lease-expiry': { queue: 'leases', input: leaseTimerFields, stored: leaseTimerFields, ids: 'lease', summary: "a lease's expiry" },
+  'lease-warning': { queue: 'leases', input: leaseTimerFields, stored: leaseTimerFields, ids: 'lease', summary: "a lease's vm.expiring warning" },
 } as const satisfies Record<string, JobEntry>;
 
 export type JobName = keyof typeof JOB_TABLE;
@@ -59,6 +67,10 @@ export const JOB_NAMES = Object.keys(JOB_TABLE) as readonly JobName[];
 type JobsWhose<K extends keyof JobEntry, V> = { [N in JobName]: (typeof JOB_TABLE)[N][K] extends V ? N : never }[JobName];
 /** The jobs the registry records as intents (SPEC 2): create, delete. */
 export type IntentJob = JobsWhose<'ids', 'intent'>;
+/** Every job of a recorded intent (SPEC 2): the callers' and the service's own (a lease's stop, SPEC 31). */
+export type RecordedJob = JobsWhose<'ids', 'intent' | 'internal'>;
+/** A lease's timers (SPEC 31). */
+export type LeaseJob = JobsWhose<'ids', 'lease'>;
 /** The jobs a caller enqueues for one name, each its own (check): the client, the API and the CLI take each alike. */
 export type NameJob = JobsWhose<'ids', 'per-name'>;
 
@@ -66,7 +78,7 @@ export type NameJob = JobsWhose<'ids', 'per-name'>;
 export type CallerJob = IntentJob | NameJob;
 
 export const NAME_JOBS = JOB_NAMES.filter((job): job is NameJob => JOB_TABLE[job].ids === 'per-name');
-export const CALLER_JOBS = JOB_NAMES.filter((job): job is CallerJob => JOB_TABLE[job].ids !== 'system');
+export const CALLER_JOBS = JOB_NAMES.filter((job): job is CallerJob => JOB_TABLE[job].ids === 'intent' || JOB_TABLE[job].ids === 'per-name');
 
 /** What a caller sends (no generation; create's uid optional). */
 export interface JobInputs {
@@ -75,6 +87,9 @@ export interface JobInputs {
   check: CheckJobData;
   health: HealthJobData;
   reconcile: ReconcileJobData;
+  stop: StopJobData;
+  'lease-expiry': LeaseTimerJobData;
+  'lease-warning': LeaseTimerJobData;
 }
 
 /** What a typed caller may send for a job (the producer library's parameter types): the defaulted fields may be left out. */
@@ -87,6 +102,9 @@ export interface JobDataOf {
   check: CheckJobData;
   health: HealthJobData;
   reconcile: ReconcileJobData;
+  stop: StopJobData;
+  'lease-expiry': LeaseTimerJobData;
+  'lease-warning': LeaseTimerJobData;
 }
 
 export function isJobName(value: string): value is JobName {

@@ -27,11 +27,13 @@ import { isProtected, protectedBySomeone } from './vm-config.js';
 import { messageMatches, PROTECTION_ENABLED } from '../proxmox/messages.js';
 import { configuredNode } from './placement.js';
 
-interface Doomed {
+export interface Doomed {
   node: string;
   vmid: number;
   /** Its protection is the template's, copied by a clone its create never configured (SPEC 28): the delete clears it. */
   clearProtection?: true;
+  /** A stop's (SPEC 31) VM hibernated (lock: suspended): stopped already, its saved state left alone. */
+  hibernated?: true;
 }
 
 interface Resolved {
@@ -40,7 +42,12 @@ interface Resolved {
   othersWithName: number;
 }
 
-async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: DeleteRequest): Promise<Resolved> {
+/**
+ * The VMs of ours the request names. For a `stop` (SPEC 31) a protected VM
+ * is fine (Proxmox's protection guards the destroy, not the stop) and a
+ * hibernated one is stopped already: it is kept, marked, to be left alone.
+ */
+export async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: DeleteRequest, purpose: 'delete' | 'stop' = 'delete'): Promise<Resolved> {
   const range = deps.config.proxmox.vmidRange;
   // Shared with the process's other operations asking at once; sent after this asked, so after the name's lock.
   const resources = await call(ctx, () => vmListing(deps, ctx));
@@ -73,12 +80,16 @@ async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, request: D
       othersWithName += 1;
       continue;
     }
+    if (config.lock === 'suspended' && purpose === 'stop') {
+      doomed.push({ node: entry.node, vmid: entry.vmid, hibernated: true });
+      continue;
+    }
     if (config.lock === 'suspended') {
       throw permanent(`VM ${entry.vmid} (${request.name}) is ours but hibernated (lock: suspended); resume or delete it in Proxmox`);
     }
     if (config.lock) throw transient(`${request.name}: VM ${entry.vmid} holds lock '${config.lock}'`);
     // Checked before any write: a stop would leave it stopped and still there.
-    if (protectedBySomeone(config, deps.config.proxmox.tag)) throw protectedVm(request.name, entry);
+    if (purpose === 'delete' && protectedBySomeone(config, deps.config.proxmox.tag)) throw protectedVm(request.name, entry);
     doomed.push({ node: entry.node, vmid: entry.vmid, ...(isProtected(config) ? { clearProtection: true as const } : {}) });
   }
   return { doomed, othersWithName };
@@ -99,17 +110,22 @@ function refusedAsProtected(err: unknown): boolean {
   return err instanceof Error && err.cause !== undefined && messageMatches(err.cause, PROTECTION_ENABLED);
 }
 
+/** The stop step (a task) of a VM not stopped yet; true when it stopped it (SPEC 15, 31). */
+export async function stopIfRunning(deps: ProviderDeps, ctx: OperationContext, vm: Pick<Doomed, 'node' | 'vmid'>): Promise<boolean> {
+  const status = await jobSeam(deps, ctx).statusCurrent(vm.node, vm.vmid);
+  if (status.status === 'stopped') return false;
+  await runTask(deps, ctx, `stop of VM ${vm.vmid}`, () => deps.api.stop(vm.node, vm.vmid, callOpts(ctx)));
+  await logLine(ctx, `stopped VM ${vm.vmid}`);
+  return true;
+}
+
 async function destroyVm(deps: ProviderDeps, ctx: OperationContext, name: string, vm: Doomed): Promise<void> {
   if (vm.clearProtection) {
     beforeWrite(ctx);
     await jobSeam(deps, ctx).putConfig(vm.node, vm.vmid, { delete: 'protection' });
     await logLine(ctx, `cleared the protection VM ${vm.vmid} copied from its template (its create never reached its config write)`);
   }
-  const status = await jobSeam(deps, ctx).statusCurrent(vm.node, vm.vmid);
-  if (status.status !== 'stopped') {
-    await runTask(deps, ctx, `stop of VM ${vm.vmid}`, () => deps.api.stop(vm.node, vm.vmid, callOpts(ctx)));
-    await logLine(ctx, `stopped VM ${vm.vmid}`);
-  }
+  await stopIfRunning(deps, ctx, vm);
   try {
     await runTask(deps, ctx, `destroy of VM ${vm.vmid}`, () =>
       deps.api.destroy(vm.node, vm.vmid, { purge: true, destroyUnreferencedDisks: true }, callOpts(ctx)),

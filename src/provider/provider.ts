@@ -7,6 +7,7 @@ import { findByName, findByNames, listByTag, listTaggedOrNamed } from './list.js
 import { deleteSeed, listRecordedSeeds, listSeeds } from './seeds.js';
 import { createVm } from './create.js';
 import { deleteVm } from './delete.js';
+import { stopVm } from './stop.js';
 import { health } from './health.js';
 
 export function createProvider(options: ProviderOptions): Provider {
@@ -26,6 +27,7 @@ export function providerOn(deps: ProviderDeps): Provider {
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
     create: (spec, ctx) => createVm(deps, spec, ctx),
     delete: (request, ctx) => deleteVm(deps, request, ctx),
+    stop: (request, ctx) => stopVm(deps, request, ctx),
     health: (ctx) => health(deps, ctx),
   };
 }

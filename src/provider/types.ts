@@ -3,11 +3,11 @@
 // and waits at once (job cancelled, lock lost).
 
 import type { CreateSpec as CreateJobSpec } from '../job-table/create.schema.js';
-import type { CreateResult, CreateStep, DeleteResult, VmState } from '../job-table/result.schema.js';
+import type { CreateResult, CreateStep, DeleteResult, StopResult, VmState } from '../job-table/result.schema.js';
 import type { NodeHealth } from '../job-table/health-result.schema.js';
 import type { Logger } from '../log.js';
 
-export type { CreateResult, CreateStep, DeleteResult, InPlaceField } from '../job-table/result.schema.js';
+export type { CreateResult, CreateStep, DeleteResult, InPlaceField, StopResult } from '../job-table/result.schema.js';
 export type { HealthReason, ImageHealth, NodeHealth } from '../job-table/health-result.schema.js';
 
 export interface OperationContext {
@@ -60,6 +60,11 @@ export interface DeleteRequest {
   uid?: string;
   /** Where the registry last saw the name's VM (its lastKnown VMID): read even under another name (SPEC 28). */
   knownVmid?: number;
+}
+
+/** A stop at a lease's expiry (SPEC 31): only the VM whose mark carries the uid. */
+export interface StopRequest extends DeleteRequest {
+  uid: string;
 }
 
 /** A VM found by tag (SPEC 14). `unknown` when its config read failed. */
@@ -127,5 +132,7 @@ export interface Provider {
   deleteSeed(seed: SeedIso, ctx: OperationContext): Promise<void>;
   create(spec: CreateSpec, ctx: OperationContext): Promise<CreateResult>;
   delete(request: DeleteRequest, ctx: OperationContext): Promise<DeleteResult>;
+  /** Stops the VM and keeps it (SPEC 31); NotFound is not an error: nothing to stop. */
+  stop(request: StopRequest, ctx: OperationContext): Promise<StopResult>;
   health(ctx: OperationContext): Promise<NodeHealth[]>;
 }

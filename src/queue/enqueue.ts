@@ -3,10 +3,10 @@
 // on the table's queue and gives it an id of the table's shape
 // (src/job-table/job-ids.ts). The producer library, the reconciler, the CLI and the
 // schedules all enqueue here. Producer-safe: no worker code.
-import type { Job } from 'bullmq';
-import { intentJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../job-table/job-ids.js';
+import type { Job, JobsOptions, Queue } from 'bullmq';
+import { intentJobId, leaseJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../job-table/job-ids.js';
 import { JOB_TABLE, validateEnqueuedJobData } from '../job-table/schema.js';
-import type { IntentJob, JobLimits, JobName } from '../job-table/schema.js';
+import type { JobLimits, JobName, LeaseJob, RecordedJob } from '../job-table/schema.js';
 import { ValidationError } from './producer-errors.js';
 import type { Queues } from './queues.js';
 import { NO_REPLICA_ACKS, type ReplicaAcks } from './replica-acks.js';
@@ -20,6 +20,13 @@ type JobIdChoice =
   /** A job of its own: `<job>-<name>-<uuid>`, or `<job>-<uuid>` for a job of no name. */
   | 'own';
 
+/**
+ * Where a job goes in its queue: `next`, at the head (BullMQ's lifo), for a
+ * job that must not wait behind the queue's backlog: a lease's end (SPEC
+ * 31), whose VM must go within its bound however many creates wait.
+ */
+export type JobOrder = 'fifo' | 'next';
+
 export interface JobDoor {
   /**
    * A caller's accept: its writes (desired-state record, job), answered only
@@ -28,13 +35,19 @@ export interface JobDoor {
    */
   accept<T>(writes: () => Promise<T>): Promise<T>;
   /** Checks `data` as the worker will (less the fields only the worker writes), then adds the job; throws ValidationError, adding nothing, when it is refused. */
-  add(job: JobName, data: unknown, id?: JobIdChoice): Promise<Job>;
+  add(job: JobName, data: unknown, id?: JobIdChoice, order?: JobOrder): Promise<Job>;
   /**
    * The job of an intent already recorded: kept when it is there, added
    * again when it is gone (retention, or a crash between record and add),
    * retried when it failed, since the caller asks again for the same thing.
    */
-  ensure(job: IntentJob, data: unknown, recordedId: string): Promise<void>;
+  ensure(job: RecordedJob, data: unknown, recordedId: string, order?: JobOrder): Promise<void>;
+  /**
+   * A lease's timer (SPEC 31), run `delayMs` from now under the id of its
+   * name, generation and lease version: adding one already kept adds
+   * nothing, so setting the same lease twice sets one timer.
+   */
+  later(job: LeaseJob, data: unknown, delayMs: number): Promise<Job>;
   /** The job's schedule (SPEC 5, 19), named after the job; idempotent, so every worker upserts it at start. */
   schedule(job: JobName, everyMs: number, data: unknown): Promise<void>;
 }
@@ -42,6 +55,7 @@ export interface JobDoor {
 interface Identified {
   name?: unknown;
   generation?: unknown;
+  leaseVersion?: unknown;
 }
 
 function checked(job: JobName, data: unknown, limits: JobLimits): Identified {
@@ -60,8 +74,9 @@ function generationOf(job: JobName, data: Identified): number {
   return data.generation;
 }
 
-function isIntent(job: JobName): job is IntentJob {
-  return JOB_TABLE[job].ids === 'intent';
+function isIntent(job: JobName): job is RecordedJob {
+  const ids: string = JOB_TABLE[job].ids;
+  return ids === 'intent' || ids === 'internal';
 }
 
 /** The id of a job of the table's shape; a recorded id must be the one src/job-table/job-ids.ts gives the intent. */
@@ -74,27 +89,46 @@ function jobIdFor(job: JobName, data: Identified, choice: JobIdChoice): string {
   return choice.recorded;
 }
 
+/**
+ * A `next` job's options: at the head of its queue, and retried at the
+ * queue's base delay each time instead of doubling it: seven failed
+ * attempts of a lease's delete under faults and Redis restarts took 23 s
+ * at a 200 ms base, past the lease's bound (SPEC 31).
+ */
+function orderOptions(queue: Queue, order: JobOrder): JobsOptions {
+  if (order === 'fifo') return {};
+  const delay = (queue.defaultJobOptions.backoff as { delay?: number } | undefined)?.delay;
+  return { lifo: true, ...(delay === undefined ? {} : { backoff: { type: 'fixed', delay } }) };
+}
+
 /** `acks` for the door of callers' requests (the producer library, so the HTTP API); the service's own jobs need none. */
 export function jobDoor(queues: Queues, limits: JobLimits, acks: ReplicaAcks = NO_REPLICA_ACKS): JobDoor {
   const queueOf = (job: JobName) => queues[JOB_TABLE[job].queue];
   return {
     accept: (writes) => acks.confirmed(writes),
 
-    async add(job, data, id = 'own') {
+    async add(job, data, id = 'own', order = 'fifo') {
       const value = checked(job, data, limits);
-      return queueOf(job).add(job, value, { jobId: jobIdFor(job, value, id) });
+      return queueOf(job).add(job, value, { jobId: jobIdFor(job, value, id), ...orderOptions(queueOf(job), order) });
     },
 
-    async ensure(job, data, recordedId) {
+    async ensure(job, data, recordedId, order = 'fifo') {
       const value = checked(job, data, limits);
       const jobId = jobIdFor(job, value, { recorded: recordedId });
       const queue = queueOf(job);
       const existing = (await queue.getJob(jobId)) as Job | undefined;
       if (existing === undefined) {
-        await queue.add(job, value, { jobId });
+        await queue.add(job, value, { jobId, ...orderOptions(queue, order) });
         return;
       }
       if (await existing.isFailed()) await existing.retry('failed');
+    },
+
+    async later(job, data, delayMs) {
+      const value = checked(job, data, limits);
+      if (typeof value.leaseVersion !== 'number') throw new Error(`a ${job} job needs a leaseVersion for its id`);
+      const jobId = leaseJobId(job, nameOf(job, value), generationOf(job, value), value.leaseVersion);
+      return queueOf(job).add(job, value, { jobId, delay: Math.max(0, Math.round(delayMs)) });
     },
 
     async schedule(job, everyMs, data) {

@@ -8,6 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from '../job-table/create.schema.js';
 import type { CreateJobInput } from '../job-table/create.schema.js';
+import type { Lease } from '../desired-state.js';
+import type { LeaseTimer } from './lease-timer.js';
 import type { DeleteJobInput } from '../job-table/delete.schema.js';
 import type { JobLimits } from '../job-table/schema.js';
 import type { JobDoor } from './enqueue.js';
@@ -24,29 +26,45 @@ export interface EnqueueResult {
   existing: boolean;
   /** A create of a present name that changes its VM in place (SPEC 2): the fields it changes (cores, memoryMiB, diskGiB). */
   changes?: string[];
+  /** A create's: when the name's lease ends its VM (SPEC 31); absent: no lease. A repeat of the same create keeps it; another ttlSeconds moves it. */
+  expiresAt?: string;
+  /** A create's with a lease: what runs at expiresAt. */
+  onExpiry?: Lease['onExpiry'];
 }
 
-/** What an intent is recorded and enqueued with: the door, the registry, and the limits the sizes default from. */
+/** What an intent is recorded and enqueued with: the door, the registry, the limits the sizes default from, and the leases' timers (SPEC 31). */
 export interface IntentWriters {
   door: JobDoor;
   registry: DesiredStateRegistry;
   limits: JobLimits;
+  leaseTimer: LeaseTimer;
+}
+
+/** What the lease fields say: onExpiry is checked by the field table to be one of these. */
+function leaseAction(value: string): Lease['onExpiry'] {
+  return value === 'stop' ? 'stop' : 'delete';
 }
 
 /**
- * A validated create: its spec recorded present, then its job. Throws
- * SpecConflictError (the name is present with another spec) or
- * ConflictError (another uid holds the name), recording nothing. With no
- * uid, a present name's is taken.
+ * A validated create: its spec and lease recorded present, then its job,
+ * then the lease's timers (SPEC 31; a crash before them leaves the lease
+ * to the sweep's backstop). Throws SpecConflictError (the name is present
+ * with another spec) or ConflictError (another uid holds the name),
+ * recording nothing. With no uid, a present name's is taken. The lease is
+ * not spec: other terms on a present name move it (from now), the same
+ * ones keep it.
  */
-export function acceptCreate({ door, registry, limits }: IntentWriters, value: CreateJobInput): Promise<EnqueueResult> {
+export function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput): Promise<EnqueueResult> {
   return door.accept(async () => {
-    const spec = { ...value, uid: value.uid ?? randomUUID() };
+    const { ttlSeconds, onExpiry, ...vm } = value;
+    const spec = { ...vm, uid: value.uid ?? randomUUID() };
+    const lease = { ttlSeconds, onExpiry: leaseAction(onExpiry), expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
     const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
       uidGiven: value.uid !== undefined,
       compare: SPEC_FIELDS,
       absentMeans: specFieldDefaults(limits),
       inPlace: IN_PLACE_FIELDS,
+      lease,
     });
     if (outcome.kind === 'conflict') {
       if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
@@ -54,13 +72,21 @@ export function acceptCreate({ door, registry, limits }: IntentWriters, value: C
     }
     if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
     else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation }, { recorded: outcome.jobId });
-    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
+    // Set again on a repeat too: the timers of an in-place change's new generation, or of a lease whose first set was lost.
+    if (outcome.lease !== undefined) await leaseTimer.set(spec.name, outcome.generation, outcome.lease);
+    else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);
+    const shown = outcome.lease === undefined ? {} : { expiresAt: outcome.lease.expiresAt, onExpiry: outcome.lease.onExpiry };
+    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown };
     return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
   });
 }
 
-/** A validated delete: the name recorded absent, then its job; a delete of another uid than the present one records nothing and is a job of its own. */
-export function acceptDelete({ door, registry }: Omit<IntentWriters, 'limits'>, value: DeleteJobInput): Promise<EnqueueResult> {
+/**
+ * A validated delete: the name recorded absent (its lease ended), then its
+ * job, then the lease's timers cleared; a delete of another uid than the
+ * present one records nothing and is a job of its own.
+ */
+export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters, 'limits'>, value: DeleteJobInput): Promise<EnqueueResult> {
   return door.accept(async () => {
     const outcome = await registry.recordAbsent(value.name, value.uid);
     const data = { ...value, generation: outcome.generation };
@@ -68,8 +94,10 @@ export function acceptDelete({ door, registry }: Omit<IntentWriters, 'limits'>, 
       const added = await door.add('delete', data);
       return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };
     }
-    if (outcome.kind === 'recorded') await door.add('delete', data, { recorded: outcome.jobId });
-    else await door.ensure('delete', data, outcome.jobId);
+    if (outcome.kind === 'recorded') {
+      await door.add('delete', data, { recorded: outcome.jobId });
+      if (outcome.endedLease) await leaseTimer.clear(value.name);
+    } else await door.ensure('delete', data, outcome.jobId);
     return { jobId: outcome.jobId, name: value.name, generation: outcome.generation, existing: outcome.kind === 'existing' };
   });
 }

@@ -43,3 +43,37 @@ export class SpecConflictError extends ConflictError {
     );
   }
 }
+
+/** A call about a name the registry holds no present record of (HTTP 404): a lease renewal (SPEC 31). */
+export class NameNotFoundError extends Error {
+  override readonly name = 'NameNotFoundError';
+  constructor(readonly vmName: string) {
+    super(`no present VM is named ${vmName}`);
+  }
+}
+
+/** A renewal of a lease whose expiry stopped the VM (HTTP 409, SPEC 31): the VM stays stopped; a create of its spec starts it again. Nothing changed. */
+export class LeaseExpiredError extends Error {
+  override readonly name = 'LeaseExpiredError';
+  constructor(
+    readonly vmName: string,
+    /** When the lease ended. */
+    readonly expiresAt: string,
+  ) {
+    super(`the lease of ${vmName} expired at ${expiresAt} and stopped it: create it again with the same spec to start it (with a new lease)`);
+  }
+}
+
+/** A renewal that would end the lease earlier than it now ends, without `shorten` (HTTP 409, SPEC 31); nothing changed. */
+export class LeaseShortenError extends Error {
+  override readonly name = 'LeaseShortenError';
+  constructor(
+    readonly vmName: string,
+    /** When the lease ends now. */
+    readonly expiresAt: string,
+    /** When the renewal asked it to end. */
+    readonly asked: string,
+  ) {
+    super(`the lease of ${vmName} ends at ${expiresAt}; ${asked} is earlier: send shorten: true to move it earlier`);
+  }
+}

@@ -18,12 +18,16 @@ import { createQueues } from './queues.js';
 import type { Queues } from './queues.js';
 import { DesiredStateRegistry } from './registry.js';
 import type { ReplicaAcks } from './replica-acks.js';
+import type { LeaseTimer } from './lease-timer.js';
+import { serviceLeaseTimers, type LeaseTimerFactory } from './lease-timer-source.js';
 
 export interface ProducerSession {
   limits: JobLimits;
   queues: Queues;
   registry: DesiredStateRegistry;
   door: JobDoor;
+  /** The timers of the leases this producer sets, moves and ends (SPEC 31). */
+  leaseTimer: LeaseTimer;
 }
 
 export interface LazyProducerSession {
@@ -40,9 +44,11 @@ export interface ProducerSessionOptions {
   given: ProducerConfig | undefined;
   acks: ReplicaAcks;
   onConfigMismatch: (mismatch: ConfigMismatch) => void;
+  /** Builds the leases' timers; the service's by default. */
+  leaseTimers?: LeaseTimerFactory;
 }
 
-export function lazyProducerSession({ redis, prefix, given, acks, onConfigMismatch }: ProducerSessionOptions): LazyProducerSession {
+export function lazyProducerSession({ redis, prefix, given, acks, onConfigMismatch, leaseTimers = serviceLeaseTimers }: ProducerSessionOptions): LazyProducerSession {
   let session: Promise<ProducerSession> | undefined;
   const start = async (): Promise<ProducerSession> => {
     await connected(redis);
@@ -50,7 +56,9 @@ export function lazyProducerSession({ redis, prefix, given, acks, onConfigMismat
     const config = chooseProducerConfig(given, published, keys.producerConfig(prefix), onConfigMismatch);
     const limits = limitsFromConfig(config);
     const queues = createQueues(redis, prefix, config.jobs);
-    return { limits, queues, registry: new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds), door: jobDoor(queues, limits, acks) };
+    const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
+    const door = jobDoor(queues, limits, acks);
+    return { limits, queues, registry, door, leaseTimer: leaseTimers({ redis, prefix, queues, door, warnSeconds: config.leases.warnSeconds }) };
   };
   return {
     // A failed start (Redis down, an unreadable published config) is tried again by the next call.

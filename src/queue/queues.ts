@@ -1,5 +1,6 @@
-// The two queues (SPEC 1, 5): VM jobs on one, the system jobs (reconcile,
-// health) on another that runs one job at a time across all workers. Which
+// The queues (SPEC 1, 5, 31): VM jobs on one, the system jobs (reconcile,
+// health) on another that runs one job at a time across all workers, and
+// a lease's delayed timers on a third. Which
 // job goes on which is the job table's (src/job-table/schema.ts JOB_TABLE).
 import { Queue } from 'bullmq';
 import type { ConnectionOptions, JobsOptions, KeepJobs } from 'bullmq';
@@ -9,6 +10,8 @@ import { reportRedisError } from './connection.js';
 
 export const VM_QUEUE = 'vm' satisfies QueueName;
 export const SYSTEM_QUEUE = 'system' satisfies QueueName;
+/** A lease's timers (SPEC 31): delayed jobs, on a queue of their own so a long sweep never holds an expiry back. */
+export const LEASE_QUEUE = 'leases' satisfies QueueName;
 
 /** The name of this service's custom backoff (src/worker/retry.ts). */
 export const BACKOFF_TYPE = 'jittered-exponential';
@@ -45,13 +48,15 @@ export function createQueues(connection: ConnectionOptions, prefix: string, jobs
   const options = { connection, prefix, ...(jobs ? { defaultJobOptions: defaultJobOptions(jobs) } : {}) };
   const vm = new Queue(VM_QUEUE, options);
   const system = new Queue(SYSTEM_QUEUE, options);
+  const leases = new Queue(LEASE_QUEUE, options);
   // Without a listener BullMQ prints every connection error with its stack (SPEC 24).
-  for (const queue of [vm, system]) queue.on('error', (err) => reportRedisError(connection, err, `queue ${queue.name}`));
+  for (const queue of [vm, system, leases]) queue.on('error', (err) => reportRedisError(connection, err, `queue ${queue.name}`));
   return {
     vm,
     system,
+    leases,
     close: async () => {
-      await Promise.all([vm.close(), system.close()]);
+      await Promise.all([vm.close(), system.close(), leases.close()]);
     },
   };
 }

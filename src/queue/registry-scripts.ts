@@ -6,33 +6,52 @@
 // alongside (ScriptBatch, src/redis-script.ts).
 
 import { LuaScript } from '../redis-script.js';
+import { LEASE_FUNCTIONS } from './lease-scripts.js';
 import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
 
 /**
- * KEYS: record, generations, index. ARGV: name, uid, spec JSON, now, '1'
- * when the caller gave the uid (else '0': a present name's uid is taken),
- * the job id's prefix (src/job-table/job-ids.ts intentJobIdPrefix, to which the
- * generation is appended), a JSON object of what a spec field absent from
- * either spec means (a spec from before images had no image: the default
- * one, SPEC 27), then the names of the spec fields that must match a
- * present spec (SPEC 2), each maybe with a mode after a colon: `any` (a
- * field a present VM takes in place whatever its new value) or `grow`
- * (one it takes in place only when larger). Returns {'recorded',
- * generation, jobId, uid} | {'existing', generation, jobId, uid} |
- * {'updated', generation, jobId, uid, changed field...} (only fields a
- * present VM takes in place differ: a new generation of the present
- * uid, marked `changing` until a job of it takes the lock) | {'conflict',
- * uid, '1' when the uid differs else '0', differing field that cannot
- * change in place...}. A new generation and a repeat
- * both clear a recorded Permanent failure: the caller asked again.
+ * KEYS: record, generations, index, lease index. ARGV: name, uid, spec
+ * JSON, now, '1' when the caller gave the uid (else '0': a present name's
+ * uid is taken), the job id's prefix (src/job-table/job-ids.ts
+ * intentJobIdPrefix, to which the generation is appended), a JSON object
+ * of what a spec field absent from either spec means (a spec from before
+ * images had no image: the default one, SPEC 27), the create's lease
+ * terms (JSON {ttlSeconds, onExpiry}, SPEC 31), the expiry they give from
+ * now (RFC 3339) and its ms, then the names of the spec fields that must
+ * match a present spec (SPEC 2), each maybe with a mode after a colon:
+ * `any` (a field a present VM takes in place whatever its new value) or
+ * `grow` (one it takes in place only when larger). Returns {kind, lease
+ * JSON or '', lease change (lease-scripts.ts applyTerms: 'set', 'kept',
+ * 'clear', 'none'), ...} where the rest is: for 'recorded' and
+ * 'existing', generation, jobId, uid; for 'updated', generation, jobId,
+ * uid, changed field... (only fields a present VM takes in place differ:
+ * a new generation of the present uid, marked `changing` until a job of
+ * it takes the lock); for 'conflict' (nothing written), uid, '1' when the
+ * uid differs else '0', differing field that cannot change in place....
+ * Lease terms are not spec: other terms on a present name move its lease
+ * and are no conflict. A new generation and a repeat both clear a
+ * recorded Permanent failure: the caller asked again. The same spec on
+ * a name a lease's expiry stopped (`stopped`, SPEC 31) is 'recorded': a
+ * new generation whose create starts the VM again, its expired lease gone.
  */
-export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}
+export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}
+local function leaseOf(kind, fresh, rest)
+  local lease, change = applyTerms(KEYS[1], KEYS[4], ARGV[1], ARGV[8], ARGV[9], ARGV[10], fresh)
+  local answer = {kind, lease, change}
+  for _, value in ipairs(rest) do table.insert(answer, value) end
+  return answer
+end
 local function record(uid, spec)
   local wasState, wasNode = indexedOf(KEYS[1])
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
-  redis.call('HDEL', KEYS[1], 'failed', 'changing')
+  -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms.
+  if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
+    dropLease(KEYS[1], KEYS[4], ARGV[1])
+    redis.call('HDEL', KEYS[1], 'leaseTerms')
+  end
+  redis.call('HDEL', KEYS[1], 'failed', 'changing', 'stopped')
   redis.call('PERSIST', KEYS[1])
   redis.call('SADD', KEYS[3], ARGV[1])
   reindex(KEYS[1], wasState, wasNode)
@@ -49,8 +68,8 @@ if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
   local changed = {}
   local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
-  local answer = {'conflict', uid, uidDiffers and '1' or '0'}
-  if #ARGV > 7 then
+  local answer = {'conflict', '', 'none', uid, uidDiffers and '1' or '0'}
+  if #ARGV > 10 then
     local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
     local want = cjson.decode(ARGV[3])
     local absent = cjson.decode(ARGV[7])
@@ -59,7 +78,7 @@ if state == 'present' then
       if type(a) == 'table' or type(b) == 'table' then return cjson.encode(a or {}) == cjson.encode(b or {}) end
       return a == b
     end
-    for i = 8, #ARGV do
+    for i = 11, #ARGV do
       local field, mode = string.match(ARGV[i], '^([^:]+):?(.*)$')
       local a, b = have[field], want[field]
       if a == nil then a = absent[field] end
@@ -70,17 +89,22 @@ if state == 'present' then
       end
     end
   end
-  if uidDiffers or #answer > 3 then return answer end
+  if uidDiffers or #answer > 5 then return answer end
   if #changed > 0 then
     local spec = ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid)
     local recorded = record(uid, spec)
     redis.call('HSET', KEYS[1], 'changing', recorded[1])
-    local updated = {'updated', recorded[1], recorded[2], recorded[3]}
-    for _, field in ipairs(changed) do table.insert(updated, field) end
-    return updated
+    for _, field in ipairs(changed) do table.insert(recorded, field) end
+    return leaseOf('updated', false, recorded)
+  end
+  -- A VM a lease's expiry stopped (SPEC 31): the same spec asked again is a new generation, whose create starts it.
+  if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
+    -- record() ends the expired lease; this create's terms give the new one, if any.
+    local recorded = record(uid, ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid))
+    return leaseOf('recorded', false, recorded)
   end
   redis.call('HDEL', KEYS[1], 'failed')
-  return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}
+  return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid})
 end
 -- A tombstone keeps the uid that was deleted; a new uid retires it, so a
 -- create may replace that uid's VM if its delete never ran (superseded).
@@ -93,7 +117,7 @@ if state == 'absent' and old and old ~= ARGV[2] then
   redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
 end
 local recorded = record(ARGV[2], ARGV[3])
-return {'recorded', recorded[1], recorded[2], recorded[3]}
+return leaseOf('recorded', true, recorded)
 `);
 
 /**
@@ -109,13 +133,15 @@ return 1
 `);
 
 /**
- * KEYS: record, generations, index. ARGV: name, uid or '', now, tombstone
- * seconds, the job id's prefix (intentJobIdPrefix; the generation is appended).
- * A delete naming a uid the name is not desired with changes no desired
- * state: it only removes that uid's VM (the reconciler's orphans).
- * Returns {'recorded'|'existing', generation, jobId} | {'foreign', generation}.
+ * KEYS: record, generations, index, lease index. ARGV: name, uid or '',
+ * now, tombstone seconds, the job id's prefix (intentJobIdPrefix; the
+ * generation is appended). A delete naming a uid the name is not desired
+ * with changes no desired state: it only removes that uid's VM (the
+ * reconciler's orphans). A recorded delete ends the name's lease (SPEC 31).
+ * Returns {'recorded', generation, jobId, '1' when it ended a lease else
+ * '0'} | {'existing', generation, jobId} | {'foreign', generation}.
  */
-export const RECORD_ABSENT = new LuaScript(`${INDEX_FUNCTIONS}
+export const RECORD_ABSENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}
 local state = redis.call('HGET', KEYS[1], 'state')
 local uid = redis.call('HGET', KEYS[1], 'uid')
 if ARGV[2] ~= '' and state == 'present' and uid ~= ARGV[2] then
@@ -128,11 +154,12 @@ local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
-redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing')
+redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing', 'leaseTerms', 'stopped')
+local ended = dropLease(KEYS[1], KEYS[4], ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
 reindex(KEYS[1], wasState, wasNode)
-return {'recorded', tostring(gen), jobId}
+return {'recorded', tostring(gen), jobId, ended and '1' or '0'}
 `);
 
 // Writes json as the record's lastKnown, only into an existing record

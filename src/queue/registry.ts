@@ -3,11 +3,13 @@
 // with one generation counter per name. Producers record here first,
 // then add the job carrying the generation; workers compare.
 import type { RedisClient } from '../redis-script.js';
-import type { DesiredHead, DesiredRecord, LastKnown, LastKnownWrite, RecordedFailure } from '../desired-state.js';
+import type { DesiredHead, DesiredRecord, LastKnown, LastKnownWrite, Lease, RecordedFailure } from '../desired-state.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { intentJobIdPrefix } from '../job-table/job-ids.js';
 import { keys } from '../redis-keys.js';
+import { RENEW_LEASE } from './lease-scripts.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
+import { EXPIRE_LEASE, MARK_WARNED } from './lease-expiry-scripts.js';
 import { VmIndex } from './vm-index.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
@@ -24,10 +26,19 @@ export function lastKnownArgs(write: LastKnownWrite): [string, string] {
   return [redactSecrets(JSON.stringify(write.lastKnown)), write.ifState ?? ''];
 }
 
+/** What an accepted create did to the name's lease (SPEC 31): set or moved, kept as it was (a repeat), ended (ttl 0), or none before and after. */
+export type LeaseChange = 'set' | 'kept' | 'clear' | 'none';
+
+/** The name's lease after an accepted create, and what the create did to it. */
+interface LeaseAfter {
+  lease: Lease | undefined;
+  leaseChange: LeaseChange;
+}
+
 export type PresentOutcome =
-  | { kind: 'recorded' | 'existing'; generation: number; jobId: string; uid: string }
+  | ({ kind: 'recorded' | 'existing'; generation: number; jobId: string; uid: string } & LeaseAfter)
   /** Only fields a present VM takes in place differ: a new generation of the present uid, with the new spec. */
-  | { kind: 'updated'; generation: number; jobId: string; uid: string; changedFields: string[] }
+  | ({ kind: 'updated'; generation: number; jobId: string; uid: string; changedFields: string[] } & LeaseAfter)
   | {
       kind: 'conflict';
       existingUid: string;
@@ -46,13 +57,37 @@ export interface RecordPresentOptions {
   absentMeans?: Readonly<Record<string, unknown>>;
   /** Compared fields a present VM takes in place: `any` new value, or only a larger one (`grow`). Default none. */
   inPlace?: Readonly<Record<string, InPlaceChange>>;
+  /** The create's lease terms (SPEC 31) and the expiry they give from now; default none (ttl 0). */
+  lease?: LeaseTerms;
 }
+
+/** A create's lease (SPEC 31): ttlSeconds 0 is none; expiresAt is the accept time plus the ttl. */
+export interface LeaseTerms {
+  ttlSeconds: number;
+  onExpiry: Lease['onExpiry'];
+  expiresAt: Date;
+}
+
+/** What a renewal (SPEC 31) did: renewed (the new lease, of the name's generation), refused as earlier than the present expiry or as a lease whose expiry stopped the VM, or no present name. */
+export type RenewOutcome = { kind: 'renewed'; lease: Lease; generation: number } | { kind: 'earlier'; expiresAt: string } | { kind: 'expired'; expiresAt: string } | { kind: 'absent' };
 
 /** How a spec field may change on a present VM (SPEC 2). */
 export type InPlaceChange = 'any' | 'grow';
 
+/**
+ * What a lease's expiry found (SPEC 31): its onExpiry intent recorded now
+ * or before (then its job is made sure of), or nothing to do: the name is
+ * gone or has no lease, the lease was renewed (another version), or it is
+ * not due yet.
+ */
+export type ExpiryOutcome =
+  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; generation: number; jobId: string; uid: string; expiresAt: string }
+  | { kind: 'not-due'; dueInMs: number }
+  | { kind: 'gone' | 'renewed' };
+
 export type AbsentOutcome =
-  | { kind: 'recorded' | 'existing'; generation: number; jobId: string }
+  | { kind: 'recorded'; generation: number; jobId: string; endedLease: boolean }
+  | { kind: 'existing'; generation: number; jobId: string }
   | { kind: 'foreign'; generation: number };
 
 /** One page of the registry in name order; `more` when a name after the last one passes the filters too. */
@@ -62,7 +97,8 @@ export interface RegistryPage {
 }
 
 function passes(record: DesiredRecord, query: RegistryPageQuery): boolean {
-  return (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
+  const expiring = query.expiringBefore === undefined || (record.lease !== undefined && Date.parse(record.lease.expiresAt) < query.expiringBefore);
+  return expiring && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
 }
 
 function parseJson<T>(text: string | undefined): T | undefined {
@@ -85,8 +121,8 @@ export class DesiredStateRegistry {
     this.index = new VmIndex(redis, prefix);
   }
 
-  private scriptKeys(name: string): [string, string, string] {
-    return [keys.desired(this.prefix, name), keys.generations(this.prefix), keys.desiredIndex(this.prefix)];
+  private scriptKeys(name: string): [string, string, string, string] {
+    return [keys.desired(this.prefix, name), keys.generations(this.prefix), keys.desiredIndex(this.prefix), keys.leases(this.prefix)];
   }
 
   async recordPresent(name: string, uid: string, spec: Record<string, unknown>, options: RecordPresentOptions = {}): Promise<PresentOutcome> {
@@ -94,12 +130,29 @@ export class DesiredStateRegistry {
       const change = options.inPlace?.[field];
       return change === undefined ? field : `${field}:${change}`;
     });
-    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), ...compared];
+    const { ttlSeconds = 0, onExpiry = 'delete', expiresAt = new Date() } = options.lease ?? {};
+    const terms = JSON.stringify({ ttlSeconds, onExpiry });
+    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), ...compared];
     const reply = (await RECORD_PRESENT.run(this.redis, this.scriptKeys(name), args)) as string[];
-    const [kind, a = '', b = '', c = '', ...rest] = reply;
+    const [kind, leaseJson = '', change = 'none', a = '', b = '', c = '', ...rest] = reply;
     if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };
-    if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest };
-    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c };
+    const after: LeaseAfter = { lease: parseJson<Lease>(leaseJson === '' ? undefined : leaseJson), leaseChange: change as LeaseChange };
+    if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest, ...after };
+    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c, ...after };
+  }
+
+  /**
+   * Moves a present name's lease to `expiresAt` (SPEC 31), a new version
+   * with no warning sent yet; one earlier than the present expiry only
+   * with `shorten`. A name with no lease gets one, of its create's
+   * onExpiry or else `onExpiry`.
+   */
+  async renewLease(name: string, expiresAt: Date, shorten: boolean, onExpiry: Lease['onExpiry']): Promise<RenewOutcome> {
+    const args = [name, expiresAt.toISOString(), expiresAt.getTime(), shorten ? '1' : '0', onExpiry];
+    const [kind, a = '', b = ''] = (await RENEW_LEASE.run(this.redis, [keys.desired(this.prefix, name), keys.leases(this.prefix)], args)) as string[];
+    if (kind === 'earlier' || kind === 'expired') return { kind, expiresAt: a };
+    const lease = kind === 'renewed' ? parseJson<Lease>(a) : undefined;
+    return lease === undefined ? { kind: 'absent' } : { kind: 'renewed', lease, generation: Number(b) };
   }
 
   /** A Permanent failure of the name's create at `generation`; written only while that generation is present. */
@@ -109,9 +162,30 @@ export class DesiredStateRegistry {
 
   async recordAbsent(name: string, uid: string | undefined): Promise<AbsentOutcome> {
     const reply = (await RECORD_ABSENT.run(this.redis, this.scriptKeys(name), [name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name)])) as string[];
-    const [kind, a = '', b = ''] = reply;
+    const [kind, a = '', b = '', c = ''] = reply;
     if (kind === 'foreign') return { kind, generation: Number(a) };
-    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b };
+    if (kind === 'existing') return { kind, generation: Number(a), jobId: b };
+    return { kind: 'recorded', generation: Number(a), jobId: b, endedLease: c === '1' };
+  }
+
+  /**
+   * A lease's expiry (SPEC 31), in one script: when the name is present
+   * and its lease is this version and due at `now`, its onExpiry intent is
+   * recorded as a caller's would be (a delete's tombstone, or a stop's new
+   * generation, SPEC 2), so any later intent supersedes it; a renewal
+   * that came first (a newer version, a later expiresAt) wins.
+   */
+  async expireLease(name: string, version: number, now: Date): Promise<ExpiryOutcome> {
+    const args = [name, version, now.getTime(), now.toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), intentJobIdPrefix('stop', name)];
+    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
+    if (kind === 'not-due') return { kind, dueInMs: Number(action) };
+    if (kind !== 'recorded' && kind !== 'existing') return { kind: kind === 'renewed' ? kind : 'gone' };
+    return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt };
+  }
+
+  /** Marks the lease version warned (SPEC 31: vm.expiring once per version); false when it was already, or the name has no such lease. */
+  async markWarned(name: string, version: number, now: Date): Promise<boolean> {
+    return (await MARK_WARNED.run(this.redis, [keys.desired(this.prefix, name)], [version, now.toISOString()])) === 1;
   }
 
   /**
@@ -146,6 +220,7 @@ export class DesiredStateRegistry {
    * checked again as it may have changed since the index was read.
    */
   async page(query: RegistryPageQuery): Promise<RegistryPage> {
+    if (query.expiringBefore !== undefined) return this.expiringPage(query, query.expiringBefore);
     const wanted = query.limit + 1;
     const found: DesiredRecord[] = [];
     let after = query.after;
@@ -155,6 +230,22 @@ export class DesiredStateRegistry {
       for (const record of records) if (record !== undefined && passes(record, query)) found.push(record);
       if (found.length >= wanted || scan.done || scan.last === undefined) break;
       after = scan.last;
+    }
+    return { records: found.slice(0, query.limit), more: found.length > query.limit };
+  }
+
+  /**
+   * A page of the names whose lease ends before `before` (SPEC 31), from
+   * the leases' index (keys.leases): it reads the leases ending by then,
+   * not the whole registry, then pages them in name order like the others.
+   */
+  private async expiringPage(query: RegistryPageQuery, before: number): Promise<RegistryPage> {
+    const names = (await this.redis.zrangebyscore(keys.leases(this.prefix), '-inf', `(${before}`)).filter((name) => query.after === undefined || name > query.after).sort();
+    const wanted = query.limit + 1;
+    const found: DesiredRecord[] = [];
+    for (let i = 0; i < names.length && found.length < wanted; i += wanted) {
+      const records = await Promise.all(names.slice(i, i + wanted).map((name) => this.get(name)));
+      for (const record of records) if (record !== undefined && passes(record, query)) found.push(record);
     }
     return { records: found.slice(0, query.limit), more: found.length > query.limit };
   }
@@ -175,5 +266,8 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   const failed = parseJson<RecordedFailure>(fields.failed);
   if (failed) record.failed = failed;
   if (fields.changing !== undefined) record.changing = Number(fields.changing);
+  const lease = parseJson<Lease>(fields.lease);
+  if (lease) record.lease = lease;
+  if (fields.stopped !== undefined) record.stopped = Number(fields.stopped);
   return record;
 }

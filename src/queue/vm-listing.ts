@@ -1,12 +1,13 @@
 // The query of a listing of names (SPEC 27: GET /v1/vms pages and
 // filters), for the producer library and the HTTP API alike: limit,
-// cursor, state, node, checked here so both refuse the same values naming
+// cursor, state, node, expiringBefore (SPEC 31), checked here so both refuse the same values naming
 // the same field. Pages run in name order and the cursor is the last name
 // a page gave (base64url), so a page goes on after that name whatever was
 // added or removed meanwhile: no name twice, none skipped that stayed.
 import { DNS_LABEL } from '../job-table/fields.js';
 import type { FieldError } from '../job-table/fields.js';
 import type { DesiredRecord } from '../desired-state.js';
+import { parseRfc3339 } from './rfc3339.js';
 
 export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 1000;
@@ -21,7 +22,12 @@ export interface VmListQuery {
   state?: DesiredRecord['state'];
   /** Only names whose VM was last seen on this node. */
   node?: string;
+  /** Only names whose lease ends before this time (RFC 3339, SPEC 31). */
+  expiringBefore?: string;
 }
+
+/** The listing's parameters, as the API's query takes them. */
+export const LISTING_KEYS = ['limit', 'cursor', 'state', 'node', 'expiringBefore'] as const;
 
 /** What the registry's page reads: the names after `after`, in name order, that pass the filters. */
 export interface RegistryPageQuery {
@@ -29,6 +35,8 @@ export interface RegistryPageQuery {
   limit: number;
   state?: DesiredRecord['state'];
   node?: string;
+  /** Only names whose lease ends before this time (ms). */
+  expiringBefore?: number;
 }
 
 export function encodeCursor(lastName: string): string {
@@ -50,14 +58,14 @@ function isState(value: unknown): value is DesiredRecord['state'] {
 export function parseVmListQuery(input: unknown): { ok: true; value: RegistryPageQuery } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
-    return { ok: false, errors: [{ field: 'query', message: 'must be an object of limit, cursor, state and node' }] };
+    return { ok: false, errors: [{ field: 'query', message: `must be an object of ${LISTING_KEYS.join(', ')}` }] };
   }
   const given = (input ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(given)) {
-    if (!['limit', 'cursor', 'state', 'node'].includes(key) && given[key] !== undefined) errors.push({ field: key, message: 'is not a listing parameter (limit, cursor, state, node)' });
+    if (!(LISTING_KEYS as readonly string[]).includes(key) && given[key] !== undefined) errors.push({ field: key, message: `is not a listing parameter (${LISTING_KEYS.join(', ')})` });
   }
   const value: RegistryPageQuery = { limit: DEFAULT_PAGE_LIMIT };
-  const { limit, cursor, state, node } = given;
+  const { limit, cursor, state, node, expiringBefore } = given;
   if (limit !== undefined) {
     if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT) value.limit = limit;
     else errors.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` });
@@ -74,6 +82,11 @@ export function parseVmListQuery(input: unknown): { ok: true; value: RegistryPag
   if (node !== undefined) {
     if (typeof node === 'string' && node !== '') value.node = node;
     else errors.push({ field: 'node', message: 'must be a node name' });
+  }
+  if (expiringBefore !== undefined) {
+    const at = parseRfc3339(expiringBefore);
+    if (at !== undefined) value.expiringBefore = at.getTime();
+    else errors.push({ field: 'expiringBefore', message: 'must be an RFC 3339 date-time with an offset, e.g. 2030-01-02T03:04:05Z' });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
 }

@@ -16,6 +16,38 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
   await actOnSeeds(plan, deps, report, ctx, notes, dryRun);
   noteFailedCreates(plan, report, notes);
   await actOnMissing(plan, deps, report, ctx, notes, dryRun);
+  await actOnExpiredLeases(plan, deps, report, ctx, notes, dryRun);
+}
+
+/**
+ * The timers' backstop (SPEC 31): a lease past due with no expiry timer
+ * pending (lost with a Redis failover, or never set) has its expiry run
+ * here, as the timer would; so has an expired stop whose VM still runs
+ * and whose stop job is gone. The expiry's script checks the lease again,
+ * so a renewal since the sweep read it wins.
+ */
+async function actOnExpiredLeases(plan: Plan, deps: SweepDeps, report: SweepReport, ctx: OperationContext, notes: Notes, dryRun: boolean): Promise<void> {
+  for (const ref of plan.expiredLeases) {
+    ctx.signal.throwIfAborted();
+    const what = `lease version ${ref.version} of ${ref.name} (${ref.onExpiry} at ${ref.expiresAt})`;
+    try {
+      // Past due: its timer; a stop recorded: its stop job (the name's current intent).
+      if (ref.recorded ? await deps.jobs.hasPendingJob(ref.name) : await deps.jobs.hasPendingExpiry(ref.name, ref.version)) {
+        report.leases.pending.push(ref);
+        notes.note('lease_expiry_pending', `left to its pending timer or job: ${what}`);
+        continue;
+      }
+      if (!dryRun) {
+        const jobId = await deps.enqueuer.expireLease({ name: ref.name, version: ref.version });
+        if (jobId === undefined) continue; // renewed or gone since the sweep read it
+        ref.jobId = jobId;
+      }
+      report.leases.expired.push(ref);
+      notes.note('lease_expired', `${dryRun ? 'would expire' : `expired as job ${ref.jobId ?? ''}:`} ${what}, past due with no timer pending`);
+    } catch (err) {
+      notes.failed('expire-lease', ref.name, err);
+    }
+  }
 }
 
 /** A finding counts for its kind and is logged; a failed action also goes in the report's errors. */

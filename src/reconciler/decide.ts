@@ -21,11 +21,15 @@
 //   only to be reported: act.ts enqueues no delete that could only fail
 //   (SPEC 28), and each sweep reads the flag again from the config;
 // - a present entry whose VM is there but whose in-place change (SPEC 2)
-//   no job ever ran for is missing as well: its create is added again.
+//   no job ever ran for is missing as well: its create is added again;
+// - a present entry whose lease is past due (SPEC 31) is not missing: its
+//   expiry is the backstop's to run (the timer's script checks the lease
+//   again), nor is one a lease's expiry stopped; an expired stop whose VM
+//   still runs has its expiry run again (its stop made sure of).
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
-import type { FailedCreateRef, MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
+import type { FailedCreateRef, LeaseRef, MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
 
 /** Why a seed whose name has a VM is still a candidate: that VM is elsewhere. */
 interface LeftBehind {
@@ -52,6 +56,8 @@ export interface Plan {
   missing: Candidate<MissingRef>[];
   /** Present names with no VM whose create failed Permanent: not re-created (SPEC 2). */
   failedCreates: FailedCreateRef[];
+  /** Leases past due, and expired stops whose VM still runs (SPEC 31). */
+  expiredLeases: LeaseRef[];
 }
 
 /** Older than the grace period or not: a time unknown or unreadable counts as young. */
@@ -59,13 +65,33 @@ type IsYoung = (createdMs: number | undefined) => boolean;
 
 export function decide(inventory: Inventory, now: Date, graceSeconds: number): Plan {
   const isYoung: IsYoung = (createdMs) => createdMs === undefined || Number.isNaN(createdMs) || now.getTime() - createdMs < graceSeconds * 1000;
-  const plan: Plan = { listed: inventory.vms.length, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], strangerSeeds: [], missing: [], failedCreates: [] };
+  const plan: Plan = { listed: inventory.vms.length, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], strangerSeeds: [], missing: [], failedCreates: [], expiredLeases: [] };
   planVms(inventory, isYoung, plan);
   // Looked up per seed and per entry: grouped once, not scanned each time.
   const vmsByName = groupByName(inventory.vms);
   planSeeds(inventory, vmsByName, isYoung, plan);
-  planMissing(inventory, vmsByName, isYoung, plan);
+  planLeases(inventory, vmsByName, now, plan);
+  planMissing(inventory, vmsByName, isYoung, plan, now);
   return plan;
+}
+
+/** A present entry's lease past due, its expiry not recorded (SPEC 31). */
+function isPastDue(entry: DesiredEntry, now: Date): boolean {
+  const lease = entry.lease;
+  return entry.state === 'present' && lease !== undefined && lease.expiredAt === undefined && Date.parse(lease.expiresAt) <= now.getTime();
+}
+
+/** Leases past due; and expired stops whose VM of theirs still runs (the stop job lost). */
+function planLeases(inventory: Inventory, vmsByName: Map<string, ListedVm[]>, now: Date, plan: Plan): void {
+  for (const entry of inventory.entries.values()) {
+    const lease = entry.lease;
+    if (entry.state !== 'present' || lease === undefined) continue;
+    const runs = () => (vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry) && vm.status !== 'stopped');
+    const stillRuns = lease.expiredAt !== undefined && lease.onExpiry === 'stop' && runs();
+    if (!isPastDue(entry, now) && !stillRuns) continue;
+    const ref: LeaseRef = { name: entry.name, version: lease.version, generation: entry.generation, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry };
+    plan.expiredLeases.push(stillRuns ? { ...ref, recorded: true } : ref);
+  }
 }
 
 /** Our VMs no present entry claims: orphans, or unknown when something needed to judge them is missing. */
@@ -132,9 +158,9 @@ function planSeeds(inventory: Inventory, vmsByName: Map<string, ListedVm[]>, isY
 }
 
 /** Present names with no VM of theirs (or an in-place change no create applied), and those whose create failed. */
-function planMissing(inventory: Inventory, vmsByName: Map<string, ListedVm[]>, isYoung: IsYoung, plan: Plan): void {
+function planMissing(inventory: Inventory, vmsByName: Map<string, ListedVm[]>, isYoung: IsYoung, plan: Plan, now: Date): void {
   for (const entry of inventory.entries.values()) {
-    if (entry.state !== 'present') continue;
+    if (entry.state !== 'present' || entry.stopped !== undefined || isPastDue(entry, now)) continue;
     const ref: MissingRef = { name: entry.name, generation: entry.generation };
     if (entry.uid !== undefined) ref.uid = entry.uid;
     if ((vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry))) {

@@ -25,6 +25,10 @@ export interface DesiredEntry {
    * (RFC 3339): the pair a steady sweep confirms from the listing (SPEC 26).
    */
   lastKnown?: { vmid?: number; node?: string; at: string };
+  /** The present generation's lease (SPEC 31); `expiredAt` once its expiry recorded the onExpiry intent. */
+  lease?: { expiresAt: string; version: number; onExpiry: 'delete' | 'stop'; expiredAt?: string };
+  /** The generation of the stop a lease's expiry recorded (SPEC 31): the VM stays, stopped; nothing is missing. */
+  stopped?: number;
 }
 
 export interface DesiredStateReader {
@@ -54,6 +58,8 @@ export interface NameLocks {
 export interface JobLookup {
   /** A job for this name is waiting, delayed or active. */
   hasPendingJob(name: string): Promise<boolean>;
+  /** The expiry timer of this lease version of the name is waiting, delayed or active (SPEC 31). */
+  hasPendingExpiry(name: string, version: number): Promise<boolean>;
 }
 
 export interface TargetedDelete {
@@ -78,7 +84,19 @@ export interface CreateAgain {
   generation: number;
 }
 
+/** A present name's lease past due, or an expired stop whose VM still runs (SPEC 31). */
+export interface ExpiredLease {
+  name: string;
+  version: number;
+}
+
 export interface Enqueuer {
+  /**
+   * The lease's expiry, as its timer would run it (SPEC 31): its onExpiry
+   * intent recorded, or made sure of, and its job added; the job's id, or
+   * undefined when the lease moved on (renewed, gone) since the sweep read it.
+   */
+  expireLease(request: ExpiredLease): Promise<string | undefined>;
   /** Adds a delete job for one VM (name and uid); returns the job id. */
   enqueueDelete(request: TargetedDelete): Promise<string>;
   /** Adds the present entry's create again (SPEC 2: no accepted request lost). */
@@ -131,6 +149,8 @@ export type FindingKind =
   | 'missing_vm_young'
   | 'missing_vm_locked'
   | 'missing_vm_failed'
+  | 'lease_expired'
+  | 'lease_expiry_pending'
   | 'error';
 
 export interface SweepDeps {

@@ -6,6 +6,8 @@
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '../redis-script.js';
 import type { JobDoor } from '../queue/enqueue.js';
+import { expireLease } from '../queue/lease-expiry.js';
+import { recordedExpiryTimer } from '../queue/lease-timer.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import { keys } from '../redis-keys.js';
 import { knownGeneration } from './registry-adapter.js';
@@ -20,6 +22,8 @@ const PENDING_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'acti
 
 export interface PendingJobLookupOptions {
   vmQueue: Queue;
+  /** The lease timers' queue (SPEC 31); without it no expiry timer is ever pending. */
+  leaseQueue?: Queue;
   registry: DesiredStateRegistry;
   redis: RedisClient;
   prefix: string;
@@ -31,8 +35,13 @@ export interface PendingJobLookupOptions {
  * waiting, delayed or active. Two state reads per name, whatever the
  * size of the queue and of the jobs' data.
  */
-export function pendingJobLookup({ vmQueue, registry, redis, prefix }: PendingJobLookupOptions): JobLookup {
+export function pendingJobLookup({ vmQueue, leaseQueue, registry, redis, prefix }: PendingJobLookupOptions): JobLookup {
   return {
+    async hasPendingExpiry(name, version) {
+      if (leaseQueue === undefined) return false;
+      const jobId = await recordedExpiryTimer(redis, prefix, name, version);
+      return jobId !== undefined && PENDING_STATES.has(await leaseQueue.getJobState(jobId));
+    },
     async hasPendingJob(name) {
       const [record, added] = await Promise.all([registry.get(name), redis.hget(keys.reconcilerJobs(prefix), name)]);
       for (const jobId of [record?.jobId, added ?? undefined]) {
@@ -56,6 +65,13 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
     await redis.hset(keys.reconcilerJobs(prefix), name, jobId);
   };
   return {
+    async expireLease({ name, version }) {
+      const outcome = await expireLease({ door: jobs, registry }, name, version);
+      if (outcome.kind !== 'recorded' && outcome.kind !== 'existing') return undefined;
+      await remember(name, outcome.jobId);
+      return outcome.jobId;
+    },
+
     async enqueueDelete({ name, uid, reason, seenGeneration }) {
       const record = await registry.get(name);
       const current = record?.generation ?? (await knownGeneration(redis, prefix, name));

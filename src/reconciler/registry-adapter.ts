@@ -12,6 +12,11 @@ function toEntry(record: DesiredRecord): DesiredEntry {
   if (record.uid !== undefined) entry.uid = record.uid;
   if (record.changing !== undefined) entry.changing = record.changing;
   if (record.failed !== undefined) entry.failed = { reason: record.failed.reason, jobId: record.failed.jobId, at: record.failed.at };
+  if (record.lease !== undefined) {
+    const { expiresAt, version, onExpiry, expiredAt } = record.lease;
+    entry.lease = { expiresAt, version, onExpiry, ...(expiredAt !== undefined ? { expiredAt } : {}) };
+  }
+  if (record.stopped !== undefined) entry.stopped = record.stopped;
   const seen = record.lastKnown;
   if (seen !== undefined) entry.lastKnown = { at: seen.at, ...(seen.vmid !== undefined ? { vmid: seen.vmid } : {}), ...(seen.node !== undefined ? { node: seen.node } : {}) };
   return entry;

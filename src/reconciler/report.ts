@@ -47,8 +47,21 @@ export interface FailedCreateRef extends MissingRef {
   failedAt: string;
 }
 
+/** A lease the sweep found past due, or an expired stop whose VM still runs (SPEC 31). */
+export interface LeaseRef {
+  name: string;
+  version: number;
+  generation: number;
+  expiresAt: string;
+  onExpiry: 'delete' | 'stop';
+  /** Its expiry was recorded (a stop's) but its VM still runs: the stop job is what is looked for. */
+  recorded?: true;
+  /** The onExpiry job's id (absent in a dry run, or when the lease moved on). */
+  jobId?: string;
+}
+
 export interface SweepError {
-  action: 'delete-vm' | 'delete-seed' | 'create';
+  action: 'delete-vm' | 'delete-seed' | 'create' | 'expire-lease';
   name: string;
   message: string;
 }
@@ -63,6 +76,8 @@ export interface SweepCounts {
   seedsSkipped: number;
   missingReenqueued: number;
   missingSkipped: number;
+  /** Leases past due whose expiry the sweep ran (SPEC 31: its timer was lost or late). */
+  leasesExpired: number;
   errors: number;
 }
 
@@ -111,13 +126,20 @@ export interface SweepReport {
     /** Its create failed Permanent: not re-created until a new create arrives (SPEC 2). */
     failedPermanent: FailedCreateRef[];
   };
+  /** The backstop of the lease timers (SPEC 31). */
+  leases: {
+    /** Past due with no expiry timer pending: the sweep ran the expiry. */
+    expired: LeaseRef[];
+    /** Past due, but its expiry timer (or its onExpiry job) is pending: left to it. */
+    pending: LeaseRef[];
+  };
   errors: SweepError[];
 }
 
 export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
   return {
     dryRun,
-    counts: { listed: 0, ours: 0, orphansDeleted: 0, orphansSkipped: 0, unknown: 0, seedsDeleted: 0, seedsSkipped: 0, missingReenqueued: 0, missingSkipped: 0, errors: 0 },
+    counts: { listed: 0, ours: 0, orphansDeleted: 0, orphansSkipped: 0, unknown: 0, seedsDeleted: 0, seedsSkipped: 0, missingReenqueued: 0, missingSkipped: 0, leasesExpired: 0, errors: 0 },
     startedAt: startedAt.toISOString(),
     finishedAt: startedAt.toISOString(),
     listed: 0,
@@ -125,6 +147,7 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     orphans: { deleted: [], skippedYoung: [], skippedLocked: [], skippedPending: [], protected: [], unknown: [] },
     seeds: { listed: 0, storagesListed: false, foundByListing: [], deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
     missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [], failedPermanent: [] },
+    leases: { expired: [], pending: [] },
     errors: [],
   };
 }
@@ -141,6 +164,7 @@ export function countsOf(report: SweepReport): SweepCounts {
     seedsSkipped: seeds.skippedYoung.length + seeds.skippedLocked.length + seeds.skippedWanted.length + seeds.neverRecorded.length,
     missingReenqueued: missing.reenqueued.length,
     missingSkipped: missing.skippedYoung.length + missing.skippedLocked.length + missing.notRecreated.length + missing.failedPermanent.length,
+    leasesExpired: report.leases.expired.length,
     errors: report.errors.length,
   };
 }
@@ -156,6 +180,9 @@ export function summarize(report: SweepReport): string {
     `seeds ${verb} ${report.seeds.deleted.length} of ${report.seeds.listed}${report.seeds.storagesListed ? ' (storages listed)' : ' (from records)'}`,
     `missing VMs ${report.dryRun ? 'would re-enqueue' : 're-enqueued'} ${report.missing.reenqueued.length}` +
       (report.missing.failedPermanent.length > 0 ? ` (left until a new create, their create failed Permanent: ${report.missing.failedPermanent.length})` : ''),
+    ...(report.leases.expired.length + report.leases.pending.length > 0
+      ? [`leases past due ${report.dryRun ? 'would expire' : 'expired'} ${report.leases.expired.length} (pending ${report.leases.pending.length})`]
+      : []),
     `errors ${report.errors.length}`,
   ].join('; ');
 }

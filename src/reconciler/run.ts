@@ -51,7 +51,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
     const deps: SweepDeps = {
       registry: registryReader(registry, redis, prefix),
       locks: nameLocksAdapter(options.locks, ttlMs),
-      jobs: pendingJobLookup({ vmQueue: options.queues.vm, registry, redis, prefix }),
+      jobs: pendingJobLookup({ vmQueue: options.queues.vm, leaseQueue: options.queues.leases, registry, redis, prefix }),
       enqueuer: queueEnqueuer({ jobs, registry, redis, prefix }),
       provider: options.provider,
       clock: { now: options.now ?? (() => new Date()) },

@@ -13,7 +13,7 @@ import type { JobEventOptions } from './job-event-options.js';
 import type { RedisDownProbe } from './redis-down.js';
 
 /** The producer-side operations the /v1 routes forward to. */
-export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
+export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'renewLease'>;
 
 export interface WebDeps {
   config: Config;

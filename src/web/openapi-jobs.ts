@@ -44,6 +44,9 @@ const RESULTS: Record<JobName, Schema | undefined> = {
   check: ref('CheckResult'),
   health: undefined,
   reconcile: undefined,
+  stop: { oneOf: [ref('StopResult'), ref('SupersededResult')] },
+  'lease-expiry': undefined,
+  'lease-warning': undefined,
 };
 
 function jobVariant(job: JobName): Schema {
@@ -116,6 +119,12 @@ export function jobSchemas(limits: JobLimits): Record<string, Schema> {
       type: 'object',
       required: ['state'],
       properties: { state: { ...vmState, description: 'Provisioning while a create or delete holds the name.' }, address: { type: 'string' }, vmid: { type: 'integer' }, node: { type: 'string' } },
+    },
+    StopResult: {
+      type: 'object',
+      description: "A stop at its lease's expiry (SPEC 31): the VM stays, stopped; a create of the same spec starts it again.",
+      required: ['stopped'],
+      properties: { stopped: { type: 'boolean', description: 'false when no VM of ours was running under the name.' }, vmid: { type: 'integer' }, node: { type: 'string' } },
     },
     SupersededResult: superseded,
   };

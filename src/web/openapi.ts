@@ -6,6 +6,7 @@ import { IN_PLACE_FIELDS } from '../job-table/create.schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';
+import { expiringBeforeParam, leasePath, leaseSchemas, leaseViewProperties } from './openapi-leases.js';
 import { jobSchemas } from './openapi-jobs.js';
 import { EVENT_ID_PATTERN } from './job-event-cursor.js';
 import { DEFAULT_MAX_EVENT_STREAMS } from './job-event-options.js';
@@ -40,6 +41,7 @@ const listParams = [
   { name: 'cursor', in: 'query', required: false, description: "The previous page's nextCursor, as given: the page goes on after that page's last name.", schema: { type: 'string' } },
   { name: 'state', in: 'query', required: false, description: 'Only names desired so.', schema: { type: 'string', enum: [...LISTED_STATES] } },
   { name: 'node', in: 'query', required: false, description: 'Only names whose VM was last seen on this node (lastKnown.node).', schema: { type: 'string' } },
+  expiringBeforeParam,
 ];
 
 const vmPage: Schema = {
@@ -92,6 +94,7 @@ const componentSchemas: Record<string, Schema> = {
         description: 'A create of a present name that its VM takes in place (SPEC 2): the fields it changes. Absent otherwise.',
         items: { type: 'string', enum: Object.keys(IN_PLACE_FIELDS) },
       },
+      ...leaseViewProperties,
     },
   },
   TextSummary: {
@@ -131,6 +134,7 @@ const componentSchemas: Record<string, Schema> = {
       },
       jobId: { type: 'string' },
       job: ref('Job'),
+      ...leaseViewProperties,
     },
   },
 };
@@ -154,7 +158,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     paths: { ...vmPaths(jobJsonSchema('create', limits)), ...imagePaths(), ...jobPaths() },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from http.apiTokensFile.' } },
-      schemas: { ...componentSchemas, ...jobSchemas(limits) },
+      schemas: { ...componentSchemas, ...jobSchemas(limits), ...leaseSchemas(limits) },
     },
   };
 }
@@ -189,7 +193,7 @@ function vmPaths(createBody: Schema): Schema {
         parameters: listParams,
         responses: {
           '200': answer('A page of names.', vmPage),
-          '400': answer('limit, cursor, state or node is invalid; fields names it.', ref('Error')),
+          '400': answer('limit, cursor, state, node or expiringBefore is invalid; fields names it.', ref('Error')),
           ...ERROR_ANSWERS,
         },
       },
@@ -208,6 +212,7 @@ function vmPaths(createBody: Schema): Schema {
         responses: enqueued('The delete'),
       },
     },
+    '/vms/{name}/lease': leasePath(nameParam, ERROR_ANSWERS),
     ...Object.fromEntries(
       NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
     ),

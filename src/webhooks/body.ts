@@ -4,7 +4,7 @@
 // never reach a body, and the error text is redacted once more.
 import { redactSecrets } from '../secrets/redact.js';
 
-export const WEBHOOK_EVENTS = ['vm.ready', 'vm.updated', 'vm.deleted', 'job.failed'] as const;
+export const WEBHOOK_EVENTS = ['vm.ready', 'vm.updated', 'vm.deleted', 'job.failed', 'vm.expiring', 'vm.expired'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export interface WebhookBody {
@@ -14,11 +14,15 @@ export interface WebhookBody {
   /** The VM's name (the job's `name`). */
   name: string;
   jobId: string;
-  /** The job's name: create, delete, check. */
+  /** The job's name: create, delete, stop; lease-warning for vm.expiring. */
   job: string;
   /** When the event happened (the job ended), ISO 8601. */
   occurredAt: string;
-  /** vm.ready: the create's result; vm.updated: it with `changed`; vm.deleted: the delete's; job.failed: { error }. */
+  /**
+   * vm.ready: the create's result; vm.updated: it with `changed`; vm.deleted: the delete's; job.failed: { error };
+   * vm.expiring: the lease (`expiresAt`, `version`, `onExpiry`); vm.expired: the lease's `expiresAt`, its `onExpiry`
+   * and the delete's or stop's result (SPEC 31).
+   */
   result: Record<string, unknown>;
 }
 
@@ -29,6 +33,8 @@ const RESULT_FIELDS: Record<Exclude<WebhookEvent, 'job.failed'>, readonly string
   // An in-place change (SPEC 2, 13): the VM as vm.ready tells it, and the create fields it changed.
   'vm.updated': [...READY_FIELDS, 'changed'],
   'vm.deleted': ['deleted', 'vmid', 'seedsDeleted'],
+  'vm.expiring': ['expiresAt', 'version', 'onExpiry'],
+  'vm.expired': ['expiresAt', 'onExpiry', 'deleted', 'stopped', 'vmid', 'node', 'seedsDeleted'],
 };
 
 function pick(result: unknown, fields: readonly string[]): Record<string, unknown> {

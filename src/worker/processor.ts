@@ -7,6 +7,7 @@
 import { DelayedError, WaitingError } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { Logger } from '../log.js';
+import type { LeaseMetrics } from '../metrics.js';
 import { LazyAbortController } from '../queue/lazy-abort.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { logJobEnd } from './job-end-log.js';
@@ -14,6 +15,7 @@ import { runJob } from './job-run.js';
 import type { JobRunOptions } from './job-run.js';
 import { isSuperseded } from './name-claim.js';
 import { failsForGood } from './retry.js';
+import { expiredAtOf } from './webhook-events.js';
 import type { JobEvents } from './webhook-events.js';
 
 export interface ProcessorOptions extends JobRunOptions {
@@ -21,6 +23,15 @@ export interface ProcessorOptions extends JobRunOptions {
   events?: JobEvents;
   /** Told when an event of a job that failed for good could not be added. */
   logger?: Logger;
+  /** The lag from a lease's expiresAt to its onExpiry job's end (SPEC 31). */
+  leaseMetrics?: Pick<LeaseMetrics, 'leaseEnded'>;
+}
+
+/** An expired lease's delete or stop ended the VM: the lag since its expiresAt (SPEC 31). */
+function noteLeaseEnd(options: Pick<ProcessorOptions, 'leaseMetrics'>, job: Job, result: unknown): void {
+  const expiredAt = expiredAtOf(job);
+  if (expiredAt === undefined || isSuperseded(result)) return;
+  options.leaseMetrics?.leaseEnded(job.name, (Date.now() - Date.parse(expiredAt)) / 1000);
 }
 
 /**
@@ -89,6 +100,7 @@ export function createProcessor(options: ProcessorOptions): JobProcessor {
       // runs the job again, and its event's id makes the second add a no-op.
       // An add that fails fails the attempt, so the job is retried.
       await events?.completed(job, result);
+      noteLeaseEnd(options, job, result);
       logJobEnd(deps.logger, job, { outcome: isSuperseded(result) ? 'superseded' : 'completed', durationMs: Date.now() - started });
       return result;
     } catch (err) {

@@ -8,7 +8,7 @@ import { limitsFromConfig } from '../job-table/schema.js';
 import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { JobMetrics, WebhookMetrics } from '../metrics.js';
+import type { JobMetrics, LeaseMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection, reportRedisError, unansweredBeatReporter } from '../queue/connection.js';
@@ -24,12 +24,13 @@ import { createHealthWatch } from './health-watch.js';
 import type { HealthWatch } from './health-watch.js';
 import { createProcessor } from './processor.js';
 import type { JobProcessor, ProcessorOptions } from './processor.js';
-import { SYSTEM_QUEUE, VM_QUEUE, createQueues } from '../queue/queues.js';
+import { LEASE_QUEUE, SYSTEM_QUEUE, VM_QUEUE, createQueues } from '../queue/queues.js';
 import type { Queues } from '../queue/queues.js';
 import { DesiredStateRegistry } from '../queue/registry.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { closeConnection, closeService } from './service-close.js';
 import type { CloseOutcome, ServiceParts } from './service-close.js';
+import { leaseDeps } from './lease-deps.js';
 import { webhookEvents } from './webhook-events.js';
 import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
 import { jobWorkerOptions } from './worker-options.js';
@@ -45,6 +46,8 @@ export interface WorkerServiceOptions {
   metrics?: JobMetrics;
   /** The webhook deliveries' counts (SPEC 27). */
   webhookMetrics?: WebhookMetrics;
+  /** Leases expired and the lag to their VMs' end (SPEC 31). */
+  leaseMetrics?: LeaseMetrics;
   /** This process's id in heartbeats; random when absent. */
   id?: string;
   definitions?: readonly AnyJobDefinition[];
@@ -89,12 +92,17 @@ interface Served {
   worker: Worker;
 }
 
-/** A worker on each job queue, one processor each: each cancels the jobs its worker runs. VM jobs' ends are webhook events; the system jobs' are not. */
+/**
+ * A worker on each job queue, one processor each: each cancels the jobs its
+ * worker runs. VM jobs' ends are webhook events; the system jobs' are not;
+ * a lease's timers (SPEC 31) send theirs themselves (vm.expiring).
+ */
 function serveQueues(config: Config, redis: RedisClient, prefix: string, logger: Logger, processorOptions: ProcessorOptions, events: Pick<ProcessorOptions, 'events' | 'logger'> | undefined): Served[] {
   const common = jobWorkerOptions(config, redis, prefix);
   const served = [
     { queue: VM_QUEUE, concurrency: config.jobs.concurrency, ...events },
     { queue: SYSTEM_QUEUE, concurrency: 1 },
+    { queue: LEASE_QUEUE, concurrency: config.jobs.concurrency },
   ].map(({ queue, concurrency, ...withEvents }) => {
     const processor = createProcessor({ ...processorOptions, ...withEvents });
     return { processor, worker: new Worker(queue, processor, { ...common, concurrency }) };
@@ -137,21 +145,17 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const queues = createQueues(redis, prefix, config.jobs);
   const health = createHealthWatch(redis, prefix, provider, logger);
   const reconcile = createReconcileRunner({ config, redis, provider, queues, registry, locks, ...(metrics ? { metrics } : {}) });
-  const deps: JobDeps = {
-    provider,
-    registry,
-    isNameLocked: (name) => locks.isHeld(name),
-    saveHealth: (nodes) => health.save(nodes),
-    reconcile,
-    logger,
-  };
-  const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}) };
   const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
+  const events = deliveries && webhookEvents(deliveries);
+  const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
+  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, logger };
+  const { leaseMetrics } = options;
+  const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
   await prepare(config, options.schedule ?? true, published, queues, redis, deliveries);
 
-  const served = serveQueues(config, redis, prefix, logger, processorOptions, deliveries && { events: webhookEvents(deliveries), logger });
+  const served = serveQueues(config, redis, prefix, logger, processorOptions, events && { events, logger });
   const webhooks =
     webhookSecret === undefined
       ? undefined

@@ -47,7 +47,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   };
   let service: WorkerService;
   try {
-    service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics });
+    service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics, leaseMetrics: metrics });
   } catch (err) {
     await closeClients();
     throw err;

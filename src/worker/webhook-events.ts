@@ -2,10 +2,12 @@
 // delivery queue by the processor before BullMQ records the end: a
 // completed create is vm.ready, or vm.updated when it changed a VM of ours
 // in place, a completed delete vm.deleted, any VM job that failed for good
-// job.failed. Superseded jobs and checks send none.
+// job.failed. Superseded jobs and checks send none. A delete or stop a
+// lease's expiry added (its data has expiredAt) is also vm.expired; a
+// lease's warning sends vm.expiring (SPEC 31).
 import type { Job } from 'bullmq';
 import { completedBody, failedBody } from '../webhooks/body.js';
-import type { JobEnd, WebhookBody, WebhookEvent } from '../webhooks/body.js';
+import type { JobEnd, WebhookBody } from '../webhooks/body.js';
 import { deliveryIdFor } from '../queue/webhook-queue.js';
 import type { WebhookQueue } from '../queue/webhook-queue.js';
 
@@ -14,9 +16,17 @@ export interface JobEvents {
   completed(job: Job, result: unknown): Promise<void>;
   /** The job failed on its attempt `job.attemptsMade + 1` and will not be retried. */
   failedForGood(job: Job, reason: string): Promise<void>;
+  /** vm.expiring of a lease version (SPEC 31), from its warning job: one delivery id per warning job. */
+  expiring(name: string, warningJobId: string, lease: { expiresAt: string; version: number; onExpiry: string }): Promise<void>;
 }
 
-const COMPLETED_EVENTS: Readonly<Record<string, Exclude<WebhookEvent, 'job.failed'>>> = { create: 'vm.ready', delete: 'vm.deleted' };
+/** The expiresAt a lease's expiry put on the delete or stop it added (SPEC 31); undefined for any other job. */
+export function expiredAtOf(job: Job): string | undefined {
+  const expiredAt = (job.data as { expiredAt?: unknown } | undefined)?.expiredAt;
+  return (job.name === 'delete' || job.name === 'stop') && typeof expiredAt === 'string' ? expiredAt : undefined;
+}
+
+const COMPLETED_EVENTS: Readonly<Record<string, 'vm.ready' | 'vm.deleted'>> = { create: 'vm.ready', delete: 'vm.deleted' };
 
 /** A create whose result names fields it changed on a VM configured before (SPEC 13). */
 function changedInPlace(result: unknown): boolean {
@@ -41,10 +51,20 @@ export function webhookEvents(deliveries: Pick<WebhookQueue, 'add'>, now: () => 
   };
   return {
     async completed(job, result) {
+      if (isSuperseded(result)) return;
+      const expiredAt = expiredAtOf(job);
+      if (expiredAt !== undefined) {
+        const expired = { ...(typeof result === 'object' && result !== null ? result : {}), expiresAt: expiredAt, onExpiry: job.name };
+        await add(completedBody('vm.expired', end(job, deliveryIdFor('vm.expired', job.id ?? '')), expired));
+      }
       const completed = COMPLETED_EVENTS[job.name];
-      if (completed === undefined || isSuperseded(result)) return;
+      if (completed === undefined) return;
       const event = completed === 'vm.ready' && changedInPlace(result) ? 'vm.updated' : completed;
       await add(completedBody(event, end(job, deliveryIdFor(event, job.id ?? '')), result));
+    },
+    async expiring(name, warningJobId, lease) {
+      const deliveryId = deliveryIdFor('vm.expiring', warningJobId);
+      await add(completedBody('vm.expiring', { deliveryId, name, jobId: warningJobId, job: 'lease-warning', occurredAt: now() }, lease));
     },
     async failedForGood(job, reason) {
       await add(failedBody(end(job, deliveryIdFor('job.failed', job.id ?? '', job.attemptsMade + 1)), reason));

@@ -2,7 +2,7 @@
 // guards: a name with two VMs, a VM that should be gone, a seed without its
 // VM, and a seed left on another node than its VM.
 import { expect } from 'chai';
-import { foreignViolations, stateViolations, type SimStateView, type SimVmView } from './invariants.js';
+import { foreignViolations, leaseViolations, stateViolations, type SimStateView, type SimVmView } from './invariants.js';
 
 const mark = (uid: string): string => `managed-by: pve-provisioner\nuid: ${uid}\nwritten-at-create: 2026-11-30T12:00:00Z`;
 const vm = (vmid: number, node: string, name: string, uid: string): SimVmView => ({ vmid, node, status: 'running', cloning: false, config: { name, description: mark(uid) } });
@@ -45,5 +45,26 @@ describe('chaos invariants checker (SPEC 22)', () => {
       'the cluster holds VMID 100 twice',
     ]);
     expect(foreignViolations({ vms: [kept], nodes: [] }, [foreign[0]!])).to.deep.equal([]);
+  });
+});
+
+describe('chaos lease invariant (SPEC 31)', () => {
+  const span = (over: Partial<Parameters<typeof leaseViolations>[0][number]> = {}) => ({ name: 'web', version: 1, setAt: 0, expiresAt: 10_000, until: Infinity, renewed: false, ...over });
+  const held = (at: number, ...names: string[]) => ({ at, held: new Set(names) });
+
+  it('passes a VM ended within the bound, and one whose name got a newer intent first', () => {
+    expect(leaseViolations([span()], [held(5_000, 'web'), held(12_000, 'web'), held(20_000)], [], 4_000)).to.deep.equal([]);
+    expect(leaseViolations([span({ until: 11_000 })], [held(20_000, 'web')], [], 4_000)).to.deep.equal([]);
+  });
+
+  it('names a VM alive past the bound, an expiry before its time, and a renewed VM ended early', () => {
+    const renewed = [span({ until: 8_000, renewed: true }), span({ version: 2, setAt: 8_000, expiresAt: 60_000 })];
+    expect(leaseViolations([span()], [held(15_000, 'web')], [], 4_000)).to.deep.equal(['web: VM alive 5.0 s after its lease (version 1) expired; bound 4.0 s']);
+    expect(leaseViolations(renewed, [], [{ jobId: 'delete-web-3', name: 'web', leaseVersion: 1, expiredAt: 10_000, recordedAt: 10_500 }], 4_000)).to.deep.equal([
+      'web: job delete-web-3 ended the VM on lease version 1, renewed to version 2 before it',
+    ]);
+    expect(leaseViolations([span()], [], [{ jobId: 'stop-web-2', name: 'web', leaseVersion: 1, expiredAt: 10_000, recordedAt: 9_000 }], 4_000)).to.deep.equal([
+      'web: job stop-web-2 ended the VM 1000 ms before its lease expired',
+    ]);
   });
 });

@@ -117,3 +117,54 @@ export function foreignViolations(state: SimStateView, foreign: ForeignVm[]): st
   if (twice.length > 0) problems.push(`the cluster holds VMID ${[...new Set(twice)].join(', ')} twice`);
   return problems;
 }
+
+/**
+ * One lease the run set on a name (SPEC 31): version `version`, ending at
+ * `expiresAt`, in force from `setAt` until the name's next intent or its
+ * renewal (`until`, Infinity when neither came); `renewed` when a newer
+ * version replaced it.
+ */
+export interface LeaseSpan {
+  name: string;
+  version: number;
+  setAt: number;
+  expiresAt: number;
+  until: number;
+  renewed: boolean;
+}
+
+/** The names of ours whose VM the simulator holds (and runs) at `at`. */
+export interface VmSample {
+  at: number;
+  held: ReadonlySet<string>;
+}
+
+/** A delete or stop a lease's expiry added that ended a VM: recorded at `recordedAt` (its job's add). */
+export interface ExpiryEnd {
+  jobId: string;
+  name: string;
+  leaseVersion: number;
+  expiredAt: number;
+  recordedAt: number;
+}
+
+/**
+ * SPEC 31 under chaos: no VM of an expired lease is alive later than
+ * `boundMs` after its expiry (while no newer intent came for the name),
+ * and no VM whose lease was renewed ends early (an expiry of an older
+ * version recorded after the renewal, or any expiry before its time).
+ */
+export function leaseViolations(spans: readonly LeaseSpan[], samples: readonly VmSample[], ends: readonly ExpiryEnd[], boundMs: number): string[] {
+  const problems: string[] = [];
+  for (const span of spans) {
+    if (span.renewed || span.expiresAt + boundMs >= span.until) continue;
+    const late = samples.find((s) => s.at > span.expiresAt + boundMs && s.at < span.until && s.held.has(span.name));
+    if (late) problems.push(`${span.name}: VM alive ${((late.at - span.expiresAt) / 1000).toFixed(1)} s after its lease (version ${span.version}) expired; bound ${(boundMs / 1000).toFixed(1)} s`);
+  }
+  for (const end of ends) {
+    if (end.recordedAt < end.expiredAt) problems.push(`${end.name}: job ${end.jobId} ended the VM ${end.expiredAt - end.recordedAt} ms before its lease expired`);
+    const renewal = spans.find((s) => s.name === end.name && s.version > end.leaseVersion && s.setAt < end.recordedAt && s.until > end.recordedAt);
+    if (renewal) problems.push(`${end.name}: job ${end.jobId} ended the VM on lease version ${end.leaseVersion}, renewed to version ${renewal.version} before it`);
+  }
+  return problems;
+}

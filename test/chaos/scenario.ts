@@ -4,14 +4,18 @@
 // tasks, one of two real worker processes is killed with SIGKILL every
 // few seconds and started again, and (in one variant) Redis is restarted
 // mid-run. Then the faults stop, the queues drain, one reconcile sweep
-// runs and the queues drain again, and the end state is read.
+// runs and the queues drain again, and the end state is read. Half the
+// names carry leases of random length, some renewed (SPEC 31): no VM of an
+// expired lease outlives it by more than the scaled bound, no renewed VM
+// ends early (leases.ts, invariants.ts leaseViolations).
 import { Queue } from 'bullmq';
 import { ownJobId } from '../../src/job-table/job-ids.js';
 import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createWorkerConnection } from '../../src/queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from '../../src/queue/redis-target.js';
-import { SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
+import { LEASE_QUEUE, SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
+import { chaosLeases } from './leases.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { foreignViolations, stateViolations, tallyJobs, type Desired, type ForeignVm, type JobTally, type SimStateView } from './invariants.js';
@@ -79,6 +83,21 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** The simulator runs Proxmox's times this much faster; the service's pvedaemon slots scale their holds to match. */
 const SIM_TIME_SCALE = 0.01;
 
+/** The name lock's TTL (and BullMQ's stalled check) in this suite: 2 s for the default 30 s, the suite's time scale for the service's own times. */
+const LOCK_TTL_MS = 2000;
+/** How often the simulator's VMs are sampled for the lease invariant. */
+const LEASE_SAMPLE_MS = 1000;
+/** A killed worker's process start (tsx compiling, then its connections): seconds on a loaded machine, and no service time. */
+const WORKER_START_MS = 5000;
+/**
+ * SPEC 31: no VM of an expired lease alive later than 60 s after its
+ * expiry. The 60 s hold a real worker's 30 s lock TTL; here the service's
+ * times run 15 times faster (the lock TTL 2 s), so 4 s, plus what is not
+ * service time and is not scaled: a worker process's start after a kill,
+ * and the sampler's period.
+ */
+const LEASE_END_BOUND_MS = (60_000 * LOCK_TTL_MS) / 30_000 + WORKER_START_MS + LEASE_SAMPLE_MS;
+
 const FAULTS = {
   errors: [
     { path: '/api2/json/', rate: 0.04, status: 500 },
@@ -143,11 +162,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let sim: SimChild | undefined;
   const workers: (Child | undefined)[] = [undefined, undefined];
   let client: ProvisionerClient | undefined;
+  // The lease sampler's loop runs while this is true; the finally ends it whatever happened.
+  let sampling = false;
   // A Redis restart or failover is part of the scenario: its errors are expected.
   const redis = createWorkerConnection(target);
   const vmQueue = new Queue(VM_QUEUE, { connection: redis, prefix: keyPrefix });
   const systemQueue = new Queue(SYSTEM_QUEUE, { connection: redis, prefix: keyPrefix });
-  for (const queue of [vmQueue, systemQueue]) queue.on('error', () => undefined);
+  const leaseQueue = new Queue(LEASE_QUEUE, { connection: redis, prefix: keyPrefix });
+  for (const queue of [vmQueue, systemQueue, leaseQueue]) queue.on('error', () => undefined);
   const report: ChaosReport = {
     names: options.names,
     operations: 0,
@@ -187,7 +209,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       JOBS_KEEP_FAILED_COUNT: '1000000',
       JOBS_SHUTDOWN_GRACE_SECONDS: '2',
       BUDGETS_POLL_MS: '10',
-      BUDGETS_LOCK_TTL_MS: '2000',
+      BUDGETS_LOCK_TTL_MS: String(LOCK_TTL_MS),
       RECONCILER_EVERY_SECONDS: '3600',
       RECONCILER_GRACE_SECONDS: '0',
       HEALTH_EVERY_SECONDS: '3600',
@@ -209,6 +231,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const producer = client;
     const names = Array.from({ length: options.names }, (_, i) => `chaos-${i}`);
     const foreign = await plantForeign(sim, names, config.proxmox.vmidRange);
+    const leases = chaosLeases({ redis, prefix: keyPrefix, random, longestMs: options.driveMs / 2 });
+    const simSim = sim;
+    sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        leases.sample(await simSim.control<SimStateView>('GET', '/_sim/state').catch(() => ({ vms: [], nodes: [] })));
+        await sleep(LEASE_SAMPLE_MS);
+      }
+    })();
     await sim.control('POST', '/_sim/faults', FAULTS);
 
     // The drive: every name runs its own random sequence, all at once.
@@ -226,11 +257,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         for (const op of ops) {
           await sleep(op.afterMs);
           const result = await persist(
-            () => (op.verb === 'create' ? producer.createVm({ name, uid: uidOf(name), waitForAddress: true }) : producer.deleteVm({ name })),
+            () => (op.verb === 'create' ? producer.createVm({ name, uid: uidOf(name), waitForAddress: true, ttlSeconds: leases.ttlFor(name) }) : producer.deleteVm({ name })),
             () => (report.producerRetries += 1),
           );
           jobIds.add(result.jobId);
           lastIntent.set(name, op.verb === 'create' ? 'present' : 'absent');
+          leases.intent(name);
+          if (op.verb === 'create' && leases.leased(name)) await persist(() => leases.created(name, producer, sleep), () => (report.producerRetries += 1));
           report.operations += 1;
         }
       }),
@@ -286,13 +319,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await sim.control('POST', '/_sim/faults', {});
     await countRequests();
     log(`drive done: ${report.operations} operations, ${jobIds.size} jobs; draining`);
-    await drained([vmQueue], 2000, 300_000, log);
+    await drained([vmQueue, leaseQueue], 2000, 300_000, log);
     const sweepJob = await systemQueue.add('reconcile', { dryRun: false }, { jobId: ownJobId('reconcile') });
     const sweepView = await producer.waitForJob(sweepJob.id ?? '', { timeoutMs: 120_000 });
     report.sweep = sweepView.state === 'completed' ? sweepView.result : { state: sweepView.state, failedReason: sweepView.failedReason };
     // The system queue always holds the schedulers' next (delayed) jobs: only the vm queue drains.
-    await drained([vmQueue], 2000, 300_000, log);
+    await drained([vmQueue, leaseQueue], 2000, 300_000, log);
     await countRequests();
+    sampling = false;
+    await sampler;
+    // A lease that ran out with no request after it deleted its name (SPEC 31).
+    for (const name of leases.expiredNames(Date.now())) lastIntent.set(name, 'absent');
 
     // The end state.
     const everyJob = new Set(jobIds);
@@ -312,7 +349,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       desired.push({ name, state: record.state, ...(record.uid !== undefined ? { uid: record.uid } : {}) });
     }
     const state = await sim.control<SimStateView>('GET', '/_sim/state');
-    report.violations.push(...stateViolations(state, desired), ...foreignViolations(state, foreign), ...report.tally.problems);
+    leases.sample(state);
+    report.violations.push(...stateViolations(state, desired), ...foreignViolations(state, foreign), ...report.tally.problems, ...(await leases.violations(vmQueue, LEASE_END_BOUND_MS)));
     if (sweepView.state !== 'completed') report.violations.push(`the reconcile sweep ended ${sweepView.state}: ${sweepView.failedReason ?? ''}`);
     report.seconds = (Date.now() - started) / 1000;
     // The story of every name a violation mentions, from its jobs' logs.
@@ -324,12 +362,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     return report;
   } finally {
+    sampling = false;
     const outputs = workers.map((w) => w?.output() ?? '').join('\n');
     await Promise.all(workers.map((w) => (w === undefined ? Promise.resolve() : w.kill())));
     if (report.violations.length > 0) log(`worker output (last 3000 chars):\n${outputs.slice(-3000)}`);
     await client?.close();
     await vmQueue.close().catch(() => undefined);
     await systemQueue.close().catch(() => undefined);
+    await leaseQueue.close().catch(() => undefined);
     await sim?.child.stop();
     if (fleet === undefined) await deletePrefix(redis, prefix).catch(() => undefined);
     redis.disconnect();

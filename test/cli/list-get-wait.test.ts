@@ -72,9 +72,9 @@ describe('pve-provisioner list, get and --wait progress (SPEC 27)', function () 
     const text = await cli(['list']);
     expect(text.code, text.stderr).to.equal(0);
     const rows = text.stdout.trimEnd().split('\n');
-    expect(rows[0]).to.match(/^NAME\s+STATE\s+LAST SEEN\s+NODE\s+VMID\s+ADDRESS\s+UPDATED$/);
+    expect(rows[0]).to.match(/^NAME\s+STATE\s+LAST SEEN\s+NODE\s+VMID\s+ADDRESS\s+EXPIRES\s+UPDATED$/);
     expect(rows).to.have.length(1 + names.length);
-    expect(rows.find((r) => r.startsWith('list-0007 '))).to.match(/^list-0007\s+present\s+Running\s+pve2\s+100007\s+192\.0\.2\.7\s+\S+$/);
+    expect(rows.find((r) => r.startsWith('list-0007 '))).to.match(/^list-0007\s+present\s+Running\s+pve2\s+100007\s+192\.0\.2\.7\s+-\s+\S+$/);
 
     const absent = await cli(['list', '--state', 'absent', '--json']);
     expect((JSON.parse(absent.stdout) as { vms: ListedVm[] }).vms.map((vm) => vm.name)).to.deep.equal(['list-0003']);

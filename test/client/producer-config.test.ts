@@ -33,6 +33,7 @@ describe('the producer library without the service config (SPEC 6, 27)', () => {
       },
       jobs: { attempts, backoffMs, keepCompletedCount, keepCompletedSeconds, keepFailedCount, keepFailedSeconds },
       registry: service.registry,
+      leases: { defaultSeconds: service.leases.defaultSeconds, maxSeconds: service.leases.maxSeconds, warnSeconds: service.leases.warnSeconds, onExpiry: service.leases.onExpiry },
     });
   });
 

@@ -15,6 +15,7 @@ const LIMITS: JobLimits = {
   defaults: { cores: 2, memoryMiB: 1024, diskGiB: 10 },
   images: { default: ['pve1', 'pve2'] },
   defaultImage: 'default',
+  leases: { defaultSeconds: 0, maxSeconds: 604800, onExpiry: 'delete' },
 };
 
 const TABLE = {
@@ -148,7 +149,7 @@ describe('field rules (SPEC 1, SPEC 24)', () => {
       limits: LIMITS.limits,
       defaults: LIMITS.defaults,
     } as unknown as Config['proxmox'];
-    expect(limitsFromConfig({ proxmox })).to.deep.equal({ nodes: ['a', 'b'], limits: LIMITS.limits, defaults: LIMITS.defaults, images: { default: ['a', 'b'] }, defaultImage: 'default' });
+    expect(limitsFromConfig({ proxmox })).to.deep.equal({ nodes: ['a', 'b'], limits: LIMITS.limits, defaults: LIMITS.defaults, images: { default: ['a', 'b'] }, defaultImage: 'default', leases: LIMITS.leases });
   });
 
   it('limits carry each configured image with the nodes that serve it, and the default image (SPEC 27)', () => {

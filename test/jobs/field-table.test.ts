@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInputFields } from '../../src/job-table/create.schema.js';
+import { createInputFields, createSpecFields } from '../../src/job-table/create.schema.js';
 import type { FieldSpec } from '../../src/job-table/fields.js';
 import { limitsFromConfig } from '../../src/job-table/schema.js';
 import { run as enqueue } from '../../src/cli/enqueue.js';
@@ -92,7 +92,8 @@ describe('one field table for every door (SPEC 24, SPEC 1)', function () {
   });
 
   it('the provider refuses, as Permanent naming the field, exactly what the table refuses (what the worker would refuse)', () => {
-    for (const c of cases) {
+    // The lease fields (SPEC 31) are recorded at the accept, never in the job: the provider does not see them.
+    for (const c of cases.filter((c) => Object.hasOwn(createSpecFields, c.field))) {
       const spec = { name: 'provider-1', uid: 'u-1', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true, [c.field]: c.value } as Parameters<typeof validateCreateSpec>[1];
       let refused: unknown;
       try {
@@ -140,7 +141,9 @@ describe('one field table for every door (SPEC 24, SPEC 1)', function () {
         writeFileSync(value, c.fileBytes ?? Buffer.from(String(c.value), 'utf8'));
       }
       let stderr = '';
-      const code = await enqueue(['create', '--name', name, flagOf(c.field), value], {
+      // A value that starts with "-" (ttlSeconds -1) is given as --flag=value, as a shell user would.
+      const flag = value.startsWith('-') ? [`${flagOf(c.field)}=${value}`] : [flagOf(c.field), value];
+      const code = await enqueue(['create', '--name', name, ...flag], {
         config: web.config,
         stdout: { write: () => true },
         stderr: { write: (text: string) => (stderr += text) },

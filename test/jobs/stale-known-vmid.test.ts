@@ -33,6 +33,7 @@ function deps(h: Harness, record: DesiredRecord): JobDeps {
     isNameLocked: () => Promise.resolve(false),
     saveHealth: () => Promise.resolve(),
     reconcile: () => Promise.resolve({}),
+    leases: { expire: () => Promise.resolve({ kind: 'gone' }), warn: () => Promise.resolve({ warned: false }) },
     logger: silentLogger(),
   };
 }

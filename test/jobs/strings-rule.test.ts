@@ -8,7 +8,7 @@ import type { FieldError, JobLimits } from '../../src/job-table/fields.js';
 import { SSH_KEY_TYPES } from '../../src/job-table/ssh-key.js';
 import { fixtureKey } from '../support/ssh-keys.js';
 
-const limits: JobLimits = { nodes: ['pve1'], limits: { maxCores: 8, maxMemoryMiB: 8192, maxDiskGiB: 100 }, defaults: { cores: 1, memoryMiB: 512, diskGiB: 10 }, images: { default: ['pve1'] }, defaultImage: 'default' };
+const limits: JobLimits = { nodes: ['pve1'], limits: { maxCores: 8, maxMemoryMiB: 8192, maxDiskGiB: 100 }, defaults: { cores: 1, memoryMiB: 512, diskGiB: 10 }, images: { default: ['pve1'] }, defaultImage: 'default', leases: { defaultSeconds: 0, maxSeconds: 604800, onExpiry: 'delete' } };
 const fields = { sshKeys: createInputFields.sshKeys };
 const key = fixtureKey('ed25519.pub');
 

@@ -3,6 +3,7 @@
 // id of the table's shape (real Redis, a prefix of its own).
 import { expect } from 'chai';
 import { JOB_NAMES, JOB_TABLE, limitsFromConfig } from '../../src/job-table/schema.js';
+import { createQueues } from '../../src/queue/queues.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
 import type { JobDoor } from '../../src/queue/enqueue.js';
 import { ValidationError } from '../../src/queue/producer-errors.js';
@@ -27,7 +28,25 @@ describe('the enqueue door (SPEC 1, 2, 6)', () => {
 
   it('puts the system jobs on the system queue and the VM jobs on the vm queue', () => {
     expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'system')).to.deep.equal(['health', 'reconcile']);
-    expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'vm')).to.deep.equal(['create', 'delete', 'check']);
+    expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'vm')).to.deep.equal(['create', 'delete', 'check', 'stop']);
+  });
+
+  it("puts a lease's end at the head of its queue, retried at the base delay each time, not doubling (SPEC 31)", async () => {
+    // The service's queues, with the jobs' retry options from config.
+    const queues = createQueues(h.redis, h.prefix, h.config.jobs);
+    try {
+      const service = jobDoor(queues, limitsFromConfig(h.config));
+      await service.add('check', { name: 'door-waiting' });
+      const end = await service.add('delete', { name: 'door-e', uid: 'u1', generation: 3 }, { recorded: 'delete-door-e-3' }, 'next');
+      expect(end.opts).to.include({ lifo: true });
+      expect(end.opts.backoff).to.deep.equal({ type: 'fixed', delay: h.config.jobs.backoffMs });
+      expect((await queues.vm.getWaiting()).map((job) => job.id)[0], 'first to run').to.equal('delete-door-e-3');
+      const caller = await service.add('delete', { name: 'door-f', uid: 'u1', generation: 3 }, { recorded: 'delete-door-f-3' });
+      expect(caller.opts.lifo).to.not.equal(true);
+      expect(caller.opts.backoff).to.deep.include({ delay: h.config.jobs.backoffMs });
+    } finally {
+      await queues.close();
+    }
   });
 
   it('gives each job its queue and its id shape', async () => {

@@ -51,7 +51,7 @@ function plan(parts: Parameters<typeof inventory>[0]): ReturnType<typeof decide>
 
 describe('the sweep decides (SPEC 5)', () => {
   it('counts listed and ours, and an empty world decides nothing', () => {
-    expect(plan({})).to.deep.equal({ listed: 0, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], strangerSeeds: [], missing: [], failedCreates: [] });
+    expect(plan({})).to.deep.equal({ listed: 0, ours: 0, orphanVms: [], unknownVms: [], orphanSeeds: [], strangerSeeds: [], missing: [], failedCreates: [], expiredLeases: [] });
     const p = plan({ vms: [vm('a', 'u1'), vm('b', undefined, { ours: false }), vm('c', 'u3', { ours: 'unknown' })], entries: [present('a', 'u1')] });
     expect(p.listed).to.equal(3);
     expect(p.ours).to.equal(1);
@@ -217,5 +217,30 @@ describe('the sweep decides (SPEC 5)', () => {
     const p = plan({ entries: [present('a', 'u1', { failed: { reason: 'bad template', jobId: 'create-a-3', at: OLD } })] });
     expect(p.missing).to.deep.equal([]);
     expect(p.failedCreates).to.deep.equal([{ name: 'a', uid: 'u1', generation: 3, reason: 'bad template', failedJobId: 'create-a-3', failedAt: OLD }]);
+  });
+});
+
+describe('the sweep backs up the lease timers (SPEC 31)', () => {
+  const lease = (expiresAt: string, init: Partial<NonNullable<DesiredEntry['lease']>> = {}): NonNullable<DesiredEntry['lease']> => ({ expiresAt, version: 2, onExpiry: 'delete', ...init });
+  const BEFORE = new Date(NOW.getTime() - 1000).toISOString();
+  const AFTER = new Date(NOW.getTime() + 1000).toISOString();
+
+  it('a lease past due is expired, VM or none, and is not a missing VM; one not yet due is left alone', () => {
+    const p = plan({ vms: [vm('due', 'u1'), vm('later', 'u2', { vmid: 100101 })], entries: [present('due', 'u1', { lease: lease(BEFORE) }), present('later', 'u2', { lease: lease(AFTER) }), present('gone', 'u3', { lease: lease(NOW.toISOString()) })] });
+    expect(p.expiredLeases.map((l) => [l.name, l.version, l.recorded])).to.deep.equal([
+      ['due', 2, undefined],
+      ['gone', 2, undefined],
+    ]);
+    expect(p.missing).to.deep.equal([]);
+  });
+
+  it('an expired stop whose VM still runs is expired again (its stop made sure of); once stopped, or with no VM, it is neither expired nor missing', () => {
+    const stopped = lease(BEFORE, { onExpiry: 'stop', expiredAt: BEFORE });
+    const p = plan({
+      vms: [vm('runs', 'u1', { status: 'running' }), vm('halted', 'u2', { vmid: 100101, status: 'stopped' })],
+      entries: [present('runs', 'u1', { lease: stopped, stopped: 3 }), present('halted', 'u2', { lease: stopped, stopped: 3 }), present('vanished', 'u3', { lease: stopped, stopped: 3 })],
+    });
+    expect(p.expiredLeases.map((l) => [l.name, l.recorded])).to.deep.equal([['runs', true]]);
+    expect(p.missing).to.deep.equal([]);
   });
 });

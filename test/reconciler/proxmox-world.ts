@@ -6,7 +6,9 @@ import { Redis } from 'ioredis';
 import type { Job } from 'bullmq';
 import { loadConfig } from '../../src/config/index.js';
 import type { Config } from '../../src/config/index.js';
-import { validateJobData, limitsFromConfig } from '../../src/job-table/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
+import { createSpecFields } from '../../src/job-table/create.schema.js';
+import { validateFields } from '../../src/job-table/fields.js';
 import { createQueues } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -94,7 +96,7 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
   });
   const limits = limitsFromConfig(config);
   const spec = (name: string, uid: string): Record<string, unknown> => {
-    const valid = validateJobData('create', { name, uid }, limits);
+    const valid = validateFields<Record<string, unknown>>(createSpecFields, { name, uid }, limits);
     if (!valid.ok) throw new Error(`bad test spec: ${JSON.stringify(valid.errors)}`);
     return { ...valid.value };
   };

@@ -8,7 +8,9 @@ import { Redis } from 'ioredis';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { loadConfig } from '../../src/config/index.js';
-import { limitsFromConfig, validateJobData } from '../../src/job-table/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
+import { createSpecFields } from '../../src/job-table/create.schema.js';
+import { validateFields } from '../../src/job-table/fields.js';
 import { deleteJob } from '../../jobs/delete.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
 import { createQueues, VM_QUEUE } from '../../src/queue/queues.js';
@@ -28,7 +30,7 @@ describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
   let enqueuer: Enqueuer;
 
   const spec = (name: string, uid: string): Record<string, unknown> => {
-    const valid = validateJobData('create', { name, uid }, limits);
+    const valid = validateFields<Record<string, unknown>>(createSpecFields, { name, uid }, limits);
     if (!valid.ok) throw new Error('bad spec');
     return { ...valid.value };
   };

@@ -15,6 +15,7 @@ import type {
   SweepDeps,
   SweepProvider,
   TargetedDelete,
+  ExpiredLease,
 } from '../../src/reconciler/ports.js';
 
 export const OUR_TAG = 'pve_provisioner';
@@ -207,6 +208,10 @@ export class JobsDouble implements JobLookup {
   hasPendingJob(name: string): Promise<boolean> {
     return Promise.resolve(this.pending.has(name));
   }
+  pendingExpiries = new Set<string>();
+  hasPendingExpiry(name: string): Promise<boolean> {
+    return Promise.resolve(this.pendingExpiries.has(name));
+  }
 }
 
 export class EnqueuerDouble implements Enqueuer {
@@ -219,6 +224,11 @@ export class EnqueuerDouble implements Enqueuer {
   enqueueCreate(request: CreateAgain): Promise<string> {
     this.creates.push(request);
     return Promise.resolve(`create-${this.creates.length}`);
+  }
+  expiries: ExpiredLease[] = [];
+  expireLease(request: ExpiredLease): Promise<string | undefined> {
+    this.expiries.push(request);
+    return Promise.resolve(`expiry-${this.expiries.length}`);
   }
 }
 

@@ -66,6 +66,7 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
       seedsSkipped: 0,
       missingReenqueued: 1,
       missingSkipped: 0,
+      leasesExpired: 0,
       errors: 0,
     });
     expect(w.findings.sort()).to.deep.equal(['missing_vm', 'orphan_seed', 'orphan_vm', 'orphan_vm']);

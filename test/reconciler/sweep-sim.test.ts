@@ -15,7 +15,9 @@ import type { ProxmoxApi } from '../../src/proxmox/api.js';
 import { createHttpApi } from '../../src/proxmox/http-api.js';
 import { createProvider } from '../../src/provider/provider.js';
 import type { CreateResult, OperationContext, Provider } from '../../src/provider/types.js';
-import { validateJobData, limitsFromConfig } from '../../src/job-table/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
+import { createSpecFields } from '../../src/job-table/create.schema.js';
+import { validateFields } from '../../src/job-table/fields.js';
 import { ownJobId } from '../../src/job-table/job-ids.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -109,7 +111,7 @@ async function withSimWorld(foreignVms: number, configured: string[], body: (w: 
       queues,
       ctx,
       async record(name, uid) {
-        const spec = validateJobData('create', { name, uid, waitForAddress: false }, limits);
+        const spec = validateFields<Record<string, unknown>>(createSpecFields, { name, uid, waitForAddress: false }, limits);
         if (!spec.ok) throw new Error('bad spec');
         await registry.recordPresent(name, uid, { ...spec.value });
       },

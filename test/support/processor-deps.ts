@@ -20,6 +20,7 @@ export function testJobDeps(provider: JobDeps['provider'], registry: DesiredStat
     isNameLocked: (name) => locks.isHeld(name),
     saveHealth: () => Promise.resolve(),
     reconcile: () => Promise.resolve({}),
+    leases: { expire: () => Promise.resolve({ kind: 'gone' }), warn: () => Promise.resolve({ warned: false }) },
     logger: silentLogger(),
   };
 }

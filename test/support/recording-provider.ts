@@ -15,6 +15,8 @@ import type {
   OperationContext,
   Provider,
   SeedIso,
+  StopRequest,
+  StopResult,
   VmObservation,
   VmRef,
 } from '../../src/provider/types.js';
@@ -22,7 +24,7 @@ import type {
 export const CREATE_STEPS: CreateStep[] = ['cloned', 'seeded', 'configured', 'started', 'running'];
 
 export interface RecordedCall {
-  op: 'create' | 'delete' | 'get';
+  op: 'create' | 'delete' | 'get' | 'stop';
   name: string;
   uid?: string;
   start: number;
@@ -158,6 +160,17 @@ export class RecordingProvider implements Provider {
       await sleep(this.options.deleteMs ?? 0, ctx.signal);
       await this.redis.del(this.vmKey(request.name));
       return { deleted: true, vmid: vm.vmid, seedsDeleted: 1 };
+    });
+  }
+
+  /** SPEC 31: the VM stays, marked stopped; a create of it again clears the mark. */
+  stop(request: StopRequest, ctx: OperationContext): Promise<StopResult> {
+    return this.timed('stop', request.name, request.uid, async () => {
+      const vm = await this.vm(request.name);
+      if (vm === undefined || vm.uid !== request.uid) return { stopped: false };
+      ctx.beforeWrite?.();
+      await this.redis.hset(this.vmKey(request.name), 'stopped', '1');
+      return { stopped: true, vmid: vm.vmid, node: 'pve1' };
     });
   }
 

@@ -21,6 +21,8 @@ const ORDER = [
   'pvep_proxmox_daemon_slot_unavailable_total',
   'pvep_webhook_deliveries_total',
   'pvep_webhook_delivery_duration_seconds',
+  'pvep_leases_expired_total',
+  'pvep_lease_end_lag_seconds',
 ];
 
 describe('the metrics of SPEC 9 in the /metrics text', () => {

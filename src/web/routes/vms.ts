@@ -2,12 +2,12 @@
 // validator behind the producer decides, so the API and the library
 // refuse the same inputs with the same field errors (SPEC 1). A request
 // that was already there answers 200 (`existing: true`), a new one 202
-// (SPEC 2).
+// (SPEC 2). PUT /vms/:name/lease renews a name's lease (SPEC 31).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NAME_JOBS } from '../../job-table/schema.js';
-import { SpecConflictError } from '../../client.js';
+import { LeaseExpiredError, LeaseShortenError, NameNotFoundError, SpecConflictError } from '../../client.js';
 import type { EnqueueResult, VmListQuery } from '../../client.js';
-import { parseVmListQuery } from '../../queue/vm-listing.js';
+import { LISTING_KEYS, parseVmListQuery } from '../../queue/vm-listing.js';
 import type { CreateHealthGate } from '../create-health.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
@@ -56,9 +56,9 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
   });
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
-  app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery('limit', 'cursor', 'state', 'node'), async (request, reply) => {
-    const { limit, cursor, state, node } = request.query;
-    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node };
+  app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery(...LISTING_KEYS), async (request, reply) => {
+    const { limit, cursor, state, node, expiringBefore } = request.query;
+    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node, expiringBefore };
     const checked = parseVmListQuery(query);
     if (!checked.ok) return reply.code(400).send(validationBody(checked.errors));
     return service.listVms(query as VmListQuery);
@@ -77,6 +77,17 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
     const input: Record<string, unknown> = { name: request.params.name };
     if (request.query.uid !== undefined) input.uid = request.query.uid;
     return accepted(reply, await service.deleteVm(input));
+  });
+
+  app.put<{ Params: NameParams }>('/vms/:name/lease', async (request, reply) => {
+    try {
+      // The body holds shorten too; the library checks it with the rest.
+      return await service.renewLease(request.params.name, request.body);
+    } catch (err) {
+      if (err instanceof NameNotFoundError) return reply.code(404).send({ error: 'NotFound', message: err.message });
+      if (err instanceof LeaseShortenError || err instanceof LeaseExpiredError) return reply.code(409).send({ error: 'Conflict', message: err.message, name: err.vmName, expiresAt: err.expiresAt });
+      throw err;
+    }
   });
 
   // POST /vms/:name/check, and likewise every job of one name in the job table (src/job-table/schema.ts).
