@@ -4,23 +4,16 @@
 // --ttl exits 2 naming the flag; `list --expiring-before` filters. Each
 // runs as a child process on the real Redis under the test's prefix.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { createProvisionerClient, type ProvisionerClient } from '../../src/client.js';
+import { TSX_LOADER, runNode, type NodeRun } from '../support/node-run.js';
 import { REDIS_URL, deletePrefix, testConfig, uniquePrefix } from '../support/redis.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const tsx = pathToFileURL(join(repo, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('pve-provisioner lease and list --expiring-before (SPEC 31)', function () {
   this.timeout(120_000);
@@ -29,15 +22,8 @@ describe('pve-provisioner lease and list --expiring-before (SPEC 31)', function 
   let redis: Redis;
   let client: ProvisionerClient;
 
-  const cli = (args: string[]): Promise<Run> =>
-    new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', tsx, join(repo, 'src', 'cli.ts'), ...args],
-        { cwd, env: { ...process.env, REDIS_URL, REDIS_PREFIX: prefix, PVE_PROVISIONER_CONFIG: '', LOG_LEVEL: 'warn' }, timeout: 60_000 },
-        (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const cli = (args: string[]): Promise<NodeRun> =>
+    runNode(['--import', TSX_LOADER, join(repo, 'src', 'cli.ts'), ...args], cwd, { REDIS_URL, REDIS_PREFIX: prefix, PVE_PROVISIONER_CONFIG: '', LOG_LEVEL: 'warn' }, 60_000);
 
   before(() => {
     prefix = uniquePrefix('cli-lease');
