@@ -66,6 +66,11 @@ export const schema: Schema<Config> = {
       format: String,
       default: '',
     },
+    networks: {
+      doc: 'Address pools (SPEC 29): a JSON list of {name, bridge, vlanTag?, cidr, gateway?, dns?, first?, last?, exclude?, reuseCooldownSeconds?}. A create whose VM lands on that bridge and VLAN tag (its own bridge and vlanTag, else its node\'s) gets a static IPv4 address from the pool at the door; a network with no pool keeps DHCP.',
+      format: 'network-list',
+      default: [],
+    },
     defaults: {
       cores: { doc: 'Cores of a VM when the job names none.', format: 'positive-int', default: 2 },
       memoryMiB: { doc: 'Memory (MiB) of a VM when the job names none.', format: 'positive-int', default: 2048 },

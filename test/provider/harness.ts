@@ -27,6 +27,7 @@ export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 900
       vmidRange: RANGE,
       installGuestAgent: true,
       seedJoliet: false,
+      networks: [],
       nodes,
       images,
       defaultImage,
