@@ -50,7 +50,7 @@ export function chaosAddresses(redis: RedisLike, prefix: string, cooldownMs: num
     const byAddress = new Map<string, string[]>();
     for (const name of names) {
       const [state, uid, raw] = await redis.hmget(keys.desired(prefix, name), 'state', 'uid', 'address');
-      if (state !== 'present' || raw === null) continue;
+      if (state !== 'present' || raw === null || raw === undefined) continue;
       const lease = JSON.parse(raw) as AddressLease;
       if (lease.uid !== uid) problems.push(`${name}: its record's address ${lease.address} is bound to uid ${lease.uid}, the name's is ${uid ?? '(none)'}`);
       byAddress.set(lease.address, [...(byAddress.get(lease.address) ?? []), name]);
