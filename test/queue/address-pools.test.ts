@@ -9,7 +9,9 @@ import { PoolExhaustedError, ValidationError } from '../../src/client.js';
 import type { EnqueueResult } from '../../src/client.js';
 import type { AddressLease } from '../../src/addresses/types.js';
 import { keys } from '../../src/redis-keys.js';
+import type { CreateResult, CreateSpec, OperationContext } from '../../src/provider/types.js';
 import { createHarness, type Harness } from '../support/harness.js';
+import { RecordingProvider } from '../support/recording-provider.js';
 import { rejection } from '../support/rejection.js';
 
 const NODES = [
@@ -21,6 +23,15 @@ const SMALL = { name: 'lan', bridge: 'vmbr1', cidr: '127.77.0.0/24', gateway: '1
 
 function pooled(what: string, pool: Record<string, unknown> = SMALL, nodes: unknown[] = NODES): Harness {
   return createHarness(what, { config: { proxmox: { nodes, networks: [pool] } } });
+}
+
+/** The provider double, noting the spec each create is given. */
+class SpecNotingProvider extends RecordingProvider {
+  readonly specs: CreateSpec[] = [];
+  override create(spec: CreateSpec, ctx: OperationContext): Promise<CreateResult> {
+    this.specs.push(spec);
+    return super.create(spec, ctx);
+  }
 }
 
 async function jobAddress(h: Harness, jobId: string): Promise<AddressLease | undefined> {
@@ -44,6 +55,16 @@ describe('address pools at the door (SPEC 29)', function () {
     expect(await h.client.getVm('a-1')).to.include({ address: '127.77.0.10', addressPool: 'lan' });
     expect(JSON.parse((await h.redis.hget(keys.addressLeases(h.prefix), 'a-1 u-a-1')) ?? '{}')).to.deep.equal(lease);
     expect(await h.redis.hget(keys.addressHeld(h.prefix, 'lan'), '127.77.0.10')).to.equal('a-1 u-a-1');
+  });
+
+  it("the worker hands the door's lease to the provider's create, which builds the seed from it", async () => {
+    h = pooled('pool-worker');
+    const provider = new SpecNotingProvider(h.redis, h.prefix);
+    await h.startWorker({ provider });
+    const { jobId } = await h.client.createVm({ name: 'w-1', uid: 'u1' });
+    expect((await h.client.waitForJob(jobId, { timeoutMs: 20_000 })).state).to.equal('completed');
+    expect(provider.specs.map((spec) => spec.address)).to.deep.equal([await jobAddress(h, jobId)]);
+    expect(provider.specs[0]?.address).to.include({ address: '127.77.0.10', uid: 'u1' });
   });
 
   it('a repeat of the same create and an in-place change keep the address; a re-created name (another uid) gets another', async () => {
