@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { registerFormats } from './formats.js';
 import { imageProblems } from './images.js';
 import { leaseProblems } from './leases.js';
+import { withNetworkDefaults } from './network-pools.js';
 import { schema } from './schema.js';
 import type { Config } from './types.js';
 
@@ -98,7 +99,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
   }
   const loaded = config.getProperties();
   crossCheck(loaded);
-  return loaded;
+  // Filled here, not by the format's coerce: convict coerces only text, and a file or code gives objects.
+  return { ...loaded, proxmox: { ...loaded.proxmox, networks: loaded.proxmox.networks.map(withNetworkDefaults) } };
 }
 
 function crossCheck(config: Config): void {

@@ -9,7 +9,8 @@ import { hasCredentials, proxmoxUrlProblem } from './url-formats.js';
 
 const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
-const BRIDGE_RE = /^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/;
+/** A Linux bridge name: what nodes' and pools' `bridge` carry. */
+export const BRIDGE_RE = /^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/;
 const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag', 'apiUrl']);
 const IMAGE_KEYS = new Set(['name', 'description', 'templates']);
 /** An image name: what a create's `image` field carries. */

@@ -1,5 +1,9 @@
-// The `network-list` format of proxmox.networks (SPEC 29).
+// The `network-list` format of proxmox.networks (SPEC 29): a JSON list (an
+// environment variable's text is parsed first) checked by
+// network-pools.ts, every problem naming the entry and the field. The
+// loader fills the defaults once checked (src/config/index.ts).
 import type { Format } from 'convict';
+import { networkListProblems } from './network-pools.js';
 
 function parseJsonIfString(value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -14,6 +18,7 @@ export const NETWORK_LIST_FORMAT: Format = {
   name: 'network-list',
   coerce: parseJsonIfString,
   validate(value: unknown) {
-    if (!Array.isArray(value)) throw new Error('must be a JSON list of {name, bridge, vlanTag?, cidr, gateway?, dns?, first?, last?, exclude?, reuseCooldownSeconds?}');
+    const problems = networkListProblems(value);
+    if (problems.length > 0) throw new Error(problems.join('; '));
   },
 };

@@ -67,7 +67,7 @@ export const schema: Schema<Config> = {
       default: '',
     },
     networks: {
-      doc: 'Address pools (SPEC 29): a JSON list of {name, bridge, vlanTag?, cidr, gateway?, dns?, first?, last?, exclude?, reuseCooldownSeconds?}. A create whose VM lands on that bridge and VLAN tag (its own bridge and vlanTag, else its node\'s) gets a static IPv4 address from the pool at the door; a network with no pool keeps DHCP.',
+      doc: 'Address pools (SPEC 29): a JSON list of {name, bridge, vlanTag?, cidr, gateway?, dns?, first?, last?, exclude?, reuseCooldownSeconds?}, one pool per bridge and VLAN tag. A create whose VM lands on that bridge and VLAN tag (its own bridge and vlanTag, else its node\'s) gets a static IPv4 address from the pool at the door; a network with no pool keeps DHCP. cidr /8 to /30; first and last (the subnet\'s first and last host when absent) bound at most 65536 addresses; dns and exclude default to none; a freed address waits reuseCooldownSeconds (default 600) before it is handed out again.',
       format: 'network-list',
       default: [],
     },
