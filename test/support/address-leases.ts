@@ -2,6 +2,7 @@
 // shared layout (src/redis-keys.ts), as the door's allocation leaves
 // them: the lease under `<name> <uid>`, its address held by that holder.
 // Pools are in 127.0.0.0/8, so nothing a test does can reach off the machine.
+import type { AddressLeaseDeps } from '../../jobs/types.js';
 import type { AddressLease } from '../../src/addresses/types.js';
 import type { NetworkPoolConfig } from '../../src/config/types.js';
 import type { RedisClient } from '../../src/redis-script.js';
@@ -29,3 +30,10 @@ export async function leaseState(redis: RedisClient, prefix: string, held: { nam
   ]);
   return { lease, holder, coolingUntil: score === null ? undefined : Number(score) };
 }
+
+/** JobDeps.addresses for job tests with no pools: no lease to end. */
+export const NO_ADDRESS_LEASES: AddressLeaseDeps = {
+  leaseOf: () => Promise.resolve(undefined),
+  vmGone: () => Promise.resolve([]),
+  createFailed: () => Promise.resolve(undefined),
+};
