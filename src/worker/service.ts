@@ -8,7 +8,7 @@ import { limitsFromConfig } from '../job-table/schema.js';
 import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { JobMetrics, LeaseMetrics, WebhookMetrics } from '../metrics.js';
+import type { AddressMetrics, JobMetrics, LeaseMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection, reportRedisError, unansweredBeatReporter } from '../queue/connection.js';
@@ -50,6 +50,8 @@ export interface WorkerServiceOptions {
   webhookMetrics?: WebhookMetrics;
   /** Leases expired and the lag to their VMs' end (SPEC 31). */
   leaseMetrics?: LeaseMetrics;
+  /** Addresses the sweep saw that no lease holds (SPEC 29). */
+  addressMetrics?: AddressMetrics;
   /** This process's id in heartbeats; random when absent. */
   id?: string;
   definitions?: readonly AnyJobDefinition[];
@@ -146,7 +148,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
   const health = createHealthWatch(redis, prefix, provider, logger);
-  const reconcile = createReconcileRunner({ config, redis, provider, queues, registry, locks, ...(metrics ? { metrics } : {}) });
+  const reconcile = createReconcileRunner({ config, redis, provider, queues, registry, locks, logger, ...(metrics ? { metrics } : {}), ...(options.addressMetrics ? { addressMetrics: options.addressMetrics } : {}) });
   const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
   const events = deliveries && webhookEvents(deliveries);
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
