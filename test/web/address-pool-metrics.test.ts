@@ -8,6 +8,7 @@ import { keys } from '../../src/redis-keys.js';
 import { putLease, testPool } from '../support/address-leases.js';
 import { parseSamples, valueOf } from '../support/prometheus-scrape.js';
 import { promtool } from '../support/promtool.js';
+import type { RedisDown } from '../../src/web/redis-down.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 
 const LAB = testPool({ cidr: '127.77.0.0/28' });
@@ -15,7 +16,7 @@ const EDGE = testPool({ name: 'edge', cidr: '127.78.0.0/24', gateway: '127.78.0.
 
 describe('the address pools on /metrics (SPEC 29)', () => {
   let web: TestWeb;
-  let down: { message: string } | undefined;
+  let down: RedisDown | undefined;
   const scrape = async (): Promise<string> => {
     const res = await web.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${web.token}` } });
     expect(res.statusCode).to.equal(200);
@@ -47,7 +48,7 @@ describe('the address pools on /metrics (SPEC 29)', () => {
   });
 
   it('answers without the pool series while Redis is down', async () => {
-    down = { message: 'Redis at 127.0.0.1:6379 is not reachable' };
+    down = { message: 'Redis at 127.0.0.1:6379 is not reachable', retryAfterSeconds: 5 };
     try {
       const text = await scrape();
       expect(text).to.contain('# TYPE pvep_address_pool_addresses gauge');
