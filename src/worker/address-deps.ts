@@ -25,3 +25,10 @@ export function addressLeaseDeps(store: Pick<AddressPoolStore, 'leaseOf' | 'rele
     createFailed: (name, uid) => store.release(name, uid, 'failed'),
   };
 }
+
+/** No pool configured: no lease to end, and no Redis call for it in any job (the sweep frees a lease a removed pool left). */
+export const NO_ADDRESS_POOLS: AddressLeaseDeps = {
+  leaseOf: () => Promise.resolve(undefined),
+  vmGone: () => Promise.resolve([]),
+  createFailed: () => Promise.resolve(undefined),
+};

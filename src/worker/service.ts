@@ -31,7 +31,7 @@ import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { closeConnection, closeService } from './service-close.js';
 import type { CloseOutcome, ServiceParts } from './service-close.js';
 import { leaseDeps } from './lease-deps.js';
-import { addressLeaseDeps } from './address-deps.js';
+import { addressLeaseDeps, NO_ADDRESS_POOLS } from './address-deps.js';
 import { AddressPoolStore } from '../addresses/address-pool-store.js';
 import { webhookEvents } from './webhook-events.js';
 import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
@@ -152,7 +152,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
   const events = deliveries && webhookEvents(deliveries);
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
-  const addresses = addressLeaseDeps(new AddressPoolStore(redis, prefix, config.proxmox.networks), registry);
+  const pools = config.proxmox.networks;
+  const addresses = pools.length === 0 ? NO_ADDRESS_POOLS : addressLeaseDeps(new AddressPoolStore(redis, prefix, pools), registry);
   const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, logger };
   const { leaseMetrics } = options;
   const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };

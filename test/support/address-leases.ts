@@ -2,7 +2,6 @@
 // shared layout (src/redis-keys.ts), as the door's allocation leaves
 // them: the lease under `<name> <uid>`, its address held by that holder.
 // Pools are in 127.0.0.0/8, so nothing a test does can reach off the machine.
-import type { AddressLeaseDeps } from '../../jobs/types.js';
 import type { AddressLease } from '../../src/addresses/types.js';
 import type { NetworkPoolConfig } from '../../src/config/types.js';
 import type { RedisClient } from '../../src/redis-script.js';
@@ -32,8 +31,4 @@ export async function leaseState(redis: RedisClient, prefix: string, held: { nam
 }
 
 /** JobDeps.addresses for job tests with no pools: no lease to end. */
-export const NO_ADDRESS_LEASES: AddressLeaseDeps = {
-  leaseOf: () => Promise.resolve(undefined),
-  vmGone: () => Promise.resolve([]),
-  createFailed: () => Promise.resolve(undefined),
-};
+export { NO_ADDRESS_POOLS as NO_ADDRESS_LEASES } from '../../src/worker/address-deps.js';
