@@ -224,7 +224,7 @@ export const schema: Schema<Config> = {
       default: 900,
     },
     metricsCacheSeconds: {
-      doc: 'The Redis figures of /metrics (queue counts, node health) are read at most once in this many seconds and shared by the scrapes meanwhile; 0 reads them on every scrape (SPEC 9, 24).',
+      doc: 'The Redis figures of /metrics (queue counts, node health, address pools) are read at most once in this many seconds and shared by the scrapes meanwhile; 0 reads them on every scrape (SPEC 9, 24).',
       format: 'nat',
       default: 15,
     },

@@ -15,6 +15,7 @@ import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
 import { registerNodeHealthGauges } from './node-health-metrics.js';
+import { registerAddressPoolGauge } from './address-pool-metrics.js';
 import { sharedFor } from './metrics-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { imageRoutes } from './routes/images.js';
@@ -53,6 +54,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   // The Redis figures of /metrics are read at most once per http.metricsCacheSeconds (SPEC 24).
   const redisFiguresMs = deps.config.http.metricsCacheSeconds * 1000;
   registerNodeHealthGauges(webRegistry, sharedFor(redisFiguresMs, () => deps.readiness.lastHealth()), redisDown);
+  registerAddressPoolGauge(webRegistry, deps.addressPools && sharedFor(redisFiguresMs, deps.addressPools), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 

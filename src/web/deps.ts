@@ -5,6 +5,7 @@ import type { Queue } from 'bullmq';
 import type { UncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
+import type { PoolCounts } from '../addresses/address-pool-store.js';
 import type { Metrics } from '../metrics.js';
 import type { Credentials } from './auth/credentials.js';
 import type { FailedAuthOptions } from './auth/failed-auth.js';
@@ -31,4 +32,6 @@ export interface WebDeps {
   jobEvents?: Partial<JobEventOptions>;
   /** How wrong credentials are slowed; FAILED_AUTH_DEFAULTS for what is not given. */
   failedAuth?: Partial<FailedAuthOptions>;
+  /** The address pools' figures read from Redis (SPEC 29); no pool series when absent. */
+  addressPools?: () => Promise<PoolCounts[]>;
 }

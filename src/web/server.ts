@@ -13,6 +13,7 @@ import { keyPrefixOf } from '../queue/redis-target.js';
 import { createQueues } from '../queue/queues.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
+import { addressPoolFigures } from './address-pool-metrics.js';
 import { loadCredentials } from './auth/credentials.js';
 import { ensureFingerprintKey } from './fingerprint-key.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
@@ -100,6 +101,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       service: client,
       queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
+      addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),
       metrics: options.metrics,
       credentials,
       redisDown,
