@@ -110,7 +110,7 @@ function validateReadiness(entry: Record<string, unknown>, at: string): void {
   }
   if (readinessPort === undefined) return;
   if (!isInt(readinessPort) || readinessPort < 1 || readinessPort > 65535) throw new Error(`${at}: readinessPort must be an integer from 1 to 65535 (default 22)`);
-  if (readiness !== 'tcp') throw new Error(`${at}: readinessPort is the port readiness "tcp" connects to; this image's readiness is "${String(readiness ?? 'agent')}"`);
+  if (readiness !== 'tcp') throw new Error(`${at}: readinessPort is the port readiness "tcp" connects to; this image's readiness is "${(readiness as Readiness | undefined) ?? 'agent'}"`);
 }
 
 export const LIST_FORMATS: readonly Format[] = [
