@@ -18,6 +18,7 @@ import { ensureFingerprintKey } from './fingerprint-key.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
 import { BOARD_PATH } from './board.js';
 import { redisReadinessSources } from './readiness-redis.js';
+import { redisReadySignals } from '../queue/ready-signals.js';
 import { redisDownProbe, type RedisDown } from './redis-down.js';
 
 export interface WebServer {
@@ -100,6 +101,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       service: client,
       queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
+      readyTokens: redisReadySignals(redis, prefix),
       metrics: options.metrics,
       credentials,
       redisDown,

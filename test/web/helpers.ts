@@ -15,6 +15,7 @@ import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+import { redisReadySignals } from '../../src/queue/ready-signals.js';
 import type { FailedAuthOptions } from '../../src/web/auth/failed-auth.js';
 import type { VmService } from '../../src/web/deps.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
@@ -77,6 +78,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
     service: options.service?.(client) ?? client,
     queues: [queues.vm, queues.system],
     readiness: redisReadinessSources(redis, prefix, options.redisDown),
+    readyTokens: redisReadySignals(redis, prefix),
     metrics,
     credentials: await loadCredentials(config, logger),
     ...(options.redisDown ? { redisDown: options.redisDown } : {}),
