@@ -72,7 +72,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
     // The document holds no data, and a client generator fetches it with no token.
     ours.get('/v1/openapi.json', () => openApi);
     // A phone-home guest has its token, no API token (SPEC 29).
-    await ours.register(readyRoute(deps.readyTokens, logger, refuseWhileRedisDown(redisDown)));
+    await ours.register(readyRoute(deps.readyTokens, deps.logger.child({ component: 'web' }), refuseWhileRedisDown(redisDown)));
     await ours.register(v1Routes(deps, redisDown, tokenGuard), { prefix: '/v1' });
   });
 

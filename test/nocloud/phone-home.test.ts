@@ -25,7 +25,8 @@ function asPyYaml(text: string): Record<string, unknown> {
 }
 
 function fileText(files: ReturnType<typeof seedFiles>, name: string): string | undefined {
-  return files.find((f) => f.name === name)?.data.toString('utf8');
+  const file = files.find((f) => f.name === name);
+  return file === undefined ? undefined : Buffer.from(file.data).toString('utf8');
 }
 
 describe('vendor-data with readiness phone-home (SPEC 29, issue 31)', () => {
