@@ -54,7 +54,8 @@ export const createJob = defineJob({
   recordsPermanentFailure: true,
   afterPermanentFailure: (data, deps, ctx) => releaseIfNothingLeft(data.name, data.uid, deps, ctx),
   async handler(data, deps, ctx) {
-    const { generation: _generation, step: _step, ...spec } = data;
+    // The generation goes along: a phone-home token records it (SPEC 29).
+    const { step: _step, ...spec } = data;
     const result = await createReplacingRetired(spec, deps, ctx);
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });

@@ -52,6 +52,11 @@ export const keys = {
   addressCursor: (prefix: string, pool: string): string => `${prefix}:address-pool:${pool}:cursor`,
   /** String with a TTL: a phone-home token's JSON {name, uid, generation} (SPEC 29): deleted when the guest's call is accepted, so good once. */
   readyToken: (prefix: string, token: string): string => `${prefix}:ready-token:${token}`,
+  /**
+   * String with a TTL: the guest of name and uid phoned home (SPEC 29), its token's JSON {name, uid, generation};
+   * written with the token's delete in one script (queue/ready-signals.ts), which derives it from the token's key.
+   */
+  readySignal: (prefix: string, name: string, uid: string): string => `${prefix}:ready-signal:${name}:${uid}`,
   /** Hash: kind -> learned Proxmox duration (SPEC 28); hash-tagged so its script runs on one Cluster slot. */
   learnedTimes: (prefix: string): string => `{${prefix}}:learned-times`,
   /**

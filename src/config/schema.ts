@@ -57,7 +57,7 @@ export const schema: Schema<Config> = {
       ],
     },
     images: {
-      doc: 'Images a create may name (SPEC 27): a JSON list of {name, description?, templates}, templates mapping each node that serves the image to its template there, in the form of nodes[].template (a VMID on that node, or {"vmid": N, "node": "NODE"} for a template on another node on shared storage, cloned with target). A node not in templates does not serve the image. Empty (the default): one image "default" made of each node\'s nodes[].template.',
+      doc: 'Images a create may name (SPEC 27): a JSON list of {name, description?, templates, readiness?, readinessPort?}, templates mapping each node that serves the image to its template there, in the form of nodes[].template (a VMID on that node, or {"vmid": N, "node": "NODE"} for a template on another node on shared storage, cloned with target). A node not in templates does not serve the image. readiness (SPEC 29) is how a create of the image learns its VM is ready: "agent" (the default: the guest agent reports an address), "phone-home" (cloud-init\'s phone_home posts to <http.publicUrl>/v1/ready/<token>), "tcp" (the worker connects to the leased address on readinessPort, default 22) or "none" (the VM runs). Empty (the default): one image "default" made of each node\'s nodes[].template, readiness "agent".',
       format: 'image-list',
       default: [],
     },
@@ -234,7 +234,7 @@ export const schema: Schema<Config> = {
       default: false,
     },
     publicUrl: {
-      doc: "The service's address as its API callers reach it (https://provisioner.example.com, or with a path behind a proxy); the OpenAPI document's server is this URL followed by /v1, so a client generated from it works in Node without a base URL of its own. Empty (the default) leaves the relative /v1.",
+      doc: "The service's address as its API callers reach it (https://provisioner.example.com, or with a path behind a proxy); the OpenAPI document's server is this URL followed by /v1, so a client generated from it works in Node without a base URL of its own; an image with readiness \"phone-home\" needs it, as its guests phone home to <http.publicUrl>/v1/ready/<token> (SPEC 29). Empty (the default) leaves the relative /v1.",
       format: 'public-url',
       default: '',
     },

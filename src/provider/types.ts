@@ -57,6 +57,8 @@ export type CreateSpec = Omit<CreateJobSpec, 'image'> & {
   image?: string;
   /** The address lease the door took (SPEC 29): the seed's network-config sets it statically; absent: DHCP. */
   address?: AddressLease;
+  /** The desired-state generation the create job carries (SPEC 2): a phone-home token records it (SPEC 29). */
+  generation?: number;
 };
 
 export interface DeleteRequest {

@@ -7,6 +7,7 @@ import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { PoolCounts } from '../addresses/address-pool-store.js';
 import type { Metrics } from '../metrics.js';
+import type { ReadyTokens } from '../queue/ready-signals.js';
 import type { Credentials } from './auth/credentials.js';
 import type { FailedAuthOptions } from './auth/failed-auth.js';
 import type { ReadinessSources } from './readiness.js';
@@ -23,6 +24,8 @@ export interface WebDeps {
   /** Every queue, for Bull Board and the BullMQ queue metrics. */
   queues: Queue[];
   readiness: ReadinessSources;
+  /** Phone-home tokens (SPEC 29), taken by POST /v1/ready/:token. */
+  readyTokens: ReadyTokens;
   metrics: Metrics;
   /** undefined when http.authDisabled. */
   credentials: Credentials | undefined;

@@ -19,6 +19,7 @@ import { ensureFingerprintKey } from './fingerprint-key.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
 import { BOARD_PATH } from './board.js';
 import { redisReadinessSources } from './readiness-redis.js';
+import { redisReadySignals } from '../queue/ready-signals.js';
 import { redisDownProbe, type RedisDown } from './redis-down.js';
 
 export interface WebServer {
@@ -102,6 +103,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
       addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),
+      readyTokens: redisReadySignals(redis, prefix),
       metrics: options.metrics,
       credentials,
       redisDown,

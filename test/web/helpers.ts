@@ -17,6 +17,7 @@ import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
 import { addressPoolFigures } from '../../src/web/address-pool-metrics.js';
 import type { NetworkPoolConfig } from '../../src/config/types.js';
+import { redisReadySignals } from '../../src/queue/ready-signals.js';
 import type { FailedAuthOptions } from '../../src/web/auth/failed-auth.js';
 import type { VmService } from '../../src/web/deps.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
@@ -83,6 +84,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
     queues: [queues.vm, queues.system],
     readiness: redisReadinessSources(redis, prefix, options.redisDown),
     addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),
+    readyTokens: redisReadySignals(redis, prefix),
     metrics,
     credentials: await loadCredentials(config, logger),
     ...(options.redisDown ? { redisDown: options.redisDown } : {}),
