@@ -42,7 +42,9 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * keeps the address lease `<name> <uid>` holds, else, on a pool, takes
  * one (allocate-scripts.ts); the record's `address` is that lease (none:
  * the field goes). No free address: {'exhausted'}, nothing written. A
- * repeat ('existing') answers the record's address as it is.
+ * repeat ('existing') answers the record's address as it is, or, on a
+ * pool, takes one when the record has none (a create that failed
+ * Permanent and left nothing gave it back).
  */
 export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}
 local function leaseOf(kind, fresh, rest, address)
@@ -121,8 +123,15 @@ if state == 'present' then
     for _, field in ipairs(changed) do table.insert(recorded, field) end
     return leaseOf('updated', false, recorded, address)
   end
+  local address = redis.call('HGET', KEYS[1], 'address')
+  -- A create that failed Permanent and left nothing gave its address back (SPEC 29): asked again, it takes one.
+  if not address and ARGV[11] ~= '' then
+    address = addressFor(uid)
+    if address == false then return {'exhausted'} end
+    redis.call('HSET', KEYS[1], 'address', address)
+  end
   redis.call('HDEL', KEYS[1], 'failed')
-  return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}, redis.call('HGET', KEYS[1], 'address'))
+  return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}, address)
 end
 local address = addressFor(ARGV[2])
 if address == false then return {'exhausted'} end

@@ -90,6 +90,24 @@ describe('a VM gone ends its address lease (SPEC 29)', function () {
     expect((await h.client.getVm('web-3'))?.failed, 'the failure is still on the name').to.include({ jobId: created.jobId });
   });
 
+  it('the same create asked again after such a failure takes an address again, and its retried job carries it', async () => {
+    const nodes = [{ name: 'pve1', template: 9001, isoStorage: 'proxy-seeds', bridge: POOL.bridge }];
+    const pool = testPool({ first: '127.77.0.10', last: '127.77.0.11', gateway: '127.77.0.1' });
+    h = createHarness('addr-failed-again', { config: { proxmox: { nodes, networks: [pool] } }, provider: { createFailures: [new PermanentError('bad template')] } });
+    await h.startWorker();
+    const created = await h.client.createVm({ name: 'web-5', uid: 'u1' });
+    expect(created.address).to.equal('127.77.0.10');
+    expect((await h.client.waitForJob(created.jobId, { timeoutMs: 10_000 })).state).to.equal('failed');
+    expect((await h.client.getVm('web-5'))?.address, 'given back with the failure').to.equal(undefined);
+    const again = await h.client.createVm({ name: 'web-5', uid: 'u1' });
+    // .10 rests its cooldown: the next one.
+    expect(again).to.include({ existing: true, jobId: created.jobId, address: '127.77.0.11' });
+    const view = await h.client.waitForJob(again.jobId, { timeoutMs: 10_000 });
+    expect(view.state).to.equal('completed');
+    expect((view.data as { address?: { address?: string } }).address?.address, "the retried job's data").to.equal('127.77.0.11');
+    expect(await h.redis.hget(keys.addressHeld(h.prefix, pool.name), '127.77.0.11')).to.equal('web-5 u1');
+  });
+
   it('a create that failed Permanent but left a VM keeps its lease, and says why', async () => {
     h = createHarness('addr-failed-left', { config: NETWORKS, provider: { createFailures: [new PermanentError('hibernated')] } });
     const web = held('web-4', 'u1', '127.77.0.41');
