@@ -70,6 +70,8 @@ export interface SimVolume {
   size: number;
   ctime: number;
   sha256: string;
+  /** The ISO's bytes, for the guest that boots from it (SPEC 29), when within the bounds of kept-isos.ts; never saved in sim.stateFile. */
+  bytes?: Buffer;
 }
 
 export interface SimStorage {

@@ -59,6 +59,12 @@ describe("simulator: the upload body, read as pveproxy's file_upload_multipart (
     });
   }
 
+  it('gives back the file bytes up to the bound asked for, and none past it (a seed the guest boots from, SPEC 29)', async () => {
+    const data = Buffer.concat([head, file, closing]);
+    expect((await readUpload(chunks(data, 64), BOUNDARY, data.length, file.length)).bytes?.equals(file)).to.equal(true);
+    expect((await readUpload(chunks(data, 64), BOUNDARY, data.length, file.length - 1)).bytes).to.equal(undefined);
+  });
+
   it("leaks a file part's header split across reads into the file, as pveproxy's remove_until_data does", async () => {
     const data = body(file);
     const read = await readUpload(chunks(data, 7), BOUNDARY, data.length);
