@@ -70,6 +70,7 @@ const SIM_DEFAULTS = {
   taskSeconds: 1,
   agentSeconds: 47,
   statdSeconds: 10,
+  guestPorts: [22],
   proxyWorkers: 3,
   daemonWorkers: 3,
   requestCostMs: 20,
@@ -311,7 +312,7 @@ export async function startSimulator(options: StartOptions): Promise<RunningSimu
   const simServer = new SimServer(sim, schema);
   const listening: Listening[] = [];
   const closeAll = async (): Promise<void> => {
-    await Promise.all(listening.map((l) => l.close()));
+    await Promise.all([...listening.map((l) => l.close()), sim.guests.close()]);
   };
   const nodeUrls: Record<string, string> = {};
   try {
