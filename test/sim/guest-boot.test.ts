@@ -263,47 +263,44 @@ describe('simulator: the guest boots from its seed (SPEC 29)', function () {
 });
 
 describe('simulator: a guest phones home on its own clock, with no request to the simulator (SPEC 29)', function () {
+  let sim: TestSim;
+  const servers: Server[] = [];
+  beforeEach(async function () {
+    sim = await startTestSim({ timeScale: 0.01, now: Date.now, guestPorts: [] });
+  });
+  afterEach(async function () {
+    await sim.close();
+    for (const server of servers.splice(0)) server.close();
+  });
+
+  /** Clones, uploads the seed, attaches it and starts the VM, waiting for tasks as the provider does; nothing asked after. */
+  async function startWithSeed(vendorData: string): Promise<void> {
+    await sim.data('POST', `${Q}/9001/clone`, { newid: ID, name: 'vm-a', full: 1 });
+    const form = new FormData();
+    form.append('content', 'iso');
+    form.append('filename', new Blob([await seed({ vendorData })]), SEED);
+    await fetch(`${sim.url}/api2/json/nodes/pv1-1/storage/proxy-seeds/upload`, { method: 'POST', body: form, headers: AUTH });
+    await waitForTasks(sim);
+    await sim.data('PUT', `${Q}/${ID}/config`, { ide2: `proxy-seeds:iso/${SEED},media=cdrom` });
+    await sim.data('POST', `${Q}/${ID}/status/start`);
+  }
+
   it('posts to the URL sim.agentSeconds (scaled) after the start while nobody asks the simulator anything', async function () {
     const ready = await readyServer();
-    const sim = await startTestSim({ timeScale: 0.01, now: Date.now, guestPorts: [] });
-    try {
-      await sim.data('POST', `${Q}/9001/clone`, { newid: ID, name: 'vm-a', full: 1 });
-      const form = new FormData();
-      form.append('content', 'iso');
-      form.append('filename', new Blob([await seed({ vendorData: phoneHomeVendorData(ready.url) })]), SEED);
-      await fetch(`${sim.url}/api2/json/nodes/pv1-1/storage/proxy-seeds/upload`, { method: 'POST', body: form, headers: AUTH });
-      // The clone (20 ms) ends before the config write's lock check: wait for it as the provider does.
-      await waitForTasks(sim);
-      await sim.data('PUT', `${Q}/${ID}/config`, { ide2: `proxy-seeds:iso/${SEED},media=cdrom` });
-      const arrived = ready.next();
-      await sim.data('POST', `${Q}/${ID}/status/start`);
-      await arrived;
-      expect(ready.posts.map((p) => p.body)).to.deep.equal(['instance_id=vm-a']);
-    } finally {
-      await sim.close();
-      ready.server.close();
-    }
+    servers.push(ready.server);
+    const arrived = ready.next();
+    await startWithSeed(phoneHomeVendorData(ready.url));
+    await arrived;
+    expect(ready.posts.map((p) => p.body)).to.deep.equal(['instance_id=vm-a']);
   });
 
   it('tries again after an error answer, as cloud-init does, up to tries', async function () {
     const ready = await readyServer([500, 503]);
-    const sim = await startTestSim({ timeScale: 0.01, now: Date.now, guestPorts: [] });
-    try {
-      await sim.data('POST', `${Q}/9001/clone`, { newid: ID, name: 'vm-a', full: 1 });
-      const form = new FormData();
-      form.append('content', 'iso');
-      form.append('filename', new Blob([await seed({ vendorData: phoneHomeVendorData(ready.url, 3) })]), SEED);
-      await fetch(`${sim.url}/api2/json/nodes/pv1-1/storage/proxy-seeds/upload`, { method: 'POST', body: form, headers: AUTH });
-      await waitForTasks(sim);
-      await sim.data('PUT', `${Q}/${ID}/config`, { ide2: `proxy-seeds:iso/${SEED},media=cdrom` });
-      await sim.data('POST', `${Q}/${ID}/status/start`);
-      while (ready.posts.length < 3) await ready.next();
-      const calls = ((await sim.control('GET', 'guests')) as GuestsView).phoneHomes;
-      expect(calls.map((c) => [c.attempt, c.status])).to.deep.equal([[1, 500], [2, 503], [3, 204]]);
-    } finally {
-      await sim.close();
-      ready.server.close();
-    }
+    servers.push(ready.server);
+    await startWithSeed(phoneHomeVendorData(ready.url, 3));
+    while (ready.posts.length < 3) await ready.next();
+    const calls = ((await sim.control('GET', 'guests')) as GuestsView).phoneHomes;
+    expect(calls.map((c) => [c.attempt, c.status])).to.deep.equal([[1, 500], [2, 503], [3, 204]]);
   });
 });
 
