@@ -149,6 +149,19 @@ export const LIST_FORMATS: readonly Format[] = [
     },
   },
   {
+    name: 'port-list',
+    // `22,2222` from the environment becomes numbers; a JSON list is taken as it is.
+    coerce: (value: unknown) => {
+      const list = splitList(value);
+      return Array.isArray(list) ? (list as unknown[]).map((p) => (typeof p === 'string' && /^\d+$/.test(p) ? Number(p) : p)) : list;
+    },
+    validate(value: unknown) {
+      if (!Array.isArray(value) || !value.every((p) => isInt(p) && p >= 1 && p <= 65535)) throw new Error('must be a JSON list of TCP ports (1 to 65535) such as [22, 2222]');
+      const dup = firstDuplicate(value.map(String));
+      if (dup !== undefined) throw new Error(`names port ${dup} twice`);
+    },
+  },
+  {
     name: 'name-list',
     coerce: parseJsonIfString,
     validate(value: unknown) {

@@ -302,6 +302,11 @@ export const schema: Schema<Config> = {
     requestCostMs: { doc: "The time one call holds a worker, per step, before timeScale (ms); a node's full VM listing holds it once more per VM running there (their QMP is asked). An agent call while the agent is not up holds its pvedaemon worker 3 s more (the guest-ping timeout); an upload for another node 1 s more in the entry node's (two SSH commands).", format: 'non-negative-number', default: 20 },
     requestCostPerKibMs: { doc: 'The time added to a handler per KiB of its answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
     statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle, a clone sampled in its temporary config as `VM <vmid>`, and a destroyed VM's sample at its VMID for 5 minutes (scaled) (0: always current).", format: 'non-negative-number', default: 10 },
+    guestPorts: {
+      doc: "Ports a simulated guest listens on once booted (sim.agentSeconds after its start), when its seed gives it a static address in 127.0.0.0/8 (SPEC 29): each connection gets an SSH-like banner, so `tcp` readiness finds it. A JSON list; [] listens on none. Ports under 1024 need root: a simulator run as another user needs a port above, the same as proxmox.images[].readinessPort.",
+      format: 'port-list',
+      default: [22],
+    },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
     tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },
     stateFile: {

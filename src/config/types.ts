@@ -187,6 +187,7 @@ export interface Config {
     requestCostMs: number;
     requestCostPerKibMs: number;
     statdSeconds: number;
+    guestPorts: number[];
     tlsCert: string;
     tlsKey: string;
     stateFile: string;
