@@ -52,10 +52,16 @@ export class GuestBoots {
 
   /** A start that ends at `startedAt`: the book is settled at its boot, even if nobody asks the simulator anything by then. */
   wakeAtBoot(startedAt: number): void {
+    this.wakeAt(startedAt + this.bootDelay);
+  }
+
+  /** A timer can fire a millisecond before Date.now() reaches its time: a settle then is too early, so it waits again. */
+  private wakeAt(at: number): void {
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.host.settle();
-    }, Math.max(0, startedAt + this.bootDelay - this.host.now()));
+      if (this.host.now() < at) this.wakeAt(at);
+      else this.host.settle();
+    }, Math.max(0, at - this.host.now()));
     timer.unref();
     this.timers.add(timer);
   }
