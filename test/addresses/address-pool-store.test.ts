@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { AddressPoolStore } from '../../src/addresses/address-pool-store.js';
 import { handOutSize } from '../../src/addresses/pool-size.js';
+import { allocationArgs } from '../../src/addresses/pool-args.js';
 import { keys } from '../../src/redis-keys.js';
 import { leaseState, putLease, testPool } from '../support/address-leases.js';
 import { deletePrefix, keyPrefix, newRedis, uniquePrefix } from '../support/redis.js';
@@ -121,9 +122,23 @@ describe('address leases end, and their addresses rest (SPEC 29)', () => {
 describe('the pools\' figures (SPEC 29 metrics)', () => {
   it('hands out the range less the network, broadcast and gateway addresses and the excluded ones inside it', () => {
     expect(handOutSize(testPool())).to.equal(253);
-    expect(handOutSize(testPool({ exclude: ['127.77.0.10', '127.77.0.16/30', '127.77.0.1', '10.0.0.1'] }))).to.equal(248);
+    // An exclude entry is an address (the config refuses a CIDR block there), as the door reads it.
+    expect(handOutSize(testPool({ exclude: ['127.77.0.10', '127.77.0.16/30', '127.77.0.1', '10.0.0.1'] }))).to.equal(252);
     expect(handOutSize(testPool({ first: '127.77.0.100', last: '127.77.0.199', exclude: ['127.77.0.150', '127.77.0.50'] }))).to.equal(99);
-    expect(handOutSize(testPool({ cidr: '127.77.0.8/31', gateway: undefined }))).to.equal(2);
+    expect(handOutSize(testPool({ cidr: '127.77.0.8/31', gateway: undefined }))).to.equal(0);
+  });
+
+  it("counts exactly the addresses the door's allocation may hand out, from the same skip list (one rule, not two that can disagree)", () => {
+    const pools = [
+      testPool(),
+      testPool({ exclude: ['127.77.0.10', '127.77.0.16/30', '127.77.0.1', '10.0.0.1'] }),
+      testPool({ first: '127.77.0.100', last: '127.77.0.199', exclude: ['127.77.0.150', '127.77.0.50'] }),
+      testPool({ cidr: '127.77.0.8/31', gateway: undefined }),
+    ];
+    for (const pool of pools) {
+      const door = JSON.parse(allocationArgs(pool, new Date(0).toISOString()).pool) as { first: number; last: number; skip: number[] };
+      expect(handOutSize(pool), JSON.stringify(pool)).to.equal(Math.max(0, door.last - door.first + 1 - door.skip.length));
+    }
   });
 
   it('counts addresses in use, resting past now, and free, per configured pool', async () => {

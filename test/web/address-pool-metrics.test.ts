@@ -12,7 +12,7 @@ import type { RedisDown } from '../../src/web/redis-down.js';
 import { buildTestWeb, type TestWeb } from './helpers.js';
 
 const LAB = testPool({ cidr: '127.77.0.0/28' });
-const EDGE = testPool({ name: 'edge', cidr: '127.78.0.0/24', gateway: '127.78.0.1', exclude: ['127.78.0.200/29'] });
+const EDGE = testPool({ name: 'edge', bridge: 'vmbr2', cidr: '127.78.0.0/24', gateway: '127.78.0.1', exclude: ['127.78.0.200', '127.78.0.201', '127.78.0.202', '127.78.0.203', '127.78.0.204', '127.78.0.205', '127.78.0.206', '127.78.0.207'] });
 
 describe('the address pools on /metrics (SPEC 29)', () => {
   let web: TestWeb;
