@@ -79,6 +79,8 @@ async function foundOrCloned(deps: ProviderDeps, ctx: OperationContext, spec: Cr
   }
   const node = named ?? (await chooseNode(deps, ctx, image));
   const template = requireTemplate(deps, image, node);
+  // SPEC 29: a VM of this name and uid made before (deleted since, re-created by the sweep) phoned home then; this guest must itself.
+  await deps.readySignals?.forget(spec.name, spec.uid);
   // 2. The image's template for that node, on this path only.
   await checkTemplate(deps, ctx, template, spec.diskGiB);
   // 3. Clone, or adopt what holds our VMID.

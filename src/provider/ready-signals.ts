@@ -17,4 +17,6 @@ export interface ReadySignals {
   issue(token: string, binding: ReadyBinding, ttlSeconds: number): Promise<void>;
   /** Whether the guest of this name and uid has phoned home. */
   arrived(name: string, uid: string): Promise<boolean>;
+  /** Drops the signal of an earlier VM of this name and uid: a new clone is a new guest, which must phone home itself. */
+  forget(name: string, uid: string): Promise<void>;
 }

@@ -47,6 +47,9 @@ export function redisReadySignals(redis: RedisClient, prefix: string): ReadySign
     async arrived(name, uid) {
       return (await redis.exists(keys.readySignal(prefix, name, uid))) === 1;
     },
+    async forget(name, uid) {
+      await redis.del(keys.readySignal(prefix, name, uid));
+    },
     async accept(token) {
       return parseBinding(await ACCEPT.run(redis, [keys.readyToken(prefix, token)], [READY_SIGNAL_SECONDS]));
     },

@@ -263,6 +263,15 @@ describe('readiness per image (SPEC 29, issue 31)', () => {
       expect(h.pve.count('agentInterfaces')).to.equal(1);
     });
 
+    it("a signal an earlier VM of the name and uid left does not end a new clone's wait: its guest must phone home itself", async () => {
+      const name = `${NAME}-5`;
+      await web.redis.set(keys.readySignal(web.prefix, name, UID), JSON.stringify({ name, uid: UID, generation: 1 }));
+      const { h, ctx } = readyHarness(configWith(port), { readySignals: signals });
+      const failed = await rejection(h.provider.create(spec('calls', { name }), ctx));
+      expect(failed.message).to.contain('the guest never phoned home within 300 s');
+      expect(await signals.arrived(name, UID)).to.equal(false);
+    });
+
     it('on a network without a pool: completes on the call, and one agent read gives the address', async () => {
       const name = `${NAME}-4`;
       const ready = readyHarness(configWith(port), {

@@ -84,6 +84,8 @@ export async function phoneHome(run: PhoneHomeRun): Promise<void> {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body,
+        // A redirect could lead off this machine: the guest calls only the loopback URL it was given.
+        redirect: 'manual',
         signal: AbortSignal.any([run.signal, AbortSignal.timeout(TRY_TIMEOUT_MS)]),
       });
       await answer.arrayBuffer().catch(() => undefined);
