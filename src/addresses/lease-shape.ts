@@ -2,7 +2,7 @@
 // door writes it, the worker checks it again before it builds the seed
 // from it (old or hand-made jobs may carry anything). Its JSON Schema
 // documents the job's data (OpenAPI).
-import { IMAGE_NAME_RE } from '../config/list-formats.js';
+import { IMAGE_NAME_RE } from '../config/name-patterns.js';
 import { UID } from '../job-table/fields.js';
 import { ipv4ToNumber } from './ipv4.js';
 import type { AddressLease } from './types.js';

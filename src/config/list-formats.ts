@@ -3,20 +3,20 @@
 // entry's refusal names the entry by its place in the list.
 import type { Format } from 'convict';
 import { parseHostPort } from './host-port.js';
-import { isInt, isVmid } from './number-formats.js';
+import { isVmid } from './number-formats.js';
+import { BRIDGE_RE, IMAGE_NAME_RE, isInt } from './name-patterns.js';
+
+export { BRIDGE_RE, IMAGE_NAME_RE };
 import type { NodeConfig, Readiness } from './types.js';
 import { hasCredentials, proxmoxUrlProblem } from './url-formats.js';
 
 const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
 /** A Linux bridge name: what nodes' and pools' `bridge` carry. */
-export const BRIDGE_RE = /^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/;
 const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag', 'apiUrl']);
 const IMAGE_KEYS = new Set(['name', 'description', 'templates', 'readiness', 'readinessPort']);
 /** How a create learns its VM is ready (SPEC 29); `agent` when an image names none. */
 export const READINESS_MODES: readonly Readiness[] = ['agent', 'phone-home', 'tcp', 'none'];
-/** An image name: what a create's `image` field carries. */
-export const IMAGE_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 function parseJsonIfString(value: unknown): unknown {
   if (typeof value !== 'string') return value;

@@ -4,8 +4,7 @@
 // (network-format.ts) and the producer library (producer.ts) both check
 // with these, so a pool the service refuses is refused by the library too.
 import { inSubnet, ipv4ToNumber, parseCidr, type Ipv4Subnet } from '../addresses/ipv4.js';
-import { BRIDGE_RE, IMAGE_NAME_RE } from './list-formats.js';
-import { isInt } from './number-formats.js';
+import { BRIDGE_RE, IMAGE_NAME_RE, isInt } from './name-patterns.js';
 import type { NetworkPoolConfig } from './types.js';
 
 export const NETWORK_KEYS = ['name', 'bridge', 'vlanTag', 'cidr', 'gateway', 'dns', 'first', 'last', 'exclude', 'reuseCooldownSeconds'] as const;
