@@ -21,11 +21,16 @@
 // issue's "100 creates at once on 3 nodes"; the service's placement piles a
 // burst onto one node, audit 7.4). The daemon slots' worst cases are scaled
 // with the time scale (proxmox.daemonSlotWorstCaseScale).
+// --pools runs the new behaviour once more with SPEC 29's address pool and
+// `phone-home` readiness (a web process takes the guests' calls): agent
+// calls per create 0, Proxmox calls per create printed.
 // Options: --at-once N, --time-scale X (default 0.01), --single-url (every
 // call through proxmox.url, no apiUrl), --placed (the service's placement
 // instead of round-robin), --new-only, --old-only (or --old), --strict, --quick,
 // --trace DIR (each wave's request log and jobs to DIR/boot-storm-<mode>-<wave>.json).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { createProvisionerClient, type ProvisionerClient } from '../src/client.js';
@@ -33,11 +38,11 @@ import { loadConfig } from '../src/config/index.js';
 import { listLiveWorkers } from '../src/queue/heartbeat.js';
 import { keys } from '../src/redis-keys.js';
 import { REDIS_URL, benchFlags, benchPrefix, deletePrefix, intFlag, newRedis, printJson, printTable, sleep } from './_common.js';
-import { serviceEnv, startCli, startSimChild, stopRun, type Child, type SimChild } from './_processes.js';
+import { serviceEnv, startCli, startSimChild, stopRun, waitForOutput, type Child, type SimChild } from './_processes.js';
 import { bars, type Bar, type SimTimings } from './_boot-storm-measure.js';
 import { DAEMON_WORKERS, runWave, type WaveResult } from './_boot-storm-wave.js';
 
-const flags = benchFlags('boot-storm', { 'at-once': { type: 'string' }, 'new-only': { type: 'boolean' }, 'old-only': { type: 'boolean' }, old: { type: 'boolean' }, strict: { type: 'boolean' }, trace: { type: 'string' }, spread: { type: 'boolean' }, placed: { type: 'boolean' }, 'single-url': { type: 'boolean' }, 'time-scale': { type: 'string' }, budget: { type: 'string' } });
+const flags = benchFlags('boot-storm', { 'at-once': { type: 'string' }, 'new-only': { type: 'boolean' }, 'old-only': { type: 'boolean' }, old: { type: 'boolean' }, strict: { type: 'boolean' }, trace: { type: 'string' }, spread: { type: 'boolean' }, placed: { type: 'boolean' }, 'single-url': { type: 'boolean' }, 'time-scale': { type: 'string' }, budget: { type: 'string' }, pools: { type: 'boolean' } });
 const AT_ONCE = intFlag(flags, 'at-once', 100, 30);
 const oldOnly = flags.values['old-only'] === true || flags.values.old === true;
 const newOnly = flags.values['new-only'] === true;
@@ -71,12 +76,25 @@ function timeScaleFlag(): number {
   return value;
 }
 
-type Mode = 'new' | 'old';
+type Mode = 'new' | 'old' | 'pools';
+
+const NEW_ENV = { PROXMOX_DAEMON_SLOTS_PER_NODE: '2', BUDGETS_FIRST_ADDRESS_SECONDS: String(FIRST_ADDRESS_SECONDS) };
+
+/** SPEC 29: both waves' addresses (2 x AT_ONCE, the first wave's cooling while the second takes) from one loopback pool. */
+const POOL = { name: 'storm', bridge: 'vmbr0', cidr: '127.78.0.0/16', reuseCooldownSeconds: 600 };
 
 const MODES: Record<Mode, { env: Record<string, string>; says: string }> = {
   new: {
-    env: { PROXMOX_DAEMON_SLOTS_PER_NODE: '2', BUDGETS_FIRST_ADDRESS_SECONDS: String(FIRST_ADDRESS_SECONDS) },
+    env: NEW_ENV,
     says: `proxmox.daemonSlotsPerNode 2, budgets.firstAddressSeconds ${FIRST_ADDRESS_SECONDS} (30 scaled), learned times shared in Redis`,
+  },
+  pools: {
+    env: {
+      ...NEW_ENV,
+      PROXMOX_NETWORKS: JSON.stringify([POOL]),
+      PROXMOX_IMAGES: JSON.stringify([{ name: 'debian', readiness: 'phone-home', templates: Object.fromEntries(NODES.map((node, i) => [node, 9001 + i])) }]),
+    },
+    says: `the new behaviour with an address pool (${POOL.cidr}) and readiness phone-home (SPEC 29): the guests call the web process, no agent call`,
   },
   old: {
     env: { PROXMOX_DAEMON_SLOTS_PER_NODE: '0', BUDGETS_FIRST_ADDRESS_SECONDS: '0' },
@@ -94,8 +112,32 @@ const SIM_ENV: Record<string, string> = {
   SIM_PROXY_WORKERS: '3',
   SIM_DAEMON_WORKERS: String(DAEMON_WORKERS),
 };
-type NodeEntry = { name: string; template: number; isoStorage: string; apiUrl?: string };
-const PROXMOX_NODES: NodeEntry[] = NODES.map((name, i) => ({ name, template: 9001 + i, isoStorage: 'proxy-seeds' }));
+type NodeEntry = { name: string; template: number; isoStorage: string; bridge: string; apiUrl?: string };
+const PROXMOX_NODES: NodeEntry[] = NODES.map((name, i) => ({ name, template: 9001 + i, isoStorage: 'proxy-seeds', bridge: 'vmbr0' }));
+
+/** A free port on 127.0.0.1, for a web process whose http.publicUrl must name it before it starts. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** The web process the guests phone home to (SPEC 29), on http.publicUrl; its secret files in a directory of its own. */
+async function startWeb(sim: SimChild, prefix: string, env: Record<string, string>, into: Child[]): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'pvep-bench-storm-'));
+  const web = startCli(['web'], serviceEnv(sim, REDIS_URL, prefix, {
+    ...env,
+    HTTP_API_TOKENS_FILE: join(dir, 'api-tokens'),
+    HTTP_BOARD_USERS_FILE: join(dir, 'board-users'),
+    HTTP_FINGERPRINT_KEY_FILE: join(dir, 'fingerprint-key'),
+  }));
+  into.push(web);
+  await waitForOutput(web, /API at http:\/\/127\.0\.0\.1:\d+\/v1/, 120_000);
+  return dir;
+}
 
 function simTimings(): SimTimings {
   const { sim } = loadConfig({ env: { ...process.env, ...SIM_ENV } });
@@ -113,7 +155,7 @@ async function proxmoxNodes(sim: SimChild): Promise<NodeEntry[]> {
   });
 }
 
-async function startWorkers(sim: SimChild, redis: Redis, prefix: string, mode: Mode, into: Child[]): Promise<void> {
+async function startWorkers(sim: SimChild, redis: Redis, prefix: string, mode: Mode, into: Child[], extraEnv: Record<string, string>): Promise<void> {
   const env = serviceEnv(sim, REDIS_URL, prefix, {
     JOBS_CONCURRENCY: String(Math.ceil(AT_ONCE / WORKERS)),
     BUDGETS_POLL_MS: String(POLL_MS),
@@ -121,6 +163,7 @@ async function startWorkers(sim: SimChild, redis: Redis, prefix: string, mode: M
     PROXMOX_NODES: JSON.stringify(await proxmoxNodes(sim)),
     PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: String(TIME_SCALE),
     ...MODES[mode].env,
+    ...extraEnv,
   });
   const started = Array.from({ length: WORKERS }, () => startCli(['worker'], env));
   into.push(...started);
@@ -178,11 +221,16 @@ async function runMode(mode: Mode): Promise<ModeResult> {
   const redis = newRedis();
   const sim = await startSimChild({ vms: 3, timeScale: TIME_SCALE, env: SIM_ENV });
   const workers: Child[] = [];
+  const others: Child[] = [];
   let client: ProvisionerClient | undefined;
+  let webDir: string | undefined;
   try {
-    const config = loadConfig({ env: {}, overrides: { redis: { url: REDIS_URL, prefix }, proxmox: { nodes: PROXMOX_NODES } } });
+    const port = mode === 'pools' ? await freePort() : 0;
+    const webEnv: Record<string, string> = mode === 'pools' ? { HTTP_PORT: String(port), HTTP_PUBLIC_URL: `http://127.0.0.1:${port}` } : {};
+    const config = loadConfig({ env: mode === 'pools' ? MODES.pools.env : {}, overrides: { redis: { url: REDIS_URL, prefix }, proxmox: { nodes: PROXMOX_NODES } } });
     client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
-    await startWorkers(sim, redis, prefix, mode, workers);
+    if (mode === 'pools') webDir = await startWeb(sim, prefix, { ...MODES.pools.env, ...webEnv }, others);
+    await startWorkers(sim, redis, prefix, mode, workers, webEnv);
     await quiet(sim);
     const input = { sim, client, workerPids: workers.map((w) => w.pid), spreadOver: SPREAD ? NODES : [], timings: simTimings(), entryNode: NODE_URLS ? undefined : (NODES[0] as string) };
     const coldNames = Array.from({ length: AT_ONCE }, (_, i) => `storm-cold-${i}`);
@@ -193,7 +241,9 @@ async function runMode(mode: Mode): Promise<ModeResult> {
     const learned = await runWave({ ...input, names: Array.from({ length: AT_ONCE }, (_, i) => `storm-learned-${i}`) });
     return { mode, cold, learned, learnedBootMs, workerWarnings: warnings(workers) };
   } finally {
+    await Promise.all(others.map((o) => o.stop()));
     await stopRun({ client, workers, sim });
+    if (webDir !== undefined) rmSync(webDir, { recursive: true, force: true });
     await deletePrefix(redis, prefix);
     redis.disconnect();
   }
@@ -233,7 +283,7 @@ function printWave(mode: Mode, wave: 'cold' | 'learned', w: WaveResult): Bar[] {
   }
   if (w.failed.length > 0) process.stdout.write(`failed: ${w.failed.slice(0, 5).join('; ')}\n`);
   const judged = bars(w.figures, wave === 'learned');
-  printTable(`bars (issue 27${mode === 'old' ? '; informative for the old behaviour' : ''})`, judged.map((b) => ({ bar: b.name, value: n3(b.value), limit: b.limit, result: b.met ? 'pass' : 'FAIL' })));
+  printTable(`bars (issue 27${mode === 'new' ? '' : `; informative for the ${mode} behaviour`})`, judged.map((b) => ({ bar: b.name, value: n3(b.value), limit: b.limit, result: b.met ? 'pass' : 'FAIL' })));
   return judged;
 }
 
@@ -248,7 +298,7 @@ if (traceDir !== undefined) mkdirSync(traceDir, { recursive: true });
 if (TIME_SCALE < 0.05) {
   process.stdout.write(`note: at timeScale ${TIME_SCALE} the floor is below the workers' own CPU per wave and the round trips are not scaled: these figures measure the service more than Proxmox; the run of record is at --time-scale 1, real-host timings, about 10 minutes (docs/benchmarks.md)\n`);
 }
-const modes: Mode[] = oldOnly ? ['old'] : newOnly ? ['new'] : ['new', 'old'];
+const modes: Mode[] = flags.values.pools === true ? ['pools'] : oldOnly ? ['old'] : newOnly ? ['new'] : ['new', 'old'];
 const results: ModeResult[] = [];
 const failedBars: string[] = [];
 for (const mode of modes) {
@@ -263,6 +313,8 @@ for (const mode of modes) {
     if (traceDir !== undefined) writeFileSync(join(traceDir, `boot-storm-${mode}-${wave}.json`), JSON.stringify(result[wave].trace));
     process.stdout.write('\n');
     if (mode === 'new') failedBars.push(...judged.filter((b) => !b.met).map((b) => `${wave}: ${b.name} ${n3(b.value)}`));
+    // SPEC 29: with phone-home readiness the guest says it is ready; no create asks its agent.
+    if (mode === 'pools' && result[wave].agentCallsPerCreate > 0) failedBars.push(`${wave}: agent calls per create with phone-home ${n3(result[wave].agentCallsPerCreate)}, the bar is 0`);
   }
 }
 if (results.length === 2) {

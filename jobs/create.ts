@@ -5,6 +5,7 @@ import type { CreateResult, CreateSpec } from '../src/provider/types.js';
 import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob, isOlderGeneration } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
+import { logReleased } from '../src/addresses/release-log.js';
 
 /**
  * SPEC 2: create, delete, create of one name leaves it present, also when
@@ -23,8 +24,26 @@ async function createReplacingRetired(spec: CreateSpec, deps: JobDeps, ctx: JobC
       if (!record?.retiredUids?.includes(err.otherUid)) throw err;
       await ctx.log?.(`VM ${err.vmid} of ${spec.name} carries uid ${err.otherUid}, which this name no longer wants; deleting it first`);
       await deps.provider.delete({ name: spec.name, uid: err.otherUid }, ctx);
+      await logReleased(ctx, await deps.addresses.vmGone(spec.name, err.otherUid));
     }
   }
+}
+
+/**
+ * SPEC 29: a create that failed Permanent and left no VM of its name and
+ * uid gives its address lease back; one that left a VM keeps it until a
+ * delete or the sweep ends that VM. Asks Proxmox only when there is a lease.
+ */
+async function releaseIfNothingLeft(name: string, uid: string, deps: JobDeps, ctx: JobContext): Promise<void> {
+  const lease = await deps.addresses.leaseOf(name, uid);
+  if (lease === undefined) return;
+  const seen = await deps.provider.get({ name, uid }, ctx);
+  if (seen.state !== 'NotFound') {
+    await ctx.log?.(`address ${lease.address} (pool ${lease.pool}) kept: VM ${seen.vmid ?? ''} of ${name} is left (${seen.state})`);
+    return;
+  }
+  const released = await deps.addresses.createFailed(name, uid);
+  await logReleased(ctx, released === undefined ? [] : [released]);
 }
 
 export const createJob = defineJob({
@@ -33,8 +52,10 @@ export const createJob = defineJob({
   lockedName: (data) => data.name,
   superseded: (data, record) => isOlderGeneration(data.generation, record),
   recordsPermanentFailure: true,
+  afterPermanentFailure: (data, deps, ctx) => releaseIfNothingLeft(data.name, data.uid, deps, ctx),
   async handler(data, deps, ctx) {
-    const { generation: _generation, step: _step, ...spec } = data;
+    // The generation goes along: a phone-home token records it (SPEC 29).
+    const { step: _step, ...spec } = data;
     const result = await createReplacingRetired(spec, deps, ctx);
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });

@@ -1,6 +1,8 @@
 // delete (SPEC 1, 15): under the name's lock; a VM already gone is done
-// (SPEC 4: NotFound on delete means success).
+// (SPEC 4: NotFound on delete means success). Its VM gone, the address
+// lease of its uid ends (SPEC 29).
 import { NotFoundError } from '../src/errors.js';
+import { logReleased } from '../src/addresses/release-log.js';
 import type { DeleteRequest, DeleteResult } from '../src/provider/types.js';
 import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob, isOlderGeneration } from './types.js';
@@ -25,6 +27,8 @@ export const deleteJob = defineJob({
       await ctx.log?.(`nothing to delete: ${err.reason}`);
       result = { deleted: false, seedsDeleted: 0 };
     }
+    // A release that fails fails the attempt: the retry finds the VM gone and releases again.
+    await logReleased(ctx, await deps.addresses.vmGone(data.name, data.uid));
     // Only while the name is still desired absent: a newer create's VM is not this delete's to report.
     ctx.setLastKnown(data.name, { state: 'NotFound', at: new Date().toISOString() }, 'absent');
     return result;

@@ -5,6 +5,8 @@ import type { Logger } from '../src/log.js';
 import type { NodeHealth, OperationContext, Provider } from '../src/provider/types.js';
 import type { DesiredHead, DesiredRecord, LastKnown } from '../src/desired-state.js';
 import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from '../src/job-table/schema.js';
+import type { AddressLease } from '../src/addresses/types.js';
+import type { ReleasedAddress } from '../src/addresses/address-pool-store.js';
 
 /** What a lease's expiry found (src/queue/registry.ts ExpiryOutcome, as the jobs see it). */
 export type LeaseExpiryOutcome =
@@ -20,6 +22,19 @@ export interface LeaseDeps {
   warn(name: string, version: number, jobId: string): Promise<{ warned: boolean; expiresAt?: string }>;
 }
 
+/**
+ * Address leases (SPEC 29) as the jobs end them, built by the worker from
+ * src/addresses: a lease ends when its VM is gone, never while its name
+ * is present with its uid (a create of it may be using it).
+ */
+export interface AddressLeaseDeps {
+  leaseOf(name: string, uid: string): Promise<AddressLease | undefined>;
+  /** The name's VM of this uid is gone, or with no uid every VM of the name: their leases end, but the present uid's. */
+  vmGone(name: string, uid?: string): Promise<ReleasedAddress[]>;
+  /** A create failed Permanent and left no VM: its lease ends while that failure is on the name (a new create clears it). */
+  createFailed(name: string, uid: string): Promise<ReleasedAddress | undefined>;
+}
+
 export interface JobDeps {
   provider: Provider;
   registry: {
@@ -31,6 +46,7 @@ export interface JobDeps {
   /** One reconcile sweep (SPEC 5), built by the worker from src/reconciler. */
   reconcile(data: ReconcileJobData, ctx: OperationContext): Promise<unknown>;
   leases: LeaseDeps;
+  addresses: AddressLeaseDeps;
   logger: Logger;
 }
 
@@ -64,6 +80,12 @@ export interface JobDefinition<N extends JobName> {
    * request for the name arrives.
    */
   recordsPermanentFailure?: boolean;
+  /**
+   * After a Permanent failure was recorded, still holding the name's
+   * lock: what the failure leaves to clean up (SPEC 29: a create's address
+   * lease when no VM is left). Its own errors are logged, never thrown.
+   */
+  afterPermanentFailure?(data: JobDataOf[N], deps: JobDeps, ctx: JobContext): Promise<void>;
 }
 
 /** A definition with its data type erased, as the worker holds it. */
@@ -74,6 +96,7 @@ export interface AnyJobDefinition {
   superseded?(data: unknown, record: DesiredHead | undefined): boolean;
   handler(data: unknown, deps: JobDeps, ctx: JobContext): Promise<unknown>;
   recordsPermanentFailure?: boolean;
+  afterPermanentFailure?(data: unknown, deps: JobDeps, ctx: JobContext): Promise<void>;
 }
 
 /**

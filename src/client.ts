@@ -19,6 +19,7 @@ import { JobWatch } from './queue/job-watch.js';
 import { waitForJob } from './queue/wait-for-job.js';
 import type { JobView } from './queue/job-view.js';
 import { acceptCreate, acceptDelete } from './queue/intent.js';
+import { addressShown } from './queue/address-door.js';
 import type { EnqueueResult } from './queue/intent.js';
 import { lazyProducerSession } from './queue/producer-session.js';
 import type { ProducerSession } from './queue/producer-session.js';
@@ -35,7 +36,7 @@ import { acceptRenewal, checkRenewal } from './queue/lease-renewal.js';
 import type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 import type { LeaseTimerFactory } from './queue/lease-timer-source.js';
 
-export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, PoolExhaustedError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 export type { FieldError } from './job-table/schema.js';
 export type { JobDataView, JobView, JobViewOf, JobState } from './queue/job-view.js';
@@ -142,6 +143,10 @@ export interface DesiredView {
   expiresAt?: string;
   /** With a lease: what runs at expiresAt, a delete or a stop. */
   onExpiry?: 'delete' | 'stop';
+  /** The VM's static IPv4 address from its network's pool (SPEC 29), leased at the accept; absent: DHCP (lastKnown.address is what the VM reported). */
+  address?: string;
+  /** The address pool it came from. */
+  addressPool?: string;
 }
 
 /** One page of names in name order (SPEC 27). */
@@ -154,9 +159,13 @@ export interface VmPage {
 /** Every input is checked at run time whatever its type says: the same ValidationError either way. */
 export interface ProvisionerClientOf<I extends CallInputs> {
   /**
-   * Throws ValidationError (every field), SpecConflictError (the name is
-   * present with another spec: every differing field) or ConflictError
-   * (another uid holds the name). With no uid, a present name's is taken.
+   * Throws ValidationError (every field; on a pooled network, SPEC 29, a
+   * networkConfig, or no node when the image's nodes are on different
+   * networks), SpecConflictError (the name is present with another spec:
+   * every differing field), ConflictError (another uid holds the name) or
+   * PoolExhaustedError (its network's address pool has no free address).
+   * With no uid, a present name's is taken. On a pooled network the answer
+   * carries the VM's `address`.
    */
   createVm(input: I['create']): Promise<EnqueueResult>;
   deleteVm(input: I['delete']): Promise<EnqueueResult>;
@@ -202,9 +211,9 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 const WAIT_POLL_MS = 100;
 
 function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
-  const { spec, failed, lease, ...kept } = record;
+  const { spec, failed, lease, address, ...kept } = record;
   // The lease as its expiry and action: its version and warning are the timers' business.
-  const rest: DesiredView = lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry };
+  const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), ...addressShown(address) };
   // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
   const view: DesiredView = failed === undefined ? rest : { ...rest, failed: { ...failed, reason: redactSecrets(failed.reason) } };
   // The registry holds what createVm recorded: a validated create with its uid.

@@ -2,6 +2,7 @@
 // sees it: jobs read records and leave last-known states, the worker and
 // the client pass them on. Types only; the registry that reads and
 // writes them in Redis is src/queue/registry.ts.
+import type { AddressLease } from './addresses/types.js';
 
 export interface LastKnown {
   state: string;
@@ -56,6 +57,8 @@ export interface DesiredRecord {
   lease?: Lease;
   /** The generation of the stop a lease's expiry recorded (SPEC 31): the name stays present, its VM stopped, until a create of the same spec starts it again. */
   stopped?: number;
+  /** The address lease of the present uid (SPEC 29), taken at the door; absent: DHCP. */
+  address?: AddressLease;
 }
 
 /**

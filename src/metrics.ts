@@ -1,7 +1,8 @@
 // Prometheus metrics of SPEC 9: jobs by name and outcome, job duration,
 // Proxmox calls by method and status with latency, lock waits,
 // reconciler findings, the shared request budget's waits (SPEC 26), the
-// pvedaemon slots per node (SPEC 28), and webhook deliveries (SPEC 27). Each Metrics owns its own prom-client Registry
+// pvedaemon slots per node (SPEC 28), webhook deliveries (SPEC 27), leases (SPEC 31) and
+// unleased addresses (SPEC 29). Each Metrics owns its own prom-client Registry
 // (never the global default one), so tests build fresh ones and the
 // worker sees only the narrow JobMetrics / ProxmoxCallMetrics interfaces.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -54,7 +55,13 @@ export interface LeaseMetrics {
   leaseEnded(onExpiry: string, seconds: number): void;
 }
 
-export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics, LeaseMetrics {
+/** What the sweep reports of the address pools (SPEC 29). */
+export interface AddressMetrics {
+  /** A sweep saw an address of a VM of ours inside `pool` that no lease holds. */
+  addressUnleasedSeen(pool: string): void;
+}
+
+export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics, LeaseMetrics, AddressMetrics {
   readonly registry: Registry;
   readonly jobsTotal: Counter<'job_name' | 'outcome'>;
   readonly jobDuration: Histogram<'job_name'>;
@@ -73,6 +80,7 @@ export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMe
   readonly webhookDuration: Histogram<'event'>;
   readonly leasesExpired: Counter<'on_expiry'>;
   readonly leaseEndLag: Histogram<'on_expiry'>;
+  readonly addressUnleasedSeenTotal: Counter<'pool'>;
 }
 
 export interface MetricsOptions {
@@ -233,6 +241,21 @@ function leaseArea(make: MetricMaker): Pick<Metrics, 'leasesExpired' | 'leaseEnd
   };
 }
 
+/** The address pools (SPEC 29): addresses the sweep saw on VMs of ours that no lease holds. The pools' gauge is the web process's (src/web/address-pool-metrics.ts). */
+function addressArea(make: MetricMaker): Pick<Metrics, 'addressUnleasedSeenTotal' | keyof AddressMetrics> {
+  const addressUnleasedSeenTotal = make.counter(
+    'pvep_address_unleased_seen_total',
+    'Addresses a reconcile sweep saw on a VM of ours, inside a pool, that no lease holds, by pool (SPEC 29): each sweep counts each such VM again.',
+    ['pool'],
+  );
+  return {
+    addressUnleasedSeenTotal,
+    addressUnleasedSeen(pool) {
+      addressUnleasedSeenTotal.inc({ pool });
+    },
+  };
+}
+
 /**
  * A registry of its own with every metric of SPEC 9, built area by area.
  * The /metrics text lists them in the order they register: the areas are
@@ -246,7 +269,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     for (const name of PROM_CLIENT_GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
   }
   const make = metricMaker(registry);
-  return { registry, ...jobEndArea(make), ...proxmoxCallArea(make), ...lockAndSweepArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make), ...leaseArea(make) };
+  return { registry, ...jobEndArea(make), ...proxmoxCallArea(make), ...lockAndSweepArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make), ...leaseArea(make), ...addressArea(make) };
 }
 
 /** The process-wide metrics, shared by the worker and the web server of one process. */

@@ -38,6 +38,25 @@ export const keys = {
   reconcilerJobs: (prefix: string): string => `${prefix}:reconciler:jobs`,
   /** Hash: name -> the job ids of its lease's timers, as JSON (SPEC 31, queue/lease-timer.ts): the ones a newer lease version removes. */
   leaseTimers: (prefix: string): string => `${prefix}:lease-timers`,
+  /**
+   * Hash: `<name> <uid>` -> its address lease as JSON (SPEC 29, src/addresses/types.ts AddressLease): at most one
+   * per name and uid, so a repeat of a create takes the same address; a re-created name (new uid) gets another while
+   * the old uid's VM is still being deleted.
+   */
+  addressLeases: (prefix: string): string => `${prefix}:address-leases`,
+  /** Hash: address -> `<name> <uid>` holding it, in one pool (SPEC 29). */
+  addressHeld: (prefix: string, pool: string): string => `${prefix}:address-pool:${pool}:held`,
+  /** Sorted set: address -> ms (Redis time) from which a freed address may be handed out again (networks[].reuseCooldownSeconds). */
+  addressCooling: (prefix: string, pool: string): string => `${prefix}:address-pool:${pool}:cooling`,
+  /** String: the offset in the pool's range the next search starts at, so freed addresses go round before reuse. */
+  addressCursor: (prefix: string, pool: string): string => `${prefix}:address-pool:${pool}:cursor`,
+  /** String with a TTL: a phone-home token's JSON {name, uid, generation} (SPEC 29): deleted when the guest's call is accepted, so good once. */
+  readyToken: (prefix: string, token: string): string => `${prefix}:ready-token:${token}`,
+  /**
+   * String with a TTL: the guest of name and uid phoned home (SPEC 29), its token's JSON {name, uid, generation};
+   * written with the token's delete in one script (queue/ready-signals.ts), which derives it from the token's key.
+   */
+  readySignal: (prefix: string, name: string, uid: string): string => `${prefix}:ready-signal:${name}:${uid}`,
   /** Hash: kind -> learned Proxmox duration (SPEC 28); hash-tagged so its script runs on one Cluster slot. */
   learnedTimes: (prefix: string): string => `{${prefix}}:learned-times`,
   /**

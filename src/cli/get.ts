@@ -14,7 +14,7 @@ import { jsonDocument } from './terminal-text.js';
 
 const USAGE = [
   'usage: pve-provisioner get NAME [--json]',
-  '  One name: its desired state and spec, when its lease expires, what the last job saw (state, node, VMID, address), and that job (state, step, result or failure).',
+  '  One name: its desired state and spec, when its lease expires, its leased address (SPEC 29), what the last job saw (state, node, VMID, address), and that job (state, step, result or failure).',
   '  --json  one JSON document, as GET /v1/vms/{name} answers, instead of the lines.',
   '',
 ].join('\n');
@@ -28,6 +28,7 @@ function lines(vm: DesiredView, job: JobView | undefined): string {
     ['spec', vm.spec === undefined ? undefined : JSON.stringify(vm.spec)],
     ['failed', vm.failed === undefined ? undefined : `${vm.failed.reason} (job ${vm.failed.jobId})`],
     ['expires', vm.expiresAt === undefined ? undefined : `${vm.expiresAt} (then ${vm.onExpiry ?? 'delete'})`],
+    ['leased', vm.address === undefined ? undefined : `${vm.address} (pool ${vm.addressPool ?? '?'})`],
     ['last seen', seen === undefined ? undefined : `${seen.state} at ${seen.at}`],
     ['node', seen?.node],
     ['vmid', seen?.vmid === undefined ? undefined : String(seen.vmid)],

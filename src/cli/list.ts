@@ -15,7 +15,7 @@ import { jsonDocument } from './terminal-text.js';
 
 const USAGE = [
   'usage: pve-provisioner list [--state present|absent] [--node NODE] [--expiring-before TIME] [--json]',
-  '  Every name the service manages, in name order: desired state, what the last job saw (state, node, VMID, address), when its lease expires, when it changed.',
+  '  Every name the service manages, in name order: desired state, what the last job saw (state, node, VMID, address, else the leased address), when its lease expires, when it changed.',
   '  --state  only names desired so; --node  only names whose VM was last seen on that node;',
   '  --expiring-before  only names whose lease ends before TIME (RFC 3339, e.g. 2030-01-02T03:04:05Z);',
   '  --json   one JSON document {"vms": [...]} (each as GET /v1/vms/{name} shows it, without the job) instead of the table.',
@@ -30,7 +30,7 @@ const FLAG_OF: Record<string, string> = { expiringBefore: 'expiring-before' };
 function row(vm: DesiredView): string[] {
   const seen = vm.lastKnown;
   const expires = vm.expiresAt === undefined ? '-' : `${vm.expiresAt} (${vm.onExpiry ?? 'delete'})`;
-  return [vm.name, vm.state, seen?.state ?? '-', seen?.node ?? '-', seen?.vmid === undefined ? '-' : String(seen.vmid), seen?.address ?? '-', expires, vm.failed ? `failed: ${vm.failed.reason}` : vm.updatedAt];
+  return [vm.name, vm.state, seen?.state ?? '-', seen?.node ?? '-', seen?.vmid === undefined ? '-' : String(seen.vmid), seen?.address ?? vm.address ?? '-', expires, vm.failed ? `failed: ${vm.failed.reason}` : vm.updatedAt];
 }
 
 export async function run(args: string[]): Promise<number> {

@@ -5,6 +5,7 @@
 import convict, { type Format } from 'convict';
 import { booleanWordFormat } from './boolean-words.js';
 import { LIST_FORMATS } from './list-formats.js';
+import { NETWORK_LIST_FORMAT } from './network-format.js';
 import { NUMBER_FORMATS } from './number-formats.js';
 import { URL_FORMATS } from './url-formats.js';
 
@@ -30,7 +31,7 @@ const NAME_FORMATS: readonly Format[] = [
 ];
 
 /** Every format the schema names (convict keeps them by name, so their order is free). */
-const CONFIG_FORMATS: readonly Format[] = [booleanWordFormat, ...URL_FORMATS, ...NAME_FORMATS, ...NUMBER_FORMATS, ...LIST_FORMATS];
+const CONFIG_FORMATS: readonly Format[] = [booleanWordFormat, ...URL_FORMATS, ...NAME_FORMATS, ...NUMBER_FORMATS, ...LIST_FORMATS, NETWORK_LIST_FORMAT];
 
 export function registerFormats(): void {
   for (const format of CONFIG_FORMATS) convict.addFormat(format);

@@ -7,8 +7,9 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { registerFormats } from './formats.js';
-import { imageProblems } from './images.js';
+import { imageProblems, readinessProblems } from './images.js';
 import { leaseProblems } from './leases.js';
+import { withNetworkDefaults } from './network-pools.js';
 import { schema } from './schema.js';
 import type { Config } from './types.js';
 
@@ -98,7 +99,8 @@ export function loadConfig(options: LoadOptions = {}): Config {
   }
   const loaded = config.getProperties();
   crossCheck(loaded);
-  return loaded;
+  // Filled here, not by the format's coerce: convict coerces only text, and a file or code gives objects.
+  return { ...loaded, proxmox: { ...loaded.proxmox, networks: loaded.proxmox.networks.map(withNetworkDefaults) } };
 }
 
 function crossCheck(config: Config): void {
@@ -120,6 +122,6 @@ function crossCheck(config: Config): void {
   if (defaults.diskGiB > limits.maxDiskGiB) fail(`proxmox.defaults.diskGiB (${defaults.diskGiB}) is above proxmox.limits.maxDiskGiB (${limits.maxDiskGiB})`);
   const leases = leaseProblems(config.leases);
   if (leases.length > 0) fail(leases.join('; '));
-  const images = imageProblems(config.proxmox);
+  const images = [...imageProblems(config.proxmox), ...readinessProblems(config)];
   if (images.length > 0) fail(images.join('; '));
 }

@@ -3,17 +3,20 @@
 // entry's refusal names the entry by its place in the list.
 import type { Format } from 'convict';
 import { parseHostPort } from './host-port.js';
-import { isInt, isVmid } from './number-formats.js';
-import type { NodeConfig } from './types.js';
+import { isVmid } from './number-formats.js';
+import { BRIDGE_RE, IMAGE_NAME_RE, isInt } from './name-patterns.js';
+
+export { BRIDGE_RE, IMAGE_NAME_RE };
+import type { NodeConfig, Readiness } from './types.js';
 import { hasCredentials, proxmoxUrlProblem } from './url-formats.js';
 
 const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
-const BRIDGE_RE = /^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$/;
+/** A Linux bridge name: what nodes' and pools' `bridge` carry. */
 const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag', 'apiUrl']);
-const IMAGE_KEYS = new Set(['name', 'description', 'templates']);
-/** An image name: what a create's `image` field carries. */
-export const IMAGE_NAME_RE = /^[a-z0-9][a-z0-9._-]{0,62}$/;
+const IMAGE_KEYS = new Set(['name', 'description', 'templates', 'readiness', 'readinessPort']);
+/** How a create learns its VM is ready (SPEC 29); `agent` when an image names none. */
+export const READINESS_MODES: readonly Readiness[] = ['agent', 'phone-home', 'tcp', 'none'];
 
 function parseJsonIfString(value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -84,7 +87,7 @@ function validateNode(node: unknown, index: number): void {
 
 function validateImage(image: unknown, index: number): void {
   const at = `entry ${index}`;
-  if (typeof image !== 'object' || image === null || Array.isArray(image)) throw new Error(`${at} must be an object {name, description?, templates}`);
+  if (typeof image !== 'object' || image === null || Array.isArray(image)) throw new Error(`${at} must be an object {name, description?, templates, readiness?, readinessPort?}`);
   const entry = image as Record<string, unknown>;
   const extra = Object.keys(entry).find((key) => !IMAGE_KEYS.has(key));
   if (extra !== undefined) throw new Error(`${at} has unknown key "${extra}"; allowed: ${[...IMAGE_KEYS].join(', ')}`);
@@ -97,6 +100,18 @@ function validateImage(image: unknown, index: number): void {
     throw new Error(`${at} (${entry.name}): templates must be a non-empty object mapping node names to templates, e.g. {"pve1": 9001}`);
   }
   for (const [node, template] of Object.entries(templates)) validateTemplate(template, `${at} (${entry.name}) templates.${node}`);
+  validateReadiness(entry, `${at} (${entry.name})`);
+}
+
+/** SPEC 29: readiness one of the modes; readinessPort a TCP port, and only for `tcp`, the one mode that connects. */
+function validateReadiness(entry: Record<string, unknown>, at: string): void {
+  const { readiness, readinessPort } = entry;
+  if (readiness !== undefined && !READINESS_MODES.includes(readiness as Readiness)) {
+    throw new Error(`${at}: readiness must be one of ${READINESS_MODES.map((m) => `"${m}"`).join(', ')} (default "agent"), not ${JSON.stringify(readiness)}`);
+  }
+  if (readinessPort === undefined) return;
+  if (!isInt(readinessPort) || readinessPort < 1 || readinessPort > 65535) throw new Error(`${at}: readinessPort must be an integer from 1 to 65535 (default 22)`);
+  if (readiness !== 'tcp') throw new Error(`${at}: readinessPort is the port readiness "tcp" connects to; this image's readiness is "${(readiness as Readiness | undefined) ?? 'agent'}"`);
 }
 
 export const LIST_FORMATS: readonly Format[] = [
@@ -131,6 +146,19 @@ export const LIST_FORMATS: readonly Format[] = [
       value.forEach(validateImage);
       const dup = firstDuplicate((value as { name: string }[]).map((image) => image.name));
       if (dup !== undefined) throw new Error(`names image "${dup}" twice; each image may appear once`);
+    },
+  },
+  {
+    name: 'port-list',
+    // `22,2222` from the environment becomes numbers; a JSON list is taken as it is.
+    coerce: (value: unknown) => {
+      const list = splitList(value);
+      return Array.isArray(list) ? (list as unknown[]).map((p) => (typeof p === 'string' && /^\d+$/.test(p) ? Number(p) : p)) : list;
+    },
+    validate(value: unknown) {
+      if (!Array.isArray(value) || !value.every((p) => isInt(p) && p >= 1 && p <= 65535)) throw new Error('must be a JSON list of TCP ports (1 to 65535) such as [22, 2222]');
+      const dup = firstDuplicate(value.map(String));
+      if (dup !== undefined) throw new Error(`names port ${dup} twice`);
     },
   },
   {

@@ -1,10 +1,9 @@
 // The number formats: VMIDs, counts, durations and fractions. A text (an
 // environment variable) is taken as the number it spells.
 import type { Format } from 'convict';
+import { isInt } from './name-patterns.js';
 
-export function isInt(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value);
-}
+export { isInt };
 
 export const isVmid = (value: unknown): value is number => isInt(value) && value >= 100 && value <= 999999999;
 

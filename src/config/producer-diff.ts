@@ -1,6 +1,7 @@
 // Where two producer configs disagree on what a job means (SPEC 6, 27):
 // the node names, the defaults and limits key by key, the images (names
-// and the nodes serving each), the default image and the leases (SPEC 31). Job options and the
+// and the nodes serving each), the default image, the leases (SPEC 31),
+// the nodes' networks and the address pools (SPEC 29). Job options and the
 // tombstone time change how a job is kept, not what it is, and are not compared.
 import { isDeepStrictEqual } from 'node:util';
 import { defaultImageOf } from './images.js';
@@ -20,6 +21,15 @@ function servedBy(images: Proxmox['images']): { name: string; nodes: string[] }[
   return images.map(({ name, templates }) => ({ name, nodes: Object.keys(templates).sort() })).sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** Each node's network (SPEC 29): where a create that names no bridge lands, so which pool it takes from. */
+function nodeNetworks(nodes: Proxmox['nodes']): string[] {
+  return nodes.map(({ name, bridge, vlanTag }) => `${name}: ${bridge ?? 'the template\'s bridge'}${vlanTag === undefined ? '' : ` VLAN ${vlanTag}`}`).sort();
+}
+
+function poolsByName(networks: Proxmox['networks']): Proxmox['networks'] {
+  return [...networks].sort((a, b) => a.name.localeCompare(b.name));
+}
+
 function byKey(group: 'defaults' | 'limits', given: Proxmox, published: Proxmox): [string, unknown, unknown][] {
   return Object.entries(published[group]).map(([key, value]) => [`proxmox.${group}.${key}`, (given[group] as Record<string, number>)[key], value]);
 }
@@ -32,6 +42,8 @@ export function jobMeaningDifferences(given: ProducerConfig, published: Producer
     ...byKey('limits', g, p),
     ['proxmox.images', servedBy(g.images), servedBy(p.images)],
     ['proxmox.defaultImage', defaultImageOf(g), defaultImageOf(p)],
+    ['proxmox.nodes[].bridge/vlanTag', nodeNetworks(g.nodes), nodeNetworks(p.nodes)],
+    ['proxmox.networks', poolsByName(g.networks), poolsByName(p.networks)],
     ...Object.entries(published.leases).map(([key, value]): [string, unknown, unknown] => [`leases.${key}`, (given.leases as Record<string, unknown>)[key], value]),
   ];
   return pairs.filter(([, a, b]) => !isDeepStrictEqual(a, b)).map(([key, a, b]) => ({ key, given: JSON.stringify(a), published: JSON.stringify(b) }));

@@ -8,18 +8,27 @@ import type { ProducerConfig, ProducerSettings } from './producer.js';
 
 /** Raised only when an older client would misread the shape; a new key keeps it. */
 export const PUBLISHED_CONFIG_VERSION = 1;
+/**
+ * The version of a config with address pools (SPEC 29): a client older
+ * than the pools would read it and enqueue creates on a pooled network
+ * without their lease, so it must refuse it (and say to upgrade). A config
+ * without pools keeps version 1, which every client reads.
+ */
+export const PUBLISHED_POOLS_VERSION = 2;
+const READ_VERSIONS: readonly unknown[] = [PUBLISHED_CONFIG_VERSION, PUBLISHED_POOLS_VERSION];
 
 export interface PublishedProducerConfig {
   version: number;
   config: ProducerConfig;
 }
 
-/** What a producer reads of `settings` (a service Config) and no other key: node names, images' names and templates. */
+/** What a producer reads of `settings` (a service Config) and no other key: node names and networks, images' names and templates, the address pools. */
 export function publishedProducerConfig(settings: ProducerSettings): PublishedProducerConfig {
   const config = producerConfig(settings);
-  const nodes = config.proxmox.nodes.map(({ name }) => ({ name }));
+  const nodes = config.proxmox.nodes.map(({ name, bridge, vlanTag }) => ({ name, ...(bridge === undefined ? {} : { bridge }), ...(vlanTag === undefined ? {} : { vlanTag }) }));
   const images = config.proxmox.images.map(({ name, templates }) => ({ name, templates }));
-  return { version: PUBLISHED_CONFIG_VERSION, config: { ...config, proxmox: { ...config.proxmox, nodes, images } } };
+  const version = config.proxmox.networks.length > 0 ? PUBLISHED_POOLS_VERSION : PUBLISHED_CONFIG_VERSION;
+  return { version, config: { ...config, proxmox: { ...config.proxmox, nodes, images } } };
 }
 
 export type PublishedRead = { kind: 'absent' } | { kind: 'found'; config: ProducerConfig } | { kind: 'unreadable'; reason: string };
@@ -34,8 +43,8 @@ export function parsePublished(text: string | null, redisKey: string): Published
     return { kind: 'unreadable', reason: `${redisKey} is not JSON` };
   }
   const { version, config } = (typeof value === 'object' && value !== null ? value : {}) as { version?: unknown; config?: unknown };
-  if (version !== PUBLISHED_CONFIG_VERSION) {
-    return { kind: 'unreadable', reason: `${redisKey} has version ${JSON.stringify(version)}; this client reads version ${PUBLISHED_CONFIG_VERSION}: upgrade @pve-provisioner/client, or give it config` };
+  if (!READ_VERSIONS.includes(version)) {
+    return { kind: 'unreadable', reason: `${redisKey} has version ${JSON.stringify(version)}; this client reads versions ${READ_VERSIONS.join(' and ')}: upgrade @pve-provisioner/client, or give it config` };
   }
   if (typeof config !== 'object' || config === null) return { kind: 'unreadable', reason: `${redisKey} has no config` };
   try {

@@ -1,12 +1,14 @@
 // What the producer library reads of the service's configuration (SPEC 6,
-// 27): the nodes, defaults and limits a job is checked against, the job
-// options and the tombstone time. The service's defaults fill anything a
+// 27, 29): the nodes (with their networks), defaults and limits a job is
+// checked against, the address pools a create takes its lease from, the
+// job options and the tombstone time. The service's defaults fill anything a
 // caller leaves out, so a backend enqueues without the config loader
 // (convict). test/client/producer-config.test.ts keeps them equal to
 // loadConfig()'s defaults.
 import { IMPLICIT_IMAGE } from './images.js';
 import { leaseProblems } from './leases.js';
-import type { Config, ImageConfig, LeaseConfig } from './types.js';
+import { networkListProblems, withNetworkDefaults, type NetworkPoolInput } from './network-pools.js';
+import type { Config, ImageConfig, LeaseConfig, NetworkPoolConfig, NodeConfig } from './types.js';
 
 type JobOptionKey = 'attempts' | 'backoffMs' | 'keepCompletedCount' | 'keepCompletedSeconds' | 'keepFailedCount' | 'keepFailedSeconds';
 
@@ -17,16 +19,21 @@ export type ProducerJobOptions = Pick<Config['jobs'], JobOptionKey>;
 /** The leases' keys an accept reads: the create's lease, and when its warning timer goes (warnSeconds). */
 export type ProducerLeases = Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' | 'warnSeconds' | 'onExpiry'>;
 
+/** A node as the producer sees it: its name, and the network its VMs land on when a create names none (SPEC 29). */
+export type ProducerNode = Pick<NodeConfig, 'name' | 'bridge' | 'vlanTag'>;
+
 export interface ProducerConfig {
   proxmox: {
-    /** The configured nodes: a create's `node` must be one of their names. */
-    nodes: { name: string }[];
+    /** The configured nodes: a create's `node` must be one of their names; bridge and vlanTag pick a create's address pool (SPEC 29). */
+    nodes: ProducerNode[];
     defaults: Config['proxmox']['defaults'];
     limits: Config['proxmox']['limits'];
     /** The images (SPEC 27): a create's `image` must be one, on a node its templates name. Templates' values are not read. */
     images: Pick<ImageConfig, 'name' | 'templates'>[];
     /** Empty: the first image, or the implicit `default` without images. */
     defaultImage: string;
+    /** The address pools (SPEC 29): a create on a pooled network takes its lease at the door. */
+    networks: NetworkPoolConfig[];
   };
   jobs: ProducerJobOptions;
   registry: Config['registry'];
@@ -36,11 +43,13 @@ export interface ProducerConfig {
 /** Any part of a ProducerConfig; the whole service Config is one too. */
 export interface ProducerSettings {
   proxmox?: {
-    nodes?: { name: string }[];
+    nodes?: ProducerNode[];
     defaults?: Partial<Config['proxmox']['defaults']>;
     limits?: Partial<Config['proxmox']['limits']>;
     images?: Pick<ImageConfig, 'name' | 'templates'>[];
     defaultImage?: string;
+    /** dns, exclude and reuseCooldownSeconds default as the service's do. */
+    networks?: NetworkPoolInput[];
   };
   jobs?: Partial<ProducerJobOptions>;
   registry?: Partial<Config['registry']>;
@@ -55,6 +64,7 @@ export const PRODUCER_DEFAULTS: ProducerConfig = {
     limits: { maxCores: 32, maxMemoryMiB: 131072, maxDiskGiB: 2048 },
     images: [],
     defaultImage: '',
+    networks: [],
   },
   jobs: { attempts: 10, backoffMs: 2000, keepCompletedCount: 1000, keepCompletedSeconds: 86400, keepFailedCount: 5000, keepFailedSeconds: 604800 },
   registry: { tombstoneSeconds: 604800 },
@@ -77,11 +87,22 @@ function checkNumbers(group: string, values: object): void {
 }
 
 function checkNodes(nodes: unknown): void {
-  if (!Array.isArray(nodes) || nodes.length === 0) throw new ProducerConfigError('config.proxmox.nodes must be a non-empty list of { name }');
+  if (!Array.isArray(nodes) || nodes.length === 0) throw new ProducerConfigError('config.proxmox.nodes must be a non-empty list of { name, bridge?, vlanTag? }');
   nodes.forEach((node: unknown, i) => {
-    const name: unknown = typeof node === 'object' && node !== null ? (node as { name?: unknown }).name : undefined;
+    const { name, bridge, vlanTag } = (typeof node === 'object' && node !== null ? node : {}) as { name?: unknown; bridge?: unknown; vlanTag?: unknown };
     if (typeof name !== 'string' || name === '') throw new ProducerConfigError(`config.proxmox.nodes[${i}].name must be a non-empty string`);
+    if (bridge !== undefined && (typeof bridge !== 'string' || bridge === '')) throw new ProducerConfigError(`config.proxmox.nodes[${i}] (${name}): bridge must be a bridge name such as "vmbr0"`);
+    if (vlanTag !== undefined && (!Number.isInteger(vlanTag) || (vlanTag as number) < 1 || (vlanTag as number) > 4094)) {
+      throw new ProducerConfigError(`config.proxmox.nodes[${i}] (${name}): vlanTag must be an integer from 1 to 4094`);
+    }
   });
+}
+
+/** The pools checked as the service checks them (SPEC 29), with their defaults. */
+function checkedNetworks(networks: unknown): NetworkPoolConfig[] {
+  const problem = networkListProblems(networks)[0];
+  if (problem !== undefined) throw new ProducerConfigError(`config.proxmox.networks: ${problem}`);
+  return (networks as NetworkPoolInput[]).map(withNetworkDefaults);
 }
 
 function checkImages({ nodes, images, defaultImage }: ProducerConfig['proxmox']): void {
@@ -116,6 +137,7 @@ export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
       limits: { ...proxmox.limits, ...given.proxmox?.limits },
       images: given.proxmox?.images ?? proxmox.images,
       defaultImage: given.proxmox?.defaultImage ?? proxmox.defaultImage,
+      networks: checkedNetworks(given.proxmox?.networks ?? proxmox.networks),
     },
     jobs: { ...jobs, ...pickJobOptions(given.jobs) },
     registry: { tombstoneSeconds: given.registry?.tombstoneSeconds ?? registry.tombstoneSeconds },

@@ -57,7 +57,7 @@ export const schema: Schema<Config> = {
       ],
     },
     images: {
-      doc: 'Images a create may name (SPEC 27): a JSON list of {name, description?, templates}, templates mapping each node that serves the image to its template there, in the form of nodes[].template (a VMID on that node, or {"vmid": N, "node": "NODE"} for a template on another node on shared storage, cloned with target). A node not in templates does not serve the image. Empty (the default): one image "default" made of each node\'s nodes[].template.',
+      doc: 'Images a create may name (SPEC 27): a JSON list of {name, description?, templates, readiness?, readinessPort?}, templates mapping each node that serves the image to its template there, in the form of nodes[].template (a VMID on that node, or {"vmid": N, "node": "NODE"} for a template on another node on shared storage, cloned with target). A node not in templates does not serve the image. readiness (SPEC 29) is how a create of the image learns its VM is ready: "agent" (the default: the guest agent reports an address), "phone-home" (cloud-init\'s phone_home posts to <http.publicUrl>/v1/ready/<token>), "tcp" (the worker connects to the leased address on readinessPort, default 22) or "none" (the VM runs). Empty (the default): one image "default" made of each node\'s nodes[].template, readiness "agent".',
       format: 'image-list',
       default: [],
     },
@@ -65,6 +65,11 @@ export const schema: Schema<Config> = {
       doc: 'The image a create that names none gets; empty: the first of proxmox.images, or "default" when proxmox.images is empty.',
       format: String,
       default: '',
+    },
+    networks: {
+      doc: 'Address pools (SPEC 29): a JSON list of {name, bridge, vlanTag?, cidr, gateway?, dns?, first?, last?, exclude?, reuseCooldownSeconds?}, one pool per bridge and VLAN tag. A create whose VM lands on that bridge and VLAN tag (its own bridge and vlanTag, else its node\'s) gets a static IPv4 address from the pool at the door; a network with no pool keeps DHCP. cidr /8 to /30; first and last (the subnet\'s first and last host when absent) bound at most 65536 addresses; dns and exclude default to none; a freed address waits reuseCooldownSeconds (default 600) before it is handed out again.',
+      format: 'network-list',
+      default: [],
     },
     defaults: {
       cores: { doc: 'Cores of a VM when the job names none.', format: 'positive-int', default: 2 },
@@ -219,7 +224,7 @@ export const schema: Schema<Config> = {
       default: 900,
     },
     metricsCacheSeconds: {
-      doc: 'The Redis figures of /metrics (queue counts, node health) are read at most once in this many seconds and shared by the scrapes meanwhile; 0 reads them on every scrape (SPEC 9, 24).',
+      doc: 'The Redis figures of /metrics (queue counts, node health, address pools) are read at most once in this many seconds and shared by the scrapes meanwhile; 0 reads them on every scrape (SPEC 9, 24).',
       format: 'nat',
       default: 15,
     },
@@ -229,7 +234,7 @@ export const schema: Schema<Config> = {
       default: false,
     },
     publicUrl: {
-      doc: "The service's address as its API callers reach it (https://provisioner.example.com, or with a path behind a proxy); the OpenAPI document's server is this URL followed by /v1, so a client generated from it works in Node without a base URL of its own. Empty (the default) leaves the relative /v1.",
+      doc: "The service's address as its API callers reach it (https://provisioner.example.com, or with a path behind a proxy); the OpenAPI document's server is this URL followed by /v1, so a client generated from it works in Node without a base URL of its own; an image with readiness \"phone-home\" needs it, as its guests phone home to <http.publicUrl>/v1/ready/<token> (SPEC 29). Empty (the default) leaves the relative /v1.",
       format: 'public-url',
       default: '',
     },
@@ -297,6 +302,11 @@ export const schema: Schema<Config> = {
     requestCostMs: { doc: "The time one call holds a worker, per step, before timeScale (ms); a node's full VM listing holds it once more per VM running there (their QMP is asked). An agent call while the agent is not up holds its pvedaemon worker 3 s more (the guest-ping timeout); an upload for another node 1 s more in the entry node's (two SSH commands).", format: 'non-negative-number', default: 20 },
     requestCostPerKibMs: { doc: 'The time added to a handler per KiB of its answer, before timeScale (ms): a /cluster/resources of 10,000 VMs (about 2.5 MiB) costs more than a config read.', format: 'non-negative-number', default: 0.05 },
     statdSeconds: { doc: "pvestatd's cycle before timeScale: /cluster/resources shows name, status and template as of the last cycle, a clone sampled in its temporary config as `VM <vmid>`, and a destroyed VM's sample at its VMID for 5 minutes (scaled) (0: always current).", format: 'non-negative-number', default: 10 },
+    guestPorts: {
+      doc: "Ports a simulated guest listens on once booted (sim.agentSeconds after its start), when its seed gives it a static address in 127.0.0.0/8 (SPEC 29): each connection gets an SSH-like banner, so `tcp` readiness finds it. A JSON list; [] listens on none. Ports under 1024 need root: a simulator run as another user needs a port above, the same as proxmox.images[].readinessPort.",
+      format: 'port-list',
+      default: [22],
+    },
     tlsCert: { doc: 'PEM certificate; with tlsKey the simulator serves HTTPS.', format: String, default: '' },
     tlsKey: { doc: 'PEM key for tlsCert.', format: String, default: '' },
     stateFile: {

@@ -24,12 +24,47 @@ export interface LeaseConfig {
   onExpiry: LeaseExpiryAction;
 }
 
+/**
+ * How a create learns its VM is ready (SPEC 29): the guest agent's address
+ * (`agent`, the default), the guest's own call to /v1/ready/<token>
+ * (`phone-home`, cloud-init's phone_home module), a TCP connect to the
+ * address (`tcp`), or the VM running (`none`).
+ */
+export type Readiness = 'agent' | 'phone-home' | 'tcp' | 'none';
+
 /** A named image (SPEC 27): the template each node that serves it clones. */
 export interface ImageConfig {
   name: string;
   description?: string;
   /** Node name to its template; a node not named here does not serve the image. */
   templates: Record<string, NodeTemplate>;
+  /** SPEC 29; `agent` when absent. */
+  readiness?: Readiness;
+  /** The port `tcp` readiness connects to; 22 when absent. */
+  readinessPort?: number;
+}
+
+/**
+ * An address pool (SPEC 29) for one bridge and VLAN tag: a create whose VM
+ * lands on that network gets a static IPv4 address from it at the door.
+ */
+export interface NetworkPoolConfig {
+  /** Names the pool in answers, metrics and errors. */
+  name: string;
+  bridge: string;
+  /** Absent: the untagged network of the bridge. */
+  vlanTag?: number;
+  /** The subnet, `10.0.0.0/24`; the prefix length goes into the seed. */
+  cidr: string;
+  gateway?: string;
+  dns: string[];
+  /** First and last address handed out; the subnet's first and last host when absent. */
+  first?: string;
+  last?: string;
+  /** Addresses never handed out (the gateway, the network and broadcast addresses never are). */
+  exclude: string[];
+  /** How long a freed address waits before it is handed out again. */
+  reuseCooldownSeconds: number;
 }
 
 export interface NodeConfig {
@@ -67,6 +102,8 @@ export interface Config {
     images: ImageConfig[];
     /** Empty: the first of images (or `default`). */
     defaultImage: string;
+    /** Address pools (SPEC 29); a network with none keeps DHCP. */
+    networks: NetworkPoolConfig[];
     defaults: { cores: number; memoryMiB: number; diskGiB: number };
     limits: { maxCores: number; maxMemoryMiB: number; maxDiskGiB: number };
     /** 0: no limit. */
@@ -150,6 +187,7 @@ export interface Config {
     requestCostMs: number;
     requestCostPerKibMs: number;
     statdSeconds: number;
+    guestPorts: number[];
     tlsCert: string;
     tlsKey: string;
     stateFile: string;

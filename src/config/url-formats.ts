@@ -29,6 +29,16 @@ export function hasCredentials(value: unknown): boolean {
   return url.username !== '' || url.password !== '';
 }
 
+/**
+ * proxmox.url names the simulator (SPEC 8, 29): "sim", or plain http://,
+ * which only the simulator speaks (a real pveproxy serves HTTPS alone, and
+ * the format takes http:// on loopback only). A simulator reached over
+ * HTTPS by its address (sim.tlsCert) is not told apart from a real host.
+ */
+export function isSimulatorUrl(url: string): boolean {
+  return url === 'sim' || url.startsWith('http://');
+}
+
 /** What is wrong with a Proxmox API URL (https://, or http:// on loopback only), ending in what is allowed; undefined when it is fine. */
 export function proxmoxUrlProblem(value: unknown, allowed: string): string | undefined {
   let url: URL;

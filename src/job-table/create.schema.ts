@@ -6,8 +6,10 @@
 // producer takes the present name's, or draws one) and the sizes (config
 // defaults); the stored job always has uid and the generation the
 // producer recorded (SPEC 2).
+import { ADDRESS_LEASE_MAX_JSON_BYTES, ADDRESS_LEASE_SCHEMA, addressLeaseProblem } from '../addresses/lease-shape.js';
+import type { AddressLease } from '../addresses/types.js';
 import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidField } from './fields.js';
-import type { DataOf, FieldSpec, JobLimits, StringRule, StringsRule } from './fields.js';
+import type { DataOf, FieldSpec, JobLimits, ObjectRule, StringRule, StringsRule } from './fields.js';
 import { CREATE_STEPS } from './result.schema.js';
 import type { InPlaceField } from './result.schema.js';
 import { SSH_KEY_TYPES, sshKeyProblem } from './ssh-key.js';
@@ -147,7 +149,21 @@ const stepField = {
   rule: { kind: 'string', description: `The last step the create reached: ${CREATE_STEPS.join(', ')}`, oneOf: () => [...CREATE_STEPS] },
 } satisfies FieldSpec<StringRule>;
 
-export const createStoredFields = { ...createSpecFields, generation: generationField, step: stepField } satisfies Record<string, FieldSpec>;
+/**
+ * The address lease the door took for the create (SPEC 29): written by the
+ * accept (src/queue/intent.ts) like the generation, never by a caller;
+ * the worker builds the seed's static network-config from it. Absent: DHCP.
+ */
+const addressRule: ObjectRule<AddressLease> = {
+  kind: 'object',
+  description: "The VM's static address from its network's pool (SPEC 29), taken at the accept; absent on a network without a pool (DHCP)",
+  problem: addressLeaseProblem,
+  schema: ADDRESS_LEASE_SCHEMA,
+  maxJsonBytes: ADDRESS_LEASE_MAX_JSON_BYTES,
+};
+const addressField = { presence: 'optional', rule: addressRule } satisfies FieldSpec<ObjectRule<AddressLease>>;
+
+export const createStoredFields = { ...createSpecFields, generation: generationField, address: addressField, step: stepField } satisfies Record<string, FieldSpec>;
 
 /** A create's lease terms as validated: ttlSeconds 0 is no lease. */
 export type CreateLeaseInput = DataOf<typeof createLeaseFields>;

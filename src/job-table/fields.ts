@@ -5,7 +5,8 @@
 import { IMPLICIT_IMAGE, defaultImageOf } from '../config/images.js';
 import { leaseMaxSeconds } from '../config/leases.js';
 import { PRODUCER_DEFAULTS } from '../config/producer.js';
-import type { Config, ImageConfig, LeaseConfig } from '../config/types.js';
+import type { Config, ImageConfig, LeaseConfig, NetworkPoolConfig } from '../config/types.js';
+import type { NetworkLimits, NodeNetwork } from '../addresses/pool-for.js';
 
 export interface FieldError {
   field: string;
@@ -22,13 +23,24 @@ export interface JobLimits {
   defaultImage: string;
   /** A create's lease (SPEC 31): its default ttl and onExpiry, and the longest ttl (leases.maxSeconds, or the ceiling for "no bound"). */
   leases: { defaultSeconds: number; maxSeconds: number; onExpiry: LeaseConfig['onExpiry'] };
+  /** The address pools and the nodes' networks a create's pool is chosen by (SPEC 29); absent: no pools. */
+  networks?: NetworkLimits;
 }
 
 /** What limitsFromConfig reads: the service's Config, or the producer's (src/config/producer.ts), which knows no templates. */
 export interface LimitsSource {
-  proxmox: Pick<Config['proxmox'], 'defaults' | 'limits' | 'defaultImage'> & { nodes: { name: string }[]; images: Pick<ImageConfig, 'name' | 'templates'>[] };
+  proxmox: Pick<Config['proxmox'], 'defaults' | 'limits' | 'defaultImage'> & {
+    nodes: ({ name: string } & NodeNetwork)[];
+    images: Pick<ImageConfig, 'name' | 'templates'>[];
+    /** Absent (a config from before pools): none. */
+    networks?: NetworkPoolConfig[];
+  };
   /** Absent (the provider's config, which checks no lease): the service's defaults. */
   leases?: Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' | 'onExpiry'>;
+}
+
+function nodeNetwork({ bridge, vlanTag }: NodeNetwork): NodeNetwork {
+  return { ...(bridge === undefined ? {} : { bridge }), ...(vlanTag === undefined ? {} : { vlanTag }) };
 }
 
 /**
@@ -49,6 +61,7 @@ export function limitsFromConfig(config: LimitsSource): JobLimits {
     images: images.length === 0 ? { [IMPLICIT_IMAGE]: names } : Object.fromEntries(images.map((image) => [image.name, names.filter((node) => image.templates[node] !== undefined)])),
     defaultImage: defaultImageOf(config.proxmox),
     leases: { ...leases, maxSeconds: leaseMaxSeconds(leases) },
+    networks: { pools: config.proxmox.networks ?? [], nodes: Object.fromEntries(nodes.map((node) => [node.name, nodeNetwork(node)])) },
   };
 }
 
@@ -91,7 +104,24 @@ export interface StringsRule {
   itemProblem?: (item: string) => string | undefined;
 }
 
-export type FieldRule = StringRule | IntegerRule | BooleanRule | StringsRule;
+/**
+ * An object only the service writes into a stored job (a create's address
+ * lease, SPEC 29): checked by `problem`, documented by `schema`.
+ */
+export interface ObjectRule<T = unknown> {
+  kind: 'object';
+  description: string;
+  /** What is wrong with a value (said after the field's name), or undefined when it is a T. */
+  problem: (value: unknown) => string | undefined;
+  /** Its JSON Schema. */
+  schema: Record<string, unknown>;
+  /** The most bytes its JSON takes (the body limit). */
+  maxJsonBytes: number;
+  /** Type only: what a valid value is. */
+  readonly valueType?: T;
+}
+
+export type FieldRule = StringRule | IntegerRule | BooleanRule | StringsRule | ObjectRule;
 
 /**
  * `required`: the caller must send it; `defaulted`: filled from `default`
@@ -129,7 +159,9 @@ type ValueOfRule<R> = R extends StringRule
       ? boolean
       : R extends StringsRule
         ? string[]
-        : never;
+        : R extends ObjectRule<infer T>
+          ? T
+          : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /** A field table's values as a type, the fields of presence `P` optional. */
@@ -185,6 +217,8 @@ function checkField(rule: Exclude<FieldRule, StringsRule>, value: unknown, limit
   switch (rule.kind) {
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'must be true or false';
+    case 'object':
+      return rule.problem(value);
     case 'integer': {
       const max = maxOf(rule, limits);
       if (typeof value !== 'number' || !Number.isInteger(value)) return `must be an integer from ${rule.min} to ${max}`;
@@ -248,6 +282,8 @@ function ruleJsonSchema(rule: FieldRule, limits: JobLimits): Record<string, unkn
   switch (rule.kind) {
     case 'boolean':
       return { type: 'boolean', description: rule.description };
+    case 'object':
+      return { ...rule.schema, description: rule.description };
     case 'integer':
       return { type: 'integer', minimum: rule.min, maximum: maxOf(rule, limits), description: rule.description };
     case 'string': {

@@ -6,13 +6,7 @@
 // Values are YAML double-quoted scalars with every character outside
 // printable ASCII escaped, so a name such as `yes` or `123` stays a string
 // and no comment of a key can break the YAML that PyYAML reads.
-
-function yamlQuoted(text: string): string {
-  return JSON.stringify(text).replace(/[^\x20-\x7e]/gu, (char) => {
-    const code = char.codePointAt(0) ?? 0;
-    return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
+import { yamlQuoted } from './yaml-quote.js';
 
 export function metaData(name: string, sshKeys: readonly string[] = []): string {
   const value = yamlQuoted(name);

@@ -1,12 +1,13 @@
 // The NoCloud seed ISO of SPEC 20: label `cidata`, files meta-data (with
-// the job's sshKeys, SPEC 27), user-data, vendor-data (when the guest agent is to be installed) and
+// the job's sshKeys, SPEC 27), user-data, vendor-data (when the guest
+// agent is to be installed or the guest is to phone home, SPEC 29) and
 // network-config (when given). Built in memory, streamed to the upload.
 import type { UploadSource } from '../proxmox/api.js';
 import { PermanentError, TransientError } from '../errors.js';
 import { buildIsoImage, type IsoFile } from '../iso9660/index.js';
 import { metaData } from './meta-data.js';
 import { userData } from './user-data.js';
-import { GUEST_AGENT_VENDOR_DATA } from './vendor-data.js';
+import { vendorData } from './vendor-data.js';
 
 /** cloud-init finds a NoCloud seed by this label (blkid LABEL). */
 const SEED_LABEL = 'cidata';
@@ -18,6 +19,8 @@ export interface SeedInput {
   /** OpenSSH public keys for the default user (SPEC 27), validated by src/job-table/ssh-key.ts. */
   sshKeys?: readonly string[];
   installGuestAgent: boolean;
+  /** Readiness `phone-home` (SPEC 29): vendor-data has cloud-init's phone_home post to this URL. */
+  phoneHomeUrl?: string;
   joliet: boolean;
 }
 
@@ -39,7 +42,8 @@ export function seedFileName(name: string): string {
 export function seedFiles(input: SeedInput): IsoFile[] {
   const text = (name: string, content: string): IsoFile => ({ name, data: Buffer.from(content, 'utf8') });
   const files = [text('meta-data', metaData(input.name, input.sshKeys)), text('user-data', userData(input.userData))];
-  if (input.installGuestAgent) files.push(text('vendor-data', GUEST_AGENT_VENDOR_DATA));
+  const vendor = vendorData(input);
+  if (vendor !== undefined) files.push(text('vendor-data', vendor));
   if (input.networkConfig !== undefined) files.push(text('network-config', input.networkConfig));
   return files;
 }

@@ -3,7 +3,10 @@
 // address (SPEC 10). A #cloud-config (not a bare script) so that
 // `cloud-init schema` can check it. cloud-init lets user-data keys replace
 // vendor-data keys, so a job whose user-data has its own `runcmd` must
-// install the agent itself (or use a template that has it).
+// install the agent itself (or use a template that has it). Readiness
+// `phone-home` (SPEC 29) adds cloud-init's phone_home after it, leaving
+// the agent's text as it was byte for byte.
+import { phoneHomeLines } from './phone-home.js';
 
 const INSTALL_AND_START_AGENT = `if ! command -v qemu-ga >/dev/null 2>&1; then
   if command -v apt-get >/dev/null 2>&1; then
@@ -45,3 +48,16 @@ runcmd:
   - |
 ${indent(INSTALL_AND_START_AGENT, 4)}
 `;
+
+export interface VendorDataParts {
+  installGuestAgent: boolean;
+  /** Where the guest phones home (readiness `phone-home`, SPEC 29); absent: it does not. */
+  phoneHomeUrl?: string;
+}
+
+/** The vendor-data file: the agent's install, the phone-home, both in one cloud-config, or undefined for none. */
+export function vendorData(parts: VendorDataParts): string | undefined {
+  const phoneHome = parts.phoneHomeUrl === undefined ? undefined : phoneHomeLines(parts.phoneHomeUrl);
+  if (parts.installGuestAgent) return GUEST_AGENT_VENDOR_DATA + (phoneHome ?? '');
+  return phoneHome === undefined ? undefined : `#cloud-config\n${phoneHome}`;
+}

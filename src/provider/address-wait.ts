@@ -13,7 +13,7 @@ import type { CreateSpec, OperationContext, VmObservation } from './types.js';
 import { callOpts } from './context.js';
 import type { ProviderDeps } from './deps.js';
 import { permanent, throwIfAborted, transient } from './errors.js';
-import { pickAddress } from './address.js';
+import { leasedAddressIn, pickAddress } from './address.js';
 import { PollSchedule, perImage, type ScheduleShape } from './waits/expectations.js';
 import { getVm } from './get.js';
 
@@ -41,6 +41,8 @@ export interface AddressTarget {
   image: string;
   /** For a fresh boot, when its start task ended (ms): boot times are counted from there; the wait's own start otherwise. */
   bootAt?: number;
+  /** The lease's address (SPEC 29): the wait ends when the agent reports that one. */
+  leased?: string;
 }
 
 /** The kind the boot time of an image is learned under. */
@@ -112,7 +114,8 @@ function seenUpAt(sentAt: number, dueAt: number, schedule: PollSchedule, shortMs
 /** One look: Running with its address, or undefined for not yet. `onSend` is told when the agent call leaves. */
 async function look(deps: ProviderDeps, ctx: OperationContext, spec: Pick<CreateSpec, 'name' | 'uid'>, vm: AddressTarget, onSend: () => void): Promise<VmObservation | undefined> {
   try {
-    const address = pickAddress(await deps.api.agentInterfaces(vm.node, vm.vmid, { ...callOpts(ctx), onSend }), vm.net0);
+    const interfaces = await deps.api.agentInterfaces(vm.node, vm.vmid, { ...callOpts(ctx), onSend });
+    const address = vm.leased === undefined ? pickAddress(interfaces, vm.net0) : leasedAddressIn(interfaces, vm.net0, vm.leased);
     return address === undefined ? undefined : { state: 'Running', address };
   } catch (err) {
     throwIfAborted(ctx.signal);

@@ -26,6 +26,9 @@ import { checkTemplate } from './template.js';
 import { templateFor } from './template-ref.js';
 import { bootDisk, diskSizeBytes, GIB } from './vm-config.js';
 import type { ResolvedImage } from '../config/images.js';
+import { refuseUnready } from './ready-refusal.js';
+import { seedInputOf } from './seed-input.js';
+import { awaitReadiness, type AgentlessReadiness } from './ready-wait.js';
 
 async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
   await ctx.progress?.(step);
@@ -37,13 +40,16 @@ async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
  * that got here past them all is refused before any Proxmox call.
  */
 export function validateCreateSpec(deps: Pick<ProviderDeps, 'config'>, spec: CreateSpec): void {
-  const checked = validateFields(createSpecFields, spec, limitsFromConfig(deps.config));
+  // The lease and the generation are the job's, not fields a create is given (ready-refusal.ts checks the lease).
+  const { address: _address, generation: _generation, ...fields } = spec;
+  const checked = validateFields(createSpecFields, fields, limitsFromConfig(deps.config));
   if (!checked.ok) throw permanent(`create ${spec.name}: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
 }
 
 export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: OperationContext): Promise<CreateResult> {
   validateCreateSpec(deps, spec);
   const image = requireImage(deps, spec.image);
+  refuseUnready(deps, spec, image);
   const { vm, fresh } = await foundOrCloned(deps, ctx, spec, image);
   await reached(ctx, 'cloned');
   const node = configuredNode(deps, vm.node);
@@ -51,13 +57,14 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
 
   // A VM of ours that runs was configured and started before: only an in-place change (SPEC 2) and the waits are left.
   const running = !fresh && (await jobSeam(deps, ctx).statusCurrent(vm.node, vm.vmid)).status === 'running';
-  const brought = running ? await changeInPlace(deps, ctx, spec, vm) : await setUpAndStart(deps, ctx, spec, node, vm, fresh);
+  const brought = running ? await changeInPlace(deps, ctx, spec, vm) : await setUpAndStart(deps, ctx, spec, image, node, vm, fresh);
   await waitRunning(deps, ctx, vm.node, vm.vmid);
   await logLine(ctx, `VM ${vm.vmid} is running`);
   await reached(ctx, 'running');
 
   const result = resultOf(deps, spec, image, node, vm, brought.changed);
   if (!spec.waitForAddress) return result;
+  if (image.readiness !== 'agent') return whenReady(deps, ctx, spec, { mode: image.readiness, port: image.readinessPort }, result, vm);
   return withAddress(deps, ctx, spec, result, vm, { freshBoot: !running || brought.restarted, image: image.name, bootAt: brought.bootAt });
 }
 
@@ -72,6 +79,8 @@ async function foundOrCloned(deps: ProviderDeps, ctx: OperationContext, spec: Cr
   }
   const node = named ?? (await chooseNode(deps, ctx, image));
   const template = requireTemplate(deps, image, node);
+  // SPEC 29: a VM of this name and uid made before (deleted since, re-created by the sweep) phoned home then; this guest must itself.
+  await deps.readySignals?.forget(spec.name, spec.uid);
   // 2. The image's template for that node, on this path only.
   await checkTemplate(deps, ctx, template, spec.diskGiB);
   // 3. Clone, or adopt what holds our VMID.
@@ -107,9 +116,9 @@ async function changeInPlace(deps: ProviderDeps, ctx: OperationContext, spec: Cr
 }
 
 /** Steps 4 to 7 (up to the start task's end) on a VM that does not run: seed, config, disk, start. An adopted one reports the fields its config differed in. */
-async function setUpAndStart(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vm: FoundVm, fresh: boolean): Promise<BroughtUp> {
+async function setUpAndStart(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, image: ResolvedImage, node: NodeConfig, vm: FoundVm, fresh: boolean): Promise<BroughtUp> {
   const changed = fresh ? [] : configChanges(spec, vm.config, deps.config.proxmox.tag);
-  await uploadSeed(deps, ctx, spec, node, vm.vmid);
+  await uploadSeed(deps, ctx, spec, image, node, vm);
   await reached(ctx, 'seeded');
   await configure(deps, ctx, spec, node, vm);
   await reached(ctx, 'configured');
@@ -134,7 +143,23 @@ function resultOf(deps: ProviderDeps, spec: CreateSpec, image: ResolvedImage, no
     image: image.name,
     ...(source === undefined ? {} : { source }),
     ...(changed.length > 0 ? { changed } : {}),
+    // SPEC 29: a leased address is the VM's from its first boot, known before it.
+    ...(spec.address === undefined ? {} : { address: spec.address.address }),
   };
+}
+
+/** SPEC 29: readiness `phone-home`, `tcp` or `none`, after the VM runs: the result with the lease's address (or the one agent read's). */
+async function whenReady(
+  deps: ProviderDeps,
+  ctx: OperationContext,
+  spec: CreateSpec,
+  readiness: { mode: AgentlessReadiness; port: number },
+  result: CreateResult,
+  vm: FoundVm,
+): Promise<CreateResult> {
+  const ready = await awaitReadiness(deps, ctx, spec, readiness, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config) });
+  await reached(ctx, 'address');
+  return { ...result, state: 'Running', ...(ready.address === undefined ? {} : { address: ready.address }) };
 }
 
 /** When the spec waits for an address, after the VM runs: the address wait (SPEC 1, 10, 26), and the result with the address its guest agent reports. */
@@ -147,7 +172,9 @@ async function withAddress(
   boot: { freshBoot: boolean; image: string; bootAt: number | undefined },
 ): Promise<CreateResult> {
   const { freshBoot, image, bootAt } = boot;
-  const seen = await waitAddress(deps, ctx, spec, { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot, image, ...(bootAt === undefined ? {} : { bootAt }) });
+  const leased = spec.address?.address;
+  const target = { node: vm.node, vmid: vm.vmid, net0: netOf(vm.config), freshBoot, image, ...(bootAt === undefined ? {} : { bootAt }), ...(leased === undefined ? {} : { leased }) };
+  const seen = await waitAddress(deps, ctx, spec, target);
   // Stryker disable next-line StringLiteral: waitAddress answers only with an address (Running); ?? '' is for the type checker
   await logLine(ctx, `VM ${vm.vmid} reports address ${seen.address ?? ''}`);
   await reached(ctx, 'address');
@@ -164,15 +191,9 @@ function netOf(config: FoundVm['config']): string | undefined {
  * of its UPID. Recorded first (SPEC 5, 26): a crash after the record leaves
  * a record and perhaps a seed, never a seed the sweep has no record of.
  */
-async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vmid: number): Promise<void> {
-  const source = buildSeed({
-    name: spec.name,
-    ...(spec.userData !== undefined ? { userData: spec.userData } : {}),
-    ...(spec.networkConfig !== undefined ? { networkConfig: spec.networkConfig } : {}),
-    ...(spec.sshKeys !== undefined ? { sshKeys: spec.sshKeys } : {}),
-    installGuestAgent: deps.config.proxmox.installGuestAgent,
-    joliet: deps.config.proxmox.seedJoliet,
-  });
+async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, image: ResolvedImage, node: NodeConfig, vm: FoundVm): Promise<void> {
+  const vmid = vm.vmid;
+  const source = buildSeed(await seedInputOf(deps, spec, image, vm));
   beforeWrite(ctx);
   const volid = seedVolid(node.isoStorage, spec.name);
   await deps.seedRecords?.intend({ node: node.name, storage: node.isoStorage, volid, name: spec.name, uid: spec.uid, vmid, at: deps.now().toISOString() });

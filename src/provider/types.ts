@@ -6,6 +6,7 @@ import type { CreateSpec as CreateJobSpec } from '../job-table/create.schema.js'
 import type { CreateResult, CreateStep, DeleteResult, StopResult, VmState } from '../job-table/result.schema.js';
 import type { NodeHealth } from '../job-table/health-result.schema.js';
 import type { Logger } from '../log.js';
+import type { AddressLease } from '../addresses/types.js';
 
 export type { CreateResult, CreateStep, DeleteResult, InPlaceField, StopResult } from '../job-table/result.schema.js';
 export type { HealthReason, ImageHealth, NodeHealth } from '../job-table/health-result.schema.js';
@@ -52,7 +53,13 @@ export interface VmObservation {
  * A create's fields (SPEC 1), declared once by the field table in
  * src/job-table/create.schema.ts; `image` may be absent (the default image, SPEC 27).
  */
-export type CreateSpec = Omit<CreateJobSpec, 'image'> & { image?: string };
+export type CreateSpec = Omit<CreateJobSpec, 'image'> & {
+  image?: string;
+  /** The address lease the door took (SPEC 29): the seed's network-config sets it statically; absent: DHCP. */
+  address?: AddressLease;
+  /** The desired-state generation the create job carries (SPEC 2): a phone-home token records it (SPEC 29). */
+  generation?: number;
+};
 
 export interface DeleteRequest {
   name: string;

@@ -121,7 +121,10 @@ export function jobDoor(queues: Queues, limits: JobLimits, acks: ReplicaAcks = N
         await queue.add(job, value, { jobId, ...orderOptions(queue, order) });
         return;
       }
-      if (await existing.isFailed()) await existing.retry('failed');
+      if (!(await existing.isFailed())) return;
+      // A failed create asked again may carry another address (SPEC 29: its own went back when it failed and left nothing).
+      if (JSON.stringify((existing.data as { address?: unknown }).address) !== JSON.stringify((value as { address?: unknown }).address)) await existing.updateData(value);
+      await existing.retry('failed');
     },
 
     async later(job, data, delayMs) {

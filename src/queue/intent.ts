@@ -14,6 +14,7 @@ import type { DeleteJobInput } from '../job-table/delete.schema.js';
 import type { JobLimits } from '../job-table/schema.js';
 import type { JobDoor } from './enqueue.js';
 import { ConflictError, SpecConflictError } from './producer-errors.js';
+import { addressShown, poolOfCreate } from './address-door.js';
 import type { DesiredStateRegistry } from './registry.js';
 
 export interface EnqueueResult {
@@ -30,6 +31,10 @@ export interface EnqueueResult {
   expiresAt?: string;
   /** A create's with a lease: what runs at expiresAt. */
   onExpiry?: Lease['onExpiry'];
+  /** A create's on a pooled network (SPEC 29): the VM's static IPv4 address, leased at the accept; a repeat gets the same one. Absent: DHCP. */
+  address?: string;
+  /** The address pool it came from (proxmox.networks[].name). */
+  addressPool?: string;
 }
 
 /** What an intent is recorded and enqueued with: the door, the registry, the limits the sizes default from, and the leases' timers (SPEC 31). */
@@ -46,15 +51,18 @@ function leaseAction(value: string): Lease['onExpiry'] {
 }
 
 /**
- * A validated create: its spec and lease recorded present, then its job,
+ * A validated create: its spec, lease and address lease (SPEC 29, on a
+ * pooled network) recorded present, then its job carrying the address,
  * then the lease's timers (SPEC 31; a crash before them leaves the lease
- * to the sweep's backstop). Throws SpecConflictError (the name is present
- * with another spec) or ConflictError (another uid holds the name),
- * recording nothing. With no uid, a present name's is taken. The lease is
- * not spec: other terms on a present name move it (from now), the same
- * ones keep it.
+ * to the sweep's backstop). Throws ValidationError (the door cannot tell
+ * the pool, or a networkConfig on a pooled network), SpecConflictError
+ * (the name is present with another spec), ConflictError (another uid
+ * holds the name) or PoolExhaustedError, recording nothing. With no uid, a
+ * present name's is taken. The lease is not spec: other terms on a
+ * present name move it (from now), the same ones keep it.
  */
-export function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput): Promise<EnqueueResult> {
+export async function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput): Promise<EnqueueResult> {
+  const pool = poolOfCreate(value, limits);
   return door.accept(async () => {
     const { ttlSeconds, onExpiry, ...vm } = value;
     const spec = { ...vm, uid: value.uid ?? randomUUID() };
@@ -65,18 +73,20 @@ export function acceptCreate({ door, registry, limits, leaseTimer }: IntentWrite
       absentMeans: specFieldDefaults(limits),
       inPlace: IN_PLACE_FIELDS,
       lease,
+      ...(pool === undefined ? {} : { pool }),
     });
     if (outcome.kind === 'conflict') {
       if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
       throw new ConflictError(spec.name, outcome.existingUid);
     }
-    if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation }, outcome.jobId);
-    else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation }, { recorded: outcome.jobId });
+    const address = outcome.address === undefined ? {} : { address: outcome.address };
+    if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation, ...address }, outcome.jobId);
+    else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation, ...address }, { recorded: outcome.jobId });
     // Set again on a repeat too: the timers of an in-place change's new generation, or of a lease whose first set was lost.
     if (outcome.lease !== undefined) await leaseTimer.set(spec.name, outcome.generation, outcome.lease);
     else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);
     const shown = outcome.lease === undefined ? {} : { expiresAt: outcome.lease.expiresAt, onExpiry: outcome.lease.onExpiry };
-    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown };
+    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address) };
     return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
   });
 }

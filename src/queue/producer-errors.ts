@@ -77,3 +77,22 @@ export class LeaseShortenError extends Error {
     super(`the lease of ${vmName} ends at ${expiresAt}; ${asked} is earlier: send shorten: true to move it earlier`);
   }
 }
+
+/**
+ * A create on a pooled network whose address pool has no free address
+ * (HTTP 409, SPEC 29): every address is held or waits out its reuse
+ * cooldown. Nothing was recorded or enqueued; the same create may succeed
+ * once a lease ends and its cooldown passes.
+ */
+export class PoolExhaustedError extends Error {
+  override readonly name = 'PoolExhaustedError';
+  constructor(
+    readonly vmName: string,
+    /** The pool's name (proxmox.networks[].name). */
+    readonly pool: string,
+    /** The network in words: `bridge vmbr1, VLAN 20, 10.0.0.0/24`. */
+    readonly network: string,
+  ) {
+    super(`address pool ${pool} (${network}) has no free address for ${vmName}: every address is held or waits out its reuse cooldown; nothing was recorded`);
+  }
+}

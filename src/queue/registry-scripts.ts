@@ -6,23 +6,28 @@
 // alongside (ScriptBatch, src/redis-script.ts).
 
 import { LuaScript } from '../redis-script.js';
+import { ADDRESS_FUNCTIONS } from '../addresses/allocate-scripts.js';
 import { LEASE_FUNCTIONS } from './lease-scripts.js';
 import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
 
 /**
- * KEYS: record, generations, index, lease index. ARGV: name, uid, spec
- * JSON, now, '1' when the caller gave the uid (else '0': a present name's
- * uid is taken), the job id's prefix (src/job-table/job-ids.ts
- * intentJobIdPrefix, to which the generation is appended), a JSON object
- * of what a spec field absent from either spec means (a spec from before
- * images had no image: the default one, SPEC 27), the create's lease
- * terms (JSON {ttlSeconds, onExpiry}, SPEC 31), the expiry they give from
- * now (RFC 3339) and its ms, then the names of the spec fields that must
- * match a present spec (SPEC 2), each maybe with a mode after a colon:
- * `any` (a field a present VM takes in place whatever its new value) or
- * `grow` (one it takes in place only when larger). Returns {kind, lease
- * JSON or '', lease change (lease-scripts.ts applyTerms: 'set', 'kept',
- * 'clear', 'none'), ...} where the rest is: for 'recorded' and
+ * KEYS: record, generations, index, lease index, address leases, then,
+ * for a create on a pooled network (SPEC 29), the pool's held, cooling
+ * and cursor keys. ARGV: name, uid, spec JSON, now, '1' when the caller
+ * gave the uid (else '0': a present name's uid is taken), the job id's
+ * prefix (src/job-table/job-ids.ts intentJobIdPrefix, to which the
+ * generation is appended), a JSON object of what a spec field absent from
+ * either spec means (a spec from before images had no image: the default
+ * one, SPEC 27), the create's lease terms (JSON {ttlSeconds, onExpiry},
+ * SPEC 31), the expiry they give from now (RFC 3339) and its ms, the
+ * pool's range (JSON {first, last, skip}, src/addresses/pool-args.ts) or
+ * '' for no pool, the address lease's JSON less address and uid (or ''),
+ * then the names of the spec fields that must match a present spec (SPEC
+ * 2), each maybe with a mode after a colon: `any` (a field a present VM
+ * takes in place whatever its new value) or `grow` (one it takes in place
+ * only when larger). Returns {kind, lease JSON or '', lease change
+ * (lease-scripts.ts applyTerms: 'set', 'kept', 'clear', 'none'), address
+ * lease JSON or '', ...} where the rest is: for 'recorded' and
  * 'existing', generation, jobId, uid; for 'updated', generation, jobId,
  * uid, changed field... (only fields a present VM takes in place differ:
  * a new generation of the present uid, marked `changing` until a job of
@@ -33,19 +38,35 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * recorded Permanent failure: the caller asked again. The same spec on
  * a name a lease's expiry stopped (`stopped`, SPEC 31) is 'recorded': a
  * new generation whose create starts the VM again, its expired lease gone.
+ * The address (SPEC 29): a write of the record ('recorded', 'updated')
+ * keeps the address lease `<name> <uid>` holds, else, on a pool, takes
+ * one (allocate-scripts.ts); the record's `address` is that lease (none:
+ * the field goes). No free address: {'exhausted'}, nothing written. A
+ * repeat ('existing') answers the record's address as it is, or, on a
+ * pool, takes one when the record has none (a create that failed
+ * Permanent and left nothing gave it back).
  */
-export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}
-local function leaseOf(kind, fresh, rest)
+export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}
+local function leaseOf(kind, fresh, rest, address)
   local lease, change = applyTerms(KEYS[1], KEYS[4], ARGV[1], ARGV[8], ARGV[9], ARGV[10], fresh)
-  local answer = {kind, lease, change}
+  local answer = {kind, lease, change, address or ''}
   for _, value in ipairs(rest) do table.insert(answer, value) end
   return answer
 end
-local function record(uid, spec)
+-- The lease the uid holds, else one taken from the pool (false: none free), else nil (no pool).
+local function addressFor(uid)
+  local holder = ARGV[1] .. ' ' .. uid
+  local held = redis.call('HGET', KEYS[5], holder)
+  if held then return held end
+  if ARGV[11] == '' then return nil end
+  return takeAddress(KEYS[5], KEYS[6], KEYS[7], KEYS[8], holder, uid, cjson.decode(ARGV[11]), ARGV[12])
+end
+local function record(uid, spec, address)
   local wasState, wasNode = indexedOf(KEYS[1])
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
+  if address then redis.call('HSET', KEYS[1], 'address', address) else redis.call('HDEL', KEYS[1], 'address') end
   -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms.
   if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
     dropLease(KEYS[1], KEYS[4], ARGV[1])
@@ -68,8 +89,8 @@ if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
   local changed = {}
   local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
-  local answer = {'conflict', '', 'none', uid, uidDiffers and '1' or '0'}
-  if #ARGV > 10 then
+  local answer = {'conflict', '', 'none', '', uid, uidDiffers and '1' or '0'}
+  if #ARGV > 12 then
     local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
     local want = cjson.decode(ARGV[3])
     local absent = cjson.decode(ARGV[7])
@@ -78,7 +99,7 @@ if state == 'present' then
       if type(a) == 'table' or type(b) == 'table' then return cjson.encode(a or {}) == cjson.encode(b or {}) end
       return a == b
     end
-    for i = 11, #ARGV do
+    for i = 13, #ARGV do
       local field, mode = string.match(ARGV[i], '^([^:]+):?(.*)$')
       local a, b = have[field], want[field]
       if a == nil then a = absent[field] end
@@ -89,23 +110,31 @@ if state == 'present' then
       end
     end
   end
-  if uidDiffers or #answer > 5 then return answer end
-  if #changed > 0 then
-    local spec = ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid)
-    local recorded = record(uid, spec)
+  if uidDiffers or #answer > 6 then return answer end
+  local spec = ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid)
+  local stopped = redis.call('HEXISTS', KEYS[1], 'stopped') == 1
+  -- An in-place change, or a VM a lease's expiry stopped (SPEC 31) asked again: a new generation, whose create changes or starts it.
+  if #changed > 0 or stopped then
+    local address = addressFor(uid)
+    if address == false then return {'exhausted'} end
+    local recorded = record(uid, spec, address)
+    if #changed == 0 then return leaseOf('recorded', false, recorded, address) end
     redis.call('HSET', KEYS[1], 'changing', recorded[1])
     for _, field in ipairs(changed) do table.insert(recorded, field) end
-    return leaseOf('updated', false, recorded)
+    return leaseOf('updated', false, recorded, address)
   end
-  -- A VM a lease's expiry stopped (SPEC 31): the same spec asked again is a new generation, whose create starts it.
-  if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
-    -- record() ends the expired lease; this create's terms give the new one, if any.
-    local recorded = record(uid, ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid))
-    return leaseOf('recorded', false, recorded)
+  local address = redis.call('HGET', KEYS[1], 'address')
+  -- A create that failed Permanent and left nothing gave its address back (SPEC 29): asked again, it takes one.
+  if not address and ARGV[11] ~= '' then
+    address = addressFor(uid)
+    if address == false then return {'exhausted'} end
+    redis.call('HSET', KEYS[1], 'address', address)
   end
   redis.call('HDEL', KEYS[1], 'failed')
-  return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid})
+  return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}, address)
 end
+local address = addressFor(ARGV[2])
+if address == false then return {'exhausted'} end
 -- A tombstone keeps the uid that was deleted; a new uid retires it, so a
 -- create may replace that uid's VM if its delete never ran (superseded).
 local old = redis.call('HGET', KEYS[1], 'uid')
@@ -116,8 +145,8 @@ if state == 'absent' and old and old ~= ARGV[2] then
   while #retired > 16 do table.remove(retired, 1) end
   redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
 end
-local recorded = record(ARGV[2], ARGV[3])
-return leaseOf('recorded', true, recorded)
+local recorded = record(ARGV[2], ARGV[3], address)
+return leaseOf('recorded', true, recorded, address)
 `);
 
 /**

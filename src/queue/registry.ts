@@ -11,6 +11,10 @@ import { RENEW_LEASE } from './lease-scripts.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 import { EXPIRE_LEASE, MARK_WARNED } from './lease-expiry-scripts.js';
 import { VmIndex } from './vm-index.js';
+import { allocationArgs } from '../addresses/pool-args.js';
+import { poolExhausted } from './address-door.js';
+import type { AddressLease } from '../addresses/types.js';
+import type { NetworkPoolConfig } from '../config/types.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
 /** The head from its three hash fields (HMGET state uid generation); undefined when there is no record. */
@@ -29,10 +33,11 @@ export function lastKnownArgs(write: LastKnownWrite): [string, string] {
 /** What an accepted create did to the name's lease (SPEC 31): set or moved, kept as it was (a repeat), ended (ttl 0), or none before and after. */
 export type LeaseChange = 'set' | 'kept' | 'clear' | 'none';
 
-/** The name's lease after an accepted create, and what the create did to it. */
+/** The name's lease after an accepted create, and what the create did to it; the address lease its uid holds (SPEC 29). */
 interface LeaseAfter {
   lease: Lease | undefined;
   leaseChange: LeaseChange;
+  address: AddressLease | undefined;
 }
 
 export type PresentOutcome =
@@ -59,6 +64,8 @@ export interface RecordPresentOptions {
   inPlace?: Readonly<Record<string, InPlaceChange>>;
   /** The create's lease terms (SPEC 31) and the expiry they give from now; default none (ttl 0). */
   lease?: LeaseTerms;
+  /** The address pool of the create's network (SPEC 29): a write of the record takes a lease from it unless the uid holds one. Default none. */
+  pool?: NetworkPoolConfig;
 }
 
 /** A create's lease (SPEC 31): ttlSeconds 0 is none; expiresAt is the accept time plus the ttl. */
@@ -125,6 +132,14 @@ export class DesiredStateRegistry {
     return [keys.desired(this.prefix, name), keys.generations(this.prefix), keys.desiredIndex(this.prefix), keys.leases(this.prefix)];
   }
 
+  /** RECORD_PRESENT's keys: the record's, the address leases, and the pool's when the create is on one (SPEC 29). */
+  private presentKeys(name: string, pool: NetworkPoolConfig | undefined): string[] {
+    const own = [...this.scriptKeys(name), keys.addressLeases(this.prefix)];
+    if (pool === undefined) return own;
+    return [...own, keys.addressHeld(this.prefix, pool.name), keys.addressCooling(this.prefix, pool.name), keys.addressCursor(this.prefix, pool.name)];
+  }
+
+  /** Throws PoolExhaustedError, having written nothing, when the create's pool has no free address (SPEC 29). */
   async recordPresent(name: string, uid: string, spec: Record<string, unknown>, options: RecordPresentOptions = {}): Promise<PresentOutcome> {
     const compared = (options.compare ?? []).map((field) => {
       const change = options.inPlace?.[field];
@@ -132,11 +147,18 @@ export class DesiredStateRegistry {
     });
     const { ttlSeconds = 0, onExpiry = 'delete', expiresAt = new Date() } = options.lease ?? {};
     const terms = JSON.stringify({ ttlSeconds, onExpiry });
-    const args = [name, uid, JSON.stringify(spec), new Date().toISOString(), options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), ...compared];
-    const reply = (await RECORD_PRESENT.run(this.redis, this.scriptKeys(name), args)) as string[];
-    const [kind, leaseJson = '', change = 'none', a = '', b = '', c = '', ...rest] = reply;
+    const now = new Date().toISOString();
+    const pool = options.pool === undefined ? undefined : allocationArgs(options.pool, now);
+    const args = [name, uid, JSON.stringify(spec), now, options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), pool?.pool ?? '', pool?.head ?? '', ...compared];
+    const reply = (await RECORD_PRESENT.run(this.redis, this.presentKeys(name, options.pool), args)) as string[];
+    const [kind, leaseJson = '', change = 'none', addressJson = '', a = '', b = '', c = '', ...rest] = reply;
+    if (kind === 'exhausted') throw poolExhausted(name, options.pool);
     if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };
-    const after: LeaseAfter = { lease: parseJson<Lease>(leaseJson === '' ? undefined : leaseJson), leaseChange: change as LeaseChange };
+    const after: LeaseAfter = {
+      lease: parseJson<Lease>(leaseJson === '' ? undefined : leaseJson),
+      leaseChange: change as LeaseChange,
+      address: parseJson<AddressLease>(addressJson === '' ? undefined : addressJson),
+    };
     if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest, ...after };
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c, ...after };
   }
@@ -268,6 +290,8 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   if (fields.changing !== undefined) record.changing = Number(fields.changing);
   const lease = parseJson<Lease>(fields.lease);
   if (lease) record.lease = lease;
+  const address = parseJson<AddressLease>(fields.address);
+  if (address) record.address = address;
   if (fields.stopped !== undefined) record.stopped = Number(fields.stopped);
   return record;
 }

@@ -3,6 +3,7 @@
 // (src/queue/) satisfy them through small adapters in this folder; tests
 // use in-memory doubles. Nothing here knows BullMQ or Redis.
 import type { Provider } from '../provider/types.js';
+import type { UnleasedAddressRef } from './report.js';
 
 /** One name the registry knows (SPEC 2): present, or a tombstone. */
 export interface DesiredEntry {
@@ -24,7 +25,7 @@ export interface DesiredEntry {
    * Where the name's last job (a create, a check) saw its VM, and when
    * (RFC 3339): the pair a steady sweep confirms from the listing (SPEC 26).
    */
-  lastKnown?: { vmid?: number; node?: string; at: string };
+  lastKnown?: { vmid?: number; node?: string; address?: string; at: string };
   /** The present generation's lease (SPEC 31); `expiredAt` once its expiry recorded the onExpiry intent. */
   lease?: { expiresAt: string; version: number; onExpiry: 'delete' | 'stop'; expiredAt?: string };
   /** The generation of the stop a lease's expiry recorded (SPEC 31): the VM stays, stopped; nothing is missing. */
@@ -111,6 +112,26 @@ export interface Enqueuer {
  */
 export type SweepProvider = Pick<Provider, 'listTaggedOrNamed' | 'findByName' | 'listSeeds' | 'listRecordedSeeds' | 'deleteSeed'>;
 
+/** An address pool's lease (SPEC 29), as the sweep judges it. */
+export interface LeasedAddress {
+  name: string;
+  uid: string;
+  pool: string;
+  address: string;
+}
+
+/** The address pools' leases (SPEC 29) as the sweep reads and ends them. */
+export interface AddressLeaseBook {
+  /** Every lease. Read before the registry: a lease taken after this read is not judged this sweep. */
+  list(): Promise<LeasedAddress[]>;
+  /** Ends name+uid's lease unless the name is present with that uid by now (checked in the same script); what it freed. */
+  free(name: string, uid: string): Promise<LeasedAddress | undefined>;
+  /** The configured pool whose cidr holds the address; undefined when none does. */
+  poolOf(address: string): string | undefined;
+  /** Whether name+uid's lease holds this address now. */
+  holds(name: string, uid: string, address: string): Promise<boolean>;
+}
+
 /**
  * When a sweep lists the seed storages besides reading the seed records
  * (SPEC 5, 26): the backstop that finds seeds no record names (uploaded by
@@ -151,6 +172,9 @@ export type FindingKind =
   | 'missing_vm_failed'
   | 'lease_expired'
   | 'lease_expiry_pending'
+  | 'address_lease_freed'
+  | 'address_lease_pending'
+  | 'address_unleased'
   | 'error';
 
 export interface SweepDeps {
@@ -167,4 +191,8 @@ export interface SweepDeps {
   onFinding?: (kind: FindingKind) => void;
   /** One line per action and skip, for the job log. */
   log?: (line: string) => void;
+  /** The address pools' leases (SPEC 29); without them the sweep leaves leases alone. */
+  addresses?: AddressLeaseBook;
+  /** An address seen on a VM of ours that no lease holds (SPEC 29): the warning and its counter. */
+  onUnleasedAddress?: (seen: UnleasedAddressRef) => void;
 }

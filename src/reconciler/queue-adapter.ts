@@ -95,7 +95,8 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
       if (record.failed !== undefined) throw new StaleDecisionError(`${name}: its create failed Permanent since the sweep read it (${record.failed.reason})`);
       // A new job id: the first create may still be kept as completed, and
       // adding under its id would add nothing.
-      const job = await jobs.add('create', { ...record.spec, generation }, 'again');
+      // The name's address lease goes with it (SPEC 29): the VM made again gets the address the name holds.
+      const job = await jobs.add('create', { ...record.spec, generation, ...(record.address === undefined ? {} : { address: record.address }) }, 'again');
       await remember(name, job.id ?? '');
       await job.log('reconciler: the present name had no VM, or an in-place change not applied, and no job; its create is enqueued again');
       return job.id ?? '';

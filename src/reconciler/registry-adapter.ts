@@ -18,7 +18,10 @@ function toEntry(record: DesiredRecord): DesiredEntry {
   }
   if (record.stopped !== undefined) entry.stopped = record.stopped;
   const seen = record.lastKnown;
-  if (seen !== undefined) entry.lastKnown = { at: seen.at, ...(seen.vmid !== undefined ? { vmid: seen.vmid } : {}), ...(seen.node !== undefined ? { node: seen.node } : {}) };
+  if (seen !== undefined) {
+    const { vmid, node, address } = seen;
+    entry.lastKnown = { at: seen.at, ...(vmid !== undefined ? { vmid } : {}), ...(node !== undefined ? { node } : {}), ...(address !== undefined ? { address } : {}) };
+  }
   return entry;
 }
 

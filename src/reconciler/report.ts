@@ -60,8 +60,26 @@ export interface LeaseRef {
   jobId?: string;
 }
 
+/** An address pool's lease (SPEC 29) the sweep found with no VM and no present name. */
+export interface AddressLeaseRef {
+  name: string;
+  uid: string;
+  pool: string;
+  address: string;
+}
+
+/** An address seen on a VM of ours (its last job's) inside a pool, that no lease of its name and uid holds (SPEC 29). */
+export interface UnleasedAddressRef {
+  name: string;
+  uid: string;
+  vmid: number;
+  node: string;
+  address: string;
+  pool: string;
+}
+
 export interface SweepError {
-  action: 'delete-vm' | 'delete-seed' | 'create' | 'expire-lease';
+  action: 'delete-vm' | 'delete-seed' | 'create' | 'expire-lease' | 'free-address';
   name: string;
   message: string;
 }
@@ -78,6 +96,10 @@ export interface SweepCounts {
   missingSkipped: number;
   /** Leases past due whose expiry the sweep ran (SPEC 31: its timer was lost or late). */
   leasesExpired: number;
+  /** Address leases with no VM and no present name, freed (SPEC 29). */
+  addressesFreed: number;
+  /** Addresses of VMs of ours that no lease holds (SPEC 29). */
+  addressesUnleased: number;
   errors: number;
 }
 
@@ -133,13 +155,22 @@ export interface SweepReport {
     /** Past due, but its expiry timer (or its onExpiry job) is pending: left to it. */
     pending: LeaseRef[];
   };
+  /** The address pools' leases (SPEC 29). */
+  addresses: {
+    /** No VM of ours carries the name and uid, and the name is not present with the uid: freed, the address resting its cooldown. */
+    freed: AddressLeaseRef[];
+    /** The same, but a job for the name is pending or holds its lock: left to that job. */
+    pending: AddressLeaseRef[];
+    /** Seen on a VM of ours, inside a pool, held by no lease of its name and uid: reported, never changed. */
+    unleased: UnleasedAddressRef[];
+  };
   errors: SweepError[];
 }
 
 export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
   return {
     dryRun,
-    counts: { listed: 0, ours: 0, orphansDeleted: 0, orphansSkipped: 0, unknown: 0, seedsDeleted: 0, seedsSkipped: 0, missingReenqueued: 0, missingSkipped: 0, leasesExpired: 0, errors: 0 },
+    counts: { listed: 0, ours: 0, orphansDeleted: 0, orphansSkipped: 0, unknown: 0, seedsDeleted: 0, seedsSkipped: 0, missingReenqueued: 0, missingSkipped: 0, leasesExpired: 0, addressesFreed: 0, addressesUnleased: 0, errors: 0 },
     startedAt: startedAt.toISOString(),
     finishedAt: startedAt.toISOString(),
     listed: 0,
@@ -148,6 +179,7 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     seeds: { listed: 0, storagesListed: false, foundByListing: [], deleted: [], skippedYoung: [], skippedLocked: [], skippedWanted: [], neverRecorded: [] },
     missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [], failedPermanent: [] },
     leases: { expired: [], pending: [] },
+    addresses: { freed: [], pending: [], unleased: [] },
     errors: [],
   };
 }
@@ -165,6 +197,8 @@ export function countsOf(report: SweepReport): SweepCounts {
     missingReenqueued: missing.reenqueued.length,
     missingSkipped: missing.skippedYoung.length + missing.skippedLocked.length + missing.notRecreated.length + missing.failedPermanent.length,
     leasesExpired: report.leases.expired.length,
+    addressesFreed: report.addresses.freed.length,
+    addressesUnleased: report.addresses.unleased.length,
     errors: report.errors.length,
   };
 }
@@ -183,6 +217,14 @@ export function summarize(report: SweepReport): string {
     ...(report.leases.expired.length + report.leases.pending.length > 0
       ? [`leases past due ${report.dryRun ? 'would expire' : 'expired'} ${report.leases.expired.length} (pending ${report.leases.pending.length})`]
       : []),
+    ...addressSummary(report),
     `errors ${report.errors.length}`,
   ].join('; ');
+}
+
+/** The summary's part for the address pools (SPEC 29), only when the sweep found something there. */
+function addressSummary(report: SweepReport): string[] {
+  const { freed, pending, unleased } = report.addresses;
+  if (freed.length + pending.length + unleased.length === 0) return [];
+  return [`address leases ${report.dryRun ? 'would free' : 'freed'} ${freed.length} (pending ${pending.length}), unleased addresses seen ${unleased.length}`];
 }

@@ -23,7 +23,11 @@ import { withSweepLock } from './sweep-lock.js';
 import { seedListingSchedule } from './seed-schedule.js';
 import type { SweepDeps, SweepProvider } from './ports.js';
 import { summarize } from './report.js';
-import type { SweepReport } from './report.js';
+import type { SweepReport, UnleasedAddressRef } from './report.js';
+import { addressLeaseBook } from './address-adapter.js';
+import { AddressPoolStore } from '../addresses/address-pool-store.js';
+import type { Logger } from '../log.js';
+import type { AddressMetrics } from '../metrics.js';
 
 export interface ReconcileRunnerOptions {
   config: Config;
@@ -35,6 +39,10 @@ export interface ReconcileRunnerOptions {
   locks: NameLocks;
   /** SPEC 9: reconcilerFindings{kind}. */
   metrics?: { reconcilerFindings(kind: string, count: number): void };
+  /** SPEC 29: pvep_address_unleased_seen_total{pool}. */
+  addressMetrics?: AddressMetrics;
+  /** Where an unleased address is warned of when the sweep runs in no job (a job's own logger otherwise). */
+  logger?: Logger;
   now?: () => Date;
 }
 
@@ -47,6 +55,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
   const jobs = jobDoor(options.queues, limitsFromConfig(config));
   // One per runner, so per process: its first sweep lists the seed storages.
   const seedListing = seedListingSchedule(redis, prefix, config.reconciler.seedListingEvery);
+  const addresses = addressLeaseBook(new AddressPoolStore(redis, prefix, config.proxmox.networks), config.proxmox.networks);
   return async (data, ctx) => {
     const deps: SweepDeps = {
       registry: registryReader(registry, redis, prefix),
@@ -59,6 +68,11 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
       seedListing,
       ...(metrics ? { onFinding: (kind) => metrics.reconcilerFindings(kind, 1) } : {}),
       log: (line) => writeLog(ctx, line),
+      addresses,
+      onUnleasedAddress: (seen) => {
+        warnUnleased(ctx.logger ?? options.logger, seen);
+        options.addressMetrics?.addressUnleasedSeen(seen.pool);
+      },
     };
     const outcome = await withSweepLock(redis, keys.sweepLock(prefix), ttlMs, (lost) =>
       sweep(deps, { dryRun: data.dryRun, byHand: isAskedByHand(ctx.jobId), signal: AbortSignal.any([ctx.signal, lost]), job: { jobId: ctx.jobId, logger: ctx.logger } }),
@@ -75,6 +89,14 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
 /** A reconcile job not added by its schedule: the CLI's (`reconcile-<uuid>`). A sweep run by no job is taken as scheduled. */
 function isAskedByHand(jobId: string | undefined): boolean {
   return jobId !== undefined && !isScheduledJobId(jobId);
+}
+
+/** SPEC 29: one warning per unleased address a sweep sees, naming the VM, its node and the address. */
+function warnUnleased(logger: Logger | undefined, seen: UnleasedAddressRef): void {
+  logger?.warn(
+    { vm: seen.name, uid: seen.uid, vmid: seen.vmid, node: seen.node, address: seen.address, pool: seen.pool },
+    `address ${seen.address} of VM ${seen.vmid} (${seen.name}) on ${seen.node} is in pool ${seen.pool}, but no lease holds it: the pool may hand it out to another VM`,
+  );
 }
 
 /** A job log line; a failed write never fails the sweep. */

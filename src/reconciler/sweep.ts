@@ -1,6 +1,8 @@
-// One reconcile sweep (SPEC 5): take stock, decide, act, report.
+// One reconcile sweep (SPEC 5): take stock, decide, act, report; the
+// address pools' leases too (SPEC 29).
 import { takeInventory } from './inventory.js';
 import { decide } from './decide.js';
+import { planAddresses } from './decide-addresses.js';
 import { act } from './act.js';
 import { countsOf, emptyReport } from './report.js';
 import type { OperationContext } from '../provider/types.js';
@@ -29,6 +31,10 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   const startedAt = deps.clock.now();
   const report = emptyReport(options.dryRun, startedAt);
 
+  // The address leases before the registry: a lease is taken with its
+  // name's record (SPEC 29), so every lease read here has its name in the
+  // registry read after it, unless that name has been deleted since.
+  const leases = await deps.addresses?.list();
   // The registry is read before Proxmox: a VM created after this read is
   // younger than the grace period, so it cannot be mistaken for an orphan.
   const [entries, generations] = await Promise.all([deps.registry.listAll(), deps.registry.knownGenerations()]);
@@ -36,6 +42,8 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   const inventory = await takeInventory(deps.provider, entries, generations, ctx, listStorages);
   if (listStorages) await deps.seedListing?.listed(options.dryRun);
   const plan = decide(inventory, deps.clock.now(), deps.settings.graceSeconds);
+  const book = deps.addresses;
+  if (leases && book) plan.addresses = planAddresses(inventory, leases, (address) => book.poolOf(address));
   report.listed = plan.listed;
   report.ours = plan.ours;
   report.seeds.listed = inventory.seeds.length;

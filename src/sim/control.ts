@@ -115,6 +115,9 @@ export async function handleControl(sim: Simulator, req: IncomingMessage, res: S
     case 'DELETE /_sim/capacity':
       sim.daemons.resetCounters();
       return sendJson(res, 200, sim.daemons.counters());
+    case 'GET /_sim/guests':
+      await sim.guests.idle();
+      return sendJson(res, 200, sim.guests.view());
     case 'GET /_sim/nodes':
       return sendJson(res, 200, { entryNode: sim.entryNode, nodeUrls: sim.nodeUrls });
     case 'GET /_sim/faults':

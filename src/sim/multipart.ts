@@ -5,8 +5,9 @@
 // part must follow a boundary directly, be named `filename` and have a
 // `form-data` disposition; phase 2 streams everything up to the closing
 // boundary into the file (so a part after the file ends up inside it),
-// hashing and counting it, never holding it (F23). Any failure is a 500
-// with the Perl text as a plain-text body.
+// hashing and counting it (F23), holding its bytes only up to a bound the
+// caller gives (a seed the simulated guest boots from, SPEC 29). Any
+// failure is a 500 with the Perl text as a plain-text body.
 import { createHash } from 'node:crypto';
 
 export interface UploadBody {
@@ -14,6 +15,8 @@ export interface UploadBody {
   params: Record<string, string>;
   size: number;
   sha256: string;
+  /** The file's bytes, when the caller asked to keep files this small. */
+  bytes?: Buffer;
 }
 
 /** A failure of pveproxy's upload parser: `500` with `text` as reason (first line) and plain body. */
@@ -91,10 +94,13 @@ class UploadReader {
   private rbuf = '';
   /** Bytes received so far: what pveproxy counts as read plus what its buffer still holds. */
   private received = 0;
+  /** The file so far while it is within keepUpTo; undefined once past it. */
+  private kept: Buffer[] | undefined = [];
 
   constructor(
     private readonly patterns: UploadPatterns,
     private readonly size: number,
+    private readonly keepUpTo: number,
   ) {}
 
   get done(): boolean {
@@ -112,7 +118,8 @@ class UploadReader {
   }
 
   body(): UploadBody {
-    return { params: this.params, size: this.written, sha256: this.hash.digest('hex') };
+    const bytes = this.keepUpTo > 0 && this.kept !== undefined ? { bytes: Buffer.concat(this.kept) } : {};
+    return { params: this.params, size: this.written, sha256: this.hash.digest('hex'), ...bytes };
   }
 
   /** Phase 0: keep the boundary, drop anything before it. */
@@ -167,18 +174,22 @@ class UploadReader {
 
   private write(data: string): void {
     if (data.length === 0) return;
-    this.hash.update(Buffer.from(data, 'latin1'));
+    const chunk = Buffer.from(data, 'latin1');
+    this.hash.update(chunk);
     this.written += data.length;
+    if (this.written > this.keepUpTo) this.kept = undefined;
+    else this.kept?.push(chunk);
   }
 }
 
 /**
  * Reads the upload body of `size` bytes (the Content-Length). The buffer
  * is a latin1 string, so every byte stays one character and the Perl
- * patterns apply unchanged.
+ * patterns apply unchanged. A file of at most `keepUpTo` bytes comes back
+ * with its bytes.
  */
-export async function readUpload(chunks: AsyncIterable<Buffer>, boundary: string, size: number): Promise<UploadBody> {
-  const reader = new UploadReader(new UploadPatterns(boundary), size);
+export async function readUpload(chunks: AsyncIterable<Buffer>, boundary: string, size: number, keepUpTo = 0): Promise<UploadBody> {
+  const reader = new UploadReader(new UploadPatterns(boundary), size, keepUpTo);
   for await (const chunk of chunks) {
     if (!reader.done) reader.read(chunk);
   }

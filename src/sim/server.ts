@@ -18,6 +18,7 @@ import { checkToken } from './auth.js';
 import { handleControl } from './control.js';
 import { defaultFaultMessage, isBareStatus, type ErrorFault } from './faults.js';
 import { readFormParams, sendData, sendError, sendJson, sendPlainError } from './http-io.js';
+import { KEPT_ISO_MAX_BYTES } from './kept-isos.js';
 import { MultipartError, parseContentType, readUpload } from './multipart.js';
 import { checkRoutePermissions } from './permissions.js';
 import { ROUTES, UPLOAD_ROUTE } from './routes.js';
@@ -69,6 +70,7 @@ const SIM_DEFAULTS = {
   taskSeconds: 1,
   agentSeconds: 47,
   statdSeconds: 10,
+  guestPorts: [22],
   proxyWorkers: 3,
   daemonWorkers: 3,
   requestCostMs: 20,
@@ -130,10 +132,10 @@ async function readUploadParams(req: IncomingMessage, params: Record<string, str
   const { type, boundary } = parseContentType(contentType);
   if (boundary === undefined || type !== 'multipart/form-data') throw new NoAnswer(`upload 'Content-Type '${contentType}' not implemented`);
   if (params.tmpfilename !== undefined) throw new NoAnswer("'tmpfilename' query parameter is not allowed for file uploads");
-  const body = await readUpload(req as AsyncIterable<Buffer>, boundary, length);
+  const body = await readUpload(req as AsyncIterable<Buffer>, boundary, length, KEPT_ISO_MAX_BYTES);
   const all = { ...params, ...body.params };
   const filename = body.params.filename ?? '';
-  return { params: all, upload: { filename, size: body.size, sha256: body.sha256 } };
+  return { params: all, upload: { filename, size: body.size, sha256: body.sha256, ...(body.bytes && { bytes: body.bytes }) } };
 }
 
 async function readParams(req: IncomingMessage, routeKey: string, query: URLSearchParams): Promise<Parsed> {
@@ -310,7 +312,7 @@ export async function startSimulator(options: StartOptions): Promise<RunningSimu
   const simServer = new SimServer(sim, schema);
   const listening: Listening[] = [];
   const closeAll = async (): Promise<void> => {
-    await Promise.all(listening.map((l) => l.close()));
+    await Promise.all([...listening.map((l) => l.close()), sim.guests.close()]);
   };
   const nodeUrls: Record<string, string> = {};
   try {

@@ -4,6 +4,7 @@ import type { Config } from '../config/types.js';
 import { taskExitOf } from './answer-error.js';
 import { DaemonModel } from './daemons.js';
 import { Faults } from './faults.js';
+import { GuestBoots } from './guest/boots.js';
 import { populate } from './population.js';
 import { SimState, type SimVm } from './state.js';
 import { LingeringSamples, refreshSample, RRD_KEEP_SECONDS, type SampleClock } from './statd.js';
@@ -19,7 +20,7 @@ type SimConfig = Config['sim'];
  */
 export interface SimulatorOptions
   extends Pick<SimConfig, 'nodes' | 'vms' | 'timeScale' | 'latencyMs' | 'cloneSeconds' | 'taskSeconds' | 'agentSeconds' | 'statdSeconds'>,
-    Partial<Pick<SimConfig, 'proxyWorkers' | 'daemonWorkers' | 'requestCostMs' | 'requestCostPerKibMs'>> {
+    Partial<Pick<SimConfig, 'proxyWorkers' | 'daemonWorkers' | 'requestCostMs' | 'requestCostPerKibMs' | 'guestPorts'>> {
   /** Accepted API tokens, `user@realm!id=secret`. */
   tokens: string[];
   /** The node of the main URL (SPEC 16, 28). The first node by default. */
@@ -81,6 +82,8 @@ export class Simulator {
   readonly requests: RecordedRequest[] = [];
   /** Destroyed VMs' last pvestatd samples, kept by VMID (audit 3.4; statd.ts). */
   readonly lingering = new LingeringSamples();
+  /** The guests' boots from their seeds: listeners and phone-home calls (SPEC 29). */
+  readonly guests = new GuestBoots(this);
   readonly entryNode: string;
   /** Each node's own pveproxy URL, once the simulator listens (server.ts). */
   nodeUrls: Record<string, string> = {};
@@ -134,6 +137,7 @@ export class Simulator {
    * pmxcfs drops it (audit 3.4); a new VM there shows it until sampled.
    */
   removeVm(vm: SimVm, at: number): void {
+    this.guests.shutdown(vm);
     const clock = this.statdClock(at);
     if (clock.cycles) {
       refreshSample(vm, clock);
@@ -150,6 +154,7 @@ export class Simulator {
   /** The state as a fresh start has it; POST /_sim/reset. */
   reset(): void {
     this.tasks.clear();
+    this.guests.close().catch(() => undefined);
     this.faults.replace({});
     this.requests.length = 0;
     this.lingering.clear();

@@ -4,7 +4,9 @@
 // Loaded once at start (replacing the fresh population); written after
 // requests, at most once per debounce interval and at close, to a
 // temporary file renamed over the old one, so a crash mid-write leaves the
-// previous state whole. Tasks are not kept: one running at close ends with
+// previous state whole. An ISO's kept bytes (SPEC 29) are not saved: after
+// a restart it is metadata only, and a VM booted from it keeps what its
+// guest read (its seed) until its next start. Tasks are not kept: one running at close ends with
 // the process, as on a rebooted node, and a VM still mid-clone is dropped
 // (its clone never finished).
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -45,7 +47,7 @@ function serializeState(sim: Simulator, now: Date = new Date()): string {
   const volumes: SavedState['volumes'] = [];
   for (const node of sim.state.nodes.values()) {
     for (const storage of node.storages.values()) {
-      for (const [key, volume] of storage.volumes) volumes.push({ node: node.node, storage: storage.storage, key, volume });
+      for (const [key, volume] of storage.volumes) volumes.push({ node: node.node, storage: storage.storage, key, volume: { ...volume, bytes: undefined } });
     }
   }
   const state: SavedState = { format: FORMAT, savedAt: now.toISOString(), vms, volumes };

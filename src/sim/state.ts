@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { dieError } from './answer-error.js';
 import { DRIVE_KEY, driveBytes, parseDrive, storageOf } from './disks.js';
+import type { GuestSeed } from './guest/types.js';
 import { texts } from './texts.js';
 
 export type VmConfig = Record<string, string | number>;
@@ -37,6 +38,10 @@ export interface SimVm {
   temporaryConfig?: { from: number; until: number };
   /** What its guest agent answers to network-get-interfaces when planted so (POST /_sim/vms); else lo and ens18. */
   guestInterfaces?: GuestInterface[];
+  /** What the guest read from its seed at its last start (SPEC 29; guest/seed.ts). */
+  seed?: GuestSeed;
+  /** The instance-id cloud-init ran phone_home for: a per-instance module, not run again on a later boot. */
+  phonedHomeFor?: string;
   /** When the VM last changed (ms); pvestatd's next sample after that picks the change up. */
   changedAt: number;
   /** True from a change until pvestatd has sampled it. */
@@ -70,6 +75,8 @@ export interface SimVolume {
   size: number;
   ctime: number;
   sha256: string;
+  /** The ISO's bytes, for the guest that boots from it (SPEC 29), when within the bounds of kept-isos.ts; never saved in sim.stateFile. */
+  bytes?: Buffer;
 }
 
 export interface SimStorage {

@@ -1,4 +1,5 @@
-// The web process's fastify app (SPEC 6, 9): /v1 behind bearer tokens,
+// The web process's fastify app (SPEC 6, 9): /v1 behind bearer tokens
+// but a phone-home guest's /v1/ready/<token> (SPEC 29),
 // Bull Board behind basic auth, open /healthz and /readyz, /metrics and
 // /readyz's checks behind a token unless http.metricsAuth is false. Built from its deps, not
 // listening: server.ts listens, tests use inject or listen themselves.
@@ -15,6 +16,7 @@ import type { WebDeps } from './deps.js';
 import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
 import { registerNodeHealthGauges } from './node-health-metrics.js';
+import { registerAddressPoolGauge } from './address-pool-metrics.js';
 import { sharedFor } from './metrics-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { imageRoutes } from './routes/images.js';
@@ -23,6 +25,7 @@ import { jobEventRoutes } from './routes/job-events.js';
 import { jobRoutes } from './routes/jobs.js';
 import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
+import { readyRoute } from './routes/ready.js';
 import { refuseUnknownQuery } from './query-keys.js';
 import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown, type RedisDownProbe } from './redis-down.js';
@@ -53,6 +56,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   // The Redis figures of /metrics are read at most once per http.metricsCacheSeconds (SPEC 24).
   const redisFiguresMs = deps.config.http.metricsCacheSeconds * 1000;
   registerNodeHealthGauges(webRegistry, sharedFor(redisFiguresMs, () => deps.readiness.lastHealth()), redisDown);
+  registerAddressPoolGauge(webRegistry, deps.addressPools && sharedFor(redisFiguresMs, deps.addressPools), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
@@ -69,6 +73,8 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
     metricsRoute(ours, [deps.metrics.registry, webRegistry], deps.queues, redisDown, { queueFiguresMs: redisFiguresMs, guard: operationsGuard });
     // The document holds no data, and a client generator fetches it with no token.
     ours.get('/v1/openapi.json', () => openApi);
+    // A phone-home guest has its token, no API token (SPEC 29).
+    await ours.register(readyRoute(deps.readyTokens, deps.logger.child({ component: 'web' }), refuseWhileRedisDown(redisDown)));
     await ours.register(v1Routes(deps, redisDown, tokenGuard), { prefix: '/v1' });
   });
 

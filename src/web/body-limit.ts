@@ -21,6 +21,8 @@ function maxValueJsonBytes(field: string, rule: FieldRule, limits: JobLimits): n
   switch (rule.kind) {
     case 'boolean':
       return 'false'.length + WHITESPACE_PER_VALUE;
+    case 'object':
+      return rule.maxJsonBytes + WHITESPACE_PER_VALUE;
     case 'integer':
       return Math.max(String(rule.min).length, String(maxOf(rule, limits)).length) + WHITESPACE_PER_VALUE;
     case 'string':

@@ -5,7 +5,9 @@ import type { Queue } from 'bullmq';
 import type { UncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
+import type { PoolCounts } from '../addresses/address-pool-store.js';
 import type { Metrics } from '../metrics.js';
+import type { ReadyTokens } from '../queue/ready-signals.js';
 import type { Credentials } from './auth/credentials.js';
 import type { FailedAuthOptions } from './auth/failed-auth.js';
 import type { ReadinessSources } from './readiness.js';
@@ -22,6 +24,8 @@ export interface WebDeps {
   /** Every queue, for Bull Board and the BullMQ queue metrics. */
   queues: Queue[];
   readiness: ReadinessSources;
+  /** Phone-home tokens (SPEC 29), taken by POST /v1/ready/:token. */
+  readyTokens: ReadyTokens;
   metrics: Metrics;
   /** undefined when http.authDisabled. */
   credentials: Credentials | undefined;
@@ -31,4 +35,6 @@ export interface WebDeps {
   jobEvents?: Partial<JobEventOptions>;
   /** How wrong credentials are slowed; FAILED_AUTH_DEFAULTS for what is not given. */
   failedAuth?: Partial<FailedAuthOptions>;
+  /** The address pools' figures read from Redis (SPEC 29); no pool series when absent. */
+  addressPools?: () => Promise<PoolCounts[]>;
 }

@@ -1,9 +1,10 @@
 // One error handler for the whole web process: the producer's
 // ValidationError is a 400 listing every failing field, its ConflictError
-// a 409, fastify's own client errors keep their status, and anything else
-// is a 500 whose details go to the log (redacted), never to the caller.
+// a 409, and so is its PoolExhaustedError (naming the pool and network,
+// SPEC 29), fastify's own client errors keep their status, and anything
+// else is a 500 whose details go to the log (redacted), never to the caller.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ConflictError, ValidationError } from '../client.js';
+import { ConflictError, PoolExhaustedError, ValidationError } from '../client.js';
 import type { FieldError } from '../job-table/schema.js';
 import { RedisUnavailableError } from '../queue/connection.js';
 import { unavailableReason } from '../queue/redis-failure.js';
@@ -57,6 +58,9 @@ export function errorHandler(redisDown: RedisDownProbe) {
 
 function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err instanceof ValidationError) return reply.code(400).send(validationBody(err.fields, redactSecrets(err.message)));
+  if (err instanceof PoolExhaustedError) {
+    return reply.code(409).send({ error: 'PoolExhausted', message: err.message, name: err.vmName, pool: err.pool, network: err.network });
+  }
   if (err instanceof ConflictError) {
     return reply.code(409).send({ error: 'Conflict', message: redactSecrets(err.message), name: err.vmName });
   }

@@ -6,6 +6,7 @@ import { IN_PLACE_FIELDS } from '../job-table/create.schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';
+import { CREATE_CONFLICT_TEXT, addressViewProperties } from './openapi-addresses.js';
 import { expiringBeforeParam, leasePath, leaseSchemas, leaseViewProperties } from './openapi-leases.js';
 import { jobSchemas } from './openapi-jobs.js';
 import { EVENT_ID_PATTERN } from './job-event-cursor.js';
@@ -70,8 +71,10 @@ const componentSchemas: Record<string, Schema> = {
     type: 'object',
     required: ['error', 'message'],
     properties: {
-      error: { type: 'string', description: 'ValidationError, Conflict, NotFound, Unauthorized, ...' },
+      error: { type: 'string', description: 'ValidationError, Conflict, PoolExhausted, NotFound, Unauthorized, ...' },
       message: { type: 'string' },
+      pool: { type: 'string', description: 'With PoolExhausted: the address pool with no free address (SPEC 29).' },
+      network: { type: 'string', description: 'With PoolExhausted: its bridge, VLAN tag and cidr, in words.' },
       fields: {
         type: 'array',
         description: 'With ValidationError: every failing field and why. With Conflict on a create: every field that differs from the present spec and cannot change in place.',
@@ -95,6 +98,7 @@ const componentSchemas: Record<string, Schema> = {
         items: { type: 'string', enum: Object.keys(IN_PLACE_FIELDS) },
       },
       ...leaseViewProperties,
+      ...addressViewProperties,
     },
   },
   TextSummary: {
@@ -135,6 +139,7 @@ const componentSchemas: Record<string, Schema> = {
       jobId: { type: 'string' },
       job: ref('Job'),
       ...leaseViewProperties,
+      ...addressViewProperties,
     },
   },
 };
@@ -183,7 +188,7 @@ function vmPaths(createBody: Schema): Schema {
         requestBody: { required: true, ...json(createBody) },
         responses: {
           ...enqueued('The create'),
-          '409': answer('The name is present with another uid, or with another spec in a field its VM cannot take in place (fields names each such field: any but cores, memoryMiB and a larger diskGiB).', ref('Error')),
+          '409': answer(CREATE_CONFLICT_TEXT, ref('Error')),
           '503': answer('No node can take a VM and jobs.acceptWhenUnhealthy is false (error NoHealthyNode, with Retry-After), or Redis is unreachable.', ref('Error')),
         },
       },

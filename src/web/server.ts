@@ -13,11 +13,13 @@ import { keyPrefixOf } from '../queue/redis-target.js';
 import { createQueues } from '../queue/queues.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
+import { addressPoolFigures } from './address-pool-metrics.js';
 import { loadCredentials } from './auth/credentials.js';
 import { ensureFingerprintKey } from './fingerprint-key.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
 import { BOARD_PATH } from './board.js';
 import { redisReadinessSources } from './readiness-redis.js';
+import { redisReadySignals } from '../queue/ready-signals.js';
 import { redisDownProbe, type RedisDown } from './redis-down.js';
 
 export interface WebServer {
@@ -100,6 +102,8 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       service: client,
       queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
+      addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),
+      readyTokens: redisReadySignals(redis, prefix),
       metrics: options.metrics,
       credentials,
       redisDown,

@@ -14,7 +14,7 @@ import type { NameLocks } from '../queue/name-lock.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import { redactSecrets } from '../secrets/redact.js';
 import { jobContext, jobLogger } from './job-context.js';
-import { recordPermanentFailure, settlement } from './job-settle.js';
+import { afterPermanentFailure, recordPermanentFailure, settlement } from './job-settle.js';
 import { claimName, generationOf } from './name-claim.js';
 import { BadJobDataError, failsForGood, toJobError } from './retry.js';
 
@@ -68,8 +68,8 @@ export async function runJob(job: Job, token: string | undefined, aborter: LazyA
   // What the handler leaves as last-known states, written once it has ended.
   const lastKnown = new Map<string, LastKnownWrite>();
   const settle = settlement(options.registry, held, lastKnown);
+  const ctx = jobContext(job, () => jobLogger(options.deps.logger, job, held?.name), aborter, held?.lock, lastKnown);
   try {
-    const ctx = jobContext(job, () => jobLogger(options.deps.logger, job, held?.name), aborter, held?.lock, lastKnown);
     const result = redactResult(await definition.handler(data, options.deps, ctx));
     await settle(); // a failed last-known write fails the attempt, as it did inside the handler
     finish('completed');
@@ -77,7 +77,10 @@ export async function runJob(job: Job, token: string | undefined, aborter: LazyA
   } catch (err) {
     const jobError = toJobError(err);
     await job.log(`attempt ${job.attemptsMade + 1} failed: ${jobError.message}`).catch(() => undefined);
-    if (jobError instanceof UnrecoverableError && definition.recordsPermanentFailure && held) await recordPermanentFailure(options.registry, held.name, job, generationOf(data), jobError);
+    if (jobError instanceof UnrecoverableError && held) {
+      if (definition.recordsPermanentFailure) await recordPermanentFailure(options.registry, held.name, job, generationOf(data), jobError);
+      await afterPermanentFailure(definition, data, options.deps, ctx);
+    }
     finish(failsForGood(job, jobError) ? 'failed' : 'retried');
     throw jobError;
   } finally {

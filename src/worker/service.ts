@@ -8,7 +8,7 @@ import { limitsFromConfig } from '../job-table/schema.js';
 import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { JobMetrics, LeaseMetrics, WebhookMetrics } from '../metrics.js';
+import type { AddressMetrics, JobMetrics, LeaseMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection, reportRedisError, unansweredBeatReporter } from '../queue/connection.js';
@@ -31,6 +31,8 @@ import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { closeConnection, closeService } from './service-close.js';
 import type { CloseOutcome, ServiceParts } from './service-close.js';
 import { leaseDeps } from './lease-deps.js';
+import { addressLeaseDeps, NO_ADDRESS_POOLS } from './address-deps.js';
+import { AddressPoolStore } from '../addresses/address-pool-store.js';
 import { webhookEvents } from './webhook-events.js';
 import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
 import { jobWorkerOptions } from './worker-options.js';
@@ -48,6 +50,8 @@ export interface WorkerServiceOptions {
   webhookMetrics?: WebhookMetrics;
   /** Leases expired and the lag to their VMs' end (SPEC 31). */
   leaseMetrics?: LeaseMetrics;
+  /** Addresses the sweep saw that no lease holds (SPEC 29). */
+  addressMetrics?: AddressMetrics;
   /** This process's id in heartbeats; random when absent. */
   id?: string;
   definitions?: readonly AnyJobDefinition[];
@@ -144,11 +148,13 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
   const health = createHealthWatch(redis, prefix, provider, logger);
-  const reconcile = createReconcileRunner({ config, redis, provider, queues, registry, locks, ...(metrics ? { metrics } : {}) });
+  const reconcile = createReconcileRunner({ config, redis, provider, queues, registry, locks, logger, ...(metrics ? { metrics } : {}), ...(options.addressMetrics ? { addressMetrics: options.addressMetrics } : {}) });
   const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
   const events = deliveries && webhookEvents(deliveries);
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
-  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, logger };
+  const pools = config.proxmox.networks;
+  const addresses = pools.length === 0 ? NO_ADDRESS_POOLS : addressLeaseDeps(new AddressPoolStore(redis, prefix, pools), registry);
+  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, logger };
   const { leaseMetrics } = options;
   const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.

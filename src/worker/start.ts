@@ -1,7 +1,7 @@
 // A worker process's wiring, the same for `worker` and `all` (SPEC 6):
 // the Proxmox client (request budget, metrics, debug lines), the provider
-// on it (its seed records on the service's Redis, its learned wait times
-// on a connection of their own), and the job service.
+// on it (its seed records and phone-home tokens on the service's Redis,
+// its learned wait times on a connection of their own), and the job service.
 // Every secret file of the config is read first, for the redactor.
 // Closing it closes the workers first, then the client, so no running job
 // loses its Proxmox calls mid-way.
@@ -13,6 +13,7 @@ import type { RedisClient } from '../redis-script.js';
 import { createProvider } from '../provider/provider.js';
 import { createBudgetConnection } from '../queue/connection.js';
 import { redisLearnedTimes } from '../queue/learned-times-store.js';
+import { redisReadySignals } from '../queue/ready-signals.js';
 import { redisSeedRecords } from '../queue/seed-records.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
 import { workerProxmoxApi } from './proxmox-api.js';
@@ -38,16 +39,16 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   // answer fails within the bound and the process learns in memory, never waits for ever as BullMQ's commands do.
   const learnedRedis = createBudgetConnection(config.redis, LEARNED_COMMAND_TIMEOUT_MS);
   const learnedTimes = redisLearnedTimes(learnedRedis, config.redis.prefix);
-  // Its seed records live on the service's Redis connection, under its prefix.
+  // Its seed records and phone-home tokens live on the service's Redis connection, under its prefix.
   const provider = (redis: RedisClient, prefix: string): Provider =>
-    createProvider({ api: proxmox.api, config, logger, seedRecords: redisSeedRecords(redis, prefix), learnedTimes });
+    createProvider({ api: proxmox.api, config, logger, seedRecords: redisSeedRecords(redis, prefix), learnedTimes, readySignals: redisReadySignals(redis, prefix) });
   const closeClients = async (): Promise<void> => {
     learnedRedis.disconnect();
     await proxmox.close();
   };
   let service: WorkerService;
   try {
-    service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics, leaseMetrics: metrics });
+    service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics, leaseMetrics: metrics, addressMetrics: metrics });
   } catch (err) {
     await closeClients();
     throw err;

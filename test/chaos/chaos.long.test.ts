@@ -1,6 +1,7 @@
 // SPEC 22 "Chaos", the long version: 100 names, a minute of random
 // operations, a worker killed every few seconds; and the same with a
-// private Redis restarted twice mid-run. Runs only with CHAOS_LONG=1
+// private Redis restarted twice mid-run; and about 500 creates and
+// deletes against a pool of 64 addresses (SPEC 29). Runs only with CHAOS_LONG=1
 // (`npm run test:chaos`); CHAOS_RUNS=N repeats each N times in a row.
 import { expect } from 'chai';
 import { chaosOptions, summary } from './options.js';
@@ -25,6 +26,14 @@ const RUNS = Number(process.env.CHAOS_RUNS ?? 1);
       const report = await runChaos(options);
       process.stdout.write(`      ${summary(report, options.seed)}\n`);
       expect(report.redisRestarts).to.equal(2);
+      expect(report.violations, report.violations.slice(0, 30).join('\n')).to.deep.equal([]);
+    });
+
+    it(`run ${run}: about 500 creates and deletes against a pool of 64 addresses (SPEC 29)`, async () => {
+      const options = chaosOptions({ names: 100, driveMs: 60_000, killEveryMs: 4_000, addresses: { cooldownMs: 3_000 } });
+      const report = await runChaos(options);
+      process.stdout.write(`      ${summary(report, options.seed)}, ${report.poolRefusals} creates refused with the pool full\n`);
+      expect(report.operations).to.be.at.least(400);
       expect(report.violations, report.violations.slice(0, 30).join('\n')).to.deep.equal([]);
     });
   }

@@ -16,6 +16,7 @@ import { createWorkerConnection } from '../../src/queue/connection.js';
 import { keyPrefixOf, type RedisConnection } from '../../src/queue/redis-target.js';
 import { LEASE_QUEUE, SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
 import { chaosLeases } from './leases.js';
+import { CHAOS_NETWORK, chaosAddresses } from './addresses.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { foreignViolations, stateViolations, tallyJobs, type Desired, type ForeignVm, type JobTally, type SimStateView } from './invariants.js';
@@ -41,6 +42,12 @@ export interface ChaosOptions {
   /** Run on a Redis Cluster or a Sentinel set of the test's own, whose master is SIGKILLed mid-run (SPEC 25). */
   fleet?: FleetKind;
   prefix: string;
+  /**
+   * Every create takes an address from a pool of 64 at the door (SPEC 29),
+   * freed addresses cooling this long; each name then runs up to 9
+   * operations, so a run of 100 names makes about 500 creates and deletes.
+   */
+  addresses?: { cooldownMs: number };
   /** Random seed: the same seed gives the same operations. */
   seed: number;
   log?: (line: string) => void;
@@ -60,6 +67,8 @@ export interface ChaosReport {
   dropped: number;
   slowTaskPhases: number;
   producerRetries: number;
+  /** Creates the door refused with the address pool full (SPEC 29); 0 without addresses. */
+  poolRefusals: number;
   sweep: unknown;
   /** Seeds on a node where their VM is not (VM made again elsewhere): reported, not a violation. */
   violations: string[];
@@ -117,7 +126,7 @@ async function persist<T>(call: () => Promise<T>, onRetry: () => void): Promise<
     try {
       return await call();
     } catch (err) {
-      if (Date.now() > deadline || (err instanceof Error && (err.name === 'ValidationError' || err.name === 'ConflictError'))) throw err;
+      if (Date.now() > deadline || (err instanceof Error && (err.name === 'ValidationError' || err.name === 'ConflictError' || err.name === 'PoolExhaustedError'))) throw err;
       onRetry();
       await sleep(200);
     }
@@ -183,6 +192,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     dropped: 0,
     slowTaskPhases: 0,
     producerRetries: 0,
+    poolRefusals: 0,
     sweep: undefined,
     violations: [],
     seconds: 0,
@@ -219,6 +229,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       // drops and 596s and the killed workers hold slots for Proxmox's
       // worst cases, scaled like the simulator's times.
       PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: String(SIM_TIME_SCALE),
+      ...(options.addresses === undefined ? {} : addressEnv(options.addresses.cooldownMs)),
     });
     const startWorker = (i: number): void => {
       workers[i] = startCli(['worker'], env);
@@ -226,18 +237,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
     startWorker(0);
     startWorker(1);
-    const config = loadConfig({ env: {}, overrides: { redis: { ...target, prefix } } });
+    const config = loadConfig({ env: options.addresses === undefined ? {} : addressEnv(options.addresses.cooldownMs), overrides: { redis: { ...target, prefix } } });
     client = createProvisionerClient({ redisUrl, redis: config.redis, prefix, config });
     const producer = client;
     const names = Array.from({ length: options.names }, (_, i) => `chaos-${i}`);
     const foreign = await plantForeign(sim, names, config.proxmox.vmidRange);
     const leases = chaosLeases({ redis, prefix: keyPrefix, random, longestMs: options.driveMs / 2 });
+    const addresses = options.addresses === undefined ? undefined : chaosAddresses(redis, keyPrefix, options.addresses.cooldownMs);
     const simSim = sim;
     sampling = true;
     const sampler = (async () => {
       while (sampling) {
         leases.sample(await simSim.control<SimStateView>('GET', '/_sim/state').catch(() => ({ vms: [], nodes: [] })));
-        await sleep(LEASE_SAMPLE_MS);
+        // Redis away (a restart, a failover): the next sample sees what this one missed.
+        await addresses?.sample(names).catch(() => undefined);
+        await sleep(addresses === undefined ? LEASE_SAMPLE_MS : ADDRESS_SAMPLE_MS);
       }
     })();
     await sim.control('POST', '/_sim/faults', FAULTS);
@@ -246,7 +260,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const jobIds = new Set<string>();
     const lastIntent = new Map<string, 'present' | 'absent'>();
     const plans = names.map((name) => {
-      const steps = 1 + Math.floor(random() * 4);
+      const steps = 1 + Math.floor(random() * (addresses === undefined ? 4 : 9));
       const ops: { verb: 'create' | 'delete'; afterMs: number }[] = [];
       for (let s = 0; s < steps; s += 1) ops.push({ verb: s === 0 || random() < 0.5 ? 'create' : 'delete', afterMs: Math.floor(random() * (options.driveMs / steps)) });
       return { name, ops };
@@ -259,7 +273,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           const result = await persist(
             () => (op.verb === 'create' ? producer.createVm({ name, uid: uidOf(name), waitForAddress: true, ttlSeconds: leases.ttlFor(name) }) : producer.deleteVm({ name })),
             () => (report.producerRetries += 1),
-          );
+          ).catch((err: unknown) => {
+            // A full pool refuses the create at the door, writing nothing (SPEC 29).
+            if (err instanceof Error && err.name === 'PoolExhaustedError') return undefined;
+            throw err;
+          });
+          if (result === undefined) {
+            report.poolRefusals += 1;
+            report.operations += 1;
+            continue;
+          }
           jobIds.add(result.jobId);
           lastIntent.set(name, op.verb === 'create' ? 'present' : 'absent');
           leases.intent(name);
@@ -340,6 +363,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     report.tally = tallyJobs(views);
     const desired: Desired[] = [];
     for (const name of names) {
+      // A name whose every create the full pool refused was never recorded (SPEC 29).
+      if (!lastIntent.has(name)) continue;
       const record = await producer.getVm(name);
       if (record === undefined) {
         report.violations.push(`${name}: no desired state recorded`);
@@ -351,6 +376,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const state = await sim.control<SimStateView>('GET', '/_sim/state');
     leases.sample(state);
     report.violations.push(...stateViolations(state, desired), ...foreignViolations(state, foreign), ...report.tally.problems, ...(await leases.violations(vmQueue, LEASE_END_BOUND_MS)));
+    if (addresses !== undefined) {
+      await addresses.sample(names);
+      report.violations.push(...(await addresses.violations(names, true)));
+      const seen = addresses.seen();
+      log(`addresses: ${seen.leases} leases over ${seen.addresses} addresses, ${report.poolRefusals} creates refused with the pool full`);
+    }
     if (sweepView.state !== 'completed') report.violations.push(`the reconcile sweep ended ${sweepView.state}: ${sweepView.failedReason ?? ''}`);
     report.seconds = (Date.now() - started) / 1000;
     // The story of every name a violation mentions, from its jobs' logs.
@@ -376,6 +407,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     await privateRedis?.close();
     await fleet?.close();
   }
+}
+
+/** How often the pool is sampled: often enough to see every cooling address (a cooldown is seconds here). */
+const ADDRESS_SAMPLE_MS = 250;
+
+/** The pool of SPEC 29 on both simulated nodes' bridge (their templates' net0 is on vmbr0). */
+function addressEnv(cooldownMs: number): Record<string, string> {
+  return {
+    PROXMOX_NODES: JSON.stringify([
+      { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds', bridge: 'vmbr0' },
+      { name: 'pve2', template: 9002, isoStorage: 'proxy-seeds', bridge: 'vmbr0' },
+    ]),
+    PROXMOX_NETWORKS: JSON.stringify([{ ...CHAOS_NETWORK, reuseCooldownSeconds: cooldownMs / 1000 }]),
+  };
 }
 
 /** The uid of a name in the drive (every create of a name carries it). */

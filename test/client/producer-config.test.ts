@@ -30,6 +30,7 @@ describe('the producer library without the service config (SPEC 6, 27)', () => {
         limits: service.proxmox.limits,
         images: service.proxmox.images,
         defaultImage: service.proxmox.defaultImage,
+        networks: service.proxmox.networks,
       },
       jobs: { attempts, backoffMs, keepCompletedCount, keepCompletedSeconds, keepFailedCount, keepFailedSeconds },
       registry: service.registry,

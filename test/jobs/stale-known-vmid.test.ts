@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/log.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { addOurVm, harness, RANGE, type Harness } from '../provider/harness.js';
+import { NO_ADDRESS_LEASES } from '../support/address-leases.js';
 
 const NAME = 'proxy-a';
 const UID = '3f1c2a9e-6b7d-4e58-9a10-2c4d5e6f7a80';
@@ -34,6 +35,7 @@ function deps(h: Harness, record: DesiredRecord): JobDeps {
     saveHealth: () => Promise.resolve(),
     reconcile: () => Promise.resolve({}),
     leases: { expire: () => Promise.resolve({ kind: 'gone' }), warn: () => Promise.resolve({ warned: false }) },
+    addresses: NO_ADDRESS_LEASES,
     logger: silentLogger(),
   };
 }

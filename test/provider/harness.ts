@@ -4,6 +4,8 @@
 import { createProviderDeps, type ProviderConfig, type ProviderDeps, type ProviderOptions } from '../../src/provider/deps.js';
 import type { OperationContext, Provider } from '../../src/provider/types.js';
 import type { SeedRecords } from '../../src/provider/seed-records.js';
+import type { ReadySignals } from '../../src/provider/ready-signals.js';
+import type { Sleep } from '../../src/provider/waits/sleep.js';
 import type { ImageConfig, NodeConfig } from '../../src/config/types.js';
 import { providerOn } from '../../src/provider/provider.js';
 import { formatMark } from '../../src/provider/mark.js';
@@ -27,6 +29,7 @@ export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 900
       vmidRange: RANGE,
       installGuestAgent: true,
       seedJoliet: false,
+      networks: [],
       nodes,
       images,
       defaultImage,
@@ -52,12 +55,36 @@ export interface Harness {
   deps: ProviderDeps;
 }
 
-export function harness(options: { pve?: FakeProxmox; config?: ProviderConfig; logger?: Logger; seedRecords?: SeedRecords } = {}): Harness {
+export interface HarnessOptions {
+  pve?: FakeProxmox;
+  config?: ProviderConfig;
+  logger?: Logger;
+  seedRecords?: SeedRecords;
+  /** Phone-home tokens and signals (SPEC 29). */
+  readySignals?: ReadySignals;
+  /** Around the fake clock's sleep: runs first, then that sleep (a test acts while the provider waits). */
+  beforeSleep?: (ms: number) => void | Promise<void>;
+}
+
+export function harness(options: HarnessOptions = {}): Harness {
   const pve = options.pve ?? new FakeProxmox();
   const clock = new FakeClock();
   const config = options.config ?? testConfig();
   const logger = options.logger ?? silentLogger();
-  const deps = createProviderDeps({ api: pve, config, logger, now: clock.now, sleep: clock.sleep, ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}) });
+  const { beforeSleep } = options;
+  const sleep: Sleep = beforeSleep === undefined ? clock.sleep : async (ms, signal) => {
+    await beforeSleep(ms);
+    await clock.sleep(ms, signal);
+  };
+  const deps = createProviderDeps({
+    api: pve,
+    config,
+    logger,
+    now: clock.now,
+    sleep,
+    ...(options.seedRecords ? { seedRecords: options.seedRecords } : {}),
+    ...(options.readySignals ? { readySignals: options.readySignals } : {}),
+  });
   const provider = providerOn(deps);
   const lines: string[] = [];
   const ctx: OperationContext = { signal: new AbortController().signal, log: (l) => void lines.push(l) };

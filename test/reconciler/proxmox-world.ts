@@ -22,6 +22,8 @@ import type { SweepReport } from '../../src/reconciler/report.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import type { FakeVm } from '../fakes/fake-proxmox.js';
 import { addOurVm, harness, TAG } from '../provider/harness.js';
+import { captureLogger } from '../support/capture-logger.js';
+import type { NetworkPoolConfig } from '../../src/config/types.js';
 import type { Harness } from '../provider/harness.js';
 
 export const NODE = 'pv1-1';
@@ -41,6 +43,10 @@ export interface ProxmoxWorld {
   locks: NameLocks;
   queues: Queues;
   findings: string[];
+  /** The pools whose unleased addresses the sweeps counted (SPEC 29), one per count. */
+  unleasedSeen: string[];
+  /** What the sweeps logged at warn and above, parsed. */
+  warnings: Record<string, unknown>[];
   /** The job log lines of every sweep. */
   lines: string[];
   /** A sweep as the schedule runs it; given a job id, as that job (`reconcile-<uuid>`: asked for by hand). */
@@ -65,7 +71,7 @@ export interface ProxmoxWorld {
 
 const WRITES = ['clone', 'putConfig', 'resize', 'start', 'stop', 'destroy', 'upload', 'deleteVolume'] as const;
 
-export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boolean; seedRecords?: boolean; seedListingEvery?: number } = {}): ProxmoxWorld {
+export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boolean; seedRecords?: boolean; seedListingEvery?: number; networks?: NetworkPoolConfig[] } = {}): ProxmoxWorld {
   const pve = options.pve ?? new FakeProxmox();
   const prefix = `pvep-test-recon-${randomBytes(4).toString('hex')}`;
   const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
@@ -75,7 +81,7 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
     env: {},
     overrides: {
       redis: { prefix },
-      proxmox: { nodes: [{ name: NODE, template: 9001, isoStorage: SEEDS }] },
+      proxmox: { nodes: [{ name: NODE, template: 9001, isoStorage: SEEDS }], ...(options.networks ? { networks: options.networks } : {}) },
       reconciler: { graceSeconds: GRACE_SECONDS, recreateMissing: options.recreateMissing ?? true, ...(options.seedListingEvery ? { seedListingEvery: options.seedListingEvery } : {}) },
     },
   });
@@ -83,6 +89,8 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
   const locks = new NameLocks(redis, prefix);
   const queues = createQueues(redis, prefix, config.jobs);
   const findings: string[] = [];
+  const unleasedSeen: string[] = [];
+  const { logger, records: warnings } = captureLogger('warn');
   const lines: string[] = [];
   const run = createReconcileRunner({
     config,
@@ -92,6 +100,8 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
     registry,
     locks,
     metrics: { reconcilerFindings: (kind, count) => findings.push(...Array<string>(count).fill(kind)) },
+    addressMetrics: { addressUnleasedSeen: (pool) => unleasedSeen.push(pool) },
+    logger,
     now: () => SWEEP_AT,
   });
   const limits = limitsFromConfig(config);
@@ -110,6 +120,8 @@ export function proxmoxWorld(options: { pve?: FakeProxmox; recreateMissing?: boo
     locks,
     queues,
     findings,
+    unleasedSeen,
+    warnings,
     lines,
     sweep: (dryRun = false, jobId?: string) => run({ dryRun }, { signal: new AbortController().signal, log: (line) => void lines.push(line), ...(jobId === undefined ? {} : { jobId }) }),
     async report(dryRun = false, jobId?: string) {

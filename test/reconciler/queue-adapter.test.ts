@@ -108,6 +108,16 @@ describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
     expect(job.data).to.deep.include({ name: 'db', uid: 'uid-db', generation });
   });
 
+  it("a missing VM's create added again carries the name's address lease, so its VM gets the same address (SPEC 29)", async () => {
+    const pool = { name: 'lan', bridge: 'vmbr1', cidr: '127.77.0.0/24', dns: [], exclude: [], reuseCooldownSeconds: 600 };
+    const outcome = await registry.recordPresent('db', 'uid-db', spec('db', 'uid-db'), { pool });
+    if (outcome.kind === 'conflict') throw new Error('conflict');
+    const jobId = await enqueuer.enqueueCreate({ name: 'db', generation: outcome.generation });
+    const job = (await queues.vm.getJob(jobId)) as Job;
+    expect(job.data).to.deep.include({ address: outcome.address });
+    expect(outcome.address).to.include({ pool: 'lan', address: '127.77.0.1', uid: 'uid-db' });
+  });
+
   it('refuses to add a create for a name deleted, or deleted and created again, since the sweep read it', async () => {
     const generation = await present('db', 'uid-db');
     await registry.recordAbsent('db', undefined);

@@ -23,6 +23,7 @@ import { startSimulator, type RunningSimulator } from '../../src/sim/index.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+import { redisReadySignals } from '../../src/queue/ready-signals.js';
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 export interface Sentinels {
@@ -96,6 +97,7 @@ export async function startSecretsStack(sentinels: Sentinels): Promise<SecretsSt
     service: client,
     queues: [queues.vm, queues.system],
     readiness: redisReadinessSources(redis, prefix),
+    readyTokens: redisReadySignals(redis, prefix),
     metrics: createMetrics(),
     credentials: await loadCredentials(config, logger),
   });

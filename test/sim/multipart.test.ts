@@ -59,6 +59,14 @@ describe("simulator: the upload body, read as pveproxy's file_upload_multipart (
     });
   }
 
+  it('gives back the file bytes up to the bound asked for, and none past it (a seed the guest boots from, SPEC 29)', async () => {
+    // The client's layout: the head in one buffer, then the file in chunks.
+    const read = (keepUpTo: number): Promise<{ bytes?: Buffer }> =>
+      readUpload(Readable.from([head, file.subarray(0, 1000), file.subarray(1000), closing]), BOUNDARY, head.length + file.length + closing.length, keepUpTo);
+    expect((await read(file.length)).bytes?.equals(file)).to.equal(true);
+    expect((await read(file.length - 1)).bytes).to.equal(undefined);
+  });
+
   it("leaks a file part's header split across reads into the file, as pveproxy's remove_until_data does", async () => {
     const data = body(file);
     const read = await readUpload(chunks(data, 7), BOUNDARY, data.length);

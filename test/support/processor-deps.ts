@@ -7,6 +7,7 @@ import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
 import { silentLogger } from '../../src/log.js';
 import type { NameLocks } from '../../src/queue/name-lock.js';
 import type { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { NO_ADDRESS_LEASES } from './address-leases.js';
 
 /** The job definitions with create's handler replaced. */
 export function withCreate(handler: AnyJobDefinition['handler']): AnyJobDefinition[] {
@@ -21,6 +22,7 @@ export function testJobDeps(provider: JobDeps['provider'], registry: DesiredStat
     saveHealth: () => Promise.resolve(),
     reconcile: () => Promise.resolve({}),
     leases: { expire: () => Promise.resolve({ kind: 'gone' }), warn: () => Promise.resolve({ warned: false }) },
+    addresses: NO_ADDRESS_LEASES,
     logger: silentLogger(),
   };
 }

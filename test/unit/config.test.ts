@@ -163,6 +163,8 @@ describe('config (SPEC 7)', () => {
           { node: 'pve1', template: 9001, key: 'proxmox.nodes[0].template' },
           { node: 'pve2', template: 9002, key: 'proxmox.nodes[1].template' },
         ],
+        readiness: 'agent',
+        readinessPort: 22,
       },
     ]);
   });

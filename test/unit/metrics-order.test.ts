@@ -23,6 +23,7 @@ const ORDER = [
   'pvep_webhook_delivery_duration_seconds',
   'pvep_leases_expired_total',
   'pvep_lease_end_lag_seconds',
+  'pvep_address_unleased_seen_total',
 ];
 
 describe('the metrics of SPEC 9 in the /metrics text', () => {

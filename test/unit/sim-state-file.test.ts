@@ -43,6 +43,23 @@ describe('sim.stateFile (SPEC 24)', () => {
     }
   });
 
+  it("leaves an ISO's kept bytes out of the file: after a restart the volume is metadata only (SPEC 29)", async () => {
+    const file = join(dir, 'sim.json');
+    const first = await keepStateIn(await startSimulator({ tokens: [TOKEN], vms: 0 }), file, { debounceMs: 3_600_000 });
+    const volid = 'proxy-seeds:iso/x-seed.iso';
+    first.sim.state.storage('pve1', 'proxy-seeds').volumes.set(volid, { volid, content: 'iso', format: 'iso', size: 3, ctime: 1, sha256: 'ab', bytes: Buffer.from('iso') });
+    await first.close();
+    expect(readFileSync(file, 'utf8')).not.to.include('"bytes"');
+    const second = await keepStateIn(await startSimulator({ tokens: [TOKEN], vms: 0 }), file);
+    try {
+      const volume = second.sim.state.storage('pve1', 'proxy-seeds').volumes.get(volid);
+      expect(volume).to.include({ size: 3, sha256: 'ab' });
+      expect(volume?.bytes).to.equal(undefined);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('writes a change within the debounce after a request, before close', async () => {
     const file = join(dir, 'sim.json');
     const running = await keepStateIn(await startSimulator({ tokens: [TOKEN], vms: 0 }), file, { debounceMs: 20 });

@@ -93,6 +93,20 @@ describe('verify --create against the simulator (SPEC 33)', function () {
     await expectNothingLeft();
   });
 
+  it('an image whose readiness is phone-home or tcp is verified through its guest agent: no web process to call, no lease to probe (SPEC 29)', async () => {
+    const images = [
+      { name: 'ph', readiness: 'phone-home', templates: { 'pv1-1': 9001 } },
+      { name: 'probe', readiness: 'tcp', templates: { 'pv1-1': 9001 } },
+    ];
+    for (const image of images) {
+      config = loadConfig({ env: {}, overrides: { proxmox: { ...config.proxmox, images: [image], defaultImage: image.name }, budgets: config.budgets, http: { publicUrl: 'http://127.0.0.1:9' } } });
+      const [report] = await run(proxmoxApiFromConfig(config, sim.url), new AbortController().signal);
+      expect(report?.checks.map((c) => [c.name, c.status, c.detail]), image.readiness).to.deep.include.members([['create on pv1-1', 'ok', report?.checks[0]?.detail]]);
+      expect(report?.address, image.readiness).to.be.a('string');
+    }
+    await expectNothingLeft();
+  });
+
   it('a create that fails is reported with its reason and what to do, and still leaves nothing', async () => {
     await fetch(`${sim.url}/_sim/faults`, { method: 'POST', body: JSON.stringify({ failTasks: [{ type: 'qmstart', exitstatus: 'start failed: QEMU exited with code 1', count: 1 }] }) });
     const [report] = await run(proxmoxApiFromConfig(config, sim.url), new AbortController().signal);

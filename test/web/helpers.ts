@@ -15,6 +15,9 @@ import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { buildWebApp } from '../../src/web/app.js';
 import { loadCredentials } from '../../src/web/auth/credentials.js';
 import { redisReadinessSources } from '../../src/web/readiness-redis.js';
+import { addressPoolFigures } from '../../src/web/address-pool-metrics.js';
+import type { NetworkPoolConfig } from '../../src/config/types.js';
+import { redisReadySignals } from '../../src/queue/ready-signals.js';
 import type { FailedAuthOptions } from '../../src/web/auth/failed-auth.js';
 import type { VmService } from '../../src/web/deps.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
@@ -46,6 +49,8 @@ export interface TestWebOptions {
   logger?: Logger;
   /** How wrong credentials are slowed; a few ms by default, so tests that send many stay quick. */
   failedAuth?: Partial<FailedAuthOptions>;
+  /** proxmox.networks (SPEC 29): the address pools /metrics reads. */
+  networks?: NetworkPoolConfig[];
 }
 
 const QUICK_FAILED_AUTH: Partial<FailedAuthOptions> = { firstDelayMs: 1, maxDelayMs: 8 };
@@ -63,6 +68,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
     env: options.env ?? {},
     overrides: {
       redis: { url: REDIS_URL, prefix },
+      ...(options.networks ? { proxmox: { networks: options.networks } } : {}),
       http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), fingerprintKeyFile: join(dir, 'fingerprint-key'), ...httpOverrides },
     },
   });
@@ -77,6 +83,8 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
     service: options.service?.(client) ?? client,
     queues: [queues.vm, queues.system],
     readiness: redisReadinessSources(redis, prefix, options.redisDown),
+    addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),
+    readyTokens: redisReadySignals(redis, prefix),
     metrics,
     credentials: await loadCredentials(config, logger),
     ...(options.redisDown ? { redisDown: options.redisDown } : {}),

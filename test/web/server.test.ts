@@ -14,6 +14,8 @@ import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
 import { startWebServer, type WebServer } from '../../src/web/server.js';
 import { basicHeader } from './helpers.js';
+import { testPool } from '../support/address-leases.js';
+import { parseSamples, valueOf } from '../support/prometheus-scrape.js';
 import { deletePrefix, REDIS_URL, uniquePrefix } from '../support/redis.js';
 
 describe('web server on a real socket (SPEC 6)', () => {
@@ -27,7 +29,12 @@ describe('web server on a real socket (SPEC 6)', () => {
     prefix = uniquePrefix('server');
     const config = loadConfig({
       env: {},
-      overrides: { redis: { url: REDIS_URL, prefix }, http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users'), fingerprintKeyFile: join(dir, 'fingerprint-key') } },
+      overrides: {
+        redis: { url: REDIS_URL, prefix },
+        // On a bridge no node has: no create here takes an address from it.
+        proxmox: { networks: [testPool({ bridge: 'vmbr-unused' })] },
+        http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users'), fingerprintKeyFile: join(dir, 'fingerprint-key') },
+      },
     });
     const destination = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -84,6 +91,11 @@ describe('web server on a real socket (SPEC 6)', () => {
     const page = await fetch(`${server.url}/admin/queues`, { headers: { authorization: basicHeader(user, password) } });
     expect(page.status).to.equal(200);
     expect(await page.text()).to.contain('<div id="root">');
+  });
+
+  it('serves the configured address pools\' figures on /metrics, read from Redis (SPEC 29)', async () => {
+    const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token()}` } })).text();
+    expect(valueOf(parseSamples(text), 'pvep_address_pool_addresses', { pool: 'lab', state: 'free' })).to.equal(253);
   });
 
   it("Bull Board lists the VM and system queues and the webhook deliveries' own (SPEC 27)", async () => {

@@ -10,6 +10,8 @@ export interface UploadedFile {
   filename: string;
   size: number;
   sha256: string;
+  /** The file's bytes when small enough to keep (kept-isos.ts). */
+  bytes?: Buffer;
 }
 
 export interface HandlerContext {

@@ -4,16 +4,14 @@
 // (API2/Qemu/Agent.pm, `agent_cmd`); QEMU's guest agent gives each
 // interface its addresses and `statistics` (qga/qapi-schema.json
 // GuestNetworkInterface, GuestNetworkInterfaceStat, QEMU 2.11 and later).
-// A VM planted with `guestInterfaces` (POST /_sim/vms) answers those.
+// A VM planted with `guestInterfaces` (POST /_sim/vms) answers those. The
+// NIC's IPv4 address is the one its seed's network-config set (SPEC 29),
+// else a DHCP-like one per VMID.
 import { dieError } from '../answer-error.js';
-import { agentEnabled, type SimVm } from '../state.js';
+import { net0Mac } from '../mac.js';
+import { agentEnabled } from '../state.js';
 import { texts } from '../texts.js';
 import { param, vmidParam, type Handler } from './context.js';
-
-function hardwareAddress(vm: SimVm): string {
-  const mac = /([0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5})/.exec(String(vm.config.net0 ?? ''))?.[1];
-  return (mac ?? 'bc:24:11:00:00:01').toLowerCase();
-}
 
 /** A stable private IPv4 per VMID (10.x.y.z, never .0 or .1). */
 export function guestAddress(vmid: number): string {
@@ -46,7 +44,8 @@ export const agentInterfaces: Handler = (ctx) => {
     throw dieError(texts.agentNotRunning);
   }
   if (vm.guestInterfaces !== undefined) return { result: vm.guestInterfaces };
-  const mac = hardwareAddress(vm);
+  const mac = net0Mac(vm.config);
+  const ipv4 = vm.seed?.staticAddress ?? { address: guestAddress(vm.vmid), prefixLength: 24 };
   const upSeconds = Math.floor(upFor / 1000);
   return {
     result: [
@@ -63,7 +62,7 @@ export const agentInterfaces: Handler = (ctx) => {
         name: 'ens18',
         'hardware-address': mac,
         'ip-addresses': [
-          { 'ip-address': guestAddress(vm.vmid), 'ip-address-type': 'ipv4', prefix: 24 },
+          { 'ip-address': ipv4.address, 'ip-address-type': 'ipv4', prefix: ipv4.prefixLength },
           { 'ip-address': linkLocal(mac), 'ip-address-type': 'ipv6', prefix: 64 },
         ],
         statistics: nicStatistics(upSeconds),

@@ -305,7 +305,7 @@ export const start: Handler = (ctx) => {
   const node = param(ctx, 'node');
   const vmid = vmidParam(ctx);
   refuseRootOnly(ctx, START_ROOT_ONLY);
-  return lockFileTask(ctx, { node, vmid, type: 'qmstart', logsWait: true }, (endAt, acquired) => {
+  const upid = lockFileTask(ctx, { node, vmid, type: 'qmstart', logsWait: true }, (endAt, acquired) => {
     const vm = sim.state.vm(node, vmid);
     if (vm.config.template === 1) throw dieError(texts.startTemplate);
     // A `suspended` lock is no obstacle: the start resumes the hibernated VM and drops the lock.
@@ -318,8 +318,12 @@ export const start: Handler = (ctx) => {
     vm.paused = false;
     vm.startedAt = endAt;
     touched(vm, endAt);
+    sim.guests.started(vm, endAt);
     return [...acquired, ...(resume ? ['Resuming suspended VM'] : [])];
   });
+  const endAt = sim.tasks.get(upid)?.endAt;
+  if (endAt !== undefined) sim.guests.wakeAtBoot(endAt);
+  return upid;
 };
 
 /**
@@ -342,6 +346,7 @@ export const stop: Handler = (ctx) => {
     vm.paused = false;
     vm.startedAt = undefined;
     touched(vm, endAt);
+    sim.guests.shutdown(vm);
     return [];
   });
 };

@@ -2,6 +2,7 @@
 // volume delete (F13: a task that ends OK even for a missing volume; 403
 // without Datastore.Allocate).
 import { dieError, paramError, permissionError } from '../answer-error.js';
+import { bytesToKeep } from '../kept-isos.js';
 import { vmDisks, type SimStorage } from '../state.js';
 import { texts } from '../texts.js';
 import { param, perlTrue, type Handler } from './context.js';
@@ -120,7 +121,8 @@ export const upload: Handler = (ctx) => {
     runningLog: [`starting file import from: ${staged}`],
     run: (endAt) => {
       // F12: an existing name is overwritten without a word.
-      storage.volumes.set(volid, { volid, content: 'iso', format: 'iso', size: file.size, sha256: file.sha256, ctime: Math.floor(endAt / 1000) });
+      const bytes = content === 'iso' ? bytesToKeep(sim.state, file.bytes, storage.volumes.get(volid)?.bytes) : undefined;
+      storage.volumes.set(volid, { volid, content: 'iso', format: 'iso', size: file.size, sha256: file.sha256, ctime: Math.floor(endAt / 1000), ...(bytes && { bytes }) });
       return [
         `starting file import from: ${staged}`,
         `target node: ${node}`,

@@ -51,13 +51,24 @@ export async function verifyCreate(options: VerifyCreateOptions): Promise<NodeCr
   return reports;
 }
 
+/**
+ * The images as verify's create waits for them: through the guest agent,
+ * whatever their readiness (SPEC 29). verify runs no web process for a
+ * guest to phone home to and takes no address lease for a tcp probe; the
+ * agent's address proves the template boots, gets its network and reports.
+ */
+function withAgentReadiness(config: Config): Config {
+  const images = config.proxmox.images.map(({ readiness: _readiness, readinessPort: _port, ...image }) => image);
+  return { ...config, proxmox: { ...config.proxmox, images } };
+}
+
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 async function createAndDeleteOn(node: string, options: VerifyCreateOptions): Promise<NodeCreateReport> {
   const name = `verify-${randomBytes(4).toString('hex')}`;
   const spec = createSpecOn(options.config, { name, uid: randomUUID(), node });
   const clock = stepClock(options.api);
-  const provider = createProvider({ api: clock.api, config: options.config, logger: options.logger });
+  const provider = createProvider({ api: clock.api, config: withAgentReadiness(options.config), logger: options.logger });
   const report: NodeCreateReport = { node, name, steps: clock.steps, checks: [] };
   await createStep(provider, spec, clock, report, options);
   await deleteStep(provider, spec, clock, report, options);
