@@ -92,10 +92,9 @@ describe('address pools and readiness without the agent, end to end on the simul
   }
 
   before(async () => {
-    const webPort = await freePort();
     const guestPort = await freePort();
     service = await startServiceOnSim('address-pools', {
-      webPort,
+      publicUrl: true,
       overrides: {
         proxmox: {
           nodes: NODES,
@@ -106,7 +105,6 @@ describe('address pools and readiness without the agent, end to end on the simul
           ],
           defaultImage: 'ph',
         },
-        http: { publicUrl: `http://127.0.0.1:${webPort}` },
         sim: { guestPorts: [guestPort] },
         // No health job or sweep in the request log between a create's 202 and its end.
         health: { everySeconds: 3600 },

@@ -11,6 +11,10 @@ import { startAll, type RunningAll, type StartAllOptions } from '../../src/cli/a
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { silentLogger } from '../../src/log.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from './redis.js';
+import { freePort } from './free-port.js';
+
+/** Ports tried for a web process named in http.publicUrl before giving up. */
+const PUBLIC_PORT_TRIES = 5;
 
 const FIRST_ADDRESS_SECONDS = 30;
 
@@ -22,6 +26,13 @@ export interface ServiceOnSimOptions {
   metrics?: StartAllOptions['metrics'];
   /** The web process's port (a free one by default): a test that must name the address in config picks it first. */
   webPort?: number;
+  /**
+   * The web process on a port picked first and named in http.publicUrl
+   * (what a generated client or a phone-home guest calls); another port
+   * when that one was taken before the web process bound it (on a loaded
+   * machine another process's socket can take a port freePort found free).
+   */
+  publicUrl?: boolean;
 }
 
 export interface ServiceOnSim {
@@ -52,10 +63,16 @@ export async function startServiceOnSim(name: string, options: ServiceOnSimOptio
     proxmox: { tokenFile: join(dir, 'proxmox-token') },
     http: { apiTokensFile: join(dir, 'api-tokens'), boardUsersFile: join(dir, 'board-users'), fingerprintKeyFile: join(dir, 'fingerprint-key') },
   };
-  const overrides = Object.fromEntries([...new Set([...Object.keys(defaults), ...Object.keys(given)])].map((group) => [group, { ...defaults[group], ...given[group] }]));
-  const config = loadConfig({ env: {}, overrides });
-  const running = await startAll(config, silentLogger(), { webPort: options.webPort ?? 0, simPort: 0, ...(options.metrics ? { metrics: options.metrics } : {}) });
-  if (running === undefined) throw new Error('startAll refused to start');
+  const merged = Object.fromEntries([...new Set([...Object.keys(defaults), ...Object.keys(given)])].map((group) => [group, { ...defaults[group], ...given[group] }]));
+  let config: Config | undefined;
+  let running: RunningAll | undefined;
+  for (let tries = 0; running === undefined && tries < (options.publicUrl ? PUBLIC_PORT_TRIES : 1); tries += 1) {
+    const webPort = options.publicUrl ? await freePort() : (options.webPort ?? 0);
+    const overrides = options.publicUrl ? { ...merged, http: { ...merged.http, publicUrl: `http://127.0.0.1:${webPort}` } } : merged;
+    config = loadConfig({ env: {}, overrides });
+    running = await startAll(config, silentLogger(), { webPort, simPort: 0, ...(options.metrics ? { metrics: options.metrics } : {}) });
+  }
+  if (running === undefined || config === undefined) throw new Error('startAll refused to start');
   const headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
   return {
     running,
