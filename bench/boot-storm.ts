@@ -29,6 +29,7 @@
 // instead of round-robin), --new-only, --old-only (or --old), --strict, --quick,
 // --trace DIR (each wave's request log and jobs to DIR/boot-storm-<mode>-<wave>.json).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,10 +129,14 @@ async function freePort(): Promise<number> {
 /** The web process the guests phone home to (SPEC 29), on http.publicUrl; its secret files in a directory of its own. */
 async function startWeb(sim: SimChild, prefix: string, env: Record<string, string>, into: Child[]): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'pvep-bench-storm-'));
+  writeFileSync(join(dir, 'fingerprint-key'), `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
   const web = startCli(['web'], serviceEnv(sim, REDIS_URL, prefix, {
     ...env,
-    HTTP_API_TOKENS_FILE: join(dir, 'api-tokens'),
-    HTTP_BOARD_USERS_FILE: join(dir, 'board-users'),
+    PROXMOX_NODES: JSON.stringify(PROXMOX_NODES),
+    // Only the guests' /v1/ready/<token> is called, which takes no bearer token; nothing else listens here.
+    HTTP_AUTH_DISABLED: 'true',
+    // Its start line (`API at ...`) is info.
+    LOG_LEVEL: 'info',
     HTTP_FINGERPRINT_KEY_FILE: join(dir, 'fingerprint-key'),
   }));
   into.push(web);
@@ -227,7 +232,7 @@ async function runMode(mode: Mode): Promise<ModeResult> {
   try {
     const port = mode === 'pools' ? await freePort() : 0;
     const webEnv: Record<string, string> = mode === 'pools' ? { HTTP_PORT: String(port), HTTP_PUBLIC_URL: `http://127.0.0.1:${port}` } : {};
-    const config = loadConfig({ env: mode === 'pools' ? MODES.pools.env : {}, overrides: { redis: { url: REDIS_URL, prefix }, proxmox: { nodes: PROXMOX_NODES } } });
+    const config = loadConfig({ env: mode === 'pools' ? { ...MODES.pools.env, ...webEnv } : {}, overrides: { redis: { url: REDIS_URL, prefix }, proxmox: { nodes: PROXMOX_NODES } } });
     client = createProvisionerClient({ redisUrl: REDIS_URL, prefix, config });
     if (mode === 'pools') webDir = await startWeb(sim, prefix, { ...MODES.pools.env, ...webEnv }, others);
     await startWorkers(sim, redis, prefix, mode, workers, webEnv);
