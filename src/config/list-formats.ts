@@ -18,7 +18,8 @@ const IMAGE_KEYS = new Set(['name', 'description', 'templates', 'readiness', 're
 /** How a create learns its VM is ready (SPEC 29); `agent` when an image names none. */
 export const READINESS_MODES: readonly Readiness[] = ['agent', 'phone-home', 'tcp', 'none'];
 
-function parseJsonIfString(value: unknown): unknown {
+/** A JSON text (an environment variable) parsed; anything else, or text that is not JSON, as it is. */
+export function parseJsonIfString(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   try {
     return JSON.parse(value) as unknown;

@@ -3,16 +3,8 @@
 // network-pools.ts, every problem naming the entry and the field. The
 // loader fills the defaults once checked (src/config/index.ts).
 import type { Format } from 'convict';
+import { parseJsonIfString } from './list-formats.js';
 import { networkListProblems } from './network-pools.js';
-
-function parseJsonIfString(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
-}
 
 export const NETWORK_LIST_FORMAT: Format = {
   name: 'network-list',
