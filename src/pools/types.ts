@@ -1,0 +1,70 @@
+// Warm pools (SPEC 30): the shapes kept idle, the VMs kept for them and a
+// claim of one. Types only; the design is /docs/spec.md 30 and
+// docs/decisions.md (warm pools).
+
+/** A configured pool (`pools[i]`), its shape's absent fields filled with a create's defaults. */
+export interface PoolConfig {
+  /** 1 to 20 of a-z, 0-9 and `-`, starting with a letter; names the pool in member names, answers, metrics and errors. */
+  name: string;
+  image: string;
+  cores: number;
+  memoryMiB: number;
+  diskGiB: number;
+  /** Absent: the node's (or the template's) bridge, as for a create without one. */
+  bridge?: string;
+  vlanTag?: number;
+  /** Absent: the members go where a create without a node would (placement by free memory). */
+  node?: string;
+  /** Idle members the refill keeps ready. */
+  minIdle: number;
+  /** The most members (creating, idle) the pool holds; minIdle when absent from config. */
+  maxIdle: number;
+  /** An idle member older than this is replaced; 0: never. */
+  maxAgeMinutes: number;
+}
+
+/** The part of a pool a create's spec is compared with, and its fingerprint is made of. */
+export type PoolShape = Pick<PoolConfig, 'image' | 'cores' | 'memoryMiB' | 'diskGiB' | 'bridge' | 'vlanTag' | 'node'>;
+
+/** A VM the service keeps for a pool, as `pool:<P>:members` holds it (JSON). */
+export interface PoolMember {
+  pool: string;
+  /** Its registry name: `pvep-pool-<pool>-<n>`. */
+  name: string;
+  uid: string;
+  /** Where its create placed it; absent until the create's clone took a VMID. */
+  vmid?: number;
+  node?: string;
+  /** Its leased address (SPEC 29) or the one its agent reported when it became idle. */
+  address?: string;
+  /** The shape it was made to (src/pools/fingerprint.ts). */
+  fingerprint: string;
+  /** RFC 3339: when the refill recorded it. */
+  createdAt: string;
+  /** RFC 3339: when it became idle (ready and claimable). */
+  readyAt?: string;
+}
+
+/** A claim the accept recorded on the claimer's name and gave its create job (SPEC 30). */
+export interface PoolClaim {
+  pool: string;
+  /** The member's registry name and uid: its VM carries them until the claim renames it. */
+  member: string;
+  memberUid: string;
+  vmid: number;
+  node: string;
+  /** The member's address when it became idle (a leased one moves to the claimer with the claim). */
+  address?: string;
+  /** RFC 3339. */
+  claimedAt: string;
+}
+
+/** Where a create's VM came from (SPEC 30): an idle member of a pool, or a clone of its own. */
+export type CreateSource = 'pool' | 'cold';
+
+/** The prefix of every member's name; a caller's create of such a name is refused. */
+export const POOL_MEMBER_PREFIX = 'pvep-pool-';
+
+export function memberName(pool: string, n: number): string {
+  return `${POOL_MEMBER_PREFIX}${pool}-${n}`;
+}
