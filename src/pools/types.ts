@@ -68,3 +68,35 @@ export const POOL_MEMBER_PREFIX = 'pvep-pool-';
 export function memberName(pool: string, n: number): string {
   return `${POOL_MEMBER_PREFIX}${pool}-${n}`;
 }
+
+/** A member as the store lists it: its entry and, once claimed, who claimed it (the member's record's `claimedBy`). */
+export interface ListedMember extends PoolMember {
+  idle: boolean;
+  /** `<claimer name> <claimer generation>`: claimed, not yet renamed and forgotten. */
+  claimedBy?: string;
+}
+
+/**
+ * The pools' Redis state (SPEC 30), every write one script under the
+ * service's hash tag (SPEC 25). The claim itself is in the accept's own
+ * script (src/queue/registry-scripts.ts RECORD_PRESENT), not here.
+ */
+export interface PoolStore {
+  /** A new member's entry under the pool's next number (not yet idle); its registry record is the refill's to write. */
+  addMember(pool: PoolConfig, fingerprint: string, uid: string, now: Date): Promise<PoolMember>;
+  /**
+   * The member's create ended Running with its address: idle (claimable)
+   * when its record is present with its uid, unclaimed, and `fingerprint`
+   * is still the pool's; false otherwise (the refill drains it).
+   */
+  markIdle(member: PoolMember, currentFingerprint: string): Promise<boolean>;
+  /** Takes an idle member out of the idle set to drain it; false when a claim or another drain took it first. */
+  takeForDrain(pool: string, name: string): Promise<boolean>;
+  /** A claimed member the claim renamed: its entry and its registry record go, with no delete job (the VM is the claimer's). */
+  forgetClaimed(claim: PoolClaim): Promise<void>;
+  /** A member's entry goes (its delete was accepted, or its create failed for good). */
+  removeMember(pool: string, name: string): Promise<void>;
+  members(pool: string): Promise<ListedMember[]>;
+  /** Every pool with a member entry, configured or not (a pool taken out of config drains). */
+  poolsWithMembers(): Promise<string[]>;
+}
