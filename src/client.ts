@@ -53,6 +53,7 @@ export type { ProducerConfig, ProducerJobOptions, ProducerSettings } from './con
 export type { ConfigMismatch } from './config/producer-published.js';
 export type { ConfigDifference } from './config/producer-diff.js';
 export type { EnqueueResult } from './queue/intent.js';
+export type { CreateSource, PoolClaim } from './pools/types.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;

@@ -4,13 +4,12 @@
 import type { Format } from 'convict';
 import { parseHostPort } from './host-port.js';
 import { isVmid } from './number-formats.js';
-import { BRIDGE_RE, IMAGE_NAME_RE, isInt } from './name-patterns.js';
+import { BRIDGE_RE, IMAGE_NAME_RE, NODE_NAME_RE, isInt } from './name-patterns.js';
 
 export { BRIDGE_RE, IMAGE_NAME_RE };
 import type { NodeConfig, Readiness } from './types.js';
 import { hasCredentials, proxmoxUrlProblem } from './url-formats.js';
 
-const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
 /** A Linux bridge name: what nodes' and pools' `bridge` carry. */
 const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag', 'apiUrl']);

@@ -8,7 +8,7 @@
 import type { PoolConfig } from '../pools/types.js';
 import { shapeFingerprint } from '../pools/fingerprint.js';
 import { IMPLICIT_IMAGE, defaultImageOf } from './images.js';
-import { BRIDGE_RE, IMAGE_NAME_RE, isInt } from './name-patterns.js';
+import { BRIDGE_RE, IMAGE_NAME_RE, NODE_NAME_RE, isInt } from './name-patterns.js';
 import type { Config } from './types.js';
 
 export const POOL_KEYS = ['name', 'image', 'cores', 'memoryMiB', 'diskGiB', 'bridge', 'vlanTag', 'node', 'minIdle', 'maxIdle', 'maxAgeMinutes'] as const;
@@ -16,7 +16,6 @@ export const POOL_FORM = `{${POOL_KEYS.map((key) => (key === 'name' || key === '
 
 /** 1 to 20 of a-z, 0-9, `-`, starting with a letter: a member's name `pvep-pool-<pool>-<n>` stays a DNS label. */
 export const POOL_NAME_RE = /^[a-z][a-z0-9-]{0,19}$/;
-const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 /** Most idle members a pool keeps, and most members it holds. */
 export const MAX_POOL_IDLE = 100;
 export const DEFAULT_MAX_AGE_MINUTES = 1440;

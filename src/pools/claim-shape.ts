@@ -5,10 +5,10 @@
 import { ipv4ToNumber } from '../addresses/ipv4.js';
 import { DNS_LABEL, UID } from '../job-table/fields.js';
 import { POOL_NAME_RE } from '../config/pools.js';
+import { NODE_NAME_RE } from '../config/name-patterns.js';
 import type { PoolClaim } from './types.js';
 
 const CLAIM_KEYS = ['pool', 'member', 'memberUid', 'vmid', 'node', 'address', 'claimedAt'] as const;
-const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 
 /** What is wrong with a claim (said after the field's name), or undefined when it is one. */
 export function poolClaimProblem(value: unknown): string | undefined {
