@@ -115,6 +115,22 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(await h.redis.hget(keys.desired(h.prefix, members[1]?.name ?? ''), 'claimedBy')).to.equal(null);
   });
 
+  it("a uid that still holds an address lease (its earlier VM not yet deleted) goes cold, keeping its lease; an in-place change's new generation carries no claim", async () => {
+    const member = await world.idleMember(web, 100151, 'pve1');
+    const first = await h.client.createVm({ name: 'foo', uid: 'u-foo', pool: false });
+    await h.client.deleteVm({ name: 'foo' });
+    const again = await h.client.createVm({ name: 'foo', uid: 'u-foo' });
+    expect(again).to.include({ source: 'cold', address: first.address });
+    expect(await idleNames(h)).to.deep.equal([member.name]);
+    const claimed = await h.client.createVm({ name: 'bar' });
+    expect(claimed.source).to.equal('pool');
+    const bigger = await h.client.createVm({ name: 'bar', cores: 3 });
+    expect(bigger).to.include({ source: 'cold', address: claimed.address });
+    expect(bigger.changes).to.deep.equal(['cores']);
+    expect(await jobClaim(h, bigger.jobId)).to.equal(undefined);
+    expect(await h.redis.hget(keys.desired(h.prefix, 'bar'), 'claim')).to.equal(null);
+  });
+
   it("skips a member of another fingerprint (left for the drain) and a member's own create never claims", async () => {
     const stale: PoolMember = await world.idleMember({ ...web, cores: 1 }, 100141, 'pve1', new Date(Date.now() - 9000));
     const current = await world.idleMember(web, 100142, 'pve1');
