@@ -19,7 +19,6 @@ import { JobWatch } from './queue/job-watch.js';
 import { waitForJob } from './queue/wait-for-job.js';
 import type { JobView } from './queue/job-view.js';
 import { acceptCreate, acceptDelete } from './queue/intent.js';
-import { POOL_MEMBER_PREFIX } from './pools/types.js';
 import { addressShown } from './queue/address-door.js';
 import type { EnqueueResult } from './queue/intent.js';
 import { lazyProducerSession } from './queue/producer-session.js';
@@ -255,8 +254,6 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
   return {
     async createVm(input) {
       const value = orThrow(validateJobData('create', input, await limitsNow()));
-      // The members' names are the service's own (SPEC 30): its refill creates them through acceptCreate, not here.
-      if (value.name.startsWith(POOL_MEMBER_PREFIX)) throw new ValidationError([{ field: 'name', message: `must not start with "${POOL_MEMBER_PREFIX}": that prefix names the warm pools' VMs (SPEC 30)` }]);
       return acceptCreate(await ready(), value);
     },
     async deleteVm(input) {

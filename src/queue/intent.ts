@@ -13,12 +13,12 @@ import type { LeaseTimer } from './lease-timer.js';
 import type { DeleteJobInput } from '../job-table/delete.schema.js';
 import type { JobLimits } from '../job-table/schema.js';
 import type { JobDoor } from './enqueue.js';
-import { ConflictError, SpecConflictError } from './producer-errors.js';
+import { ConflictError, SpecConflictError, ValidationError } from './producer-errors.js';
 import { addressShown, poolOfCreate } from './address-door.js';
 import type { DesiredStateRegistry } from './registry.js';
 import { poolForCreate } from '../pools/pool-for-create.js';
 import { shapeFingerprint } from '../pools/fingerprint.js';
-import type { CreateSource } from '../pools/types.js';
+import { POOL_MEMBER_PREFIX, type CreateSource } from '../pools/types.js';
 
 export interface EnqueueResult {
   jobId: string;
@@ -73,10 +73,14 @@ function leaseAction(value: string): Lease['onExpiry'] {
  * name's is taken. The lease is not spec: other terms on a present name
  * move it (from now), the same ones keep it. `own`: the service's own
  * create of a pool member (the refill), which never claims and whose job
- * carries `poolMember`; a caller's create of a member's name is refused
- * before this (src/client.ts).
+ * carries `poolMember`; any other create of a member's reserved name is
+ * a ValidationError naming `name`, recording nothing.
  */
 export async function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput, own: OwnCreate = {}): Promise<EnqueueResult> {
+  // The members' names are the service's own (SPEC 30): only the refill's creates (poolMember) take them.
+  if (own.poolMember === undefined && value.name.startsWith(POOL_MEMBER_PREFIX)) {
+    throw new ValidationError([{ field: 'name', message: `must not start with "${POOL_MEMBER_PREFIX}": that prefix names the warm pools' VMs (SPEC 30)` }]);
+  }
   const pool = poolOfCreate(value, limits);
   const warm = own.poolMember === undefined ? poolForCreate(value, limits.pools ?? []) : undefined;
   return door.accept(async () => {
