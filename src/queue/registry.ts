@@ -306,5 +306,8 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   const address = parseJson<AddressLease>(fields.address);
   if (address) record.address = address;
   if (fields.stopped !== undefined) record.stopped = Number(fields.stopped);
+  const claim = parseJson<PoolClaim>(fields.claim);
+  if (claim) record.claim = claim;
+  if (fields.claimedBy !== undefined) record.claimedBy = fields.claimedBy;
   return record;
 }

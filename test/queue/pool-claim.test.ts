@@ -61,6 +61,9 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(Date.parse(claim?.claimedAt ?? '')).to.be.closeTo(Date.now(), 60_000);
     expect(JSON.parse((await h.redis.hget(keys.desired(h.prefix, 'foo'), 'claim')) ?? '{}')).to.deep.equal(claim);
     expect(await h.redis.hget(keys.desired(h.prefix, oldest.name), 'claimedBy')).to.equal(`foo ${first.generation}`);
+    expect((await world.writers.registry.get('foo'))?.claim, "the registry's record").to.deep.equal(claim);
+    expect((await world.writers.registry.get(oldest.name))?.claimedBy).to.equal(`foo ${first.generation}`);
+    expect(await h.client.getVm('foo'), 'the view shows the source in the answer, not the claim').not.to.have.property('claim');
     expect(await idleNames(h)).to.deep.equal([later.name]);
     const second = await h.client.createVm({ name: 'bar' });
     expect(second.source).to.equal('pool');
