@@ -52,6 +52,7 @@ export type { ProducerConfig, ProducerJobOptions, ProducerSettings } from './con
 export type { ConfigMismatch } from './config/producer-published.js';
 export type { ConfigDifference } from './config/producer-diff.js';
 export type { EnqueueResult } from './queue/intent.js';
+export type { CreateSource, PoolClaim } from './pools/types.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
@@ -211,7 +212,8 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 const WAIT_POLL_MS = 100;
 
 function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
-  const { spec, failed, lease, address, ...kept } = record;
+  // A warm pool's claim (SPEC 30) is the workers' business: the answer's `source` said it.
+  const { spec, failed, lease, address, claim: _claim, claimedBy: _claimedBy, ...kept } = record;
   // The lease as its expiry and action: its version and warning are the timers' business.
   const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), ...addressShown(address) };
   // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.

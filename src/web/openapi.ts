@@ -7,6 +7,7 @@ import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';
 import { CREATE_CONFLICT_TEXT, addressViewProperties } from './openapi-addresses.js';
+import { sourceAnswerProperties } from './openapi-pools.js';
 import { expiringBeforeParam, leasePath, leaseSchemas, leaseViewProperties } from './openapi-leases.js';
 import { jobSchemas } from './openapi-jobs.js';
 import { EVENT_ID_PATTERN } from './job-event-cursor.js';
@@ -99,6 +100,7 @@ const componentSchemas: Record<string, Schema> = {
       },
       ...leaseViewProperties,
       ...addressViewProperties,
+      ...sourceAnswerProperties,
     },
   },
   TextSummary: {

@@ -1,0 +1,36 @@
+// Which warm pool a create claims from (SPEC 30): a validated create (its
+// defaults filled) whose shape is a pool's, asking for nothing a member
+// was not made with. Producer-safe: the door decides with it.
+import type { PoolConfig } from './types.js';
+
+/** What of a validated create decides its pool: the shape, what a member cannot have (userData, networkConfig), and `pool`. */
+export interface PoolDeciding {
+  image: string;
+  cores: number;
+  memoryMiB: number;
+  diskGiB: number;
+  bridge?: string;
+  vlanTag?: number;
+  node?: string;
+  userData?: string;
+  networkConfig?: string;
+  /** false: the cold way whatever the shape. */
+  pool?: boolean;
+}
+
+function sameShape(create: PoolDeciding, pool: PoolConfig): boolean {
+  return create.image === pool.image && create.cores === pool.cores && create.memoryMiB === pool.memoryMiB && create.diskGiB === pool.diskGiB && create.bridge === pool.bridge && create.vlanTag === pool.vlanTag;
+}
+
+/**
+ * The pool the create claims from, or undefined (the cold way): `pool` not
+ * false, no userData, no networkConfig (a member's seed had neither),
+ * image, sizes, bridge and vlanTag equal (absent = absent), and no node or
+ * the pool's node (a pool with no node serves only a create naming none:
+ * its members are wherever placement put them). sshKeys and the lease do
+ * not matter: a claim writes the keys, and a lease is the name's.
+ */
+export function poolForCreate(create: PoolDeciding, pools: readonly PoolConfig[]): PoolConfig | undefined {
+  if (create.pool === false || create.userData !== undefined || create.networkConfig !== undefined) return undefined;
+  return pools.find((pool) => sameShape(create, pool) && (create.node === undefined || create.node === pool.node));
+}

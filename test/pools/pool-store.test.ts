@@ -1,0 +1,101 @@
+// SPEC 30 (issue 32): the warm pools' Redis state (src/pools/pool-store.ts)
+// on the real Redis. Members are numbered from the pool's counter; one is
+// idle only while its record is present with its uid, unclaimed and of
+// the current shape; a drain and a claim never both take one (whoever
+// removes it from the idle set owns it); a claimed member the claim
+// renamed is forgotten with its record, no tombstone and no delete job.
+import { expect } from 'chai';
+import { shapeFingerprint } from '../../src/pools/fingerprint.js';
+import type { PoolConfig } from '../../src/pools/types.js';
+import { keys } from '../../src/redis-keys.js';
+import { createHarness, type Harness } from '../support/harness.js';
+import { poolWorld, type PoolWorld } from '../support/pool-members.js';
+import { rejection } from '../support/rejection.js';
+
+const IMAGES = [{ name: 'ubuntu', templates: { pve1: 9001, pve2: 9002 }, user: 'ubuntu' }];
+const NODES = [
+  { name: 'pve1', isoStorage: 'proxy-seeds' },
+  { name: 'pve2', isoStorage: 'proxy-seeds' },
+];
+
+describe('the warm pools\' store (SPEC 30)', function () {
+  let h: Harness;
+  let world: PoolWorld;
+  let web: PoolConfig;
+  beforeEach(() => {
+    h = createHarness('pool-store', { config: { proxmox: { nodes: NODES, images: IMAGES }, pools: [{ name: 'web', minIdle: 2 }] } });
+    world = poolWorld(h.redis, h.prefix, h.config);
+    web = h.config.pools[0] as PoolConfig;
+  });
+  afterEach(async () => {
+    await world.queues.close();
+    await h.close();
+  });
+
+  it("numbers members from the pool's counter and lists them, and the pool, until they go", async () => {
+    const now = new Date('2030-01-02T03:04:05.000Z');
+    const first = await world.store.addMember(web, shapeFingerprint(web), 'u-1', now);
+    const second = await world.store.addMember(web, shapeFingerprint(web), 'u-2', now);
+    expect(first).to.deep.equal({ pool: 'web', name: 'pvep-pool-web-1', uid: 'u-1', fingerprint: shapeFingerprint(web), createdAt: now.toISOString() });
+    expect(second.name).to.equal('pvep-pool-web-2');
+    expect(await world.store.poolsWithMembers()).to.deep.equal(['web']);
+    expect((await world.store.members('web')).map((m) => [m.name, m.idle])).to.deep.equal([
+      ['pvep-pool-web-1', false],
+      ['pvep-pool-web-2', false],
+    ]);
+    await world.store.removeMember('web', first.name);
+    await world.store.removeMember('web', second.name);
+    expect(await world.store.members('web')).to.deep.equal([]);
+    expect(await world.store.poolsWithMembers()).to.deep.equal([]);
+    expect((await world.store.addMember(web, shapeFingerprint(web), 'u-3', now)).name, 'a number is never used twice').to.equal('pvep-pool-web-3');
+  });
+
+  it('marks a member idle only while its record is present with its uid, unclaimed, and its shape current; a rerun keeps its first readyAt', async () => {
+    const print = shapeFingerprint(web);
+    const unrecorded = await world.store.addMember(web, print, 'u-x', new Date());
+    expect(await world.store.markIdle({ ...unrecorded, vmid: 100100, node: 'pve1' }, print), 'no record').to.equal(false);
+    const member = await world.idleMember(web, 100101, 'pve1', new Date(Date.now() - 60_000));
+    const score = await h.redis.zscore(keys.poolIdle(h.prefix, 'web'), member.name);
+    expect(await world.store.markIdle({ ...member, readyAt: new Date().toISOString() }, print)).to.equal(true);
+    expect(await h.redis.zscore(keys.poolIdle(h.prefix, 'web'), member.name)).to.equal(score);
+    expect(await world.store.markIdle({ ...member, uid: 'u-other' }, print), 'another uid').to.equal(false);
+    const stale = await world.store.addMember(web, 'v1 image=old', 'u-s', new Date());
+    expect(await world.store.markIdle({ ...stale, vmid: 100102, node: 'pve1' }, print), 'a changed shape').to.equal(false);
+    expect(await rejection(world.store.markIdle(stale, print))).to.match(/has no vmid or node yet/);
+    await h.client.createVm({ name: 'foo' });
+    expect(await world.store.markIdle(member, print), 'claimed').to.equal(false);
+    const listed = await world.store.members('web');
+    expect(listed.find((m) => m.name === member.name)).to.deep.include({ idle: false, claimedBy: 'foo 1', vmid: 100101, node: 'pve1' });
+    expect(await h.redis.zcard(keys.poolIdle(h.prefix, 'web'))).to.equal(0);
+  });
+
+  it('a drain and a claim never both take a member: whoever takes it from the idle set first owns it', async () => {
+    const drained = await world.idleMember(web, 100111, 'pve1');
+    expect(await world.store.takeForDrain('web', drained.name)).to.equal(true);
+    expect(await world.store.takeForDrain('web', drained.name), 'a second drain').to.equal(false);
+    expect((await h.client.createVm({ name: 'after-drain' })).source).to.equal('cold');
+    const claimed = await world.idleMember(web, 100112, 'pve1');
+    expect((await h.client.createVm({ name: 'claimer' })).source).to.equal('pool');
+    expect(await world.store.takeForDrain('web', claimed.name), 'a drain after the claim').to.equal(false);
+  });
+
+  it('forgets a claimed member: its entry and its record go, with no tombstone and no delete job; the claimer stays', async () => {
+    await world.idleMember(web, 100121, 'pve1');
+    const { jobId } = await h.client.createVm({ name: 'foo' });
+    const claim = ((await h.queues.vm.getJob(jobId))?.data as { claim?: Parameters<PoolWorld['store']['forgetClaimed']>[0] }).claim;
+    if (claim === undefined) throw new Error('no claim');
+    const deletesBefore = (await h.queues.vm.getJobs(['waiting'])).filter((job) => job.name === 'delete').length;
+    expect((await h.client.listVms({})).vms.map((vm) => vm.name), 'listed (its index built) before').to.deep.equal(['foo', claim.member]);
+    await world.store.forgetClaimed(claim);
+    expect(await h.redis.zrange(`${keys.desiredBy(h.prefix)}:all`, 0, -1), "the listing's index").to.deep.equal(['foo']);
+    expect(await h.redis.exists(keys.desired(h.prefix, claim.member))).to.equal(0);
+    expect(await h.client.getVm(claim.member)).to.equal(undefined);
+    expect((await h.client.listVms({})).vms.map((vm) => vm.name)).to.deep.equal(['foo']);
+    expect(await h.redis.sismember(keys.desiredIndex(h.prefix), claim.member)).to.equal(0);
+    expect(await world.store.members('web')).to.deep.equal([]);
+    expect(await world.store.poolsWithMembers()).to.deep.equal([]);
+    expect((await h.queues.vm.getJobs(['waiting'])).filter((job) => job.name === 'delete')).to.have.length(deletesBefore);
+    expect((await h.client.getVm('foo'))?.state).to.equal('present');
+    await world.store.forgetClaimed(claim);
+  });
+});

@@ -1,0 +1,61 @@
+// SPEC 30 (issue 32) over HTTP: a create of a warm pool's shape is
+// answered 202 with source pool when an idle member was there, cold when
+// none was or the create asked pool false; a create of a member's reserved
+// name is a 400 naming name; the OpenAPI document has source on the
+// answer, pool on the create and claim in the create job's data.
+import { expect } from 'chai';
+import type { PoolConfig } from '../../src/pools/types.js';
+import { poolWorld, type PoolWorld } from '../support/pool-members.js';
+import { buildTestWeb, type TestWeb } from './helpers.js';
+
+const IMAGES = [{ name: 'ubuntu', templates: { pve1: 9001, pve2: 9002 }, user: 'ubuntu' }];
+const POOLS = [{ name: 'web', minIdle: 1 }];
+
+describe('HTTP API: warm pools (SPEC 30)', () => {
+  let web: TestWeb;
+  let world: PoolWorld;
+  beforeEach(async () => {
+    web = await buildTestWeb({}, { env: { PROXMOX_IMAGES: JSON.stringify(IMAGES), POOLS: JSON.stringify(POOLS) } });
+    world = poolWorld(web.redis, web.prefix, web.config);
+  });
+  afterEach(async () => {
+    await world.queues.close();
+    await web.close();
+  });
+
+  const auth = (): Record<string, string> => ({ authorization: `Bearer ${web.token}` });
+  const post = (payload: object) => web.app.inject({ method: 'POST', url: '/v1/vms', headers: auth(), payload });
+
+  it('the 202 says source pool when the create claimed an idle member, cold when it asked pool false or none was idle', async () => {
+    const member = await world.idleMember(web.config.pools[0] as PoolConfig, 100401, 'pve1');
+    const cold = await post({ name: 'asked-cold', pool: false });
+    expect(cold.statusCode).to.equal(202);
+    expect(cold.json()).to.include({ source: 'cold' });
+    const warm = await post({ name: 'warm-1' });
+    expect(warm.statusCode).to.equal(202);
+    expect(warm.json()).to.include({ source: 'pool' });
+    const job = (await web.app.inject({ method: 'GET', url: `/v1/jobs/${warm.json<{ jobId: string }>().jobId}`, headers: auth() })).json<{ data: { claim: { member: string } } }>();
+    expect(job.data.claim.member).to.equal(member.name);
+    expect((await post({ name: 'warm-2' })).json()).to.include({ source: 'cold' });
+  });
+
+  it("a create of a member's reserved name is a 400 naming name", async () => {
+    const res = await post({ name: 'pvep-pool-web-1' });
+    expect(res.statusCode).to.equal(400);
+    expect(res.json<{ fields: { field: string }[] }>().fields.map((f) => f.field)).to.deep.equal(['name']);
+  });
+
+  it('the OpenAPI document has source on the answer, pool on the create, claim in the create job', async () => {
+    type Properties = Record<string, { type?: string; enum?: string[]; default?: unknown; required?: string[] }>;
+    type Doc = {
+      components: { schemas: Record<string, { properties: Properties }> };
+      paths: Record<string, Record<string, { requestBody: { content: Record<string, { schema: { properties: Properties } }> } }>>;
+    };
+    const doc = (await web.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<Doc>();
+    const { schemas } = doc.components;
+    expect(schemas.Enqueued?.properties.source).to.deep.include({ type: 'string', enum: ['pool', 'cold'] });
+    expect(schemas.CreateJobData?.properties.claim).to.deep.include({ type: 'object', required: ['pool', 'member', 'memberUid', 'vmid', 'node', 'claimedAt'] });
+    expect(schemas.CreateJobData?.properties, 'the stored job has no pool').not.to.have.property('pool');
+    expect(doc.paths['/vms']?.post?.requestBody.content['application/json']?.schema.properties.pool).to.deep.include({ type: 'boolean', default: true });
+  });
+});
