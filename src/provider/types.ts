@@ -59,6 +59,12 @@ export type CreateSpec = Omit<CreateJobSpec, 'image'> & {
   address?: AddressLease;
   /** The desired-state generation the create job carries (SPEC 2): a phone-home token records it (SPEC 29). */
   generation?: number;
+  /**
+   * The pool this create makes a member for (SPEC 30): the VM gets the
+   * pool tag (`<tag>-pool`) and its seed makes the image user's `~/.ssh`
+   * for a claim's keys.
+   */
+  poolMember?: string;
 };
 
 export interface DeleteRequest {
