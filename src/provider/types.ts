@@ -7,6 +7,7 @@ import type { CreateResult, CreateStep, DeleteResult, StopResult, VmState } from
 import type { NodeHealth } from '../job-table/health-result.schema.js';
 import type { Logger } from '../log.js';
 import type { AddressLease } from '../addresses/types.js';
+import type { PoolClaim } from '../pools/types.js';
 
 export type { CreateResult, CreateStep, DeleteResult, InPlaceField, StopResult } from '../job-table/result.schema.js';
 export type { HealthReason, ImageHealth, NodeHealth } from '../job-table/health-result.schema.js';
@@ -59,7 +60,23 @@ export type CreateSpec = Omit<CreateJobSpec, 'image'> & {
   address?: AddressLease;
   /** The desired-state generation the create job carries (SPEC 2): a phone-home token records it (SPEC 29). */
   generation?: number;
+  /**
+   * The pool this create makes a member for (SPEC 30): the VM gets the
+   * pool tag (`<tag>-pool`) and its seed makes the image user's `~/.ssh`
+   * for a claim's keys.
+   */
+  poolMember?: string;
 };
+
+/** A create that claimed an idle pool VM at the accept (SPEC 30). */
+export interface ClaimRequest {
+  /** The claimer's create. */
+  spec: CreateSpec;
+  /** What the accept recorded (the create job's `claim`). */
+  claim: PoolClaim;
+  /** The image's default user (`proxmox.images[].user`), whose authorized_keys get the keys. */
+  user: string;
+}
 
 export interface DeleteRequest {
   name: string;
@@ -138,6 +155,13 @@ export interface Provider {
   listRecordedSeeds(ctx: OperationContext): Promise<SeedIso[]>;
   deleteSeed(seed: SeedIso, ctx: OperationContext): Promise<void>;
   create(spec: CreateSpec, ctx: OperationContext): Promise<CreateResult>;
+  /**
+   * A create that claimed an idle pool VM (SPEC 30): renamed to it, its
+   * sshKeys written through the guest agent, Running with the address.
+   * A ClaimLostError (src/provider/claim-lost.ts) when the member is gone
+   * or not the claim's: nothing was written; make the VM the cold way.
+   */
+  claim(request: ClaimRequest, ctx: OperationContext): Promise<CreateResult>;
   delete(request: DeleteRequest, ctx: OperationContext): Promise<DeleteResult>;
   /** Stops the VM and keeps it (SPEC 31); NotFound is not an error: nothing to stop. */
   stop(request: StopRequest, ctx: OperationContext): Promise<StopResult>;

@@ -283,6 +283,12 @@ export interface ProxmoxApi {
   stop(node: string, vmid: number, opts?: CallOptions): Promise<Upid>;
   destroy(node: string, vmid: number, params: DestroyParams, opts?: CallOptions): Promise<Upid>;
   agentInterfaces(node: string, vmid: number, opts?: CallOptions): Promise<AgentInterface[]>;
+  /**
+   * `POST .../agent/file-write` (SPEC 30): the guest agent writes `content`
+   * (at most 61440 characters, sent as text: the API base64-encodes it)
+   * into `file`, created or replaced. Protected; answers nothing.
+   */
+  agentFileWrite(node: string, vmid: number, file: string, content: string, opts?: CallOptions): Promise<void>;
   storages(node: string, opts?: CallOptions): Promise<StorageEntry[]>;
   /** Multipart upload (`content=iso`, then the file part `filename`), F12. */
   upload(node: string, storage: string, filename: string, source: UploadSource, opts?: CallOptions): Promise<Upid>;

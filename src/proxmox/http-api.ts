@@ -244,6 +244,9 @@ function seamOverHttp(call: Send): ProxmoxApi {
       const data = (await call('agentInterfaces', vm(node, vmid), {}, opts)) as { result?: AgentInterface[] } | null;
       return data?.result ?? [];
     },
+    agentFileWrite: async (node, vmid, file, content, opts) => {
+      await call('agentFileWrite', vm(node, vmid), { form: { file, content } }, opts);
+    },
     storages: async (node, opts) => (await call('storages', { node }, {}, opts)) as StorageEntry[],
     upload: async (node, storage, filename, source, opts) =>
       (await call('upload', { node, storage }, { upload: isoUploadBody(filename, source), uploadFile: { filename, size: source.size } }, opts)) as Upid,

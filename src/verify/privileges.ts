@@ -46,6 +46,7 @@ export const PRIVILEGES: readonly PrivilegeRule[] = [
   { privilege: 'VM.Config.Disk', on: 'vms', why: 'grow the boot disk', feature: 'create (diskGiB)', routes: ['resize'] },
   { privilege: 'VM.PowerMgmt', on: 'vms', why: 'start and stop VMs', feature: 'create, delete', routes: ['start', 'stop'] },
   { privilege: 'VM.GuestAgent.Audit', on: 'vms', why: 'read the guest agent\'s addresses', feature: 'create (address wait)', routes: ['agentInterfaces'] },
+  { privilege: 'VM.GuestAgent.FileWrite', on: 'vms', why: 'write the claimer\'s SSH keys into a pool VM through the guest agent', feature: 'pools (a claim)', routes: ['agentFileWrite'] },
   { privilege: 'Datastore.AllocateSpace', on: 'cloneStorage', why: 'allocate the clone\'s disks, and see the storage in listings', feature: 'create', routes: ['clone', 'resize', 'storages'] },
   { privilege: 'Datastore.AllocateTemplate', on: 'isoStorage', why: 'upload the seed ISO', feature: 'create', routes: ['upload'] },
   // Content.pm delete: `user: all`, its description: "You need 'Datastore.Allocate' privilege on the storage".
