@@ -163,7 +163,17 @@ const addressRule: ObjectRule<AddressLease> = {
 };
 const addressField = { presence: 'optional', rule: addressRule } satisfies FieldSpec<ObjectRule<AddressLease>>;
 
-export const createStoredFields = { ...createSpecFields, generation: generationField, address: addressField, step: stepField } satisfies Record<string, FieldSpec>;
+/**
+ * A warm pool's member create (SPEC 30): the pool it is made for, written
+ * by the refill (src/pools/member-create.ts), never by a caller. Its job,
+ * ending Running with an address, makes the member idle.
+ */
+const poolMemberField = {
+  presence: 'optional',
+  rule: { kind: 'string', description: 'The warm pool this create makes an idle member for (SPEC 30)', maxBytes: 20, pattern: /^[a-z][a-z0-9-]{0,19}$/, patternText: 'a pool name' },
+} satisfies FieldSpec<StringRule>;
+
+export const createStoredFields = { ...createSpecFields, generation: generationField, address: addressField, step: stepField, poolMember: poolMemberField } satisfies Record<string, FieldSpec>;
 
 /** A create's lease terms as validated: ttlSeconds 0 is no lease. */
 export type CreateLeaseInput = DataOf<typeof createLeaseFields>;

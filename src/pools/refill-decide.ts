@@ -3,13 +3,18 @@
 // action (refill.ts) reads the members and does what this says.
 import type { ListedMember, PoolConfig } from './types.js';
 
-/** Why an idle member is drained. */
-export type DrainReason = 'too-old' | 'stale-shape' | 'unconfigured' | 'over-max';
+/**
+ * Why a member is drained: an idle one too old, of another shape, of a
+ * pool no longer configured, or beyond maxIdle; `interrupted`, one a drain
+ * took out of the idle set (it has a readyAt but is not idle, nor
+ * claimed) whose delete was never accepted (a crash between the two).
+ */
+export type DrainReason = 'too-old' | 'stale-shape' | 'unconfigured' | 'over-max' | 'interrupted';
 
 export interface RefillPlan {
   /** New members to create now. */
   create: number;
-  /** Idle members to take out of the idle set and delete, oldest first. */
+  /** Members to delete: idle ones (oldest first) to take out of the idle set first, then interrupted ones. */
   drain: { name: string; reason: DrainReason }[];
 }
 
@@ -44,7 +49,9 @@ function drainReason(member: ListedMember, pool: PoolConfig, fingerprint: string
 export function decideRefill({ pool, fingerprint, members, now }: RefillInput): RefillPlan {
   const unclaimed = members.filter((member) => member.claimedBy === undefined);
   const idle = unclaimed.filter((member) => member.idle).sort((a, b) => readyMs(a) - readyMs(b));
-  if (pool === undefined) return { create: 0, drain: idle.map((member) => ({ name: member.name, reason: 'unconfigured' })) };
+  const interrupted = unclaimed.filter((member) => !member.idle && member.readyAt !== undefined);
+  const again = interrupted.map((member) => ({ name: member.name, reason: 'interrupted' as const }));
+  if (pool === undefined) return { create: 0, drain: [...idle.map((member) => ({ name: member.name, reason: 'unconfigured' as const })), ...again] };
 
   const drain: RefillPlan['drain'] = [];
   const kept: ListedMember[] = [];
@@ -53,7 +60,7 @@ export function decideRefill({ pool, fingerprint, members, now }: RefillInput): 
     if (reason === undefined) kept.push(member);
     else drain.push({ name: member.name, reason });
   }
-  const creating = unclaimed.filter((member) => !member.idle);
+  const creating = unclaimed.filter((member) => !member.idle && member.readyAt === undefined);
   const creatingCurrent = creating.filter((member) => member.fingerprint === fingerprint).length;
   const overMax = Math.min(kept.length, Math.max(0, kept.length + creating.length - pool.maxIdle));
   for (const member of kept.slice(0, overMax)) drain.push({ name: member.name, reason: 'over-max' });
@@ -61,5 +68,5 @@ export function decideRefill({ pool, fingerprint, members, now }: RefillInput): 
   const keptIdle = kept.length - overMax;
   const wanted = pool.minIdle - keptIdle - creatingCurrent;
   const room = pool.maxIdle - keptIdle - creating.length;
-  return { create: Math.max(0, Math.min(wanted, room)), drain };
+  return { create: Math.max(0, Math.min(wanted, room)), drain: [...drain, ...again] };
 }

@@ -64,6 +64,11 @@ describe('the refill decision (SPEC 30)', () => {
     });
   });
 
+  it('drains again a member a drain took out of the idle set but never deleted (a crash between), and does not count it', () => {
+    const members = [idle(1), idle(2), member(3, { readyAt: '2026-12-03T07:55:00Z' })];
+    expect(decideRefill({ pool, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 1, drain: [{ name: 'pvep-pool-small-3', reason: 'interrupted' }] });
+  });
+
   it('keeps nothing idle for minIdle 0 and maxIdle 0', () => {
     expect(decideRefill({ pool: { ...pool, minIdle: 0, maxIdle: 0 }, fingerprint: 'fp1', members: [idle(1)], now: NOW })).to.deep.equal({ create: 0, drain: [{ name: 'pvep-pool-small-1', reason: 'over-max' }] });
   });
