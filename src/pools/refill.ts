@@ -15,9 +15,9 @@ export interface RefillDeps {
   /** The registry, the door and the limits members are recorded and added with (as a caller's create). */
   writers: IntentWriters;
   /** src/pools/fingerprint.ts poolFingerprint. */
-  fingerprint(shape: PoolShape): string;
+  fingerprint: (shape: PoolShape) => string;
   now?(): Date;
-  log?(line: string): Promise<void>;
+  log?(line: string): void | Promise<void>;
 }
 
 export interface RefillOutcome {

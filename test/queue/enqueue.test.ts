@@ -29,7 +29,7 @@ describe('the enqueue door (SPEC 1, 2, 6)', () => {
   });
 
   it('puts the system jobs on the system queue and the VM jobs on the vm queue', () => {
-    expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'system')).to.deep.equal(['health', 'reconcile']);
+    expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'system')).to.deep.equal(['health', 'reconcile', 'pool-refill']);
     expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'vm')).to.deep.equal(['create', 'delete', 'check', 'stop']);
   });
 
