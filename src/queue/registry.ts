@@ -293,5 +293,6 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   const address = parseJson<AddressLease>(fields.address);
   if (address) record.address = address;
   if (fields.stopped !== undefined) record.stopped = Number(fields.stopped);
+  if (fields.claimedBy !== undefined) record.claimedBy = fields.claimedBy;
   return record;
 }
