@@ -20,6 +20,7 @@ import { registerAddressPoolGauge } from './address-pool-metrics.js';
 import { sharedFor } from './metrics-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { imageRoutes } from './routes/images.js';
+import { poolRoutes } from './routes/pools.js';
 import { JOB_EVENT_DEFAULTS } from './job-event-options.js';
 import { jobEventRoutes } from './routes/job-events.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -92,6 +93,7 @@ function v1Routes(deps: WebDeps, redisDown: RedisDownProbe, tokenGuard: onReques
       vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
       jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
       imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
+      poolRoutes(needsRedis, deps.pools);
       jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, maxSeconds: deps.config.http.eventStreamMaxSeconds, ...deps.jobEvents });
       scopeDone();
     });
