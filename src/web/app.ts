@@ -17,6 +17,7 @@ import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
 import { registerNodeHealthGauges } from './node-health-metrics.js';
 import { registerAddressPoolGauge } from './address-pool-metrics.js';
+import { registerPoolGauges } from './pool-metrics.js';
 import { sharedFor } from './metrics-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { imageRoutes } from './routes/images.js';
@@ -58,6 +59,8 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const redisFiguresMs = deps.config.http.metricsCacheSeconds * 1000;
   registerNodeHealthGauges(webRegistry, sharedFor(redisFiguresMs, () => deps.readiness.lastHealth()), redisDown);
   registerAddressPoolGauge(webRegistry, deps.addressPools && sharedFor(redisFiguresMs, deps.addressPools), redisDown);
+  const pools = deps.pools;
+  registerPoolGauges(webRegistry, pools && sharedFor(redisFiguresMs, () => pools.listPools()), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
