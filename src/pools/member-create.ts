@@ -41,7 +41,8 @@ export async function acceptMemberCreate({ door, registry, limits }: Omit<Intent
   const spec = memberSpec(pool, member);
   const addressPool = poolOfCreate(spec, limits);
   return door.accept(async () => {
-    const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
+    // poolMember recorded with the spec too: a create the sweep adds again (a lost job) is still the member's.
+    const outcome = await registry.recordPresent(spec.name, spec.uid, { ...spec, poolMember: pool.name }, {
       compare: SPEC_FIELDS,
       absentMeans: specFieldDefaults(limits),
       inPlace: IN_PLACE_FIELDS,

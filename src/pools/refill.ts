@@ -64,7 +64,8 @@ export async function refillPool(deps: RefillDeps, name: string, config: PoolCon
     }
     outcome.created.push(member.name);
   }
-  await deps.log?.(describe(outcome));
+  // Quiet when there was nothing to do: the schedule runs it every 30 s.
+  if (outcome.created.length + outcome.drained.length > 0 || outcome.refused !== undefined) await deps.log?.(describe(outcome));
   return outcome;
 }
 

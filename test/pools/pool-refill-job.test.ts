@@ -7,6 +7,11 @@
 import { expect } from 'chai';
 import { ownJobId } from '../../src/job-table/job-ids.js';
 import type { PoolConfig, PoolShape } from '../../src/pools/types.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
+import { silentLogger } from '../../src/log.js';
+import { jobDoor } from '../../src/queue/enqueue.js';
+import { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { poolJobDeps } from '../../src/worker/pool-deps.js';
 import type { PoolWiring } from '../../src/worker/pool-deps.js';
 import { InMemoryPoolStore } from '../fakes/pool-store.js';
 import { createHarness } from '../support/harness.js';
@@ -47,6 +52,18 @@ describe('the pool-refill job (SPEC 30)', function () {
       ['pvep-pool-small-2', '192.0.2.10'],
     ]);
     expect(await h.provider.vm('pvep-pool-small-1')).to.include({ uid: idle[0]?.uid });
+  });
+
+  it("a claim's refill is a pool-refill of that pool on the system queue, behind every job of no priority", async () => {
+    const limits = limitsFromConfig(h.config);
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    const pools = poolJobDeps(wiring, { config: h.config, redis: h.redis, prefix: h.prefix, queues: h.queues, registry, door: jobDoor(h.queues, limits), limits, logger: silentLogger() });
+    await pools.enqueueRefill('small');
+    const [job, ...more] = await h.queues.system.getPrioritized();
+    expect(more).to.have.length(0);
+    expect(job?.name).to.equal('pool-refill');
+    expect(job?.data).to.deep.equal({ pool: 'small' });
+    expect(job?.opts.priority).to.be.greaterThan(0);
   });
 
   it('is scheduled every 30 s with the other system jobs when the worker has pools', async () => {

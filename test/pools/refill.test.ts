@@ -59,6 +59,8 @@ describe('the refill of a pool (SPEC 30)', () => {
       const record = await registry.get(name);
       expect(record?.state, name).to.equal('present');
       expect(record?.uid).to.equal(store.entries.get(name)?.uid);
+      // The spec the sweep re-creates a lost job from says it is a member too.
+      expect(record?.spec).to.include({ poolMember: 'small' });
     }
     const jobs = await queues.vm.getPrioritized();
     expect(jobs.map((job) => dataOf(job).name).sort()).to.deep.equal(outcome.created);
