@@ -68,7 +68,11 @@ export const createJob = defineJob({
     const { step: _step, claim, poolMember, ...spec } = data;
     const cold = () => createReplacingRetired(spec, deps, ctx);
     const pools = deps.pools;
-    const result = pools === undefined ? await cold() : claim === undefined ? { ...(await cold()), createdFrom: 'cold' as const } : await createClaimed(spec, claim, pools, cold, ctx);
+    let result: CreateResult;
+    // SPEC 30: with pools, the result says where the VM came from.
+    if (pools === undefined) result = await cold();
+    else if (claim === undefined) result = { ...(await cold()), createdFrom: 'cold' };
+    else result = await createClaimed(spec, claim, pools, cold, ctx);
     if (poolMember !== undefined && pools) await settleMemberCreate(poolMember, spec, result, pools, ctx.log);
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });

@@ -1,6 +1,7 @@
 // What the jobs need of the warm pools (SPEC 30), built by the worker
 // (src/worker/pool-deps.ts) and passed in JobDeps like the other
 // dependencies (STYLE: never imported as singletons), so tests build them.
+import type { PoolMetrics } from '../metrics.js';
 import type { CreateResult, CreateSpec, OperationContext } from '../provider/types.js';
 import type { RefillOutcome } from './refill.js';
 import type { CreateSource, PoolClaim, PoolMember, PoolStore } from './types.js';
@@ -13,14 +14,6 @@ import type { CreateSource, PoolClaim, PoolMember, PoolStore } from './types.js'
  * someone else's.
  */
 export type ClaimVm = (spec: CreateSpec, claim: PoolClaim, user: string, ctx: OperationContext) => Promise<CreateResult>;
-
-/** What the pools report (src/metrics.ts PoolMetrics). */
-export interface PoolJobMetrics {
-  /** A create of `pool` took an idle member, `seconds` from its accept (claim.claimedAt) to its job's end. */
-  poolClaimed(pool: string, seconds: number): void;
-  /** A create matching `pool` went the cold way: the pool was empty, or the claimed member's VM was gone. */
-  poolMissed(pool: string): void;
-}
 
 export interface PoolJobDeps {
   store: PoolStore;
@@ -36,7 +29,8 @@ export interface PoolJobDeps {
   drain(member: Pick<PoolMember, 'pool' | 'name' | 'uid'>): Promise<void>;
   /** The pool-refill job: every pool, or the one named. */
   refill(pool: string | undefined): Promise<RefillOutcome[]>;
-  metrics?: PoolJobMetrics;
+  /** Claims counted and timed, lost claims counted as misses. */
+  metrics?: PoolMetrics;
 }
 
 /** The create job's result saying where its VM came from (CreateResult.createdFrom; `source` is the template a clone was made from). */

@@ -4,7 +4,8 @@
 // fingerprint and the provider's claim.
 import type { Config } from '../config/types.js';
 import type { JobLimits } from '../job-table/schema.js';
-import type { ClaimVm, PoolJobDeps, PoolJobMetrics } from '../pools/job-deps.js';
+import type { ClaimVm, PoolJobDeps } from '../pools/job-deps.js';
+import type { PoolMetrics } from '../metrics.js';
 import { drainMember, refillPools } from '../pools/refill.js';
 import type { PoolConfig, PoolShape, PoolStore } from '../pools/types.js';
 import type { Logger } from '../log.js';
@@ -29,7 +30,8 @@ export interface PoolWiring {
   claimVm: ClaimVm;
   /** `err instanceof ClaimLostError` (src/provider/claim.ts). */
   isClaimLost: (err: unknown) => boolean;
-  metrics?: PoolJobMetrics;
+  /** The process's metrics (src/metrics.ts). */
+  metrics?: PoolMetrics;
 }
 
 export interface PoolDepsParts {
