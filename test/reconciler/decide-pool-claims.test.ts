@@ -9,6 +9,8 @@ import { decide } from '../../src/reconciler/decide.js';
 import type { Inventory } from '../../src/reconciler/inventory.js';
 import type { DesiredEntry } from '../../src/reconciler/ports.js';
 import type { ListedVm } from '../../src/provider/types.js';
+import { sweep } from '../../src/reconciler/sweep.js';
+import { OUR_TAG, ProviderDouble, makeWorld, mark } from './support.js';
 
 const NOW = new Date('2026-12-01T12:00:00Z');
 const OLD = '2026-12-01T10:00:00.000Z';
@@ -45,5 +47,23 @@ describe('the sweep and claimed pool members (SPEC 30)', () => {
     const p = decide(inventory([vm('foo', 'fu1')], [claimed, entry('foo', 'fu1', { generation: 7 })]), NOW, 900);
     expect(p.missing).to.deep.equal([]);
     expect(p.orphanVms).to.deep.equal([]);
+  });
+});
+
+describe('the sweep acting on an abandoned claim (SPEC 30)', () => {
+  it("enqueues the member's delete with its name going too, and keeps the member whose claimer is there", async () => {
+    const provider = new ProviderDouble()
+      .addVm({ vmid: 301, node: 'pve1', name: 'pvep-pool-small-1', tags: [OUR_TAG], description: mark('mu1') })
+      .addVm({ vmid: 302, node: 'pve1', name: 'pvep-pool-small-2', tags: [OUR_TAG], description: mark('mu2') })
+      .addVm({ vmid: 303, node: 'pve1', name: 'bar', tags: [OUR_TAG], description: mark('bu1') });
+    const world = makeWorld(provider);
+    world.registry.present('pvep-pool-small-1', 'mu1', undefined, 3).present('pvep-pool-small-2', 'mu2', undefined, 4).present('bar', 'bu1', undefined, 9);
+    Object.assign(world.registry.entries.get('pvep-pool-small-1') ?? {}, { claimedBy: 'foo 7' });
+    Object.assign(world.registry.entries.get('pvep-pool-small-2') ?? {}, { claimedBy: 'bar 9' });
+
+    const report = await sweep(world.deps, { dryRun: false });
+
+    expect(world.enqueuer.deletes).to.deep.equal([{ name: 'pvep-pool-small-1', uid: 'mu1', reason: 'reconciler: orphan (abandoned claim)', seenGeneration: 3, nameGoes: true }]);
+    expect(report.orphans.deleted.map((o) => [o.vmid, o.reason])).to.deep.equal([[301, 'abandoned claim']]);
   });
 });
