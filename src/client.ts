@@ -35,6 +35,9 @@ import type { VmListQuery } from './queue/vm-listing.js';
 import { acceptRenewal, checkRenewal } from './queue/lease-renewal.js';
 import type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 import type { LeaseTimerFactory } from './queue/lease-timer-source.js';
+import { listPoolViews } from './pools/pool-view.js';
+import type { PoolList } from './pools/pool-view.js';
+import type { PoolStore } from './pools/types.js';
 
 export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, PoolExhaustedError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
@@ -45,6 +48,7 @@ export { CREATE_STEPS } from './job-table/result.schema.js';
 export type { TextSummary } from './queue/text-summary.js';
 export type { JobName } from './job-table/schema.js';
 export type { VmListQuery } from './queue/vm-listing.js';
+export type { PoolList, PoolView } from './pools/pool-view.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
 export { ReplicaAcksError } from './queue/replica-acks.js';
@@ -95,6 +99,12 @@ export interface ProvisionerClientOptions {
    * (usual): the service's. Tests pass their own.
    */
   leaseTimers?: LeaseTimerFactory;
+  /**
+   * The warm pools' store (SPEC 30, src/pools/pool-store.ts) on this
+   * client's connection and key prefix, which listPools reads. Absent:
+   * listPools answers no pool.
+   */
+  poolStore?: (redis: RedisClient, prefix: string) => Pick<PoolStore, 'members'>;
 }
 
 /** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
@@ -201,6 +211,8 @@ export interface ProvisionerClientOf<I extends CallInputs> {
    * expiry stopped the VM: create it again to start it) or LeaseShortenError.
    */
   renewLease(name: string, renewal: I['renewal'], options?: LeaseRenewalOptions): Promise<LeaseView>;
+  /** Each configured warm pool (SPEC 30): its shape, minIdle, maxIdle, maxAgeMinutes, and its members idle, claimed and creating. */
+  listPools(): Promise<PoolList>;
   close(): Promise<void>;
 }
 
@@ -240,7 +252,7 @@ function warnOfMismatch(mismatch: ConfigMismatch): void {
 type Ready = () => Promise<ProducerSession>;
 
 type WriteCalls = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'enqueueJob' | 'renewLease'>;
-type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
+type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'listPools'>;
 
 /** The calls that enqueue: input checked against `limitsNow`, then the intent protocol (queue/intent.ts) or the door. */
 function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCalls {
@@ -272,7 +284,7 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
 }
 
 /** The calls that read jobs and names, texts summarized with the fingerprint key when there is one. */
-function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource): ReadCalls {
+function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore: Pick<PoolStore, 'members'> | undefined): ReadCalls {
   const getJob = async (id: string): Promise<JobView | undefined> => {
     // No job of ours has another shape, and such an id may name one of BullMQ's own keys.
     if (!isJobIdShape(id)) return undefined;
@@ -302,6 +314,10 @@ function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource): ReadCall
       const key = await fingerprintKey();
       return { vms: records.map((record) => toDesiredView(record, key)), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
+    async listPools() {
+      const { pools } = await ready();
+      return poolStore === undefined ? { pools: [] } : listPoolViews(pools, poolStore);
+    },
   };
 }
 
@@ -327,6 +343,7 @@ function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
     waitForJob: guarded(calls.waitForJob),
     getVm: guarded(calls.getVm),
     listVms: guarded(calls.listVms),
+    listPools: guarded(calls.listPools),
   };
 }
 
@@ -349,7 +366,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   // Given a config, input is checked before Redis is touched; without, against the published config.
   const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
   return {
-    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile)) }),
+    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile), options.poolStore?.(redis, prefix)) }),
     async close() {
       await session.close();
       redis.disconnect();

@@ -24,8 +24,15 @@ type JobIdChoice =
  * Where a job goes in its queue: `next`, at the head (BullMQ's lifo), for a
  * job that must not wait behind the queue's backlog: a lease's end (SPEC
  * 31), whose VM must go within its bound however many creates wait.
+ * `background`, behind every job of no priority: a warm pool's member
+ * creates and drains (SPEC 30), so a burst of refills never starves
+ * callers' jobs. BullMQ serves its wait list (jobs of priority 0, the
+ * callers') before its prioritized set (bullmq 6.7 moveToActive-11.lua).
  */
-export type JobOrder = 'fifo' | 'next';
+export type JobOrder = 'fifo' | 'next' | 'background';
+
+/** The BullMQ priority of a `background` job: any value above 0 is served after every job of none. */
+export const BACKGROUND_PRIORITY = 100;
 
 export interface JobDoor {
   /**
@@ -97,6 +104,7 @@ function jobIdFor(job: JobName, data: Identified, choice: JobIdChoice): string {
  */
 function orderOptions(queue: Queue, order: JobOrder): JobsOptions {
   if (order === 'fifo') return {};
+  if (order === 'background') return { priority: BACKGROUND_PRIORITY };
   const delay = (queue.defaultJobOptions.backoff as { delay?: number } | undefined)?.delay;
   return { lifo: true, ...(delay === undefined ? {} : { backoff: { type: 'fixed', delay } }) };
 }

@@ -36,6 +36,8 @@ import { AddressPoolStore } from '../addresses/address-pool-store.js';
 import { webhookEvents } from './webhook-events.js';
 import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
 import { jobWorkerOptions } from './worker-options.js';
+import { POOL_REFILL_EVERY_MS, poolJobDeps } from './pool-deps.js';
+import type { PoolWiring } from './pool-deps.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -59,6 +61,8 @@ export interface WorkerServiceOptions {
   schedule?: boolean;
   /** Check the nodes' health at start and log what fails; default: as schedule. */
   healthAtStart?: boolean;
+  /** The warm pools' parts (SPEC 30); absent: no pools, no claims served, no refill scheduled. */
+  pools?: PoolWiring;
 }
 
 export type { CloseOutcome } from './service-close.js';
@@ -75,7 +79,7 @@ export interface WorkerService {
  * no connection open: the process exits (and its supervisor starts it
  * again) instead of staying up idle.
  */
-async function prepare(config: Config, schedule: boolean, published: ProducerConfigPublisher, queues: Queues, redis: RedisClient, deliveries: WebhookQueue | undefined): Promise<void> {
+async function prepare(config: Config, schedule: boolean, pools: boolean, published: ProducerConfigPublisher, queues: Queues, redis: RedisClient, deliveries: WebhookQueue | undefined): Promise<void> {
   try {
     await published.write();
     await queues.system.setGlobalConcurrency(1);
@@ -83,6 +87,8 @@ async function prepare(config: Config, schedule: boolean, published: ProducerCon
       const jobs = jobDoor(queues, limitsFromConfig(config));
       await jobs.schedule('health', config.health.everySeconds * 1000, {});
       await scheduleReconcile(jobs, config.reconciler.everySeconds);
+      // SPEC 30: a backstop to the refill each claim enqueues; also drains the members of pools taken out of config.
+      if (pools) await jobs.schedule('pool-refill', POOL_REFILL_EVERY_MS, {});
     }
   } catch (err) {
     published.stop();
@@ -154,12 +160,14 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
   const pools = config.proxmox.networks;
   const addresses = pools.length === 0 ? NO_ADDRESS_POOLS : addressLeaseDeps(new AddressPoolStore(redis, prefix, pools), registry);
-  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, logger };
+  const limits = limitsFromConfig(config);
+  const poolDeps = options.pools && poolJobDeps(options.pools, { config, redis, prefix, queues, registry, door: jobDoor(queues, limits), limits, logger });
+  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, ...(poolDeps ? { pools: poolDeps } : {}), logger };
   const { leaseMetrics } = options;
-  const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
+  const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
-  await prepare(config, options.schedule ?? true, published, queues, redis, deliveries);
+  await prepare(config, options.schedule ?? true, options.pools !== undefined, published, queues, redis, deliveries);
 
   const served = serveQueues(config, redis, prefix, logger, processorOptions, events && { events, logger });
   const webhooks =

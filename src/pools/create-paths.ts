@@ -1,0 +1,62 @@
+// The create job's two pool paths (SPEC 30): a caller's create the accept
+// gave a claim takes the member's VM (the cold way when the VM is gone);
+// a member's own create, ended, makes the member idle or drains it.
+import type { CreateResult, CreateSpec, OperationContext } from '../provider/types.js';
+import type { PoolJobDeps, SourcedCreateResult } from './job-deps.js';
+import type { PoolClaim } from './types.js';
+
+type Log = OperationContext['log'];
+
+/**
+ * The claimer's create: the claim renames the member's VM. A claim lost
+ * (the VM gone or someone else's) is forgotten and goes the cold way,
+ * `cold`, the ordinary create. A successful claim's member is forgotten
+ * (its VM is the claimer's now) and a refill of the pool is enqueued.
+ */
+export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, cold: () => Promise<CreateResult>, ctx: OperationContext): Promise<SourcedCreateResult> {
+  let result: CreateResult;
+  try {
+    result = await pools.claim(spec, claim, ctx);
+  } catch (err) {
+    if (!pools.isClaimLost(err)) throw err;
+    await ctx.log?.(`claim of ${claim.member} (VM ${claim.vmid} on ${claim.node}, pool ${claim.pool}) lost: ${err instanceof Error ? err.message : String(err)}; creating the VM the cold way`);
+    pools.metrics?.poolMissed(claim.pool);
+    // The member's VM is gone: its entry and record go too, or they would stay claimed for ever.
+    await pools.store.forgetClaimed(claim);
+    return { ...(await cold()), createdFrom: 'cold' };
+  }
+  await pools.store.forgetClaimed(claim);
+  pools.metrics?.poolClaimed(claim.pool, Math.max(0, Date.now() - Date.parse(claim.claimedAt)) / 1000);
+  await enqueueRefillOrLog(pools, claim.pool, ctx.log);
+  return { ...result, createdFrom: 'pool' };
+}
+
+/** The refill is a backstop every 30 s too: one not enqueued is logged, not a failed claim. */
+async function enqueueRefillOrLog(pools: PoolJobDeps, pool: string, log: Log): Promise<void> {
+  try {
+    await pools.enqueueRefill(pool);
+  } catch (err) {
+    await log?.(`refill of pool ${pool} not enqueued (the schedule's will come): ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * A member's create ended: Running with its address, the member is idle
+ * (claimable) when the store agrees (its record present with its uid,
+ * unclaimed, its shape current); otherwise, or without an address, or
+ * with no entry left, it is drained (an ordinary delete).
+ */
+export async function settleMemberCreate(pool: string, spec: Pick<CreateSpec, 'name' | 'uid'>, result: CreateResult, pools: PoolJobDeps, log: Log): Promise<boolean> {
+  const entry = (await pools.store.members(pool)).find((member) => member.name === spec.name && member.uid === spec.uid);
+  const fingerprint = pools.fingerprintOf(pool);
+  if (entry !== undefined && fingerprint !== undefined && result.state === 'Running' && result.address !== undefined) {
+    const { idle: _idle, claimedBy: _claimedBy, ...member } = entry;
+    if (await pools.store.markIdle({ ...member, vmid: result.vmid, node: result.node, address: result.address }, fingerprint)) {
+      await log?.(`member ${spec.name} of pool ${pool} is idle at ${result.address}`);
+      return true;
+    }
+  }
+  await log?.(`member ${spec.name} of pool ${pool} cannot be idle (${entry === undefined ? 'no entry' : fingerprint === undefined ? 'pool not configured' : result.address === undefined ? 'no address' : 'claimed, superseded or of another shape'}): draining it`);
+  await pools.drain({ pool, name: spec.name, uid: spec.uid });
+  return false;
+}

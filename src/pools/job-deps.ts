@@ -1,0 +1,37 @@
+// What the jobs need of the warm pools (SPEC 30), built by the worker
+// (src/worker/pool-deps.ts) and passed in JobDeps like the other
+// dependencies (STYLE: never imported as singletons), so tests build them.
+import type { PoolMetrics } from '../metrics.js';
+import type { CreateResult, CreateSpec, OperationContext } from '../provider/types.js';
+import type { RefillOutcome } from './refill.js';
+import type { CreateSource, PoolClaim, PoolMember, PoolStore } from './types.js';
+
+/**
+ * The provider's claim (src/provider/claim.ts claimVm): renames the
+ * member's VM to the claimer, writes the create's sshKeys into the
+ * image's default user's authorized_keys and answers the claimer's
+ * CreateResult; throws a ClaimLostError when the member's VM is gone or
+ * someone else's.
+ */
+export type ClaimVm = (spec: CreateSpec, claim: PoolClaim, user: string, ctx: OperationContext) => Promise<CreateResult>;
+
+export interface PoolJobDeps {
+  store: PoolStore;
+  /** Renames the claimed member to the create (the image's user filled in); throws what isClaimLost knows when the claim failed. */
+  claim(spec: CreateSpec, claim: PoolClaim, ctx: OperationContext): Promise<CreateResult>;
+  /** Whether `err` is the provider's ClaimLostError: the create goes the cold way. */
+  isClaimLost: (err: unknown) => boolean;
+  /** The pool's shape's fingerprint now; undefined when the pool is no longer configured. */
+  fingerprintOf(pool: string): string | undefined;
+  /** Adds a refill of the pool behind callers' jobs (one waits at a time). */
+  enqueueRefill(pool: string): Promise<void>;
+  /** A member's ordinary delete, then its entry forgotten. */
+  drain(member: Pick<PoolMember, 'pool' | 'name' | 'uid'>): Promise<void>;
+  /** The pool-refill job: every pool, or the one named. */
+  refill(pool: string | undefined): Promise<RefillOutcome[]>;
+  /** Claims counted and timed, lost claims counted as misses. */
+  metrics?: PoolMetrics;
+}
+
+/** The create job's result saying where its VM came from (CreateResult.createdFrom; `source` is the template a clone was made from). */
+export type SourcedCreateResult = CreateResult & { createdFrom: CreateSource };

@@ -1,0 +1,72 @@
+// The refill's decision for one pool (SPEC 30, design "Members' life"):
+// which idle members to drain and how many new ones to create. Pure: the
+// action (refill.ts) reads the members and does what this says.
+import type { ListedMember, PoolConfig } from './types.js';
+
+/**
+ * Why a member is drained: an idle one too old, of another shape, of a
+ * pool no longer configured, or beyond maxIdle; `interrupted`, one a drain
+ * took out of the idle set (it has a readyAt but is not idle, nor
+ * claimed) whose delete was never accepted (a crash between the two).
+ */
+export type DrainReason = 'too-old' | 'stale-shape' | 'unconfigured' | 'over-max' | 'interrupted';
+
+export interface RefillPlan {
+  /** New members to create now. */
+  create: number;
+  /** Members to delete: idle ones (oldest first) to take out of the idle set first, then interrupted ones. */
+  drain: { name: string; reason: DrainReason }[];
+}
+
+export interface RefillInput {
+  /** The pool's config; undefined: the pool is no longer configured (its members drain). */
+  pool: PoolConfig | undefined;
+  /** The pool's shape's fingerprint now (src/pools/fingerprint.ts); unused without a config. */
+  fingerprint: string | undefined;
+  members: readonly ListedMember[];
+  now: Date;
+}
+
+function readyMs(member: ListedMember): number {
+  return Date.parse(member.readyAt ?? member.createdAt);
+}
+
+/** Why an idle member must go whatever the counts, or undefined. */
+function drainReason(member: ListedMember, pool: PoolConfig, fingerprint: string | undefined, now: Date): DrainReason | undefined {
+  if (member.fingerprint !== fingerprint) return 'stale-shape';
+  if (pool.maxAgeMinutes > 0 && now.getTime() - readyMs(member) > pool.maxAgeMinutes * 60_000) return 'too-old';
+  return undefined;
+}
+
+/**
+ * Members claimed (claimedBy) are the claimers' and count for nothing.
+ * Idle ones of another shape or past maxAgeMinutes drain; of the rest,
+ * the oldest beyond maxIdle (with the creating ones) drain. New members
+ * fill idle + creating of the current shape up to minIdle, never past
+ * maxIdle members in all (a creating one of an old shape counts there:
+ * it exists until its create ends and it is drained).
+ */
+export function decideRefill({ pool, fingerprint, members, now }: RefillInput): RefillPlan {
+  const unclaimed = members.filter((member) => member.claimedBy === undefined);
+  const idle = unclaimed.filter((member) => member.idle).sort((a, b) => readyMs(a) - readyMs(b));
+  const interrupted = unclaimed.filter((member) => !member.idle && member.readyAt !== undefined);
+  const again = interrupted.map((member) => ({ name: member.name, reason: 'interrupted' as const }));
+  if (pool === undefined) return { create: 0, drain: [...idle.map((member) => ({ name: member.name, reason: 'unconfigured' as const })), ...again] };
+
+  const drain: RefillPlan['drain'] = [];
+  const kept: ListedMember[] = [];
+  for (const member of idle) {
+    const reason = drainReason(member, pool, fingerprint, now);
+    if (reason === undefined) kept.push(member);
+    else drain.push({ name: member.name, reason });
+  }
+  const creating = unclaimed.filter((member) => !member.idle && member.readyAt === undefined);
+  const creatingCurrent = creating.filter((member) => member.fingerprint === fingerprint).length;
+  const overMax = Math.min(kept.length, Math.max(0, kept.length + creating.length - pool.maxIdle));
+  for (const member of kept.slice(0, overMax)) drain.push({ name: member.name, reason: 'over-max' });
+
+  const keptIdle = kept.length - overMax;
+  const wanted = pool.minIdle - keptIdle - creatingCurrent;
+  const room = pool.maxIdle - keptIdle - creating.length;
+  return { create: Math.max(0, Math.min(wanted, room)), drain: [...drain, ...again] };
+}

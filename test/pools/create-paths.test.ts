@@ -1,0 +1,177 @@
+// SPEC 30: the create job's pool paths. A create the accept gave a claim
+// takes the member's VM through the provider's claim, then forgets the
+// member and enqueues a refill; a claim lost goes the cold way. A member's
+// own create, ended Running with its address, makes the member idle, or
+// drains it. The pool store is the in-memory fake and the provider a stub:
+// neither is under test here (the drain's registry and door are, in
+// refill.test.ts).
+import { expect } from 'chai';
+import { createJob } from '../../jobs/create.js';
+import type { JobContext, JobDeps } from '../../jobs/types.js';
+import type { LastKnown } from '../../src/desired-state.js';
+import { silentLogger } from '../../src/log.js';
+import type { PoolJobDeps } from '../../src/pools/job-deps.js';
+import type { CreateResult, CreateSpec, Provider } from '../../src/provider/types.js';
+import type { PoolClaim, PoolConfig, PoolMember } from '../../src/pools/types.js';
+import { InMemoryPoolStore } from '../fakes/pool-store.js';
+import { NO_ADDRESS_LEASES } from '../support/address-leases.js';
+
+class ClaimLost extends Error {}
+
+const pool: PoolConfig = { name: 'small', image: 'default', cores: 1, memoryMiB: 512, diskGiB: 10, minIdle: 1, maxIdle: 1, maxAgeMinutes: 0 };
+const claim: PoolClaim = { pool: 'small', member: 'pvep-pool-small-1', memberUid: 'mu1', vmid: 101, node: 'pve1', claimedAt: new Date(Date.now() - 1500).toISOString() };
+
+function resultOf(spec: Pick<CreateSpec, 'name' | 'uid'>, vmid: number): CreateResult {
+  return { providerId: `vms/${vmid}/${spec.name}`, vmid, node: 'pve1', uid: spec.uid, state: 'Running', address: '192.0.2.10', createdAt: new Date().toISOString(), image: 'default' };
+}
+
+interface World {
+  deps: JobDeps;
+  pools: PoolJobDeps;
+  store: InMemoryPoolStore;
+  cold: CreateSpec[];
+  claimed: PoolClaim[];
+  refills: string[];
+  drained: string[];
+  metrics: string[];
+}
+
+function world(claimOutcome: 'renamed' | 'lost' | 'broken' = 'renamed'): World {
+  const store = new InMemoryPoolStore();
+  const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [] };
+  const pools: PoolJobDeps = {
+    store,
+    claim(spec, given) {
+      w.claimed.push(given);
+      if (claimOutcome === 'lost') return Promise.reject(new ClaimLost(`VM ${given.vmid} is gone`));
+      if (claimOutcome === 'broken') return Promise.reject(new Error('proxmox said 500'));
+      return Promise.resolve(resultOf(spec, given.vmid));
+    },
+    isClaimLost: (err) => err instanceof ClaimLost,
+    fingerprintOf: (name) => (name === 'small' ? 'fp1' : undefined),
+    enqueueRefill(name) {
+      w.refills.push(name);
+      return Promise.resolve();
+    },
+    async drain(member) {
+      w.drained.push(member.name);
+      await store.removeMember(member.pool, member.name);
+    },
+    refill: () => Promise.resolve([]),
+    metrics: {
+      poolClaimed: (name, seconds) => w.metrics.push(`claimed ${name} ${seconds >= 1.5 && seconds < 60 ? 'timed' : seconds}`),
+      poolMissed: (name) => w.metrics.push(`missed ${name}`),
+    },
+  };
+  const provider = {
+    create(spec: CreateSpec) {
+      w.cold.push(spec);
+      return Promise.resolve(resultOf(spec, 200));
+    },
+  } as unknown as Provider;
+  const deps: JobDeps = {
+    provider,
+    registry: { get: () => Promise.resolve(undefined) },
+    isNameLocked: () => Promise.resolve(false),
+    saveHealth: () => Promise.resolve(),
+    reconcile: () => Promise.resolve({}),
+    leases: { expire: () => Promise.resolve({ kind: 'gone' }), warn: () => Promise.resolve({ warned: false }) },
+    addresses: NO_ADDRESS_LEASES,
+    pools,
+    logger: silentLogger(),
+  };
+  return { ...w, deps, pools };
+}
+
+function ctx(): JobContext & { lastKnown: LastKnown[] } {
+  const lastKnown: LastKnown[] = [];
+  return { signal: new AbortController().signal, jobId: 'create-foo-1', lastKnown, setLastKnown: (_name, known) => lastKnown.push(known) };
+}
+
+const fooData = { name: 'foo', uid: 'fu1', image: 'default', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: true, generation: 1, sshKeys: ['ssh-ed25519 AAAA k'] };
+
+describe("the create job's pool paths (SPEC 30)", () => {
+  it("a claimed create takes the member's VM, forgets the member, counts the claim and enqueues a refill: no cold create", async () => {
+    const w = world();
+    const result = (await createJob.handler({ ...fooData, claim }, w.deps, ctx())) as CreateResult;
+    expect(result).to.include({ createdFrom: 'pool', vmid: 101, address: '192.0.2.10', uid: 'fu1' });
+    expect(w.cold).to.have.length(0);
+    expect(w.claimed).to.deep.equal([claim]);
+    expect(w.store.forgotten).to.deep.equal([claim]);
+    expect(w.refills).to.deep.equal(['small']);
+    expect(w.metrics).to.deep.equal(['claimed small timed']);
+  });
+
+  it("a claim whose VM is gone goes the cold way and says so; the gone member's entry is forgotten, a miss is counted", async () => {
+    const w = world('lost');
+    const result = (await createJob.handler({ ...fooData, claim }, w.deps, ctx())) as CreateResult;
+    expect(result).to.include({ createdFrom: 'cold', vmid: 200 });
+    expect(w.cold.map((spec) => spec.name)).to.deep.equal(['foo']);
+    expect(w.cold[0]).to.not.have.property('claim');
+    expect(w.store.forgotten).to.deep.equal([claim]);
+    expect(w.metrics).to.deep.equal(['missed small']);
+  });
+
+  it('any other failure of the claim fails the attempt (retried), with no cold create', async () => {
+    const w = world('broken');
+    let failed: unknown;
+    await createJob.handler({ ...fooData, claim }, w.deps, ctx()).catch((err: unknown) => (failed = err));
+    expect(failed).to.be.instanceOf(Error);
+    expect(w.cold).to.have.length(0);
+  });
+
+  it('a create with no claim is cold and says so; the provider never sees pool fields', async () => {
+    const w = world();
+    const result = (await createJob.handler({ ...fooData }, w.deps, ctx())) as CreateResult;
+    expect(result).to.include({ createdFrom: 'cold' });
+    expect(w.claimed).to.have.length(0);
+  });
+
+  describe("a member's create", () => {
+    async function member(w: World): Promise<PoolMember> {
+      return w.store.addMember(pool, 'fp1', 'mu1', new Date());
+    }
+    const memberData = (m: PoolMember) => ({ name: m.name, uid: m.uid, image: 'default', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: true, generation: 1, poolMember: 'small' });
+
+    it('ended Running with its address makes the member idle with its VM and address, claimable', async () => {
+      const w = world();
+      const m = await member(w);
+      await createJob.handler(memberData(m), w.deps, ctx());
+      expect(w.store.entries.get(m.name)).to.include({ idle: true, vmid: 200, node: 'pve1', address: '192.0.2.10' });
+      expect(w.cold[0]).to.not.have.property('poolMember');
+      expect(w.drained).to.have.length(0);
+    });
+
+    it('is drained when the store refuses it idle (claimed, superseded or of another shape)', async () => {
+      const w = world();
+      const m = await member(w);
+      w.store.refuseIdle.add(m.name);
+      await createJob.handler(memberData(m), w.deps, ctx());
+      expect(w.drained).to.deep.equal([m.name]);
+    });
+
+    it('is drained when it ended with no address (nothing a claim could hand out)', async () => {
+      const w = world();
+      const m = await member(w);
+      const { address: _address, ...noAddress } = resultOf(m, 201);
+      const deps: JobDeps = { ...w.deps, provider: { create: () => Promise.resolve(noAddress) } as unknown as Provider };
+      await createJob.handler(memberData(m), deps, ctx());
+      expect(w.drained).to.deep.equal([m.name]);
+    });
+
+    it('is drained when its pool is no longer configured', async () => {
+      const w = world();
+      const m = await w.store.addMember({ ...pool, name: 'gone' }, 'fp1', 'mu1', new Date());
+      await createJob.handler({ ...memberData(m), poolMember: 'gone' }, w.deps, ctx());
+      expect(w.drained).to.deep.equal([m.name]);
+    });
+
+    it('that failed for good is drained: its name and entry go', async () => {
+      const w = world();
+      const m = await member(w);
+      await createJob.afterPermanentFailure?.(memberData(m), w.deps, ctx());
+      expect(w.drained).to.deep.equal([m.name]);
+      expect(w.store.entries.has(m.name)).to.equal(false);
+    });
+  });
+});

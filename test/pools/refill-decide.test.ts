@@ -1,0 +1,75 @@
+// SPEC 30: the refill's decision for one pool: members up to minIdle,
+// never past maxIdle, and the idle ones of an old shape, past
+// maxAgeMinutes, beyond maxIdle or of a pool no longer configured drained.
+import { expect } from 'chai';
+import { decideRefill } from '../../src/pools/refill-decide.js';
+import type { ListedMember, PoolConfig } from '../../src/pools/types.js';
+
+const NOW = new Date('2026-12-03T08:00:00Z');
+const pool: PoolConfig = { name: 'small', image: 'debian', cores: 1, memoryMiB: 512, diskGiB: 10, minIdle: 3, maxIdle: 4, maxAgeMinutes: 60 };
+
+function member(n: number, extra: Partial<ListedMember> = {}): ListedMember {
+  return { pool: 'small', name: `pvep-pool-small-${n}`, uid: `u${n}`, fingerprint: 'fp1', createdAt: '2026-12-03T07:50:00Z', idle: false, ...extra };
+}
+const idle = (n: number, readyAt = '2026-12-03T07:55:00Z', extra: Partial<ListedMember> = {}) => member(n, { idle: true, readyAt, ...extra });
+
+describe('the refill decision (SPEC 30)', () => {
+  it('creates members up to minIdle for an empty pool', () => {
+    expect(decideRefill({ pool, fingerprint: 'fp1', members: [], now: NOW })).to.deep.equal({ create: 3, drain: [] });
+  });
+
+  it('counts creating and idle members, not claimed ones', () => {
+    const members = [idle(1), member(2), idle(3, undefined, { idle: false, claimedBy: 'foo 1' })];
+    expect(decideRefill({ pool, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 1, drain: [] });
+  });
+
+  it('creates nothing when minIdle are there', () => {
+    expect(decideRefill({ pool, fingerprint: 'fp1', members: [idle(1), idle(2), member(3)], now: NOW }).create).to.equal(0);
+  });
+
+  it('drains the oldest idle members beyond maxIdle', () => {
+    const members = [idle(1, '2026-12-03T07:40:00Z'), idle(2, '2026-12-03T07:30:00Z'), idle(3), idle(4), member(5)];
+    expect(decideRefill({ pool, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 0, drain: [{ name: 'pvep-pool-small-2', reason: 'over-max' }] });
+  });
+
+  it('drains idle members past maxAgeMinutes and replaces them', () => {
+    const members = [idle(1, '2026-12-03T06:59:00Z'), idle(2), idle(3)];
+    expect(decideRefill({ pool, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 1, drain: [{ name: 'pvep-pool-small-1', reason: 'too-old' }] });
+  });
+
+  it('keeps idle members for ever with maxAgeMinutes 0', () => {
+    const members = [idle(1, '2020-01-01T00:00:00Z'), idle(2), idle(3)];
+    expect(decideRefill({ pool: { ...pool, maxAgeMinutes: 0 }, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 0, drain: [] });
+  });
+
+  it('drains the idle members of a changed shape and creates the new shape, a creating one of the old shape counting only against maxIdle', () => {
+    const members = [idle(1), idle(2), member(3)];
+    const plan = decideRefill({ pool, fingerprint: 'fp2', members, now: NOW });
+    expect(plan.drain).to.deep.equal([
+      { name: 'pvep-pool-small-1', reason: 'stale-shape' },
+      { name: 'pvep-pool-small-2', reason: 'stale-shape' },
+    ]);
+    expect(plan.create).to.equal(3);
+    expect(decideRefill({ pool: { ...pool, maxIdle: 3 }, fingerprint: 'fp2', members, now: NOW }).create, 'bounded by maxIdle').to.equal(2);
+  });
+
+  it('drains every idle member of a pool no longer configured and creates none', () => {
+    const members = [idle(1), member(2), idle(3)];
+    expect(decideRefill({ pool: undefined, fingerprint: undefined, members, now: NOW })).to.deep.equal({
+      create: 0,
+      drain: [
+        { name: 'pvep-pool-small-1', reason: 'unconfigured' },
+        { name: 'pvep-pool-small-3', reason: 'unconfigured' },
+      ],
+    });
+  });
+
+  it('drains again a member a drain took out of the idle set but never deleted (a crash between), and does not count it', () => {
+    const members = [idle(1), idle(2), member(3, { readyAt: '2026-12-03T07:55:00Z' })];
+    expect(decideRefill({ pool, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 1, drain: [{ name: 'pvep-pool-small-3', reason: 'interrupted' }] });
+  });
+
+  it('keeps nothing idle for minIdle 0 and maxIdle 0', () => {
+    expect(decideRefill({ pool: { ...pool, minIdle: 0, maxIdle: 0 }, fingerprint: 'fp1', members: [idle(1)], now: NOW })).to.deep.equal({ create: 0, drain: [{ name: 'pvep-pool-small-1', reason: 'over-max' }] });
+  });
+});
