@@ -8,10 +8,6 @@ import type { JobContext, JobDeps } from './types.js';
 import { logReleased } from '../src/addresses/release-log.js';
 import type { CreateJobData } from '../src/job-table/create.schema.js';
 import { createClaimed, settleMemberCreate } from '../src/pools/create-paths.js';
-import type { PoolClaim } from '../src/pools/types.js';
-
-/** A create's stored data with its claim (SPEC 30), which only the accept writes. */
-type PooledCreateData = CreateJobData & { claim?: PoolClaim };
 
 /**
  * SPEC 2: create, delete, create of one name leaves it present, also when
@@ -63,16 +59,18 @@ export const createJob = defineJob({
     // A member that cannot be made: its name goes (any VM it left with it) and the refill makes another (SPEC 30).
     if (data.poolMember !== undefined && deps.pools) await deps.pools.drain({ pool: data.poolMember, name: data.name, uid: data.uid });
   },
-  async handler(data: PooledCreateData, deps, ctx) {
+  async handler(data: CreateJobData, deps, ctx) {
     // The generation goes along: a phone-home token records it (SPEC 29).
-    const { step: _step, claim, poolMember, ...spec } = data;
+    // A member's create keeps poolMember: the provider tags its VM and seeds its user's ~/.ssh (SPEC 30).
+    const { step: _step, claim, ...spec } = data;
+    const { poolMember } = spec;
     const cold = () => createReplacingRetired(spec, deps, ctx);
     const pools = deps.pools;
     let result: CreateResult;
-    // SPEC 30: with pools, the result says where the VM came from.
-    if (pools === undefined) result = await cold();
-    else if (claim === undefined) result = { ...(await cold()), createdFrom: 'cold' };
-    else result = await createClaimed(spec, claim, pools, cold, ctx);
+    // SPEC 30: with pools configured, the result says where the VM came from.
+    if (claim !== undefined && pools) result = await createClaimed(spec, claim, pools, cold, ctx);
+    else if (pools?.configured) result = { ...(await cold()), origin: 'cold' };
+    else result = await cold();
     if (poolMember !== undefined && pools) await settleMemberCreate(poolMember, spec, result, pools, ctx.log);
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });

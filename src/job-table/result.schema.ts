@@ -48,18 +48,12 @@ export interface CreateResult {
   image: string;
   /** The template it was cloned from; absent when the VM's node no longer serves the image in config. */
   source?: TemplateSource;
-  /**
-   * Where the VM came from (SPEC 30): `pool`, an idle member of a warm pool
-   * the create claimed; `cold`, a clone of its own. Absent on a service with
-   * no pools. (Not `source`: that is the template a clone was made from.)
-   */
-  createdFrom?: 'pool' | 'cold';
   /** The fields this create changed on a VM of ours configured before (SPEC 2, 13): an in-place change. */
   changed?: InPlaceField[];
   /**
    * Where the VM came from (SPEC 30): `pool`, an idle pool VM this create
-   * claimed and renamed; `cold`, a clone of its own. (`source` is the
-   * template's, SPEC 23.)
+   * claimed and renamed; `cold`, a clone of its own. Absent on a service
+   * with no pools. (`source` is the template's, SPEC 23.)
    */
   origin?: CreateSource;
 }

@@ -2,7 +2,7 @@
 // gave a claim takes the member's VM (the cold way when the VM is gone);
 // a member's own create, ended, makes the member idle or drains it.
 import type { CreateResult, CreateSpec, OperationContext } from '../provider/types.js';
-import type { PoolJobDeps, SourcedCreateResult } from './job-deps.js';
+import type { PoolJobDeps, OriginCreateResult } from './job-deps.js';
 import type { PoolClaim } from './types.js';
 
 type Log = OperationContext['log'];
@@ -13,7 +13,7 @@ type Log = OperationContext['log'];
  * `cold`, the ordinary create. A successful claim's member is forgotten
  * (its VM is the claimer's now) and a refill of the pool is enqueued.
  */
-export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, cold: () => Promise<CreateResult>, ctx: OperationContext): Promise<SourcedCreateResult> {
+export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, cold: () => Promise<CreateResult>, ctx: OperationContext): Promise<OriginCreateResult> {
   let result: CreateResult;
   try {
     result = await pools.claim(spec, claim, ctx);
@@ -23,12 +23,12 @@ export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: P
     pools.metrics?.poolMissed(claim.pool);
     // The member's VM is gone: its entry and record go too, or they would stay claimed for ever.
     await pools.store.forgetClaimed(claim);
-    return { ...(await cold()), createdFrom: 'cold' };
+    return { ...(await cold()), origin: 'cold' };
   }
   await pools.store.forgetClaimed(claim);
   pools.metrics?.poolClaimed(claim.pool, Math.max(0, Date.now() - Date.parse(claim.claimedAt)) / 1000);
   await enqueueRefillOrLog(pools, claim.pool, ctx.log);
-  return { ...result, createdFrom: 'pool' };
+  return { ...result, origin: 'pool' };
 }
 
 /** The refill is a backstop every 30 s too: one not enqueued is logged, not a failed claim. */

@@ -16,6 +16,8 @@ import type { CreateSource, PoolClaim, PoolMember, PoolStore } from './types.js'
 export type ClaimVm = (spec: CreateSpec, claim: PoolClaim, user: string, ctx: OperationContext) => Promise<CreateResult>;
 
 export interface PoolJobDeps {
+  /** Some pool is configured: every create's result says its origin (absent on a service with none, as before pools). */
+  configured: boolean;
   store: PoolStore;
   /** Renames the claimed member to the create (the image's user filled in); throws what isClaimLost knows when the claim failed. */
   claim(spec: CreateSpec, claim: PoolClaim, ctx: OperationContext): Promise<CreateResult>;
@@ -33,5 +35,5 @@ export interface PoolJobDeps {
   metrics?: PoolMetrics;
 }
 
-/** The create job's result saying where its VM came from (CreateResult.createdFrom; `source` is the template a clone was made from). */
-export type SourcedCreateResult = CreateResult & { createdFrom: CreateSource };
+/** The create job's result saying where its VM came from (CreateResult.origin; `source` is the template a clone was made from). */
+export type OriginCreateResult = CreateResult & { origin: CreateSource };

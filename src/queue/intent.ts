@@ -38,8 +38,10 @@ export interface EnqueueResult {
   address?: string;
   /** The address pool it came from (proxmox.networks[].name). */
   addressPool?: string;
-  /** A create's (SPEC 30): `pool` when it claimed a warm pool's idle VM at the accept (a repeat: when its create did), `cold` when its VM is cloned. */
-  source?: CreateSource;
+  /** A create's (SPEC 30): where its VM comes from, `pool` when it claimed a warm pool's idle VM at the accept (a repeat: when its create did), `cold` when its VM is cloned. */
+  origin?: CreateSource;
+  /** A create's whose shape is a warm pool's (SPEC 30): that pool's name; with origin cold, the pool had no idle VM (a miss). */
+  warmPool?: string;
 }
 
 /** What the service's own creates say of themselves: a warm pool's member (SPEC 30), made for `poolMember`, which never claims. */
@@ -107,8 +109,8 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
     if (outcome.lease !== undefined) await leaseTimer.set(spec.name, outcome.generation, outcome.lease);
     else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);
     const shown = outcome.lease === undefined ? {} : { expiresAt: outcome.lease.expiresAt, onExpiry: outcome.lease.onExpiry };
-    const source: CreateSource = outcome.claim === undefined ? 'cold' : 'pool';
-    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), source };
+    const origin: CreateSource = outcome.claim === undefined ? 'cold' : 'pool';
+    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warm === undefined ? {} : { warmPool: warm.name }) };
     return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
   });
 }

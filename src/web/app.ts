@@ -93,7 +93,7 @@ function v1Routes(deps: WebDeps, redisDown: RedisDownProbe, tokenGuard: onReques
     // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
     void v1.register((needsRedis, _scopeOptions, scopeDone) => {
       needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
+      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()), (pool) => deps.metrics.poolMissed(pool));
       jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
       imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
       poolRoutes(needsRedis, deps.pools);

@@ -4,15 +4,19 @@
 // from the field table (create.schema.ts).
 import type { CreateSource } from '../pools/types.js';
 
-const SOURCES: readonly CreateSource[] = ['pool', 'cold'];
+const ORIGINS: readonly CreateSource[] = ['pool', 'cold'];
 
 /** A create's answer: its VM an idle member of a warm pool, or a clone of its own. */
-export const sourceAnswerProperties: Record<string, Record<string, unknown>> = {
-  source: {
+export const originAnswerProperties: Record<string, Record<string, unknown>> = {
+  origin: {
     type: 'string',
-    enum: SOURCES,
+    enum: ORIGINS,
     description:
       "A create's (SPEC 30): pool when it claimed a warm pool's idle VM at the accept (its job renames that VM and writes the sshKeys; a repeat answers pool when its create did), cold when its VM is cloned (no pool of its shape, the pool empty, userData or networkConfig given, or pool false).",
+  },
+  warmPool: {
+    type: 'string',
+    description: "A create's whose shape is a warm pool's (SPEC 30): that pool; with origin cold, the pool had no idle VM.",
   },
 };
 

@@ -6,7 +6,7 @@ import { IN_PLACE_FIELDS } from '../job-table/create.schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';
-import { poolSchemas, sourceAnswerProperties } from './openapi-pools.js';
+import { poolSchemas, originAnswerProperties } from './openapi-pools.js';
 import { CREATE_CONFLICT_TEXT, addressViewProperties } from './openapi-addresses.js';
 import { expiringBeforeParam, leasePath, leaseSchemas, leaseViewProperties } from './openapi-leases.js';
 import { jobSchemas } from './openapi-jobs.js';
@@ -101,7 +101,7 @@ const componentSchemas: Record<string, Schema> = {
       },
       ...leaseViewProperties,
       ...addressViewProperties,
-      ...sourceAnswerProperties,
+      ...originAnswerProperties,
     },
   },
   TextSummary: {

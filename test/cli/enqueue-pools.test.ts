@@ -1,5 +1,5 @@
 // SPEC 30, SPEC 6 (issue 32): `pve-provisioner enqueue create` takes
-// --no-pool (the cold way) and its --json answer says the source: pool
+// --no-pool (the cold way) and its --json answer says the origin: pool
 // when the create claimed a warm pool's idle VM, cold otherwise.
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
@@ -45,10 +45,10 @@ describe('pve-provisioner enqueue create and warm pools (SPEC 30)', function () 
     const member = await world.idleMember(h.config.pools[0] as PoolConfig, 100501, 'pve1');
     const cold = await cli(['enqueue', 'create', '--name', 'cli-cold', '--no-pool', '--json']);
     expect(cold.code, cold.stderr).to.equal(0);
-    expect(JSON.parse(cold.stdout)).to.include({ name: 'cli-cold', existing: false, source: 'cold' });
+    expect(JSON.parse(cold.stdout)).to.include({ name: 'cli-cold', existing: false, origin: 'cold' });
     expect(await h.redis.zrange(keys.poolIdle(h.prefix, 'web'), 0, -1)).to.deep.equal([member.name]);
     const warm = await cli(['enqueue', 'create', '--name', 'cli-warm', '--json']);
-    expect(JSON.parse(warm.stdout)).to.include({ name: 'cli-warm', source: 'pool' });
+    expect(JSON.parse(warm.stdout)).to.include({ name: 'cli-warm', origin: 'pool' });
     expect(await h.redis.zrange(keys.poolIdle(h.prefix, 'web'), 0, -1)).to.deep.equal([]);
   });
 });

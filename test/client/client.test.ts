@@ -100,7 +100,7 @@ describe('producer library (SPEC 6)', function () {
     const base = { name: 'grow-1', cores: 2, memoryMiB: 2048, diskGiB: 10 };
     const first = await h.client.createVm(base);
     const cores = await h.client.createVm({ ...base, cores: 4 });
-    expect(cores).to.deep.equal({ jobId: 'create-grow-1-2', name: 'grow-1', generation: 2, uid: first.uid, existing: false, source: 'cold', changes: ['cores'] });
+    expect(cores).to.deep.equal({ jobId: 'create-grow-1-2', name: 'grow-1', generation: 2, uid: first.uid, existing: false, origin: 'cold', changes: ['cores'] });
     const job = await h.queues.vm.getJob(cores.jobId);
     expect(job?.data).to.include({ name: 'grow-1', uid: first.uid, cores: 4, generation: 2 });
     expect((await h.client.getVm('grow-1'))?.spec).to.include({ uid: first.uid, cores: 4, memoryMiB: 2048, diskGiB: 10 });

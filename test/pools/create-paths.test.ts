@@ -40,6 +40,7 @@ function world(claimOutcome: 'renamed' | 'lost' | 'broken' = 'renamed'): World {
   const store = new InMemoryPoolStore();
   const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [] };
   const pools: PoolJobDeps = {
+    configured: true,
     store,
     claim(spec, given) {
       w.claimed.push(given);
@@ -94,7 +95,7 @@ describe("the create job's pool paths (SPEC 30)", () => {
   it("a claimed create takes the member's VM, forgets the member, counts the claim and enqueues a refill: no cold create", async () => {
     const w = world();
     const result = (await createJob.handler({ ...fooData, claim }, w.deps, ctx())) as CreateResult;
-    expect(result).to.include({ createdFrom: 'pool', vmid: 101, address: '192.0.2.10', uid: 'fu1' });
+    expect(result).to.include({ origin: 'pool', vmid: 101, address: '192.0.2.10', uid: 'fu1' });
     expect(w.cold).to.have.length(0);
     expect(w.claimed).to.deep.equal([claim]);
     expect(w.store.forgotten).to.deep.equal([claim]);
@@ -105,7 +106,7 @@ describe("the create job's pool paths (SPEC 30)", () => {
   it("a claim whose VM is gone goes the cold way and says so; the gone member's entry is forgotten, a miss is counted", async () => {
     const w = world('lost');
     const result = (await createJob.handler({ ...fooData, claim }, w.deps, ctx())) as CreateResult;
-    expect(result).to.include({ createdFrom: 'cold', vmid: 200 });
+    expect(result).to.include({ origin: 'cold', vmid: 200 });
     expect(w.cold.map((spec) => spec.name)).to.deep.equal(['foo']);
     expect(w.cold[0]).to.not.have.property('claim');
     expect(w.store.forgotten).to.deep.equal([claim]);
@@ -123,7 +124,7 @@ describe("the create job's pool paths (SPEC 30)", () => {
   it('a create with no claim is cold and says so; the provider never sees pool fields', async () => {
     const w = world();
     const result = (await createJob.handler({ ...fooData }, w.deps, ctx())) as CreateResult;
-    expect(result).to.include({ createdFrom: 'cold' });
+    expect(result).to.include({ origin: 'cold' });
     expect(w.claimed).to.have.length(0);
   });
 

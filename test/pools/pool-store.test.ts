@@ -73,9 +73,9 @@ describe('the warm pools\' store (SPEC 30)', function () {
     const drained = await world.idleMember(web, 100111, 'pve1');
     expect(await world.store.takeForDrain('web', drained.name)).to.equal(true);
     expect(await world.store.takeForDrain('web', drained.name), 'a second drain').to.equal(false);
-    expect((await h.client.createVm({ name: 'after-drain' })).source).to.equal('cold');
+    expect((await h.client.createVm({ name: 'after-drain' })).origin).to.equal('cold');
     const claimed = await world.idleMember(web, 100112, 'pve1');
-    expect((await h.client.createVm({ name: 'claimer' })).source).to.equal('pool');
+    expect((await h.client.createVm({ name: 'claimer' })).origin).to.equal('pool');
     expect(await world.store.takeForDrain('web', claimed.name), 'a drain after the claim').to.equal(false);
   });
 

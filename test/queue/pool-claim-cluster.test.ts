@@ -45,9 +45,9 @@ describe('warm pools on a Redis Cluster (SPEC 30, SPEC 25)', function () {
     const member = await world.idleMember(web, 100301, 'pve1');
     const drained = await world.idleMember(web, 100302, 'pve1', new Date(Date.now() + 60_000));
     const answer = await client.createVm({ name: 'cl-1', uid: 'u-cl-1' });
-    expect(answer).to.include({ source: 'pool', address: member.address });
+    expect(answer).to.include({ origin: 'pool', address: member.address });
     expect(await world.store.takeForDrain('web', drained.name)).to.equal(true);
-    expect((await client.createVm({ name: 'cl-2' })).source).to.equal('cold');
+    expect((await client.createVm({ name: 'cl-2' })).origin).to.equal('cold');
     const claim = (await world.queues.vm.getJob(answer.jobId))?.data as { claim?: PoolClaim };
     expect(claim.claim?.member).to.equal(member.name);
     await world.store.forgetClaimed(claim.claim as PoolClaim);

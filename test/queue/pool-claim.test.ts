@@ -1,7 +1,7 @@
 // SPEC 30 (issue 32): the claim at the door. A create of a warm pool's
 // shape takes the oldest-ready idle member in the accept's one script
 // (RECORD_PRESENT), on the real Redis through the producer library: the
-// answer says source pool, the job carries the claim, the records say who
+// answer says origin pool, the job carries the claim, the records say who
 // claimed whom, the member's address lease moves to the claimer. An empty
 // pool, pool false and userData go cold; a repeat claims nothing more; a
 // conflict claims nothing; fifty creates at once against ten idle members
@@ -55,7 +55,7 @@ describe('the claim at the door (SPEC 30)', function () {
     const later = await world.idleMember(web, 100101, 'pve1', new Date(now - 1000));
     const oldest = await world.idleMember(web, 100102, 'pve2', new Date(now - 5000));
     const first = await h.client.createVm({ name: 'foo', uid: 'u-foo', sshKeys: [] });
-    expect(first).to.include({ source: 'pool', existing: false });
+    expect(first).to.include({ origin: 'pool', existing: false });
     const claim = await jobClaim(h, first.jobId);
     expect(claim).to.deep.include({ pool: 'web', member: oldest.name, memberUid: oldest.uid, vmid: 100102, node: 'pve2', address: oldest.address });
     expect(Date.parse(claim?.claimedAt ?? '')).to.be.closeTo(Date.now(), 60_000);
@@ -63,10 +63,10 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(await h.redis.hget(keys.desired(h.prefix, oldest.name), 'claimedBy')).to.equal(`foo ${first.generation}`);
     expect((await world.writers.registry.get('foo'))?.claim, "the registry's record").to.deep.equal(claim);
     expect((await world.writers.registry.get(oldest.name))?.claimedBy).to.equal(`foo ${first.generation}`);
-    expect(await h.client.getVm('foo'), 'the view shows the source in the answer, not the claim').not.to.have.property('claim');
+    expect(await h.client.getVm('foo'), 'the view shows the origin in the answer, not the claim').not.to.have.property('claim');
     expect(await idleNames(h)).to.deep.equal([later.name]);
     const second = await h.client.createVm({ name: 'bar' });
-    expect(second.source).to.equal('pool');
+    expect(second.origin).to.equal('pool');
     expect((await jobClaim(h, second.jobId))?.member).to.equal(later.name);
     expect(await idleNames(h)).to.deep.equal([]);
   });
@@ -75,7 +75,7 @@ describe('the claim at the door (SPEC 30)', function () {
     const member = await world.idleMember(web, 100111, 'pve1');
     expect(member.address).to.be.a('string');
     const answer = await h.client.createVm({ name: 'foo', uid: 'u-foo' });
-    expect(answer).to.include({ source: 'pool', address: member.address, addressPool: 'lan' });
+    expect(answer).to.include({ origin: 'pool', address: member.address, addressPool: 'lan' });
     const lease = JSON.parse((await h.redis.hget(keys.addressLeases(h.prefix), 'foo u-foo')) ?? '{}') as { address?: string; uid?: string };
     expect(lease).to.include({ address: member.address, uid: 'u-foo' });
     expect(await h.redis.hget(keys.addressLeases(h.prefix), `${member.name} ${member.uid}`)).to.equal(null);
@@ -95,12 +95,12 @@ describe('the claim at the door (SPEC 30)', function () {
       await h.client.createVm({ name: 'c-3', cores: 4 }),
       await h.client.createVm({ name: 'c-4', node: 'pve1' }),
     ];
-    expect(colds.map((answer) => answer.source)).to.deep.equal(['cold', 'cold', 'cold', 'cold']);
+    expect(colds.map((answer) => answer.origin)).to.deep.equal(['cold', 'cold', 'cold', 'cold']);
     for (const answer of colds) expect(await jobClaim(h, answer.jobId)).to.equal(undefined);
     expect(await idleNames(h)).to.deep.equal([member.name]);
-    expect((await h.client.createVm({ name: 'c-5' })).source).to.equal('pool');
+    expect((await h.client.createVm({ name: 'c-5' })).origin).to.equal('pool');
     const empty = await h.client.createVm({ name: 'c-6' });
-    expect(empty.source).to.equal('cold');
+    expect(empty.origin).to.equal('cold');
     expect(await jobClaim(h, empty.jobId)).to.equal(undefined);
     expect(empty.address, 'a cold create on the pooled network takes its own lease').to.be.a('string').and.not.equal(member.address);
   });
@@ -109,7 +109,7 @@ describe('the claim at the door (SPEC 30)', function () {
     const members = [await world.idleMember(web, 100131, 'pve1', new Date(Date.now() - 2000)), await world.idleMember(web, 100132, 'pve1')];
     const first = await h.client.createVm({ name: 'foo', uid: 'u-foo' });
     const again = await h.client.createVm({ name: 'foo', uid: 'u-foo' });
-    expect(again).to.include({ existing: true, source: 'pool', jobId: first.jobId, address: first.address });
+    expect(again).to.include({ existing: true, origin: 'pool', jobId: first.jobId, address: first.address });
     expect(await idleNames(h)).to.deep.equal([members[1]?.name]);
     await h.client.createVm({ name: 'pinned', node: 'pve2', pool: false });
     const conflict = await rejection(h.client.createVm({ name: 'pinned' }));
@@ -123,12 +123,12 @@ describe('the claim at the door (SPEC 30)', function () {
     const first = await h.client.createVm({ name: 'foo', uid: 'u-foo', pool: false });
     await h.client.deleteVm({ name: 'foo' });
     const again = await h.client.createVm({ name: 'foo', uid: 'u-foo' });
-    expect(again).to.include({ source: 'cold', address: first.address });
+    expect(again).to.include({ origin: 'cold', address: first.address });
     expect(await idleNames(h)).to.deep.equal([member.name]);
     const claimed = await h.client.createVm({ name: 'bar' });
-    expect(claimed.source).to.equal('pool');
+    expect(claimed.origin).to.equal('pool');
     const bigger = await h.client.createVm({ name: 'bar', cores: 3 });
-    expect(bigger).to.include({ source: 'cold', address: claimed.address });
+    expect(bigger).to.include({ origin: 'cold', address: claimed.address });
     expect(bigger.changes).to.deep.equal(['cores']);
     expect(await jobClaim(h, bigger.jobId)).to.equal(undefined);
     expect(await h.redis.hget(keys.desired(h.prefix, 'bar'), 'claim')).to.equal(null);
@@ -156,11 +156,11 @@ describe('the claim at the door (SPEC 30)', function () {
     const members: PoolMember[] = [];
     for (let i = 0; i < 10; i++) members.push(await world.idleMember(web, 100200 + i, i % 2 === 0 ? 'pve1' : 'pve2', new Date(Date.now() - 10_000 + i)));
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => h.client.createVm({ name: `many-${i}` })));
-    const claims = await Promise.all(answers.filter((a) => a.source === 'pool').map((a) => jobClaim(h, a.jobId)));
+    const claims = await Promise.all(answers.filter((a) => a.origin === 'pool').map((a) => jobClaim(h, a.jobId)));
     expect(claims).to.have.length(10);
     expect(new Set(claims.map((c) => c?.member)).size).to.equal(10);
     expect(claims.map((c) => c?.member).sort()).to.deep.equal(members.map((m) => m.name).sort());
-    expect(answers.filter((a) => a.source === 'cold')).to.have.length(40);
+    expect(answers.filter((a) => a.origin === 'cold')).to.have.length(40);
     expect(await idleNames(h)).to.deep.equal([]);
     const claimedBy = await Promise.all(members.map((m) => h.redis.hget(keys.desired(h.prefix, m.name), 'claimedBy')));
     const claimers = claimedBy.map((by) => by?.split(' ')[0]);

@@ -36,7 +36,13 @@ describe('poolForCreate: which creates claim (SPEC 30)', () => {
     expect(poolForCreate({ ...CREATE, userData: '#cloud-config\n' }, POOLS)).to.equal(undefined);
     expect(poolForCreate({ ...CREATE, networkConfig: 'version: 2\n' }, POOLS)).to.equal(undefined);
     expect(poolForCreate({ ...CREATE, pool: false }, POOLS)).to.equal(undefined);
-    expect(poolForCreate({ ...CREATE, sshKeys: ['ssh-ed25519 AAAA'] } as PoolDeciding, POOLS)?.name).to.equal('web');
+    expect(poolForCreate({ ...CREATE, sshKeys: ['ssh-ed25519 AAAA'] }, POOLS)?.name).to.equal('web');
+  });
+
+  it('sshKeys more than one agent file-write takes (61440 characters) go cold: the claim could not write them', () => {
+    const key = `ssh-rsa ${'A'.repeat(8000)}`;
+    expect(poolForCreate({ ...CREATE, sshKeys: Array.from({ length: 7 }, () => key) }, POOLS)?.name, '7 keys fit').to.equal('web');
+    expect(poolForCreate({ ...CREATE, sshKeys: Array.from({ length: 8 }, () => key) }, POOLS), '8 do not').to.equal(undefined);
   });
 
   it('no pools: cold', () => {

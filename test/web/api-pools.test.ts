@@ -1,7 +1,7 @@
 // SPEC 30 (issue 32) over HTTP: a create of a warm pool's shape is
-// answered 202 with source pool when an idle member was there, cold when
+// answered 202 with origin pool when an idle member was there, cold when
 // none was or the create asked pool false; a create of a member's reserved
-// name is a 400 naming name; the OpenAPI document has source on the
+// name is a 400 naming name; the OpenAPI document has origin on the
 // answer, pool on the create and claim in the create job's data.
 import { expect } from 'chai';
 import type { PoolConfig } from '../../src/pools/types.js';
@@ -26,17 +26,17 @@ describe('HTTP API: warm pools (SPEC 30)', () => {
   const auth = (): Record<string, string> => ({ authorization: `Bearer ${web.token}` });
   const post = (payload: object) => web.app.inject({ method: 'POST', url: '/v1/vms', headers: auth(), payload });
 
-  it('the 202 says source pool when the create claimed an idle member, cold when it asked pool false or none was idle', async () => {
+  it('the 202 says origin pool when the create claimed an idle member, cold when it asked pool false or none was idle', async () => {
     const member = await world.idleMember(web.config.pools[0] as PoolConfig, 100401, 'pve1');
     const cold = await post({ name: 'asked-cold', pool: false });
     expect(cold.statusCode).to.equal(202);
-    expect(cold.json()).to.include({ source: 'cold' });
+    expect(cold.json()).to.include({ origin: 'cold' });
     const warm = await post({ name: 'warm-1' });
     expect(warm.statusCode).to.equal(202);
-    expect(warm.json()).to.include({ source: 'pool' });
+    expect(warm.json()).to.include({ origin: 'pool' });
     const job = (await web.app.inject({ method: 'GET', url: `/v1/jobs/${warm.json<{ jobId: string }>().jobId}`, headers: auth() })).json<{ data: { claim: { member: string } } }>();
     expect(job.data.claim.member).to.equal(member.name);
-    expect((await post({ name: 'warm-2' })).json()).to.include({ source: 'cold' });
+    expect((await post({ name: 'warm-2' })).json()).to.include({ origin: 'cold' });
   });
 
   it("a create of a member's reserved name is a 400 naming name", async () => {
@@ -45,7 +45,7 @@ describe('HTTP API: warm pools (SPEC 30)', () => {
     expect(res.json<{ fields: { field: string }[] }>().fields.map((f) => f.field)).to.deep.equal(['name']);
   });
 
-  it('the OpenAPI document has source on the answer, pool on the create, claim in the create job', async () => {
+  it('the OpenAPI document has origin on the answer, pool on the create, claim in the create job', async () => {
     type Properties = Record<string, { type?: string; enum?: string[]; default?: unknown; required?: string[] }>;
     type Doc = {
       components: { schemas: Record<string, { properties: Properties }> };
@@ -53,7 +53,7 @@ describe('HTTP API: warm pools (SPEC 30)', () => {
     };
     const doc = (await web.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<Doc>();
     const { schemas } = doc.components;
-    expect(schemas.Enqueued?.properties.source).to.deep.include({ type: 'string', enum: ['pool', 'cold'] });
+    expect(schemas.Enqueued?.properties.origin).to.deep.include({ type: 'string', enum: ['pool', 'cold'] });
     expect(schemas.CreateJobData?.properties.claim).to.deep.include({ type: 'object', required: ['pool', 'member', 'memberUid', 'vmid', 'node', 'claimedAt'] });
     expect(schemas.CreateJobData?.properties, 'the stored job has no pool').not.to.have.property('pool');
     expect(doc.paths['/vms']?.post?.requestBody.content['application/json']?.schema.properties.pool).to.deep.include({ type: 'boolean', default: true });

@@ -40,7 +40,10 @@ function isObject(body: unknown): body is Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
-export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate): void {
+/** SPEC 30: a create of a warm pool's shape that found it empty, counted once (not on a repeat). */
+type PoolMissCounter = (pool: string) => void;
+
+export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate, poolMissed: PoolMissCounter = () => undefined): void {
   app.post('/vms', async (request, reply) => {
     const health = await createHealth();
     if (!health.accept) {
@@ -48,6 +51,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
     }
     try {
       const result = await service.createVm(request.body);
+      if (result.origin === 'cold' && result.warmPool !== undefined && !result.existing) poolMissed(result.warmPool);
       return accepted(reply, health.warning === undefined || result.existing ? result : { ...result, warning: health.warning });
     } catch (err) {
       if (err instanceof SpecConflictError) return specConflict(reply, err);
