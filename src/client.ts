@@ -38,6 +38,7 @@ import type { LeaseTimerFactory } from './queue/lease-timer-source.js';
 import { listPoolViews } from './pools/pool-view.js';
 import type { PoolList } from './pools/pool-view.js';
 import type { PoolStore } from './pools/types.js';
+import { RedisPoolStore } from './pools/pool-store.js';
 
 export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, PoolExhaustedError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
@@ -101,8 +102,8 @@ export interface ProvisionerClientOptions {
   leaseTimers?: LeaseTimerFactory;
   /**
    * The warm pools' store (SPEC 30, src/pools/pool-store.ts) on this
-   * client's connection and key prefix, which listPools reads. Absent:
-   * listPools answers no pool.
+   * client's connection and key prefix, which listPools reads; the Redis
+   * store (RedisPoolStore) when absent.
    */
   poolStore?: (redis: RedisClient, prefix: string) => Pick<PoolStore, 'members'>;
 }
@@ -284,6 +285,11 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
 }
 
 /** The calls that read jobs and names, texts summarized with the fingerprint key when there is one. */
+/** The pools' Redis state (SPEC 30) a client lists pools from unless given another. */
+function redisPoolStore(redis: RedisClient, prefix: string): Pick<PoolStore, 'members'> {
+  return new RedisPoolStore(redis, prefix);
+}
+
 function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore: Pick<PoolStore, 'members'> | undefined): ReadCalls {
   const getJob = async (id: string): Promise<JobView | undefined> => {
     // No job of ours has another shape, and such an id may name one of BullMQ's own keys.
@@ -366,7 +372,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   // Given a config, input is checked before Redis is touched; without, against the published config.
   const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
   return {
-    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile), options.poolStore?.(redis, prefix)) }),
+    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile), (options.poolStore ?? redisPoolStore)(redis, prefix)) }),
     async close() {
       await session.close();
       redis.disconnect();

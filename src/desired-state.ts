@@ -58,8 +58,6 @@ export interface DesiredRecord {
   lease?: Lease;
   /** The generation of the stop a lease's expiry recorded (SPEC 31): the name stays present, its VM stopped, until a create of the same spec starts it again. */
   stopped?: number;
-  /** A warm pool's member a create claimed (SPEC 30): `<claimer name> <claimer generation>`, written by the claim's accept. */
-  claimedBy?: string;
   /** The address lease of the present uid (SPEC 29), taken at the door; absent: DHCP. */
   address?: AddressLease;
   /** The warm pool's member the present generation's create claimed at the door (SPEC 30); absent: the cold way. */

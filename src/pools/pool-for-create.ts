@@ -1,6 +1,7 @@
 // Which warm pool a create claims from (SPEC 30): a validated create (its
 // defaults filled) whose shape is a pool's, asking for nothing a member
 // was not made with. Producer-safe: the door decides with it.
+import { keysFitFileWrite } from './guest-user.js';
 import type { PoolConfig } from './types.js';
 
 /** What of a validated create decides its pool: the shape, what a member cannot have (userData, networkConfig), and `pool`. */
@@ -14,6 +15,8 @@ export interface PoolDeciding {
   node?: string;
   userData?: string;
   networkConfig?: string;
+  /** A claim writes them through the agent's file-write, which takes at most FILE_WRITE_MAX_CHARS. */
+  sshKeys?: readonly string[];
   /** false: the cold way whatever the shape. */
   pool?: boolean;
 }
@@ -27,10 +30,12 @@ function sameShape(create: PoolDeciding, pool: PoolConfig): boolean {
  * false, no userData, no networkConfig (a member's seed had neither),
  * image, sizes, bridge and vlanTag equal (absent = absent), and no node or
  * the pool's node (a pool with no node serves only a create naming none:
- * its members are wherever placement put them). sshKeys and the lease do
- * not matter: a claim writes the keys, and a lease is the name's.
+ * its members are wherever placement put them). The lease does not
+ * matter (it is the name's), nor do sshKeys, which the claim writes,
+ * unless they are more than one agent file-write takes.
  */
 export function poolForCreate(create: PoolDeciding, pools: readonly PoolConfig[]): PoolConfig | undefined {
   if (create.pool === false || create.userData !== undefined || create.networkConfig !== undefined) return undefined;
+  if (!keysFitFileWrite(create.sshKeys)) return undefined;
   return pools.find((pool) => sameShape(create, pool) && (create.node === undefined || create.node === pool.node));
 }

@@ -61,8 +61,7 @@ export function lazyProducerSession({ redis, prefix, given, acks, onConfigMismat
     const queues = createQueues(redis, prefix, config.jobs);
     const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
     const door = jobDoor(queues, limits, acks);
-    // A config from before pools has none (the key is `pools`, SPEC 30).
-    const pools = (config as { pools?: readonly PoolConfig[] }).pools ?? [];
+    const pools = config.pools;
     return { limits, queues, registry, door, leaseTimer: leaseTimers({ redis, prefix, queues, door, warnSeconds: config.leases.warnSeconds }), pools };
   };
   return {

@@ -60,6 +60,7 @@ export function poolJobDeps(wiring: PoolWiring, parts: PoolDepsParts): PoolJobDe
   const configOf = (pool: string) => wiring.configs.find((entry) => entry.name === pool);
   const refillDeps = { store, writers, fingerprint: wiring.fingerprint, log: (line: string) => logger.info(line) };
   return {
+    configured: wiring.configs.length > 0,
     store,
     claim: (spec, claim, ctx) => wiring.claimVm(spec, claim, userOf(config, spec.image ?? limits.defaultImage), ctx),
     isClaimLost: wiring.isClaimLost,
