@@ -139,7 +139,7 @@ describe("the create job's pool paths (SPEC 30)", () => {
       const m = await member(w);
       await createJob.handler(memberData(m), w.deps, ctx());
       expect(w.store.entries.get(m.name)).to.include({ idle: true, vmid: 200, node: 'pve1', address: '192.0.2.10' });
-      expect(w.cold[0]).to.not.have.property('poolMember');
+      expect(w.cold[0], "the provider tags the member and seeds its user's ~/.ssh").to.have.property('poolMember', 'small');
       expect(w.drained).to.have.length(0);
     });
 
