@@ -16,6 +16,7 @@ import { jobDoor } from '../../src/queue/enqueue.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { limitsFromConfig } from '../../src/job-table/schema.js';
 import type { SweepReport } from '../../src/reconciler/report.js';
+import { parseSamples, valueOf } from '../support/prometheus-scrape.js';
 import { REDIS_URL, keyPrefix } from '../support/redis.js';
 import { startServiceOnSim, type ServiceOnSim } from '../support/service-on-sim.js';
 import { fixtureKey } from '../support/ssh-keys.js';
@@ -114,6 +115,12 @@ describe('warm pools end to end on the simulator (SPEC 30)', function () {
     return { accepted, job };
   }
 
+  /** A sample of /metrics (the process's registry: other files' counts too, so compared before and after). */
+  async function metric(name: string): Promise<number> {
+    const samples = parseSamples(await (await fetch(url('/metrics'), { headers: service.headers })).text());
+    return valueOf(samples, name, { pool: 'small' }) ?? 0;
+  }
+
   const members = async (): Promise<SimVm[]> => (await simState()).vms.filter((vm) => MEMBER_RE.test(String(vm.config.name ?? '')));
   const tagsOf = (vm: SimVm | undefined): string[] => String(vm?.config.tags ?? '').split(';');
 
@@ -168,6 +175,7 @@ describe('warm pools end to end on the simulator (SPEC 30)', function () {
 
   it("b. a create of the pool's shape takes an idle member: renamed, marked, seed ejected, exactly its keys written; the pool refills", async () => {
     const before = await filled(POOL.cores);
+    const claims = await metric('pvep_pool_claims_total');
     const { accepted, job } = await create({ name: 'warm-1', ...SHAPE, sshKeys: KEYS });
     expect(accepted).to.include({ origin: 'pool', warmPool: 'small' });
     expect(job.result).to.include({ origin: 'pool', state: 'Running' });
@@ -195,6 +203,8 @@ describe('warm pools end to end on the simulator (SPEC 30)', function () {
     expect(await view.json()).to.deep.include({ name: 'warm-1' });
 
     await filled(POOL.cores);
+    expect(await metric('pvep_pool_claims_total'), 'claims counted').to.equal(claims + 1);
+    expect(await metric('pvep_pool_idle_vms')).to.equal(POOL.minIdle);
   });
 
   it('c. a create with userData never claims and goes the cold way; so does one asking pool false', async () => {
@@ -212,6 +222,13 @@ describe('warm pools end to end on the simulator (SPEC 30)', function () {
   it("d. a restart with the pool's shape changed drains the old idle members and makes new ones of the new shape", async () => {
     const old = (await filled(POOL.cores)).map((vm) => vm.vmid);
     await service.restart({ pools: [RESHAPED] });
+    // At once, the old members maybe still idle: the old shape no longer claims, the new one never gets an old member.
+    const oldShape = await create({ name: 'old-shape', ...SHAPE });
+    expect(oldShape.accepted).to.include({ origin: 'cold' }).and.not.have.property('warmPool');
+    const newShape = await create({ name: 'new-shape', ...SHAPE, cores: RESHAPED.cores });
+    expect(newShape.accepted).to.include({ warmPool: 'small' });
+    expect(old, 'a member of the old shape claimed').to.not.include(newShape.job.result?.vmid);
+    expect((await simState()).vms.find((vm) => vm.vmid === newShape.job.result?.vmid)?.config.cores).to.equal(RESHAPED.cores);
     const fresh = await filled(RESHAPED.cores);
     expect(fresh.map((vm) => vm.vmid)).to.not.include.members(old);
     const vmids = (await simState()).vms.map((vm) => vm.vmid);
