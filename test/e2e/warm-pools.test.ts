@@ -203,6 +203,11 @@ describe('warm pools end to end on the simulator (SPEC 30)', function () {
     expect(await view.json()).to.deep.include({ name: 'warm-1' });
 
     await filled(POOL.cores);
+    // A repeat of the create is the same job: nothing claimed again.
+    const again = await post({ name: 'warm-1', ...SHAPE, sshKeys: KEYS });
+    expect(again.status).to.equal(200);
+    expect(await again.json()).to.include({ jobId: accepted.jobId });
+    expect(await pool()).to.include({ idle: POOL.minIdle, claimed: 0 });
     expect(await metric('pvep_pool_claims_total'), 'claims counted').to.equal(claims + 1);
     expect(await metric('pvep_pool_idle_vms')).to.equal(POOL.minIdle);
   });
@@ -272,5 +277,109 @@ describe('warm pools end to end on the simulator (SPEC 30)', function () {
     expect(volumes.filter(seedOf('warm-1')), "the claimer's (none: a claim uploads none)").to.deep.equal([]);
     const deleted = sweeps.flatMap((r) => r.seeds.deleted.map((ref) => ref.name));
     expect(deleted, 'the seeds the sweeps deleted').to.include(claimed?.member);
+  });
+
+  it('g. a restart with the pool taken out of config drains its members', async () => {
+    const left = (await filled(RESHAPED.cores)).map((vm) => vm.vmid);
+    await service.restart({ pools: [] });
+    const res = await fetch(url('/v1/pools'), { headers: service.headers });
+    expect(await res.json()).to.deep.equal({ pools: [] });
+    await until('the members gone', async () => ((await members()).length === 0 ? true : undefined));
+    const vmids = (await simState()).vms.map((vm) => vm.vmid);
+    expect(vmids.filter((vmid) => left.includes(vmid))).to.deep.equal([]);
+    expect(await redis.smembers(keys.poolNames(keyPrefix(service.prefix))), 'no pool with members left').to.deep.equal([]);
+  });
+});
+
+/** A /24 of this run's own in 127.78.0.0/16, so two runs at once never share an address. */
+const NET = `127.78.${1 + Math.floor(Math.random() * 250)}`;
+const NETWORK = { name: 'lab', bridge: 'vmbr0', cidr: `${NET}.0/24`, gateway: `${NET}.1`, dns: ['127.0.0.53'], first: `${NET}.10`, last: `${NET}.20` };
+
+describe('warm pools on a pooled network end to end on the simulator (SPEC 30, 29)', function () {
+  this.timeout(300_000);
+  let service: ServiceOnSim;
+
+  const url = (path: string): string => service.url(path);
+  const get = async <T>(path: string): Promise<T> => (await (await fetch(url(path), { headers: service.headers })).json()) as T;
+
+  async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+    const end = Date.now() + DEADLINE_MS;
+    for (;;) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      if (Date.now() > end) throw new Error(`${what}: not within ${DEADLINE_MS} ms; pools ${JSON.stringify(await get('/v1/pools'))}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  async function ended(jobId: string): Promise<JobAnswer> {
+    for (;;) {
+      const job = await get<JobAnswer>(`/v1/jobs/${jobId}?waitSeconds=60`);
+      if (job.state === 'completed' || job.state === 'failed') return job;
+    }
+  }
+
+  const idle = (): Promise<number> => until('the pool idle', async () => {
+    const { pools } = await get<{ pools: PoolAnswer[] }>('/v1/pools');
+    const seen = pools[0];
+    return seen !== undefined && seen.idle === 1 && seen.creating === 0 && seen.claimed === 0 ? seen.idle : undefined;
+  });
+
+  before(async () => {
+    service = await startServiceOnSim('warm-pools-net', {
+      overrides: {
+        proxmox: {
+          nodes: [
+            { name: 'pve1', template: 9001, isoStorage: 'proxy-seeds', bridge: 'vmbr0' },
+            { name: 'pve2', template: 9002, isoStorage: 'proxy-seeds', bridge: 'vmbr0' },
+          ],
+          networks: [NETWORK],
+          images: IMAGES,
+          defaultImage: 'debian',
+        },
+        pools: [{ ...POOL, minIdle: 1, maxIdle: 1 }],
+        reconciler: { everySeconds: 3600 },
+        health: { everySeconds: 3600 },
+      },
+    });
+  });
+
+  after(async () => {
+    await service?.close();
+  });
+
+  it("a claim takes the member's address lease: the 202 and the job say that address, the VM's view too, and a delete gives it back", async () => {
+    await idle();
+    const res = await fetch(url('/v1/vms'), { method: 'POST', headers: service.headers, body: JSON.stringify({ name: 'warm-net', ...SHAPE, sshKeys: KEYS }) });
+    expect(res.status, await res.clone().text()).to.equal(202);
+    const accepted = (await res.json()) as Accepted & { addressPool?: string };
+    expect(accepted).to.include({ origin: 'pool', addressPool: 'lab' });
+    expect(accepted.address).to.match(new RegExp(`^${NET.replace(/\./g, '\\.')}\\.\\d+$`));
+    const job = await ended(accepted.jobId);
+    expect(job.state, `${job.failedReason ?? ''}\n${job.logs.join('\n')}`).to.equal('completed');
+    expect(job.result).to.include({ origin: 'pool', address: accepted.address });
+    expect(await get('/v1/vms/warm-net')).to.deep.include({ address: accepted.address });
+
+    // The refill's new member has an address of its own.
+    await idle();
+    const other = await fetch(url('/v1/vms'), { method: 'POST', headers: service.headers, body: JSON.stringify({ name: 'warm-net-2', ...SHAPE }) });
+    const second = (await other.json()) as Accepted;
+    expect(second).to.include({ origin: 'pool' });
+    expect(second.address).to.be.a('string').and.not.equal(accepted.address);
+    expect((await ended(second.jobId)).result).to.include({ address: second.address });
+
+    const del = await fetch(url('/v1/vms/warm-net'), { method: 'DELETE', headers: { authorization: service.headers.authorization ?? '' } });
+    expect(del.status).to.equal(202);
+    expect((await ended(((await del.json()) as { jobId: string }).jobId)).state).to.equal('completed');
+    // Leases left: warm-net-2's (its member's, moved) and the idle member's; none under a claimed member's name.
+    const redis = new Redis(REDIS_URL);
+    try {
+      await idle();
+      const held = Object.keys(await redis.hgetall(keys.addressLeases(keyPrefix(service.prefix)))).map((holder) => holder.split(' ')[0]);
+      expect(held.filter((name) => !MEMBER_RE.test(name ?? ''))).to.deep.equal(['warm-net-2']);
+      expect(held.filter((name) => MEMBER_RE.test(name ?? ''))).to.have.length(1);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
