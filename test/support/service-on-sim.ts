@@ -65,8 +65,8 @@ export interface ServiceOnSim {
 function mergeOverrides(defaults: ConfigOverrides, given: ConfigOverrides): ConfigOverrides {
   const groups = [...new Set([...Object.keys(defaults), ...Object.keys(given)])];
   return Object.fromEntries(
-    groups.map((group) => {
-      const base = defaults[group];
+    groups.map((group): [string, Record<string, unknown> | unknown[]] => {
+      const base = defaults[group] ?? {};
       const over = given[group];
       if (Array.isArray(over) || over === undefined || Array.isArray(base)) return [group, over ?? base];
       return [group, { ...base, ...over }];
