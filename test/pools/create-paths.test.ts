@@ -139,7 +139,8 @@ describe("the create job's pool paths (SPEC 30)", () => {
       const m = await member(w);
       await createJob.handler(memberData(m), w.deps, ctx());
       expect(w.store.entries.get(m.name)).to.include({ idle: true, vmid: 200, node: 'pve1', address: '192.0.2.10' });
-      expect(w.cold[0]).to.not.have.property('poolMember');
+      // The provider tags the member's VM as a pool VM and seeds its user's ~/.ssh from it.
+      expect(w.cold[0]).to.include({ poolMember: 'small' });
       expect(w.drained).to.have.length(0);
     });
 
