@@ -7,7 +7,8 @@
 // the pool's shape changed drains the old members and makes new ones; the
 // sweep keeps members and the claimed VM and deletes a pool VM no record
 // knows; a delete of the claimed name removes its VM, and the sweep the
-// member's seed.
+// member's seed; a claim whose VM is gone goes cold; a pool taken out of
+// config drains.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { parseMark } from '../../src/provider/mark.js';
@@ -279,7 +280,31 @@ describe('warm pools end to end on the simulator (SPEC 30)', function () {
     expect(deleted, 'the seeds the sweeps deleted').to.include(claimed?.member);
   });
 
-  it('g. a restart with the pool taken out of config drains its members', async () => {
+  it("g. a claim whose member's VM became someone else's goes the cold way, leaves that VM alone, and the pool refills", async () => {
+    await filled(RESHAPED.cores);
+    // The oldest-ready idle member is the one a claim takes; its VM now another's (no mark, another name).
+    const [oldest] = await redis.zrange(keys.poolIdle(keyPrefix(service.prefix), 'small'), 0, 0);
+    const vm = (await members()).find((m) => m.config.name === oldest);
+    expect(vm, `the oldest idle member ${oldest ?? ''}`).to.not.equal(undefined);
+    const planted = await fetch(`${service.simUrl}/_sim/vms`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ node: vm?.node, vmid: vm?.vmid, config: { name: 'not-ours', cores: 1, memory: 512 } }) });
+    expect(planted.status, await planted.clone().text()).to.equal(200);
+    const misses = await metric('pvep_pool_misses_total');
+
+    const { accepted, job } = await create({ name: 'warm-lost', ...SHAPE, cores: RESHAPED.cores });
+    expect(accepted, 'the door claimed it').to.include({ origin: 'pool' });
+    expect(job.result).to.include({ origin: 'cold', state: 'Running' });
+    expect(job.result?.vmid).to.not.equal(vm?.vmid);
+    expect(job.logs.join('\n')).to.include(`claim of ${oldest ?? ''}`);
+    const other = (await simState()).vms.find((v) => v.vmid === vm?.vmid);
+    expect(other?.config, 'the other VM untouched').to.deep.equal({ name: 'not-ours', cores: 1, memory: 512 });
+    expect(await metric('pvep_pool_misses_total'), 'the lost claim a miss').to.equal(misses + 1);
+    await until('the pool refilled', async () => {
+      const seen = await pool();
+      return seen.idle === POOL.minIdle && seen.claimed === 0 && seen.creating === 0 ? seen : undefined;
+    });
+  });
+
+  it('h. a restart with the pool taken out of config drains its members', async () => {
     const left = (await filled(RESHAPED.cores)).map((vm) => vm.vmid);
     await service.restart({ pools: [] });
     const res = await fetch(url('/v1/pools'), { headers: service.headers });
