@@ -407,4 +407,18 @@ describe('warm pools on a pooled network end to end on the simulator (SPEC 30, 2
       redis.disconnect();
     }
   });
+
+  it('a claimed VM then changes in place as any other: more cores, the same VM and address, its seed still ejected', async () => {
+    const before = await get<{ lastKnown?: { vmid?: number; address?: string } }>('/v1/vms/warm-net-2');
+    const res = await fetch(url('/v1/vms'), { method: 'POST', headers: service.headers, body: JSON.stringify({ name: 'warm-net-2', ...SHAPE, cores: 2 }) });
+    expect(res.status, await res.clone().text()).to.equal(202);
+    const accepted = (await res.json()) as Accepted;
+    expect(accepted, 'an in-place change claims nothing').to.not.include({ origin: 'pool' });
+    const job = await ended(accepted.jobId);
+    expect(job.state, `${job.failedReason ?? ''}\n${job.logs.join('\n')}`).to.equal('completed');
+    expect(job.result).to.include({ vmid: before.lastKnown?.vmid, address: before.lastKnown?.address });
+    const state = (await (await fetch(`${service.simUrl}/_sim/state`)).json()) as SimState;
+    const vm = state.vms.find((v) => v.vmid === before.lastKnown?.vmid);
+    expect(vm?.config).to.include({ name: 'warm-net-2', cores: 2, ide2: 'none,media=cdrom' });
+  });
 });
