@@ -11,7 +11,8 @@ type Log = OperationContext['log'];
  * The claimer's create: the claim renames the member's VM. A claim lost
  * (the VM gone or someone else's) is forgotten and goes the cold way,
  * `cold`, the ordinary create. A successful claim's member is forgotten
- * (its VM is the claimer's now) and a refill of the pool is enqueued.
+ * (its VM is the claimer's now). Either way the pool is a member short:
+ * a refill of it is enqueued.
  */
 export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, cold: () => Promise<CreateResult>, ctx: OperationContext): Promise<OriginCreateResult> {
   let result: CreateResult;
@@ -23,6 +24,8 @@ export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: P
     pools.metrics?.poolMissed(claim.pool);
     // The member's VM is gone: its entry and record go too, or they would stay claimed for ever.
     await pools.store.forgetClaimed(claim);
+    // The pool lost a member as a claim takes one: refilled now, not at the schedule's next run.
+    await enqueueRefillOrLog(pools, claim.pool, ctx.log);
     return { ...(await cold()), origin: 'cold' };
   }
   await pools.store.forgetClaimed(claim);

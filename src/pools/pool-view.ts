@@ -1,7 +1,9 @@
 // What GET /v1/pools, the client's listPools and `pve-provisioner pools`
 // show of each configured warm pool (SPEC 30): its shape and bounds, and
-// its members counted: idle (claimable), claimed (taken by a create, not
-// yet renamed), creating (refilling). Producer-safe.
+// its members counted: idle (claimable: of the current shape), claimed
+// (taken by a create, not yet renamed), creating (refilling).
+// Producer-safe.
+import { shapeFingerprint } from './fingerprint.js';
 import type { ListedMember, PoolConfig, PoolStore } from './types.js';
 
 export interface PoolView extends PoolConfig {
@@ -14,9 +16,14 @@ export interface PoolList {
   pools: PoolView[];
 }
 
-export function countMembers(members: readonly ListedMember[]): Pick<PoolView, 'idle' | 'claimed' | 'creating'> {
+/**
+ * `fingerprint`: the pool's shape now. An idle member of another shape is
+ * not claimable (the claim skips it, the refill drains it): on its way
+ * out like one a drain took, so neither idle nor creating.
+ */
+export function countMembers(members: readonly ListedMember[], fingerprint: string): Pick<PoolView, 'idle' | 'claimed' | 'creating'> {
   const claimed = members.filter((member) => member.claimedBy !== undefined).length;
-  const idle = members.filter((member) => member.idle && member.claimedBy === undefined).length;
+  const idle = members.filter((member) => member.idle && member.claimedBy === undefined && member.fingerprint === fingerprint).length;
   // A member a drain took (readyAt, not idle) is on its way out, not refilling.
   const creating = members.filter((member) => !member.idle && member.claimedBy === undefined && member.readyAt === undefined).length;
   return { idle, claimed, creating };
@@ -24,6 +31,6 @@ export function countMembers(members: readonly ListedMember[]): Pick<PoolView, '
 
 /** Each configured pool in config order, its members read from the store (one read per pool). */
 export async function listPoolViews(configs: readonly PoolConfig[], store: Pick<PoolStore, 'members'>): Promise<PoolList> {
-  const pools = await Promise.all(configs.map(async (config) => ({ ...config, ...countMembers(await store.members(config.name)) })));
+  const pools = await Promise.all(configs.map(async (config) => ({ ...config, ...countMembers(await store.members(config.name), shapeFingerprint(config)) })));
   return { pools };
 }

@@ -86,12 +86,17 @@ export interface WorkerService {
  */
 /**
  * SPEC 30: with pools configured, the refill runs every POOL_REFILL_EVERY_MS
- * as a backstop to the one each claim enqueues; with none, the schedule
- * goes and one refill drains what members a pool taken out of config left.
+ * as a backstop to the one each claim enqueues, and once at start: a
+ * schedule already in Redis keeps its next run (up to 30 s away), and a
+ * start is when a pool's shape or bounds changed, whose old members must
+ * drain before a create of the new shape finds them all skipped. With
+ * none, the schedule goes and one refill drains what members a pool taken
+ * out of config left.
  */
 async function preparePools(jobs: JobDoor, queues: Queues, pools: 'scheduled' | Pick<PoolStore, 'poolsWithMembers'>): Promise<void> {
   if (pools === 'scheduled') {
     await jobs.schedule('pool-refill', POOL_REFILL_EVERY_MS, {});
+    await jobs.add('pool-refill', {}, 'own', 'background');
     return;
   }
   await queues.system.removeJobScheduler(schedulerId('pool-refill'));

@@ -103,7 +103,7 @@ describe("the create job's pool paths (SPEC 30)", () => {
     expect(w.metrics).to.deep.equal(['claimed small timed']);
   });
 
-  it("a claim whose VM is gone goes the cold way and says so; the gone member's entry is forgotten, a miss is counted", async () => {
+  it("a claim whose VM is gone goes the cold way and says so; the gone member's entry is forgotten, a miss is counted, the pool refilled", async () => {
     const w = world('lost');
     const result = (await createJob.handler({ ...fooData, claim }, w.deps, ctx())) as CreateResult;
     expect(result).to.include({ origin: 'cold', vmid: 200 });
@@ -111,6 +111,8 @@ describe("the create job's pool paths (SPEC 30)", () => {
     expect(w.cold[0]).to.not.have.property('claim');
     expect(w.store.forgotten).to.deep.equal([claim]);
     expect(w.metrics).to.deep.equal(['missed small']);
+    // The pool is a member short, as after a claim: not left so until the 30 s schedule.
+    expect(w.refills).to.deep.equal(['small']);
   });
 
   it('any other failure of the claim fails the attempt (retried), with no cold create', async () => {

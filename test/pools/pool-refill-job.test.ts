@@ -71,4 +71,13 @@ describe('the pool-refill job (SPEC 30)', function () {
     const schedulers = await h.queues.system.getJobSchedulers();
     expect(schedulers.find((s) => s.name === 'pool-refill')).to.deep.include({ every: 30_000 });
   });
+
+  it('runs once at every start too, not only on the schedule that a restart finds already due up to 30 s later', async () => {
+    const first = await h.startWorker({ pools: wiring, schedule: true, healthAtStart: false });
+    await first.close();
+    await h.startWorker({ pools: wiring, schedule: true, healthAtStart: false });
+    const refills = await h.queues.system.getJobs(['waiting', 'prioritized', 'active', 'completed']);
+    const own = refills.filter((job) => job.name === 'pool-refill' && !(job.id ?? '').startsWith('repeat:'));
+    expect(own, 'one refill added by each start').to.have.length(2);
+  });
 });

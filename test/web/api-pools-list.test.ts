@@ -3,6 +3,7 @@
 // its VMs idle, claimed and creating, counted from the pool store (the
 // in-memory fake here: the store is not under test), and documented.
 import { expect } from 'chai';
+import { shapeFingerprint } from '../../src/pools/fingerprint.js';
 import { listPoolViews } from '../../src/pools/pool-view.js';
 import type { PoolConfig } from '../../src/pools/types.js';
 import { InMemoryPoolStore } from '../fakes/pool-store.js';
@@ -10,6 +11,7 @@ import { buildTestWeb } from './helpers.js';
 import type { TestWeb } from './helpers.js';
 
 const small: PoolConfig = { name: 'small', image: 'default', cores: 1, memoryMiB: 512, diskGiB: 10, minIdle: 3, maxIdle: 4, maxAgeMinutes: 60 };
+const fp = shapeFingerprint(small);
 const big: PoolConfig = { name: 'big', image: 'default', cores: 4, memoryMiB: 4096, diskGiB: 40, node: 'pve1', minIdle: 1, maxIdle: 1, maxAgeMinutes: 0 };
 
 describe('GET /v1/pools (SPEC 30)', () => {
@@ -18,12 +20,12 @@ describe('GET /v1/pools (SPEC 30)', () => {
 
   beforeEach(async () => {
     store = new InMemoryPoolStore();
-    for (let i = 0; i < 4; i += 1) await store.addMember(small, 'fp', `u${i}`, new Date());
-    await store.markIdle(store.entries.get('pvep-pool-small-1')!, 'fp');
-    await store.markIdle(store.entries.get('pvep-pool-small-2')!, 'fp');
+    for (let i = 0; i < 4; i += 1) await store.addMember(small, fp, `u${i}`, new Date());
+    await store.markIdle(store.entries.get('pvep-pool-small-1')!, fp);
+    await store.markIdle(store.entries.get('pvep-pool-small-2')!, fp);
     store.claim('pvep-pool-small-2', 'foo 3');
     // Taken by a drain: neither idle nor creating.
-    await store.markIdle(store.entries.get('pvep-pool-small-3')!, 'fp');
+    await store.markIdle(store.entries.get('pvep-pool-small-3')!, fp);
     await store.takeForDrain('small', 'pvep-pool-small-3');
   });
 
@@ -42,6 +44,13 @@ describe('GET /v1/pools (SPEC 30)', () => {
         { ...big, idle: 0, claimed: 0, creating: 0 },
       ],
     });
+  });
+
+  it('counts an idle VM of the shape before a change as neither idle nor creating: no create can claim it, the refill drains it', async () => {
+    const reshaped: PoolConfig = { ...small, cores: 2 };
+    web = await buildTestWeb({}, { pools: { listPools: () => listPoolViews([reshaped], store) } });
+    const res = await web.app.inject({ method: 'GET', url: '/v1/pools', headers: { authorization: `Bearer ${web.token}` } });
+    expect(res.json()).to.deep.equal({ pools: [{ ...reshaped, idle: 0, claimed: 1, creating: 1 }] });
   });
 
   it('needs the token, as every /v1 route', async () => {

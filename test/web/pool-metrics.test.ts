@@ -6,6 +6,7 @@
 // the scrape answers without the pool series.
 import { expect } from 'chai';
 import { createMetrics } from '../../src/metrics.js';
+import { shapeFingerprint } from '../../src/pools/fingerprint.js';
 import { listPoolViews } from '../../src/pools/pool-view.js';
 import type { PoolConfig } from '../../src/pools/types.js';
 import type { RedisDown } from '../../src/web/redis-down.js';
@@ -33,8 +34,8 @@ describe('the warm pools on /metrics (SPEC 30)', () => {
   after(() => web.close());
 
   it("gives each pool its idle VMs and its minIdle, read at the scrape", async () => {
-    const member = await store.addMember(small, 'fp', 'u1', new Date());
-    await store.markIdle(member, 'fp');
+    const member = await store.addMember(small, shapeFingerprint(small), 'u1', new Date());
+    await store.markIdle(member, shapeFingerprint(small));
     const samples = parseSamples(await scrape());
     expect(valueOf(samples, 'pvep_pool_idle_vms', { pool: 'small' })).to.equal(1);
     expect(valueOf(samples, 'pvep_pool_idle_vms', { pool: 'big' })).to.equal(0);
