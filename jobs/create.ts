@@ -8,6 +8,8 @@ import type { JobContext, JobDeps } from './types.js';
 import { logReleased } from '../src/addresses/release-log.js';
 import type { CreateJobData } from '../src/job-table/create.schema.js';
 import { createClaimed, settleMemberCreate } from '../src/pools/create-paths.js';
+import { endUnrenamedClaim } from '../src/pools/claim-end.js';
+import type { PoolClaim } from '../src/pools/types.js';
 
 /**
  * SPEC 2: create, delete, create of one name leaves it present, also when
@@ -34,16 +36,20 @@ async function createReplacingRetired(spec: CreateSpec, deps: JobDeps, ctx: JobC
 /**
  * SPEC 29: a create that failed Permanent and left no VM of its name and
  * uid gives its address lease back; one that left a VM keeps it until a
- * delete or the sweep ends that VM. Asks Proxmox only when there is a lease.
+ * delete or the sweep ends that VM. Asks Proxmox only when there is a
+ * lease or a claim. SPEC 30: with no VM of its own, a claim it never
+ * renamed still has the member's VM on that address: it goes first.
  */
-async function releaseIfNothingLeft(name: string, uid: string, deps: JobDeps, ctx: JobContext): Promise<void> {
+async function releaseIfNothingLeft(name: string, uid: string, claim: PoolClaim | undefined, deps: JobDeps, ctx: JobContext): Promise<void> {
   const lease = await deps.addresses.leaseOf(name, uid);
-  if (lease === undefined) return;
+  if (lease === undefined && claim === undefined) return;
   const seen = await deps.provider.get({ name, uid }, ctx);
   if (seen.state !== 'NotFound') {
-    await ctx.log?.(`address ${lease.address} (pool ${lease.pool}) kept: VM ${seen.vmid ?? ''} of ${name} is left (${seen.state})`);
+    if (lease !== undefined) await ctx.log?.(`address ${lease.address} (pool ${lease.pool}) kept: VM ${seen.vmid ?? ''} of ${name} is left (${seen.state})`);
     return;
   }
+  if (claim !== undefined) await endUnrenamedClaim(claim, { provider: deps.provider, registry: deps.registry, store: deps.pools?.store }, ctx);
+  if (lease === undefined) return;
   const released = await deps.addresses.createFailed(name, uid);
   await logReleased(ctx, released === undefined ? [] : [released]);
 }
@@ -55,7 +61,7 @@ export const createJob = defineJob({
   superseded: (data, record) => isOlderGeneration(data.generation, record),
   recordsPermanentFailure: true,
   async afterPermanentFailure(data, deps, ctx) {
-    await releaseIfNothingLeft(data.name, data.uid, deps, ctx);
+    await releaseIfNothingLeft(data.name, data.uid, data.claim, deps, ctx);
     // A member that cannot be made: its name goes (any VM it left with it) and the refill makes another (SPEC 30).
     if (data.poolMember !== undefined && deps.pools) await deps.pools.drain({ pool: data.poolMember, name: data.name, uid: data.uid });
   },

@@ -225,7 +225,7 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 const WAIT_POLL_MS = 100;
 
 function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
-  // A warm pool's claim (SPEC 30) is the workers' business: the answer's `source` said it.
+  // A warm pool's claim (SPEC 30) is the workers' business: the answer's `origin` said it.
   const { spec, failed, lease, address, claim: _claim, claimedBy: _claimedBy, ...kept } = record;
   // The lease as its expiry and action: its version and warning are the timers' business.
   const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), ...addressShown(address) };
@@ -284,12 +284,12 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
   };
 }
 
-/** The calls that read jobs and names, texts summarized with the fingerprint key when there is one. */
 /** The pools' Redis state (SPEC 30) a client lists pools from unless given another. */
 function redisPoolStore(redis: RedisClient, prefix: string): Pick<PoolStore, 'members'> {
   return new RedisPoolStore(redis, prefix);
 }
 
+/** The calls that read jobs and names, texts summarized with the fingerprint key when there is one; the warm pools from `poolStore`. */
 function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore: Pick<PoolStore, 'members'> | undefined): ReadCalls {
   const getJob = async (id: string): Promise<JobView | undefined> => {
     // No job of ours has another shape, and such an id may name one of BullMQ's own keys.

@@ -60,7 +60,7 @@ export interface DesiredRecord {
   stopped?: number;
   /** The address lease of the present uid (SPEC 29), taken at the door; absent: DHCP. */
   address?: AddressLease;
-  /** The warm pool's member the present generation's create claimed at the door (SPEC 30); absent: the cold way. */
+  /** The warm pool's member the present generation's create claimed at the door (SPEC 30); absent: the cold way. Kept on the tombstone, so the delete ends a member its create never renamed. */
   claim?: PoolClaim;
   /** A warm pool member's record: `<claimer name> <claimer generation>` once a create claimed it (SPEC 30). */
   claimedBy?: string;

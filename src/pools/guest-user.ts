@@ -25,8 +25,17 @@ export function imageUser(images: readonly { name: string; user?: string }[], im
   return images.find((i) => i.name === image)?.user;
 }
 
-/** Agent.pm file-write's `content` maxLength (60 KiB, under pveproxy's 64 KiB POST limit). */
+/**
+ * Agent.pm file-write's `content` maxLength (60 KiB). The content is sent
+ * as base64 of its UTF-8 bytes with `encode=0` (src/proxmox/http-api.ts),
+ * so the limit is on that base64 text: at most 46080 bytes of keys.
+ */
 export const FILE_WRITE_MAX_CHARS = 61_440;
+
+/** How many characters `content` takes in file-write's `content` parameter: the base64 of its UTF-8 bytes. */
+export function fileWriteChars(content: string): number {
+  return 4 * Math.ceil(Buffer.byteLength(content, 'utf8') / 3);
+}
 
 /** `authorized_keys` as a claim writes it: one key per line, each ending in a newline; no keys, an empty file. */
 export function authorizedKeysContent(keys: readonly string[] = []): string {
@@ -35,5 +44,5 @@ export function authorizedKeysContent(keys: readonly string[] = []): string {
 
 /** Whether a claim can write these keys in its one agent/file-write (a create whose keys do not fit should not claim). */
 export function keysFitFileWrite(keys: readonly string[] = []): boolean {
-  return authorizedKeysContent(keys).length <= FILE_WRITE_MAX_CHARS;
+  return fileWriteChars(authorizedKeysContent(keys)) <= FILE_WRITE_MAX_CHARS;
 }

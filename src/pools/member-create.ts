@@ -1,21 +1,21 @@
 // A warm pool's member made and ended as any name is (SPEC 2, 30): its
-// create recorded present through the registry and added through the
-// door, as acceptCreate does, but with the pool's shape, no sshKeys,
-// waitForAddress, `poolMember` in its data, no lease, and behind every
-// caller's job (the door's `background` order); its delete is the
-// ordinary one (acceptDelete). It never claims: a claim is the caller's
-// create's (the door's RECORD_PRESENT with a claim), never a member's.
-import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from '../job-table/create.schema.js';
-import type { CreateSpec } from '../job-table/create.schema.js';
-import { poolOfCreate } from '../queue/address-door.js';
-import { acceptDelete } from '../queue/intent.js';
+// create is a create through the door's one accept (acceptCreate), of the
+// pool's shape under the member's name and uid, with no sshKeys, waiting
+// for its address, no lease (ttlSeconds 0: the member is the service's
+// until a claim gives it the claimer's), `poolMember` in its record and
+// job, and behind every caller's job (the door's `background` order); its
+// delete is the ordinary one (acceptDelete). What is here is only what a
+// member's create says differently from a caller's.
+import type { CreateJobInput } from '../job-table/create.schema.js';
+import { validateJobData, type JobLimits } from '../job-table/schema.js';
+import { acceptCreate, acceptDelete } from '../queue/intent.js';
 import type { EnqueueResult, IntentWriters } from '../queue/intent.js';
-import { ConflictError } from '../queue/producer-errors.js';
+import { ValidationError } from '../queue/producer-errors.js';
 import type { PoolConfig, PoolMember } from './types.js';
 
-/** What the member's VM is: the pool's shape under the member's name and uid. */
-export function memberSpec(pool: PoolConfig, member: Pick<PoolMember, 'name' | 'uid'>): CreateSpec {
-  return {
+/** The member's create as a caller's would be sent: the pool's shape under the member's name and uid, checked by the field table (its defaults filled). */
+export function memberInput(pool: PoolConfig, member: Pick<PoolMember, 'name' | 'uid'>, limits: JobLimits): CreateJobInput {
+  const input = {
     name: member.name,
     uid: member.uid,
     image: pool.image,
@@ -23,37 +23,26 @@ export function memberSpec(pool: PoolConfig, member: Pick<PoolMember, 'name' | '
     memoryMiB: pool.memoryMiB,
     diskGiB: pool.diskGiB,
     waitForAddress: true,
+    ttlSeconds: 0,
     ...(pool.node === undefined ? {} : { node: pool.node }),
     ...(pool.bridge === undefined ? {} : { bridge: pool.bridge }),
     ...(pool.vlanTag === undefined ? {} : { vlanTag: pool.vlanTag }),
   };
+  const checked = validateJobData('create', input, limits);
+  if (!checked.ok) throw new ValidationError(checked.errors);
+  return checked.value;
 }
 
 /**
  * Records the member present (with an address lease on a pooled network,
- * SPEC 29) and adds its create job at background priority. Throws
- * ConflictError when the name is present with another uid or spec (a
- * member's name is new from the pool's counter, so only lost Redis data
- * or a hand-made record could do it), PoolExhaustedError when its
- * network's address pool is full.
+ * SPEC 29) and adds its create job at background priority. Throws what
+ * acceptCreate throws: ConflictError or SpecConflictError when the name
+ * is present with another uid or spec (a member's name is new from the
+ * pool's counter, so only lost Redis data or a hand-made record could do
+ * it), PoolExhaustedError when its network's address pool is full.
  */
-export async function acceptMemberCreate({ door, registry, limits }: Omit<IntentWriters, 'leaseTimer'>, pool: PoolConfig, member: PoolMember): Promise<EnqueueResult> {
-  const spec = memberSpec(pool, member);
-  const addressPool = poolOfCreate(spec, limits);
-  return door.accept(async () => {
-    // poolMember recorded with the spec too: a create the sweep adds again (a lost job) is still the member's.
-    const outcome = await registry.recordPresent(spec.name, spec.uid, { ...spec, poolMember: pool.name }, {
-      compare: SPEC_FIELDS,
-      absentMeans: specFieldDefaults(limits),
-      inPlace: IN_PLACE_FIELDS,
-      ...(addressPool === undefined ? {} : { pool: addressPool }),
-    });
-    if (outcome.kind === 'conflict' || outcome.kind === 'updated') throw new ConflictError(spec.name, outcome.kind === 'conflict' ? outcome.existingUid : outcome.uid);
-    const data = { ...spec, generation: outcome.generation, poolMember: pool.name, ...(outcome.address === undefined ? {} : { address: outcome.address }) };
-    if (outcome.kind === 'existing') await door.ensure('create', data, outcome.jobId, 'background');
-    else await door.add('create', data, { recorded: outcome.jobId }, 'background');
-    return { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing' };
-  });
+export function acceptMemberCreate(writers: IntentWriters, pool: PoolConfig, member: PoolMember): Promise<EnqueueResult> {
+  return acceptCreate(writers, memberInput(pool, member, writers.limits), { poolMember: pool.name, order: 'background' });
 }
 
 /** The ordinary delete of a member's name and uid: recorded absent, its delete job added (SPEC 2). */

@@ -15,7 +15,7 @@ export interface PoolDeciding {
   node?: string;
   userData?: string;
   networkConfig?: string;
-  /** A claim writes them through the agent's file-write, which takes at most FILE_WRITE_MAX_CHARS. */
+  /** A claim writes them through the agent's file-write, which takes at most FILE_WRITE_MAX_CHARS of their base64 (keysFitFileWrite). */
   sshKeys?: readonly string[];
   /** false: the cold way whatever the shape. */
   pool?: boolean;

@@ -7,7 +7,7 @@
 // with the address. Every step is safe to repeat. A member that is gone or
 // not the claim's is a ClaimLostError, before any write: the caller goes
 // the cold way. Forgetting the member and the refill are the caller's.
-import { authorizedKeysContent, authorizedKeysPath, FILE_WRITE_MAX_CHARS, isGuestUserName } from '../pools/guest-user.js';
+import { authorizedKeysContent, authorizedKeysPath, FILE_WRITE_MAX_CHARS, fileWriteChars, isGuestUserName } from '../pools/guest-user.js';
 import { NotFoundError } from '../errors.js';
 import type { VmConfig } from '../proxmox/api.js';
 import { readAgentOnce } from './agent-read.js';
@@ -30,8 +30,8 @@ export async function claimVm(deps: ProviderDeps, request: ClaimRequest, ctx: Op
   const { spec, claim, user } = request;
   if (!isGuestUserName(user)) throw permanent(`claim for ${spec.name}: image user ${JSON.stringify(user)} is not a login name (proxmox.images[].user)`);
   const content = authorizedKeysContent(spec.sshKeys);
-  if (content.length > FILE_WRITE_MAX_CHARS) {
-    throw new ClaimLostError(`claim of ${claim.member} for ${spec.name}: its sshKeys take ${content.length} characters, more than agent/file-write's ${FILE_WRITE_MAX_CHARS}`, 'keys-too-long');
+  if (fileWriteChars(content) > FILE_WRITE_MAX_CHARS) {
+    throw new ClaimLostError(`claim of ${claim.member} for ${spec.name}: its sshKeys take ${fileWriteChars(content)} characters as base64, more than agent/file-write's ${FILE_WRITE_MAX_CHARS}`, 'keys-too-long');
   }
   const image = requireImage(deps, spec.image);
   // 1. The member's config, where the claim says it is (SPEC 28: read at its VMID, whatever it is called).

@@ -285,8 +285,9 @@ export interface ProxmoxApi {
   agentInterfaces(node: string, vmid: number, opts?: CallOptions): Promise<AgentInterface[]>;
   /**
    * `POST .../agent/file-write` (SPEC 30): the guest agent writes `content`
-   * (at most 61440 characters, sent as text: the API base64-encodes it)
-   * into `file`, created or replaced. Protected; answers nothing.
+   * (text, written as its UTF-8 bytes: sent as their base64 with
+   * `encode=0`, which must fit the parameter's 61440 characters) into
+   * `file`, created or replaced. Protected; answers nothing.
    */
   agentFileWrite(node: string, vmid: number, file: string, content: string, opts?: CallOptions): Promise<void>;
   storages(node: string, opts?: CallOptions): Promise<StorageEntry[]>;

@@ -245,7 +245,8 @@ function seamOverHttp(call: Send): ProxmoxApi {
       return data?.result ?? [];
     },
     agentFileWrite: async (node, vmid, file, content, opts) => {
-      await call('agentFileWrite', vm(node, vmid), { form: { file, content } }, opts);
+      // Encoded here, not by the API: Agent.pm's encode_base64 dies on a character past U+00FF and writes U+0080-U+00FF as Latin-1.
+      await call('agentFileWrite', vm(node, vmid), { form: { file, content: Buffer.from(content, 'utf8').toString('base64'), encode: 0 } }, opts);
     },
     storages: async (node, opts) => (await call('storages', { node }, {}, opts)) as StorageEntry[],
     upload: async (node, storage, filename, source, opts) =>

@@ -12,7 +12,7 @@ import type { Lease } from '../desired-state.js';
 import type { LeaseTimer } from './lease-timer.js';
 import type { DeleteJobInput } from '../job-table/delete.schema.js';
 import type { JobLimits } from '../job-table/schema.js';
-import type { JobDoor } from './enqueue.js';
+import type { JobDoor, JobOrder } from './enqueue.js';
 import { ConflictError, SpecConflictError, ValidationError } from './producer-errors.js';
 import { addressShown, poolOfCreate } from './address-door.js';
 import type { DesiredStateRegistry } from './registry.js';
@@ -44,9 +44,12 @@ export interface EnqueueResult {
   warmPool?: string;
 }
 
-/** What the service's own creates say of themselves: a warm pool's member (SPEC 30), made for `poolMember`, which never claims. */
-export interface OwnCreate {
+/** How the service's own creates differ from a caller's (SPEC 30); a caller's create passes none. */
+export interface CreateOptions {
+  /** A warm pool's member made for this pool (the refill's): it may take the reserved name, never claims, and its record and job carry `poolMember`. */
   poolMember?: string;
+  /** Where its job waits (the door's JobOrder): `background` behind every caller's job. Default `fifo`. */
+  order?: JobOrder;
 }
 
 /** What an intent is recorded and enqueued with: the door, the registry, the limits the sizes default from, and the leases' timers (SPEC 31). */
@@ -73,21 +76,24 @@ function leaseAction(value: string): Lease['onExpiry'] {
  * name is present with another spec), ConflictError (another uid holds the
  * name) or PoolExhaustedError, recording nothing. With no uid, a present
  * name's is taken. The lease is not spec: other terms on a present name
- * move it (from now), the same ones keep it. `own`: the service's own
- * create of a pool member (the refill), which never claims and whose job
- * carries `poolMember`; any other create of a member's reserved name is
- * a ValidationError naming `name`, recording nothing.
+ * move it (from now), the same ones keep it. `options`: the service's
+ * own create of a pool member (the refill's, src/pools/member-create.ts),
+ * which never claims, carries `poolMember` in its record's spec (so a
+ * create the sweep adds again is still the member's) and its job, and
+ * waits in its order; any other create of a member's reserved name is a
+ * ValidationError naming `name`, recording nothing.
  */
-export async function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput, own: OwnCreate = {}): Promise<EnqueueResult> {
+export async function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput, options: CreateOptions = {}): Promise<EnqueueResult> {
+  const { poolMember, order = 'fifo' } = options;
   // The members' names are the service's own (SPEC 30): only the refill's creates (poolMember) take them.
-  if (own.poolMember === undefined && value.name.startsWith(POOL_MEMBER_PREFIX)) {
+  if (poolMember === undefined && value.name.startsWith(POOL_MEMBER_PREFIX)) {
     throw new ValidationError([{ field: 'name', message: `must not start with "${POOL_MEMBER_PREFIX}": that prefix names the warm pools' VMs (SPEC 30)` }]);
   }
   const pool = poolOfCreate(value, limits);
-  const warm = own.poolMember === undefined ? poolForCreate(value, limits.pools ?? []) : undefined;
+  const warm = poolMember === undefined ? poolForCreate(value, limits.pools ?? []) : undefined;
   return door.accept(async () => {
     const { ttlSeconds, onExpiry, pool: _pool, ...vm } = value;
-    const spec = { ...vm, uid: value.uid ?? randomUUID() };
+    const spec = { ...vm, uid: value.uid ?? randomUUID(), ...(poolMember === undefined ? {} : { poolMember }) };
     const lease = { ttlSeconds, onExpiry: leaseAction(onExpiry), expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
     const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
       uidGiven: value.uid !== undefined,
@@ -102,9 +108,9 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
       if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
       throw new ConflictError(spec.name, outcome.existingUid);
     }
-    const carried = { ...(outcome.address === undefined ? {} : { address: outcome.address }), ...(outcome.claim === undefined ? {} : { claim: outcome.claim }), ...own };
-    if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation, ...carried }, outcome.jobId);
-    else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation, ...carried }, { recorded: outcome.jobId });
+    const carried = { ...(outcome.address === undefined ? {} : { address: outcome.address }), ...(outcome.claim === undefined ? {} : { claim: outcome.claim }) };
+    if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation, ...carried }, outcome.jobId, order);
+    else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation, ...carried }, { recorded: outcome.jobId }, order);
     // Set again on a repeat too: the timers of an in-place change's new generation, or of a lease whose first set was lost.
     if (outcome.lease !== undefined) await leaseTimer.set(spec.name, outcome.generation, outcome.lease);
     else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);

@@ -192,7 +192,8 @@ return 1
  * now, tombstone seconds, the job id's prefix (intentJobIdPrefix; the
  * generation is appended). A delete naming a uid the name is not desired
  * with changes no desired state: it only removes that uid's VM (the
- * reconciler's orphans). A recorded delete ends the name's lease (SPEC 31).
+ * reconciler's orphans). A recorded delete ends the name's lease (SPEC 31)
+ * and keeps the record's `claim` (SPEC 30) for its job.
  * Returns {'recorded', generation, jobId, '1' when it ended a lease else
  * '0'} | {'existing', generation, jobId} | {'foreign', generation}.
  */
@@ -209,7 +210,8 @@ local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
-redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing', 'leaseTerms', 'stopped', 'claim')
+-- The claim stays on the tombstone (SPEC 30): the delete job ends a member its create never renamed.
+redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing', 'leaseTerms', 'stopped')
 local ended = dropLease(KEYS[1], KEYS[4], ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])

@@ -69,7 +69,8 @@ export function poolJobDeps(wiring: PoolWiring, parts: PoolDepsParts): PoolJobDe
       return found && wiring.fingerprint(found);
     },
     async enqueueRefill(pool) {
-      await door.add('pool-refill', { pool }, 'own', 'background');
+      // One waits per pool: a burst of claims adds one, and a claim during a refill one more behind it.
+      await door.add('pool-refill', { pool }, { oneWaiting: pool }, 'background');
     },
     drain: (member) => drainMember(refillDeps, member),
     refill: (pool) => refillPools(refillDeps, wiring.configs, pool),

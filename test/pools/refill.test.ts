@@ -9,7 +9,9 @@ import type { Redis } from 'ioredis';
 import { limitsFromConfig } from '../../src/job-table/schema.js';
 import type { JobLimits } from '../../src/job-table/schema.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
-import type { IntentWriters } from '../../src/queue/intent.js';
+import { acceptCreate, type IntentWriters } from '../../src/queue/intent.js';
+import { ValidationError } from '../../src/queue/producer-errors.js';
+import { memberInput } from '../../src/pools/member-create.js';
 import { createQueues } from '../../src/queue/queues.js';
 import type { Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -69,6 +71,25 @@ describe('the refill of a pool (SPEC 30)', () => {
     expect(data).to.include({ image: pool.image, cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: true, poolMember: 'small' });
     expect(data).to.not.have.property('sshKeys');
     expect((await refillPool(deps, 'small', pool)).created, 'the creating ones count').to.deep.equal([]);
+  });
+
+  it("a member's create is acceptCreate's, the one accept: with poolMember and background order its record and job say poolMember, it waits behind callers' jobs, has no lease with leases.defaultSeconds set, and never claims; without poolMember the reserved name is refused", async () => {
+    const leased: JobLimits = { ...limits, leases: { ...limits.leases, defaultSeconds: 3600 } };
+    const writers: IntentWriters = { ...deps.writers, limits: leased, door: jobDoor(queues, leased) };
+    const member = { name: 'pvep-pool-small-7', uid: 'uid-small-7' };
+    const accepted = await acceptCreate(writers, memberInput(pool, member, leased), { poolMember: 'small', order: 'background' });
+    expect(accepted).to.include({ name: member.name, uid: member.uid, existing: false, origin: 'cold' });
+    expect(accepted).to.not.have.property('expiresAt');
+    expect((await registry.get(member.name))?.spec).to.include({ poolMember: 'small' });
+    expect((await registry.get(member.name))?.lease).to.equal(undefined);
+    const [job, ...more] = await queues.vm.getPrioritized();
+    expect(more).to.have.length(0);
+    expect(dataOf(job)).to.include({ name: member.name, poolMember: 'small', waitForAddress: true });
+    const again = await acceptCreate(writers, memberInput(pool, member, leased), { poolMember: 'small', order: 'background' });
+    expect(again).to.include({ existing: true, jobId: accepted.jobId });
+    const refused = await acceptCreate(writers, memberInput(pool, { name: 'pvep-pool-small-8', uid: 'u8' }, leased)).catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(ValidationError);
+    expect((refused as ValidationError).fields.map((e) => e.field)).to.deep.equal(['name']);
   });
 
   it('drains an idle member of a changed shape: taken, recorded absent with a delete job, its entry gone; then refills', async () => {

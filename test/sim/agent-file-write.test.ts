@@ -51,6 +51,20 @@ describe('simulator agent/file-write (SPEC 30)', () => {
     expect(await filesOf(ID)).to.deep.equal({ '/tmp/x': '' });
   });
 
+  it("with encode=1 a character past U+00FF dies in Agent.pm's encode_base64 before the file is opened, and U+0080-U+00FF are written as Latin-1; base64 of the UTF-8 bytes with encode=0 keeps any text", async () => {
+    sim = await startTestSim();
+    await plantUp();
+    const key = 'ssh-ed25519 AAAA Zoë ✓ 🔑@laptop\n';
+    await sim.data('POST', WRITE, { file: KEYS, content: 'old\n' });
+    const wide = await sim.api('POST', WRITE, { file: KEYS, content: key });
+    expect([wide.status, wide.reason]).to.deep.equal([500, 'Wide character in subroutine entry at /usr/share/perl5/PVE/API2/Qemu/Agent.pm line 624.']);
+    expect(await filesOf(ID), 'never opened, so not truncated').to.deep.equal({ [KEYS]: 'old\n' });
+    await sim.data('POST', WRITE, { file: KEYS, content: 'Zoë\n' });
+    expect(await filesOf(ID), 'one Latin-1 byte, not UTF-8').to.deep.equal({ [KEYS]: 'Zo\ufffd\n' });
+    await sim.data('POST', WRITE, { file: KEYS, content: Buffer.from(key, 'utf8').toString('base64'), encode: 0 });
+    expect(await filesOf(ID)).to.deep.equal({ [KEYS]: key });
+  });
+
   it('refuses content over 61440 characters before the handler, as the schema does', async () => {
     sim = await startTestSim();
     await plantUp();

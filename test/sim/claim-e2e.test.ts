@@ -23,7 +23,8 @@ const CLAIMER = 'ci-runner-7';
 const CLAIMER_UID = '7c7c7c7c-0000-4000-8000-000000000007';
 const KEYS = [
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKo7kRlyCWLgmbAq3UtdA7kkXYKnhS1nAfIiAYVdoBs/ alice@laptop',
-  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOq3Y2Ypt2kWm0tB3WJn8h4zq6sWcC9mR3dYkD8tA1bB bob',
+  // Any UTF-8 comment (SPEC 30): Agent.pm's own base64 would die on ✓ and 🔑 and write ö as Latin-1.
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOq3Y2Ypt2kWm0tB3WJn8h4zq6sWcC9mR3dYkD8tA1bB björn ✓ 🔑',
 ];
 
 interface SimVmView {

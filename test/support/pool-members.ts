@@ -1,15 +1,16 @@
 // Warm pool members for tests (SPEC 30), made as the refill will make
 // them: an entry under the pool's next number, the member's create
-// accepted through the door as the service's own (poolMember, no claim),
+// accepted as the refill's (acceptMemberCreate: poolMember, no claim),
 // then marked idle with a VMID and node as its completed create would
 // leave it. No worker runs: the member's create job just waits.
 import type { Config } from '../../src/config/types.js';
-import { limitsFromConfig, validateJobData } from '../../src/job-table/schema.js';
+import { limitsFromConfig } from '../../src/job-table/schema.js';
 import { shapeFingerprint } from '../../src/pools/fingerprint.js';
 import { RedisPoolStore } from '../../src/pools/pool-store.js';
 import type { PoolConfig, PoolMember } from '../../src/pools/types.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
-import { acceptCreate, type IntentWriters } from '../../src/queue/intent.js';
+import type { IntentWriters } from '../../src/queue/intent.js';
+import { acceptMemberCreate } from '../../src/pools/member-create.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import type { RedisClient } from '../../src/redis-script.js';
@@ -38,11 +39,8 @@ export function poolWorld(redis: RedisClient, prefix: string, config: Config): P
     async idleMember(pool, vmid, node, readyAt = new Date()) {
       const fingerprint = shapeFingerprint(pool);
       const added = await store.addMember(pool, fingerprint, `uid-${pool.name}-${vmid}`, new Date());
-      const { name, uid } = added;
-      const shape = { image: pool.image, cores: pool.cores, memoryMiB: pool.memoryMiB, diskGiB: pool.diskGiB, ...(pool.bridge === undefined ? {} : { bridge: pool.bridge }), ...(pool.vlanTag === undefined ? {} : { vlanTag: pool.vlanTag }) };
-      const checked = validateJobData('create', { name, uid, ...shape, ...(pool.node === undefined ? {} : { node: pool.node }) }, limits);
-      if (!checked.ok) throw new Error(`a member's create was refused: ${JSON.stringify(checked.errors)}`);
-      const accepted = await acceptCreate(writers, checked.value, { poolMember: pool.name });
+      const { name } = added;
+      const accepted = await acceptMemberCreate(writers, pool, added);
       const record = await registry.get(name);
       const member: PoolMember = { ...added, vmid, node, readyAt: readyAt.toISOString(), ...(record?.address === undefined ? {} : { address: record.address.address }) };
       if (accepted.origin !== 'cold') throw new Error(`a member's create claimed: ${JSON.stringify(accepted)}`);

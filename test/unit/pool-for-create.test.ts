@@ -39,10 +39,13 @@ describe('poolForCreate: which creates claim (SPEC 30)', () => {
     expect(poolForCreate({ ...CREATE, sshKeys: ['ssh-ed25519 AAAA'] }, POOLS)?.name).to.equal('web');
   });
 
-  it('sshKeys more than one agent file-write takes (61440 characters) go cold: the claim could not write them', () => {
-    const key = `ssh-rsa ${'A'.repeat(8000)}`;
-    expect(poolForCreate({ ...CREATE, sshKeys: Array.from({ length: 7 }, () => key) }, POOLS)?.name, '7 keys fit').to.equal('web');
-    expect(poolForCreate({ ...CREATE, sshKeys: Array.from({ length: 8 }, () => key) }, POOLS), '8 do not').to.equal(undefined);
+  it('sshKeys more than one agent file-write takes (61440 characters of the base64 of their UTF-8 bytes) go cold: the claim could not write them', () => {
+    // 'ssh-rsa ' and the newline are 9 bytes: 46080 bytes in all are 61440 characters of base64.
+    const fits = `ssh-rsa ${'A'.repeat(46_080 - 9)}`;
+    expect(poolForCreate({ ...CREATE, sshKeys: [fits] }, POOLS)?.name, '46080 bytes fit').to.equal('web');
+    expect(poolForCreate({ ...CREATE, sshKeys: [`${fits}A`] }, POOLS), 'one byte more does not').to.equal(undefined);
+    // 23053 characters, but 46094 UTF-8 bytes (ö is two).
+    expect(poolForCreate({ ...CREATE, sshKeys: [`ssh-rsa AAAA ${'ö'.repeat(23_040)}`] }, POOLS), 'measured in bytes, not characters').to.equal(undefined);
   });
 
   it('no pools: cold', () => {
