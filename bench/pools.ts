@@ -1,7 +1,8 @@
 // Warm pools (issue 32, SPEC 30): CREATES creates arriving at random
 // (seeded, the seed printed; --seed replays) over SPAN simulated seconds
 // (default 60 over 600 s) against one pool of --min-idle 5 and --max-idle
-// 10, then the same arrivals with no pool. The simulator runs the host's
+// 10, then the same arrivals with no pool (--only pool or --only none: one
+// of the two). The simulator runs the host's
 // task and boot times 10 times faster (cloneSeconds, taskSeconds and
 // agentSeconds divided by 10) but every Proxmox call at its real cost
 // (timeScale 1: requestCostMs, the daemon model's queueing, the agent's
@@ -22,7 +23,7 @@
 // seconds): `npm run bench:pools`. Like the other benches it exits 0
 // whatever the bars say; --strict exits 1 when one fails.
 // Options: --seed N, --creates N, --span-seconds S (simulated), --min-idle N,
-// --max-idle N, --pool-only, --quick (12 creates over 120 simulated s).
+// --max-idle N, --only pool|none, --quick (12 creates over 120 simulated s).
 import type { Redis } from 'ioredis';
 import { createProvisionerClient, type ProvisionerClient } from '../src/client.js';
 import { loadConfig } from '../src/config/index.js';
@@ -38,7 +39,7 @@ const flags = benchFlags('pools', {
   'span-seconds': { type: 'string' },
   'min-idle': { type: 'string' },
   'max-idle': { type: 'string' },
-  'pool-only': { type: 'boolean' },
+  only: { type: 'string' },
   strict: { type: 'boolean' },
 });
 const CREATES = intFlag(flags, 'creates', 60, 12);
@@ -46,6 +47,11 @@ const SPAN_SECONDS = intFlag(flags, 'span-seconds', 600, 120);
 const MIN_IDLE = intFlag(flags, 'min-idle', 5, 5);
 const MAX_IDLE = intFlag(flags, 'max-idle', 10, 10);
 const SEED = typeof flags.values.seed === 'string' ? intFlag(flags, 'seed', 1, 1) : Math.floor(Math.random() * 2 ** 31);
+const ONLY = flags.values.only;
+if (ONLY !== undefined && ONLY !== 'pool' && ONLY !== 'none') {
+  process.stderr.write(`bench/pools: --only must be pool or none, got ${String(ONLY)}\n`);
+  process.exit(2);
+}
 if (MAX_IDLE < MIN_IDLE) {
   process.stderr.write(`bench/pools: --max-idle (${MAX_IDLE}) must be at least --min-idle (${MIN_IDLE})\n`);
   process.exit(2);
@@ -210,7 +216,8 @@ async function runMode(mode: Mode, offsets: number[]): Promise<RunResult> {
 }
 
 const n2 = (v: number): number => Number(v.toFixed(2));
-const spreadRow = (label: string, s: Spread): Record<string, string | number> => ({ creates: label, n: s.n, 'p50 s': n2(s.p50), 'p95 s': n2(s.p95), 'max s': n2(s.max) });
+const seconds = (s: Spread, v: number): string | number => (s.n === 0 ? '-' : n2(v));
+const spreadRow = (label: string, s: Spread): Record<string, string | number> => ({ creates: label, n: s.n, 'p50 s': seconds(s, s.p50), 'p95 s': seconds(s, s.p95), 'max s': seconds(s, s.max) });
 const drains = (t: RefillTally | undefined): string => (t === undefined ? '-' : Object.entries(t.drained).map(([reason, n]) => `${n} ${reason}`).join(', ') || 'none');
 
 function printRun(r: RunResult): void {
@@ -249,14 +256,14 @@ process.stdout.write(
     `simulator timeScale 1, task and boot times / ${SPEEDUP}, each call at its real cost; ${WORKERS} workers\n`,
 );
 const runs: RunResult[] = [];
-runs.push(await runMode('pool', offsets));
-printRun(runs[0] as RunResult);
-if (flags.values['pool-only'] !== true) {
-  runs.push(await runMode('none', offsets));
-  printRun(runs[1] as RunResult);
+for (const mode of ['pool', 'none'] as const) {
+  if (ONLY !== undefined && ONLY !== mode) continue;
+  const run = await runMode(mode, offsets);
+  printRun(run);
+  runs.push(run);
 }
-const pool = runs[0] as RunResult;
-const bars = poolBars(pool.hits.p95, pool.hitRatio);
+const pool = runs.find((r) => r.mode === 'pool');
+const bars = pool === undefined ? [] : poolBars(pool.hits.p95, pool.hitRatio);
 printBars(bars);
 if (flags.values.strict === true && bars.some((b) => !b.met)) process.exitCode = 1;
 printJson('pools', {
