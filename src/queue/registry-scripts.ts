@@ -31,7 +31,8 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * whatever its new value) or `grow` (one it takes in place only when
  * larger). Returns {kind, lease JSON or '', lease change
  * (lease-scripts.ts applyTerms: 'set', 'kept', 'clear', 'none'), address
- * lease JSON or '', pool claim JSON or '', ...} where the rest is: for
+ * lease JSON or '', pool claim JSON or 'miss' (a fresh record that
+ * tried to claim and found no idle member) or '', ...} where the rest is: for
  * 'recorded' and 'existing', generation, jobId, uid; for 'updated',
  * generation, jobId, uid, changed field... (only fields a present VM
  * takes in place differ: a new generation of the present uid, marked
@@ -150,8 +151,10 @@ end
 local base = string.match(KEYS[1], '^(.*):desired:[^:]*$')
 local holder = ARGV[1] .. ' ' .. ARGV[2]
 local member, memberRecord, address
+local tried = false
 -- A uid that holds a lease already (its earlier VM still being deleted) keeps to the cold way: one lease per holder.
 if ARGV[13] ~= '' and redis.call('HEXISTS', KEYS[5], holder) == 0 then
+  tried = true
   member, memberRecord = takeIdleMember(KEYS[#KEYS - 1], KEYS[#KEYS], base, cjson.decode(ARGV[13]).fingerprint)
 end
 if member then
@@ -172,6 +175,8 @@ if state == 'absent' and old and old ~= ARGV[2] then
 end
 local recorded = record(ARGV[2], ARGV[3], address)
 local claim = member and writeClaim(member, memberRecord, cjson.decode(ARGV[13]).pool, KEYS[1], ARGV[1], recorded[1], ARGV[4])
+-- A claim tried and no idle member found: a miss, told apart from a create that never tried.
+if not member and tried then claim = 'miss' end
 return leaseOf('recorded', true, recorded, address, claim)
 `);
 
