@@ -7,7 +7,7 @@ import { defineJob, isOlderGeneration } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
 import { logReleased } from '../src/addresses/release-log.js';
 import type { CreateJobData } from '../src/job-table/create.schema.js';
-import { createClaimed, settleMemberCreate } from '../src/pools/create-paths.js';
+import { createClaimed, memberHandedOver, settleMemberCreate } from '../src/pools/create-paths.js';
 
 /**
  * SPEC 2: create, delete, create of one name leaves it present, also when
@@ -66,6 +66,11 @@ export const createJob = defineJob({
     const { poolMember } = spec;
     const cold = () => createReplacingRetired(spec, deps, ctx);
     const pools = deps.pools;
+    // A rerun of a member's create whose member a claim took: the VM is the claimer's; no clone, no drain (SPEC 30).
+    if (poolMember !== undefined && pools && (await memberHandedOver(poolMember, spec, pools, ctx.log)) !== undefined) {
+      // The moot job's result, as a superseded one's (src/worker/name-claim.ts SupersededResult).
+      return { superseded: true, generation: data.generation, currentGeneration: data.generation };
+    }
     let result: CreateResult;
     // SPEC 30: with pools configured, the result says where the VM came from.
     if (claim !== undefined && pools) result = await createClaimed(spec, claim, pools, cold, ctx);

@@ -41,22 +41,43 @@ async function enqueueRefillOrLog(pools: PoolJobDeps, pool: string, log: Log): P
 }
 
 /**
+ * A member's create about to run (SPEC 30): the member's record and entry
+ * say whether a claim has it already (a rerun after a SIGKILL between its
+ * markIdle and its job's end): then the VM is the claimer's and the create
+ * does nothing, neither a clone (after the rename its name is gone) nor a
+ * drain. Answers why, or undefined: create it.
+ */
+export async function memberHandedOver(pool: string, spec: Pick<CreateSpec, 'name' | 'uid'>, pools: PoolJobDeps, log: Log): Promise<string | undefined> {
+  const handed = await pools.store.handedOver({ pool, name: spec.name, uid: spec.uid });
+  if (handed === undefined) return undefined;
+  const why = `member ${spec.name} of pool ${pool} was ${handed === 'claimed' ? 'claimed' : 'claimed, renamed and forgotten'}: its VM is the claimer's, nothing to create`;
+  await log?.(why);
+  return why;
+}
+
+/**
  * A member's create ended: Running with its address, the member is idle
  * (claimable) when the store agrees (its record present with its uid,
- * unclaimed, its shape current); otherwise, or without an address, or
- * with no entry left, it is drained (an ordinary delete).
+ * unclaimed, its shape current). A member a claim took meanwhile is the
+ * claimer's: left alone. Otherwise, or without an address, or with no
+ * entry left, it is drained (an ordinary delete).
  */
 export async function settleMemberCreate(pool: string, spec: Pick<CreateSpec, 'name' | 'uid'>, result: CreateResult, pools: PoolJobDeps, log: Log): Promise<boolean> {
   const entry = (await pools.store.members(pool)).find((member) => member.name === spec.name && member.uid === spec.uid);
   const fingerprint = pools.fingerprintOf(pool);
   if (entry !== undefined && fingerprint !== undefined && result.state === 'Running' && result.address !== undefined) {
     const { idle: _idle, claimedBy: _claimedBy, ...member } = entry;
-    if (await pools.store.markIdle({ ...member, vmid: result.vmid, node: result.node, address: result.address }, fingerprint)) {
+    const marked = await pools.store.markIdle({ ...member, vmid: result.vmid, node: result.node, address: result.address }, fingerprint);
+    if (marked === 'idle') {
       await log?.(`member ${spec.name} of pool ${pool} is idle at ${result.address}`);
       return true;
     }
-  }
-  await log?.(`member ${spec.name} of pool ${pool} cannot be idle (${entry === undefined ? 'no entry' : fingerprint === undefined ? 'pool not configured' : result.address === undefined ? 'no address' : 'claimed, superseded or of another shape'}): draining it`);
+    if (marked === 'handed-over') {
+      await log?.(`member ${spec.name} of pool ${pool} was claimed meanwhile: left to its claimer`);
+      return false;
+    }
+  } else if ((await memberHandedOver(pool, spec, pools, log)) !== undefined) return false;
+  await log?.(`member ${spec.name} of pool ${pool} cannot be idle (${entry === undefined ? 'no entry' : fingerprint === undefined ? 'pool not configured' : result.address === undefined ? 'no address' : 'superseded or of another shape'}): draining it`);
   await pools.drain({ pool, name: spec.name, uid: spec.uid });
   return false;
 }

@@ -5,9 +5,9 @@
 // (src/queue/registry-scripts.ts RECORD_PRESENT).
 import type { RedisClient } from '../redis-script.js';
 import { keys } from '../redis-keys.js';
-import { ADD_MEMBER, FORGET_CLAIMED, MARK_IDLE, REMOVE_MEMBER } from './pool-scripts.js';
+import { ADD_MEMBER, FORGET_CLAIMED, HANDED_OVER, MARK_IDLE, REMOVE_MEMBER } from './pool-scripts.js';
 import { POOL_MEMBER_PREFIX } from './types.js';
-import type { ListedMember, PoolClaim, PoolConfig, PoolMember, PoolStore } from './types.js';
+import type { HandedOver, ListedMember, MarkIdleOutcome, PoolClaim, PoolConfig, PoolMember, PoolStore } from './types.js';
 
 function parseMember(json: string): PoolMember | undefined {
   try {
@@ -36,13 +36,19 @@ export class RedisPoolStore implements PoolStore {
     return member;
   }
 
-  async markIdle(member: PoolMember, currentFingerprint: string): Promise<boolean> {
+  async markIdle(member: PoolMember, currentFingerprint: string): Promise<MarkIdleOutcome> {
     // A claim renames the member by its VMID and node: one without them is not claimable.
     if (member.vmid === undefined || member.node === undefined) throw new Error(`member ${member.name} has no vmid or node yet: it cannot be idle`);
     const readyAt = member.readyAt === undefined ? new Date() : new Date(member.readyAt);
     const entry = JSON.stringify({ ...member, readyAt: readyAt.toISOString() });
     const scriptKeys = [keys.poolMembers(this.prefix, member.pool), keys.poolIdle(this.prefix, member.pool), keys.desired(this.prefix, member.name)];
-    return (await MARK_IDLE.run(this.redis, scriptKeys, [member.name, member.uid, currentFingerprint, entry, readyAt.getTime()])) === 1;
+    const answer = await MARK_IDLE.run(this.redis, scriptKeys, [member.name, member.uid, currentFingerprint, entry, readyAt.getTime()]);
+    return answer === 1 ? 'idle' : answer === 2 ? 'handed-over' : 'unusable';
+  }
+
+  async handedOver(member: Pick<PoolMember, 'pool' | 'name' | 'uid'>): Promise<HandedOver | undefined> {
+    const answer = await HANDED_OVER.run(this.redis, [keys.poolMembers(this.prefix, member.pool), keys.desired(this.prefix, member.name)], [member.name, member.uid]);
+    return answer === 'claimed' || answer === 'forgotten' ? answer : undefined;
   }
 
   async takeForDrain(pool: string, name: string): Promise<boolean> {

@@ -76,6 +76,12 @@ export interface ListedMember extends PoolMember {
   claimedBy?: string;
 }
 
+/** What marking a member idle did (PoolStore.markIdle). */
+export type MarkIdleOutcome = 'idle' | 'handed-over' | 'unusable';
+
+/** A member a claim took: still claimed (not yet renamed), or forgotten (renamed, the claimer's VM now). */
+export type HandedOver = 'claimed' | 'forgotten';
+
 /**
  * The pools' Redis state (SPEC 30), every write one script under the
  * service's hash tag (SPEC 25). The claim itself is in the accept's own
@@ -85,11 +91,15 @@ export interface PoolStore {
   /** A new member's entry under the pool's next number (not yet idle); its registry record is the refill's to write. */
   addMember(pool: PoolConfig, fingerprint: string, uid: string, now: Date): Promise<PoolMember>;
   /**
-   * The member's create ended Running with its address: idle (claimable)
-   * when its record is present with its uid, unclaimed, and `fingerprint`
-   * is still the pool's; false otherwise (the refill drains it).
+   * The member's create ended Running: `idle` (claimable) when its record
+   * is present with its uid, unclaimed, and `fingerprint` is still the
+   * pool's; `handed-over` when a claim has it (claimedBy, or forgotten
+   * once renamed): its VM is the claimer's, its create leaves it alone;
+   * `unusable` otherwise (drained).
    */
-  markIdle(member: PoolMember, currentFingerprint: string): Promise<boolean>;
+  markIdle(member: PoolMember, currentFingerprint: string): Promise<MarkIdleOutcome>;
+  /** Whether a claim has the member (its record of that uid claimedBy) or had it (entry and record forgotten); undefined: neither. */
+  handedOver(member: Pick<PoolMember, 'pool' | 'name' | 'uid'>): Promise<HandedOver | undefined>;
   /** Takes an idle member out of the idle set to drain it; false when a claim or another drain took it first. */
   takeForDrain(pool: string, name: string): Promise<boolean>;
   /** A claimed member the claim renamed: its entry and its registry record go, with no delete job (the VM is the claimer's). */

@@ -143,12 +143,44 @@ describe("the create job's pool paths (SPEC 30)", () => {
       expect(w.drained).to.have.length(0);
     });
 
-    it('is drained when the store refuses it idle (claimed, superseded or of another shape)', async () => {
+    it('is drained when the store refuses it idle (superseded or of another shape)', async () => {
       const w = world();
       const m = await member(w);
       w.store.refuseIdle.add(m.name);
       await createJob.handler(memberData(m), w.deps, ctx());
       expect(w.drained).to.deep.equal([m.name]);
+    });
+
+    it('claimed between its markIdle and its end, a rerun leaves it to the claimer: no drain, and once forgotten (renamed) no clone either', async () => {
+      const w = world();
+      const m = await member(w);
+      await createJob.handler(memberData(m), w.deps, ctx());
+      w.store.claim(m.name, 'foo u-foo');
+      const rerun = await createJob.handler(memberData(m), w.deps, ctx());
+      expect(rerun).to.include({ superseded: true });
+      expect(w.drained, 'claimed: not drained').to.deep.equal([]);
+      expect(w.cold, 'the first run only').to.have.length(1);
+      await w.store.forgetClaimed({ ...claim, member: m.name, memberUid: m.uid });
+      await createJob.handler(memberData(m), w.deps, ctx());
+      expect(w.drained, 'forgotten: not drained').to.deep.equal([]);
+      expect(w.cold, 'forgotten: no new clone').to.have.length(1);
+    });
+
+    it('claimed while its create ran (after the check), it is left to the claimer, not drained', async () => {
+      const w = world();
+      const m = await member(w);
+      const deps: JobDeps = {
+        ...w.deps,
+        provider: {
+          create: (spec: CreateSpec) => {
+            w.store.claim(m.name, 'foo u-foo');
+            return Promise.resolve(resultOf(spec, 202));
+          },
+        } as unknown as Provider,
+      };
+      await createJob.handler(memberData(m), deps, ctx());
+      expect(w.drained).to.deep.equal([]);
+      expect(w.store.entries.get(m.name)).to.include({ idle: false, claimedBy: 'foo u-foo' });
     });
 
     it('is drained when it ended with no address (nothing a claim could hand out)', async () => {

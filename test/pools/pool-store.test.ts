@@ -53,17 +53,18 @@ describe('the warm pools\' store (SPEC 30)', function () {
   it('marks a member idle only while its record is present with its uid, unclaimed, and its shape current; a rerun keeps its first readyAt', async () => {
     const print = shapeFingerprint(web);
     const unrecorded = await world.store.addMember(web, print, 'u-x', new Date());
-    expect(await world.store.markIdle({ ...unrecorded, vmid: 100100, node: 'pve1' }, print), 'no record').to.equal(false);
+    expect(await world.store.markIdle({ ...unrecorded, vmid: 100100, node: 'pve1' }, print), 'no record').to.equal('unusable');
     const member = await world.idleMember(web, 100101, 'pve1', new Date(Date.now() - 60_000));
     const score = await h.redis.zscore(keys.poolIdle(h.prefix, 'web'), member.name);
-    expect(await world.store.markIdle({ ...member, readyAt: new Date().toISOString() }, print)).to.equal(true);
+    expect(await world.store.markIdle({ ...member, readyAt: new Date().toISOString() }, print)).to.equal('idle');
     expect(await h.redis.zscore(keys.poolIdle(h.prefix, 'web'), member.name)).to.equal(score);
-    expect(await world.store.markIdle({ ...member, uid: 'u-other' }, print), 'another uid').to.equal(false);
+    expect(await world.store.markIdle({ ...member, uid: 'u-other' }, print), 'another uid').to.equal('unusable');
     const stale = await world.store.addMember(web, 'v1 image=old', 'u-s', new Date());
-    expect(await world.store.markIdle({ ...stale, vmid: 100102, node: 'pve1' }, print), 'a changed shape').to.equal(false);
+    expect(await world.store.markIdle({ ...stale, vmid: 100102, node: 'pve1' }, print), 'a changed shape').to.equal('unusable');
     expect(await rejection(world.store.markIdle(stale, print))).to.match(/has no vmid or node yet/);
     await h.client.createVm({ name: 'foo' });
-    expect(await world.store.markIdle(member, print), 'claimed').to.equal(false);
+    expect(await world.store.markIdle(member, print), 'claimed: the claimer\'s, not to be drained').to.equal('handed-over');
+    expect(await world.store.handedOver(member)).to.equal('claimed');
     const listed = await world.store.members('web');
     expect(listed.find((m) => m.name === member.name)).to.deep.include({ idle: false, claimedBy: 'foo 1', vmid: 100101, node: 'pve1' });
     expect(await h.redis.zcard(keys.poolIdle(h.prefix, 'web'))).to.equal(0);
@@ -80,7 +81,7 @@ describe('the warm pools\' store (SPEC 30)', function () {
   });
 
   it('forgets a claimed member: its entry and its record go, with no tombstone and no delete job; the claimer stays', async () => {
-    await world.idleMember(web, 100121, 'pve1');
+    const member = await world.idleMember(web, 100121, 'pve1');
     const { jobId } = await h.client.createVm({ name: 'foo' });
     const claim = ((await h.queues.vm.getJob(jobId))?.data as { claim?: Parameters<PoolWorld['store']['forgetClaimed']>[0] }).claim;
     if (claim === undefined) throw new Error('no claim');
@@ -96,6 +97,9 @@ describe('the warm pools\' store (SPEC 30)', function () {
     expect(await world.store.poolsWithMembers()).to.deep.equal([]);
     expect((await h.queues.vm.getJobs(['waiting'])).filter((job) => job.name === 'delete')).to.have.length(deletesBefore);
     expect((await h.client.getVm('foo'))?.state).to.equal('present');
+    expect(await world.store.handedOver(member), "a rerun of the member's create finds it forgotten").to.equal('forgotten');
+    expect(await world.store.markIdle(member, shapeFingerprint(web)), 'forgotten: the claimer\'s, not to be drained').to.equal('handed-over');
+    expect(await world.store.members('web')).to.deep.equal([]);
     await world.store.forgetClaimed(claim);
   });
 });

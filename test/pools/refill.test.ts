@@ -74,7 +74,7 @@ describe('the refill of a pool (SPEC 30)', () => {
   it('drains an idle member of a changed shape: taken, recorded absent with a delete job, its entry gone; then refills', async () => {
     await refillPool(deps, 'small', { ...pool, minIdle: 1 });
     const old = store.entries.get('pvep-pool-small-1');
-    expect(await store.markIdle({ ...old!, vmid: 101, node: 'pve1' }, fingerprint(pool))).to.equal(true);
+    expect(await store.markIdle({ ...old!, vmid: 101, node: 'pve1' }, fingerprint(pool))).to.equal('idle');
 
     const outcome = await refillPool(deps, 'small', { ...pool, minIdle: 1, cores: 2 });
     expect(outcome.drained).to.deep.equal([{ name: 'pvep-pool-small-1', reason: 'stale-shape' }]);
