@@ -56,20 +56,22 @@ export async function memberHandedOver(pool: string, spec: Pick<CreateSpec, 'nam
 }
 
 /**
- * A member's create ended: Running with its address, the member is idle
- * (claimable) when the store agrees (its record present with its uid,
- * unclaimed, its shape current). A member a claim took meanwhile is the
- * claimer's: left alone. Otherwise, or without an address, or with no
- * entry left, it is drained (an ordinary delete).
+ * A member's create ended: Running, the member is idle (claimable) when
+ * the store agrees (its record present with its uid, unclaimed, its shape
+ * current, not taken for a drain), with or without an address (the claim
+ * reads one when the member had none). A member a claim took meanwhile is
+ * the claimer's: left alone. Otherwise, or with no entry left, it is
+ * drained (an ordinary delete).
  */
 export async function settleMemberCreate(pool: string, spec: Pick<CreateSpec, 'name' | 'uid'>, result: CreateResult, pools: PoolJobDeps, log: Log): Promise<boolean> {
   const entry = (await pools.store.members(pool)).find((member) => member.name === spec.name && member.uid === spec.uid);
   const fingerprint = pools.fingerprintOf(pool);
-  if (entry !== undefined && fingerprint !== undefined && result.state === 'Running' && result.address !== undefined) {
-    const { idle: _idle, claimedBy: _claimedBy, ...member } = entry;
-    const marked = await pools.store.markIdle({ ...member, vmid: result.vmid, node: result.node, address: result.address }, fingerprint);
+  // Running is ready enough (SPEC 29 readiness was the create's to wait for): a member with no address yet is idle too, its claim reads the address.
+  if (entry !== undefined && fingerprint !== undefined && result.state === 'Running') {
+    const { idle: _idle, claimedBy: _claimedBy, address: _was, ...member } = entry;
+    const marked = await pools.store.markIdle({ ...member, vmid: result.vmid, node: result.node, ...(result.address === undefined ? {} : { address: result.address }) }, fingerprint);
     if (marked === 'idle') {
-      await log?.(`member ${spec.name} of pool ${pool} is idle at ${result.address}`);
+      await log?.(`member ${spec.name} of pool ${pool} is idle${result.address === undefined ? ' (no address yet: its claim reads it)' : ` at ${result.address}`}`);
       return true;
     }
     if (marked === 'handed-over') {
@@ -77,7 +79,7 @@ export async function settleMemberCreate(pool: string, spec: Pick<CreateSpec, 'n
       return false;
     }
   } else if ((await memberHandedOver(pool, spec, pools, log)) !== undefined) return false;
-  await log?.(`member ${spec.name} of pool ${pool} cannot be idle (${entry === undefined ? 'no entry' : fingerprint === undefined ? 'pool not configured' : result.address === undefined ? 'no address' : 'superseded or of another shape'}): draining it`);
+  await log?.(`member ${spec.name} of pool ${pool} cannot be idle (${entry === undefined ? 'no entry' : fingerprint === undefined ? 'pool not configured' : result.state !== 'Running' ? `state ${result.state}` : 'superseded, of another shape or taken for a drain'}): draining it`);
   await pools.drain({ pool, name: spec.name, uid: spec.uid });
   return false;
 }

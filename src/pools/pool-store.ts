@@ -5,7 +5,7 @@
 // (src/queue/registry-scripts.ts RECORD_PRESENT).
 import type { RedisClient } from '../redis-script.js';
 import { keys } from '../redis-keys.js';
-import { ADD_MEMBER, FORGET_CLAIMED, HANDED_OVER, MARK_IDLE, REMOVE_MEMBER } from './pool-scripts.js';
+import { ADD_MEMBER, FORGET_CLAIMED, HANDED_OVER, MARK_IDLE, REMOVE_MEMBER, TAKE_FOR_DRAIN } from './pool-scripts.js';
 import { POOL_MEMBER_PREFIX } from './types.js';
 import type { HandedOver, ListedMember, MarkIdleOutcome, PoolClaim, PoolConfig, PoolMember, PoolStore } from './types.js';
 
@@ -51,9 +51,10 @@ export class RedisPoolStore implements PoolStore {
     return answer === 'claimed' || answer === 'forgotten' ? answer : undefined;
   }
 
-  async takeForDrain(pool: string, name: string): Promise<boolean> {
-    // ZREM is the whole step: whoever removes a member from the idle set owns it (a claim does the same in its script).
-    return (await this.redis.zrem(keys.poolIdle(this.prefix, pool), name)) === 1;
+  async takeForDrain(pool: string, name: string, now = new Date()): Promise<boolean> {
+    // Whoever removes a member from the idle set owns it (a claim does the same in its script); a creating one is marked.
+    const scriptKeys = [keys.poolMembers(this.prefix, pool), keys.poolIdle(this.prefix, pool), keys.desired(this.prefix, name)];
+    return (await TAKE_FOR_DRAIN.run(this.redis, scriptKeys, [name, now.toISOString()])) === 1;
   }
 
   async forgetClaimed(claim: PoolClaim): Promise<void> {

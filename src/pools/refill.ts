@@ -46,7 +46,7 @@ export async function refillPool(deps: RefillDeps, name: string, config: PoolCon
   for (const drain of plan.drain) {
     const member = members.find((m) => m.name === drain.name);
     // A member taken out of the idle set by a drain that did not finish is the refill's already.
-    const taken = drain.reason === 'interrupted' || (await deps.store.takeForDrain(name, drain.name));
+    const taken = drain.reason === 'interrupted' || (await deps.store.takeForDrain(name, drain.name, now));
     if (member === undefined || !taken) continue;
     await drainMember(deps, member);
     outcome.drained.push(drain);

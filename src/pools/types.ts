@@ -43,6 +43,8 @@ export interface PoolMember {
   createdAt: string;
   /** RFC 3339: when it became idle (ready and claimable). */
   readyAt?: string;
+  /** RFC 3339: when the refill took it, still creating, to drain it (it stayed creating too long); it is never made idle then. */
+  drainingSince?: string;
 }
 
 /** A claim the accept recorded on the claimer's name and gave its create job (SPEC 30). */
@@ -100,8 +102,13 @@ export interface PoolStore {
   markIdle(member: PoolMember, currentFingerprint: string): Promise<MarkIdleOutcome>;
   /** Whether a claim has the member (its record of that uid claimedBy) or had it (entry and record forgotten); undefined: neither. */
   handedOver(member: Pick<PoolMember, 'pool' | 'name' | 'uid'>): Promise<HandedOver | undefined>;
-  /** Takes an idle member out of the idle set to drain it; false when a claim or another drain took it first. */
-  takeForDrain(pool: string, name: string): Promise<boolean>;
+  /**
+   * Takes a member to drain it: an idle one out of the idle set, or one
+   * still creating (not claimed) marked `drainingSince`, so that its create
+   * can no longer make it idle; false when a claim or another drain took
+   * it first, or it was taken from the idle set before.
+   */
+  takeForDrain(pool: string, name: string, now?: Date): Promise<boolean>;
   /** A claimed member the claim renamed: its entry and its registry record go, with no delete job (the VM is the claimer's). */
   forgetClaimed(claim: PoolClaim): Promise<void>;
   /** A member's entry goes (its delete was accepted, or its create failed for good). */

@@ -23,6 +23,8 @@ export class InMemoryPoolStore implements PoolStore {
     const entry = this.entries.get(member.name);
     if (entry?.claimedBy !== undefined || (entry === undefined && this.forgotten.some((claim) => claim.member === member.name))) return Promise.resolve('handed-over');
     if (entry === undefined || entry.uid !== member.uid || entry.fingerprint !== currentFingerprint || this.refuseIdle.has(member.name)) return Promise.resolve('unusable');
+    if (entry.idle) return Promise.resolve('idle');
+    if (entry.readyAt !== undefined || entry.drainingSince !== undefined) return Promise.resolve('unusable');
     this.entries.set(member.name, { ...entry, ...member, idle: true, readyAt: new Date().toISOString() });
     return Promise.resolve('idle');
   }
@@ -33,10 +35,14 @@ export class InMemoryPoolStore implements PoolStore {
     return Promise.resolve(this.forgotten.some((claim) => claim.member === member.name && claim.memberUid === member.uid) ? 'forgotten' : undefined);
   }
 
-  takeForDrain(_pool: string, name: string): Promise<boolean> {
+  takeForDrain(_pool: string, name: string, now = new Date()): Promise<boolean> {
     const entry = this.entries.get(name);
-    if (entry?.idle !== true) return Promise.resolve(false);
-    entry.idle = false;
+    if (entry?.idle === true) {
+      entry.idle = false;
+      return Promise.resolve(true);
+    }
+    if (entry === undefined || entry.readyAt !== undefined || entry.drainingSince !== undefined || entry.claimedBy !== undefined) return Promise.resolve(false);
+    entry.drainingSince = now.toISOString();
     return Promise.resolve(true);
   }
 

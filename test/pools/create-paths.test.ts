@@ -183,13 +183,14 @@ describe("the create job's pool paths (SPEC 30)", () => {
       expect(w.store.entries.get(m.name)).to.include({ idle: false, claimedBy: 'foo u-foo' });
     });
 
-    it('is drained when it ended with no address (nothing a claim could hand out)', async () => {
+    it('is idle when it ended Running with no address (its claim reads the address), not drained', async () => {
       const w = world();
       const m = await member(w);
       const { address: _address, ...noAddress } = resultOf(m, 201);
       const deps: JobDeps = { ...w.deps, provider: { create: () => Promise.resolve(noAddress) } as unknown as Provider };
       await createJob.handler(memberData(m), deps, ctx());
-      expect(w.drained).to.deep.equal([m.name]);
+      expect(w.drained).to.deep.equal([]);
+      expect(w.store.entries.get(m.name)).to.include({ idle: true, vmid: 201 }).and.not.have.property('address');
     });
 
     it('is drained when its pool is no longer configured', async () => {

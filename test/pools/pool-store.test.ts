@@ -70,6 +70,22 @@ describe('the warm pools\' store (SPEC 30)', function () {
     expect(await h.redis.zcard(keys.poolIdle(h.prefix, 'web'))).to.equal(0);
   });
 
+  it('takes a member still creating for a drain: never idle after, never claimable; a claimed one is not taken', async () => {
+    const print = shapeFingerprint(web);
+    const stuck = await world.idleMember(web, 100131, 'pve1');
+    await h.redis.zrem(keys.poolIdle(h.prefix, 'web'), stuck.name);
+    await h.redis.hset(keys.poolMembers(h.prefix, 'web'), stuck.name, JSON.stringify({ pool: 'web', name: stuck.name, uid: stuck.uid, fingerprint: print, createdAt: stuck.createdAt }));
+    expect(await world.store.takeForDrain('web', stuck.name, new Date('2030-01-01T00:00:00Z'))).to.equal(true);
+    expect(await world.store.takeForDrain('web', stuck.name), 'taken once').to.equal(false);
+    expect((await world.store.members('web')).find((m) => m.name === stuck.name)).to.include({ idle: false, drainingSince: '2030-01-01T00:00:00.000Z' });
+    const { readyAt: _readyAt, ...creating } = stuck;
+    expect(await world.store.markIdle(creating, print), 'its create ending late').to.equal('unusable');
+    expect((await h.client.createVm({ name: 'late' })).origin).to.equal('cold');
+    const claimed = await world.idleMember(web, 100132, 'pve1');
+    await h.client.createVm({ name: 'claimer' });
+    expect(await world.store.takeForDrain('web', claimed.name), 'claimed').to.equal(false);
+  });
+
   it('a drain and a claim never both take a member: whoever takes it from the idle set first owns it', async () => {
     const drained = await world.idleMember(web, 100111, 'pve1');
     expect(await world.store.takeForDrain('web', drained.name)).to.equal(true);

@@ -85,6 +85,16 @@ describe('the refill of a pool (SPEC 30)', () => {
     expect(dataOf(await queues.vm.getJob(`create-pvep-pool-small-2-${(await registry.get('pvep-pool-small-2'))?.generation}`)).cores).to.equal(2);
   });
 
+  it('drains a member still creating 30 minutes on (its create or its MARK_IDLE lost) and makes another in its room', async () => {
+    const added = new Date();
+    await refillPool({ ...deps, now: () => added }, 'small', { ...pool, minIdle: 1, maxIdle: 1 });
+    const outcome = await refillPool({ ...deps, now: () => new Date(added.getTime() + 31 * 60_000) }, 'small', { ...pool, minIdle: 1, maxIdle: 1 });
+    expect(outcome.drained).to.deep.equal([{ name: 'pvep-pool-small-1', reason: 'stuck' }]);
+    expect((await registry.get('pvep-pool-small-1'))?.state).to.equal('absent');
+    expect(store.entries.has('pvep-pool-small-1')).to.equal(false);
+    expect(outcome.created).to.deep.equal(['pvep-pool-small-2']);
+  });
+
   it('leaves a member a claim took between the read and the drain, and a claimed member', async () => {
     await refillPool(deps, 'small', { ...pool, minIdle: 2 });
     for (const name of ['pvep-pool-small-1', 'pvep-pool-small-2']) await store.markIdle(store.entries.get(name)!, fingerprint(pool));
