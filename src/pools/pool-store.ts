@@ -73,10 +73,11 @@ export class RedisPoolStore implements PoolStore {
       .map(parseMember)
       .filter((member): member is PoolMember => member !== undefined)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
-    const claimedBy = await Promise.all(members.map((member) => this.redis.hget(keys.desired(this.prefix, member.name), 'claimedBy')));
+    const heads = await Promise.all(members.map((member) => this.redis.hmget(keys.desired(this.prefix, member.name), 'state', 'uid', 'claimedBy')));
     return members.map((member, i) => {
-      const by = claimedBy[i];
-      return { ...member, idle: idleNames.has(member.name), ...(typeof by === 'string' ? { claimedBy: by } : {}) };
+      const [state, uid, by] = heads[i] ?? [];
+      const recorded = state === 'present' && uid === member.uid;
+      return { ...member, idle: idleNames.has(member.name), ...(typeof by === 'string' ? { claimedBy: by } : {}), ...(recorded ? {} : { unrecorded: true as const }) };
     });
   }
 

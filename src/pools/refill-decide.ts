@@ -9,7 +9,7 @@ import type { ListedMember, PoolConfig } from './types.js';
  * took out of the idle set (it has a readyAt but is not idle, nor
  * claimed) whose delete was never accepted (a crash between the two).
  */
-export type DrainReason = 'too-old' | 'stale-shape' | 'unconfigured' | 'over-max' | 'interrupted' | 'stuck';
+export type DrainReason = 'too-old' | 'stale-shape' | 'unconfigured' | 'over-max' | 'interrupted' | 'stuck' | 'unrecorded';
 
 /**
  * A member still creating this long after the refill added it is stuck
@@ -42,6 +42,7 @@ function readyMs(member: ListedMember): number {
 
 /** Why an idle member must go whatever the counts, or undefined. */
 function drainReason(member: ListedMember, pool: PoolConfig, fingerprint: string | undefined, now: Date): DrainReason | undefined {
+  if (member.unrecorded === true) return 'unrecorded';
   if (member.fingerprint !== fingerprint) return 'stale-shape';
   if (pool.maxAgeMinutes > 0 && now.getTime() - readyMs(member) > pool.maxAgeMinutes * 60_000) return 'too-old';
   return undefined;

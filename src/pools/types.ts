@@ -76,6 +76,8 @@ export interface ListedMember extends PoolMember {
   idle: boolean;
   /** `<claimer name> <claimer generation>`: claimed, not yet renamed and forgotten. */
   claimedBy?: string;
+  /** Its record is not present with its uid (deleted or lost): nothing a claim takes; the refill drains its entry. */
+  unrecorded?: true;
 }
 
 /** What marking a member idle did (PoolStore.markIdle). */

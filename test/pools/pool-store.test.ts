@@ -6,6 +6,7 @@
 // renamed is forgotten with its record, no tombstone and no delete job.
 import { expect } from 'chai';
 import { shapeFingerprint } from '../../src/pools/fingerprint.js';
+import { refillPool } from '../../src/pools/refill.js';
 import type { PoolConfig } from '../../src/pools/types.js';
 import { keys } from '../../src/redis-keys.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -84,6 +85,20 @@ describe('the warm pools\' store (SPEC 30)', function () {
     const claimed = await world.idleMember(web, 100132, 'pve1');
     await h.client.createVm({ name: 'claimer' });
     expect(await world.store.takeForDrain('web', claimed.name), 'claimed').to.equal(false);
+  });
+
+  it("lists an idle member whose record went without a drain as unrecorded, and the refill drains it: the pool is short no longer", async () => {
+    const kept = await world.idleMember(web, 100141, 'pve1');
+    const vanished = await world.idleMember(web, 100142, 'pve1');
+    await world.writers.registry.recordAbsent(vanished.name, vanished.uid);
+    const listed = await world.store.members('web');
+    expect(listed.find((m) => m.name === vanished.name)).to.include({ idle: true, unrecorded: true });
+    expect(listed.find((m) => m.name === kept.name)).to.not.have.property('unrecorded');
+    const outcome = await refillPool({ store: world.store, writers: world.writers, fingerprint: shapeFingerprint }, 'web', { ...web, minIdle: 2, maxIdle: 2 });
+    expect(outcome.drained).to.deep.equal([{ name: vanished.name, reason: 'unrecorded' }]);
+    expect(outcome.created).to.have.length(1);
+    expect(await h.redis.zrange(keys.poolIdle(h.prefix, 'web'), 0, -1)).to.deep.equal([kept.name]);
+    expect((await world.store.members('web')).map((m) => m.name)).to.not.include(vanished.name);
   });
 
   it('a drain and a claim never both take a member: whoever takes it from the idle set first owns it', async () => {

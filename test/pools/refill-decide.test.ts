@@ -77,6 +77,11 @@ describe('the refill decision (SPEC 30)', () => {
     expect(decideRefill({ pool, fingerprint: 'fp1', members: [taken, idle(3)], now: NOW })).to.deep.equal({ create: 2, drain: [{ name: 'pvep-pool-small-1', reason: 'interrupted' }] });
   });
 
+  it('drains an idle member whose record is not present with its uid (deleted or lost), and does not count it idle', () => {
+    const members = [idle(1), idle(2, '2026-12-03T07:55:00Z', { unrecorded: true }), idle(3)];
+    expect(decideRefill({ pool, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 1, drain: [{ name: 'pvep-pool-small-2', reason: 'unrecorded' }] });
+  });
+
   it('keeps nothing idle for minIdle 0 and maxIdle 0', () => {
     expect(decideRefill({ pool: { ...pool, minIdle: 0, maxIdle: 0 }, fingerprint: 'fp1', members: [idle(1)], now: NOW })).to.deep.equal({ create: 0, drain: [{ name: 'pvep-pool-small-1', reason: 'over-max' }] });
   });

@@ -151,6 +151,17 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(await h.redis.exists(keys.desired(h.prefix, 'pvep-pool-web-7'))).to.equal(0);
   });
 
+  it("refuses a caller's delete and lease renewal of a member's name as a 400 naming name, changing nothing", async () => {
+    const member = await world.idleMember(web, 100161, 'pve1');
+    for (const attempt of [h.client.deleteVm({ name: member.name }), h.client.deleteVm({ name: member.name, uid: member.uid }), h.client.renewLease(member.name, { ttlSeconds: 600 })]) {
+      const err = await rejection(attempt);
+      expect(err).to.be.instanceOf(ValidationError);
+      expect((err as ValidationError).fields.map((f) => f.field)).to.deep.equal(['name']);
+    }
+    expect((await world.writers.registry.get(member.name))?.state).to.equal('present');
+    expect(await idleNames(h)).to.deep.equal([member.name]);
+  });
+
   it('fifty creates at once against ten idle members claim each member exactly once', async function () {
     this.timeout(30_000);
     const members: PoolMember[] = [];
