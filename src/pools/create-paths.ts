@@ -10,13 +10,20 @@ type Log = OperationContext['log'];
 /**
  * The claimer's create: the claim renames the member's VM. A claim lost
  * (the VM gone or someone else's) is forgotten and goes the cold way,
- * `cold`, the ordinary create. A successful claim's member is forgotten
- * (its VM is the claimer's now) and a refill of the pool is enqueued.
+ * `cold`, the ordinary create. A claim's member is forgotten as soon as
+ * its VM is renamed (its VM is the claimer's from then on, whatever fails
+ * after), and a refill of the pool is enqueued once the claim is done.
  */
 export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, cold: () => Promise<CreateResult>, ctx: OperationContext): Promise<OriginCreateResult> {
   let result: CreateResult;
+  let forgotten = false;
+  // Forgotten as soon as the VM is renamed (SPEC 30): a claim failing after that (its keys) leaves no member claimed for ever.
+  const renamed = async (): Promise<void> => {
+    await pools.store.forgetClaimed(claim);
+    forgotten = true;
+  };
   try {
-    result = await pools.claim(spec, claim, ctx);
+    result = await pools.claim(spec, claim, ctx, renamed);
   } catch (err) {
     if (!pools.isClaimLost(err)) throw err;
     await ctx.log?.(`claim of ${claim.member} (VM ${claim.vmid} on ${claim.node}, pool ${claim.pool}) lost: ${err instanceof Error ? err.message : String(err)}; creating the VM the cold way`);
@@ -25,7 +32,8 @@ export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: P
     await pools.store.forgetClaimed(claim);
     return { ...(await cold()), origin: 'cold' };
   }
-  await pools.store.forgetClaimed(claim);
+  // A claim that did not say when it renamed: forgotten now it is done.
+  if (!forgotten) await pools.store.forgetClaimed(claim);
   pools.metrics?.poolClaimed(claim.pool, Math.max(0, Date.now() - Date.parse(claim.claimedAt)) / 1000);
   await enqueueRefillOrLog(pools, claim.pool, ctx.log);
   return { ...result, origin: 'pool' };

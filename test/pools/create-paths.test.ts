@@ -36,17 +36,19 @@ interface World {
   metrics: string[];
 }
 
-function world(claimOutcome: 'renamed' | 'lost' | 'broken' = 'renamed'): World {
+function world(claimOutcome: 'renamed' | 'lost' | 'broken' | 'keys-failed' = 'renamed'): World {
   const store = new InMemoryPoolStore();
   const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [] };
   const pools: PoolJobDeps = {
     configured: true,
     store,
-    claim(spec, given) {
+    async claim(spec, given, _ctx, renamed) {
       w.claimed.push(given);
-      if (claimOutcome === 'lost') return Promise.reject(new ClaimLost(`VM ${given.vmid} is gone`));
-      if (claimOutcome === 'broken') return Promise.reject(new Error('proxmox said 500'));
-      return Promise.resolve(resultOf(spec, given.vmid));
+      if (claimOutcome === 'lost') throw new ClaimLost(`VM ${given.vmid} is gone`);
+      if (claimOutcome === 'broken') throw new Error('proxmox said 500');
+      await renamed?.();
+      if (claimOutcome === 'keys-failed') throw new Error('agent/file-write: 500');
+      return resultOf(spec, given.vmid);
     },
     isClaimLost: (err) => err instanceof ClaimLost,
     fingerprintOf: (name) => (name === 'small' ? 'fp1' : undefined),
@@ -118,6 +120,18 @@ describe("the create job's pool paths (SPEC 30)", () => {
     let failed: unknown;
     await createJob.handler({ ...fooData, claim }, w.deps, ctx()).catch((err: unknown) => (failed = err));
     expect(failed).to.be.instanceOf(Error);
+    expect(w.cold).to.have.length(0);
+  });
+
+  it('forgets the member as soon as the claim renamed its VM: a claim failing after (its keys) leaves no member claimed for ever', async () => {
+    const w = world('keys-failed');
+    await w.store.addMember(pool, 'fp1', 'mu1', new Date());
+    w.store.claim('pvep-pool-small-1', 'foo fu1');
+    let failed: unknown;
+    await createJob.handler({ ...fooData, claim }, w.deps, ctx()).catch((err: unknown) => (failed = err));
+    expect(failed).to.be.instanceOf(Error);
+    expect(w.store.forgotten).to.deep.equal([claim]);
+    expect(w.store.entries.has('pvep-pool-small-1')).to.equal(false);
     expect(w.cold).to.have.length(0);
   });
 
