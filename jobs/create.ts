@@ -73,7 +73,11 @@ export const createJob = defineJob({
     }
     let result: CreateResult;
     // SPEC 30: with pools configured, the result says where the VM came from.
-    if (claim !== undefined && pools) result = await createClaimed(spec, claim, pools, cold, ctx);
+    if (claim !== undefined && pools) {
+      // A lost claim's member VM, wherever it still runs, goes by its name and mark before the cold way (SPEC 30).
+      const removeMemberVm = () => deps.provider.delete({ name: claim.member, uid: claim.memberUid }, ctx);
+      result = await createClaimed(spec, claim, pools, { cold, removeMemberVm }, ctx);
+    }
     else if (pools?.configured) result = { ...(await cold()), origin: 'cold' };
     else result = await cold();
     if (poolMember !== undefined && pools) await settleMemberCreate(poolMember, spec, result, pools, ctx.log);

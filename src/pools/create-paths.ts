@@ -7,14 +7,22 @@ import type { PoolClaim } from './types.js';
 
 type Log = OperationContext['log'];
 
+/** The create job's other ways for a claim: the ordinary create, and the delete of a VM of the member's name and mark (the provider's). */
+export interface ClaimWays {
+  cold: () => Promise<CreateResult>;
+  removeMemberVm: () => Promise<unknown>;
+}
+
 /**
  * The claimer's create: the claim renames the member's VM. A claim lost
- * (the VM gone or someone else's) is forgotten and goes the cold way,
+ * (the VM gone or someone else's, or the keys too long) deletes any VM
+ * still of the member's name and mark, is forgotten and goes the cold way,
  * `cold`, the ordinary create. A claim's member is forgotten as soon as
  * its VM is renamed (its VM is the claimer's from then on, whatever fails
  * after), and a refill of the pool is enqueued once the claim is done.
  */
-export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, cold: () => Promise<CreateResult>, ctx: OperationContext): Promise<OriginCreateResult> {
+export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, ways: ClaimWays, ctx: OperationContext): Promise<OriginCreateResult> {
+  const { cold, removeMemberVm } = ways;
   let result: CreateResult;
   let forgotten = false;
   // Forgotten as soon as the VM is renamed (SPEC 30): a claim failing after that (its keys) leaves no member claimed for ever.
@@ -28,7 +36,10 @@ export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: P
     if (!pools.isClaimLost(err)) throw err;
     await ctx.log?.(`claim of ${claim.member} (VM ${claim.vmid} on ${claim.node}, pool ${claim.pool}) lost: ${err instanceof Error ? err.message : String(err)}; creating the VM the cold way`);
     pools.metrics?.poolMissed(claim.pool);
-    // The member's VM is gone: its entry and record go too, or they would stay claimed for ever.
+    // The member's VM may still be there (keys too long: nothing was touched; moved off claim.node): it goes
+    // first, as a VM of the member's name and mark only, or it would keep running on the address the claimer now holds.
+    await removeMemberVm();
+    // Then its entry and record go too, or they would stay claimed for ever.
     await pools.store.forgetClaimed(claim);
     return { ...(await cold()), origin: 'cold' };
   }

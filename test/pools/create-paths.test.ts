@@ -11,7 +11,7 @@ import type { JobContext, JobDeps } from '../../jobs/types.js';
 import type { LastKnown } from '../../src/desired-state.js';
 import { silentLogger } from '../../src/log.js';
 import type { PoolJobDeps } from '../../src/pools/job-deps.js';
-import type { CreateResult, CreateSpec, Provider } from '../../src/provider/types.js';
+import type { CreateResult, CreateSpec, DeleteRequest, Provider } from '../../src/provider/types.js';
 import type { PoolClaim, PoolConfig, PoolMember } from '../../src/pools/types.js';
 import { InMemoryPoolStore } from '../fakes/pool-store.js';
 import { NO_ADDRESS_LEASES } from '../support/address-leases.js';
@@ -34,11 +34,13 @@ interface World {
   refills: string[];
   drained: string[];
   metrics: string[];
+  /** The provider's creates and deletes in order. */
+  steps: string[];
 }
 
 function world(claimOutcome: 'renamed' | 'lost' | 'broken' | 'keys-failed' = 'renamed'): World {
   const store = new InMemoryPoolStore();
-  const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [] };
+  const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [], steps: [] };
   const pools: PoolJobDeps = {
     configured: true,
     store,
@@ -69,7 +71,12 @@ function world(claimOutcome: 'renamed' | 'lost' | 'broken' | 'keys-failed' = 're
   const provider = {
     create(spec: CreateSpec) {
       w.cold.push(spec);
+      w.steps.push(`create ${spec.name}`);
       return Promise.resolve(resultOf(spec, 200));
+    },
+    delete(request: DeleteRequest) {
+      w.steps.push(`delete ${request.name} ${request.uid ?? ''}`);
+      return Promise.resolve({ deleted: true, seedsDeleted: 1 });
     },
   } as unknown as Provider;
   const deps: JobDeps = {
@@ -113,6 +120,7 @@ describe("the create job's pool paths (SPEC 30)", () => {
     expect(w.cold[0]).to.not.have.property('claim');
     expect(w.store.forgotten).to.deep.equal([claim]);
     expect(w.metrics).to.deep.equal(['missed small']);
+    expect(w.steps, "a VM still of the member's name and mark (keys too long, moved off the claim's node) goes before the cold create, which holds its address now").to.deep.equal(['delete pvep-pool-small-1 mu1', 'create foo']);
   });
 
   it('any other failure of the claim fails the attempt (retried), with no cold create', async () => {
