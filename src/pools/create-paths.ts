@@ -20,6 +20,9 @@ export interface ClaimWays {
  * `cold`, the ordinary create. A claim's member is forgotten as soon as
  * its VM is renamed (its VM is the claimer's from then on, whatever fails
  * after), and a refill of the pool is enqueued once the claim is done.
+ * A job of a later generation than the claim's (an in-place change of the
+ * claimer, which keeps its claim) claims first, then makes the ordinary
+ * create of the renamed VM, which finds it by name and uid and changes it.
  */
 export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, ways: ClaimWays, ctx: OperationContext): Promise<OriginCreateResult> {
   const { cold, removeMemberVm } = ways;
@@ -45,6 +48,11 @@ export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: P
   }
   // A claim that did not say when it renamed: forgotten now it is done.
   if (!forgotten) await pools.store.forgetClaimed(claim);
+  // A later generation of the claiming uid (an in-place change, SPEC 2): the renamed VM is changed as any present name's is.
+  if (claim.generation !== undefined && spec.generation !== undefined && spec.generation > claim.generation) {
+    await ctx.log?.(`VM ${claim.vmid} claimed at generation ${claim.generation} is ${spec.name}'s; applying generation ${spec.generation}`);
+    return { ...(await cold()), origin: 'pool' };
+  }
   pools.metrics?.poolClaimed(claim.pool, Math.max(0, Date.now() - Date.parse(claim.claimedAt)) / 1000);
   await enqueueRefillOrLog(pools, claim.pool, ctx.log);
   return { ...result, origin: 'pool' };

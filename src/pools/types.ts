@@ -59,6 +59,8 @@ export interface PoolClaim {
   address?: string;
   /** RFC 3339. */
   claimedAt: string;
+  /** The claimer's generation that claimed: a job of a later one (an in-place change of the same uid) changes the renamed VM after the claim. */
+  generation?: number;
 }
 
 /** Where a create's VM came from (SPEC 30): an idle member of a pool, or a clone of its own. */
@@ -74,7 +76,7 @@ export function memberName(pool: string, n: number): string {
 /** A member as the store lists it: its entry and, once claimed, who claimed it (the member's record's `claimedBy`). */
 export interface ListedMember extends PoolMember {
   idle: boolean;
-  /** `<claimer name> <claimer generation>`: claimed, not yet renamed and forgotten. */
+  /** `<claimer name> <claimer uid>`: claimed, not yet renamed and forgotten. */
   claimedBy?: string;
   /** Its record is not present with its uid (deleted or lost): nothing a claim takes; the refill drains its entry. */
   unrecorded?: true;

@@ -143,6 +143,19 @@ describe("the create job's pool paths (SPEC 30)", () => {
     expect(w.cold).to.have.length(0);
   });
 
+  it("an in-place change's later generation, which keeps the claim, claims first (the rename may not have run) and then changes the renamed VM by the ordinary create", async () => {
+    const w = world();
+    const result = (await createJob.handler({ ...fooData, cores: 3, generation: 2, claim: { ...claim, generation: 1 } }, w.deps, ctx())) as CreateResult;
+    expect(w.claimed).to.have.length(1);
+    expect(w.cold.map((spec) => [spec.name, spec.cores])).to.deep.equal([['foo', 3]]);
+    expect(w.store.forgotten).to.deep.equal([{ ...claim, generation: 1 }]);
+    expect(result).to.include({ origin: 'pool' });
+    expect(w.metrics, 'the claim is counted by its own generation').to.deep.equal([]);
+    const first = world();
+    await createJob.handler({ ...fooData, claim: { ...claim, generation: 1 } }, first.deps, ctx());
+    expect(first.cold, 'the claiming generation itself: no ordinary create').to.have.length(0);
+  });
+
   it('a create with no claim is cold and says so; the provider never sees pool fields', async () => {
     const w = world();
     const result = (await createJob.handler({ ...fooData }, w.deps, ctx())) as CreateResult;

@@ -63,11 +63,11 @@ describe('the warm pools\' store (SPEC 30)', function () {
     const stale = await world.store.addMember(web, 'v1 image=old', 'u-s', new Date());
     expect(await world.store.markIdle({ ...stale, vmid: 100102, node: 'pve1' }, print), 'a changed shape').to.equal('unusable');
     expect(await rejection(world.store.markIdle(stale, print))).to.match(/has no vmid or node yet/);
-    await h.client.createVm({ name: 'foo' });
+    await h.client.createVm({ name: 'foo', uid: 'u-foo' });
     expect(await world.store.markIdle(member, print), 'claimed: the claimer\'s, not to be drained').to.equal('handed-over');
     expect(await world.store.handedOver(member)).to.equal('claimed');
     const listed = await world.store.members('web');
-    expect(listed.find((m) => m.name === member.name)).to.deep.include({ idle: false, claimedBy: 'foo 1', vmid: 100101, node: 'pve1' });
+    expect(listed.find((m) => m.name === member.name)).to.deep.include({ idle: false, claimedBy: 'foo u-foo', vmid: 100101, node: 'pve1' });
     expect(await h.redis.zcard(keys.poolIdle(h.prefix, 'web'))).to.equal(0);
   });
 
