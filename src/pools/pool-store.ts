@@ -57,7 +57,7 @@ export class RedisPoolStore implements PoolStore {
     return (await TAKE_FOR_DRAIN.run(this.redis, scriptKeys, [name, now.toISOString()])) === 1;
   }
 
-  async forgetClaimed(claim: PoolClaim): Promise<void> {
+  async forgetClaimed(claim: Pick<PoolClaim, 'pool' | 'member' | 'memberUid'>): Promise<void> {
     const scriptKeys = [...this.entryKeys(claim.pool), keys.desired(this.prefix, claim.member), keys.desiredIndex(this.prefix), keys.leases(this.prefix)];
     await FORGET_CLAIMED.run(this.redis, scriptKeys, [claim.member, claim.memberUid, claim.pool]);
   }

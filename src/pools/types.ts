@@ -114,7 +114,7 @@ export interface PoolStore {
    */
   takeForDrain(pool: string, name: string, now?: Date): Promise<boolean>;
   /** A claimed member the claim renamed: its entry and its registry record go, with no delete job (the VM is the claimer's). */
-  forgetClaimed(claim: PoolClaim): Promise<void>;
+  forgetClaimed(claim: Pick<PoolClaim, 'pool' | 'member' | 'memberUid'>): Promise<void>;
   /** A member's entry goes (its delete was accepted, or its create failed for good). */
   removeMember(pool: string, name: string): Promise<void>;
   members(pool: string): Promise<ListedMember[]>;

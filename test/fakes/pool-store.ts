@@ -46,8 +46,8 @@ export class InMemoryPoolStore implements PoolStore {
     return Promise.resolve(true);
   }
 
-  forgetClaimed(claim: PoolClaim): Promise<void> {
-    this.forgotten.push(claim);
+  forgetClaimed(claim: Pick<PoolClaim, 'pool' | 'member' | 'memberUid'>): Promise<void> {
+    this.forgotten.push(claim as PoolClaim);
     this.entries.delete(claim.member);
     return Promise.resolve();
   }

@@ -101,6 +101,20 @@ describe('the warm pools\' store (SPEC 30)', function () {
     expect((await world.store.members('web')).map((m) => m.name)).to.not.include(vanished.name);
   });
 
+  it("the refill forgets a claimed member whose claimer is present with the uid and last saw the member's VMID as its own (renamed, its job stopped before forgetting); not one still being renamed", async () => {
+    const renamed = await world.idleMember(web, 100151, 'pve1', new Date(Date.now() - 2000));
+    const pending = await world.idleMember(web, 100152, 'pve1');
+    await h.client.createVm({ name: 'foo', uid: 'u-foo' });
+    await h.client.createVm({ name: 'bar', uid: 'u-bar' });
+    await world.writers.registry.recordLastKnown('foo', { state: 'Running', vmid: 100151, node: 'pve1', at: new Date().toISOString() });
+    const refill = { store: world.store, writers: world.writers, fingerprint: shapeFingerprint };
+    const outcome = await refillPool(refill, 'web', { ...web, minIdle: 0, maxIdle: 2 });
+    expect(outcome.forgotten).to.deep.equal([renamed.name]);
+    expect(await h.redis.exists(keys.desired(h.prefix, renamed.name))).to.equal(0);
+    expect((await world.store.members('web')).map((m) => [m.name, m.claimedBy])).to.deep.equal([[pending.name, 'bar u-bar']]);
+    expect((await refillPool(refill, 'web', { ...web, minIdle: 0, maxIdle: 2 })).forgotten, 'bar has not renamed it').to.deep.equal([]);
+  });
+
   it('a drain and a claim never both take a member: whoever takes it from the idle set first owns it', async () => {
     const drained = await world.idleMember(web, 100111, 'pve1');
     expect(await world.store.takeForDrain('web', drained.name)).to.equal(true);

@@ -110,7 +110,7 @@ describe('the refill of a pool (SPEC 30)', () => {
     await refillPool(deps, 'small', pool);
     await store.markIdle(store.entries.get('pvep-pool-small-1')!, fingerprint(pool));
     const outcomes = await refillPools(deps, []);
-    expect(outcomes).to.deep.equal([{ pool: 'small', created: [], drained: [{ name: 'pvep-pool-small-1', reason: 'unconfigured' }] }]);
+    expect(outcomes).to.deep.equal([{ pool: 'small', created: [], forgotten: [], drained: [{ name: 'pvep-pool-small-1', reason: 'unconfigured' }] }]);
     expect((await registry.get('pvep-pool-small-1'))?.state).to.equal('absent');
   });
 
