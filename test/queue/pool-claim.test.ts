@@ -141,6 +141,18 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(await jobClaim(h, other.jobId), 'another uid: no claim of the old one').to.equal(undefined);
   });
 
+  it('a stopped claimed name (SPEC 31) created again drops its claim: its VM ran renamed, and its create starts it the ordinary way', async () => {
+    await world.idleMember(web, 100171, 'pve1');
+    const claimed = await h.client.createVm({ name: 'baz', uid: 'u-baz' });
+    expect(claimed.origin).to.equal('pool');
+    // What a lease's expiry with onExpiry stop leaves on the record (the stop's generation).
+    await h.redis.hset(keys.desired(h.prefix, 'baz'), 'stopped', String(claimed.generation));
+    const again = await h.client.createVm({ name: 'baz', uid: 'u-baz' });
+    expect(again).to.include({ existing: false, origin: 'cold' }).and.not.have.property('warmPool');
+    expect(await jobClaim(h, again.jobId)).to.equal(undefined);
+    expect(await h.redis.hget(keys.desired(h.prefix, 'baz'), 'claim')).to.equal(null);
+  });
+
   it("skips a member of another fingerprint (left for the drain) and a member's own create never claims", async () => {
     const stale: PoolMember = await world.idleMember({ ...web, cores: 1 }, 100141, 'pve1', new Date(Date.now() - 9000));
     const current = await world.idleMember(web, 100142, 'pve1');
