@@ -61,7 +61,10 @@ export function decideRefill({ pool, fingerprint, members, now }: RefillInput): 
   const idle = unclaimed.filter((member) => member.idle).sort((a, b) => readyMs(a) - readyMs(b));
   const interrupted = unclaimed.filter((member) => !member.idle && (member.readyAt !== undefined || member.drainingSince !== undefined));
   const again = interrupted.map((member) => ({ name: member.name, reason: 'interrupted' as const }));
-  if (pool === undefined) return { create: 0, drain: [...idle.map((member) => ({ name: member.name, reason: 'unconfigured' as const })), ...again] };
+  const notReady = unclaimed.filter((member) => !member.idle && member.readyAt === undefined && member.drainingSince === undefined);
+  const isStuck = (member: ListedMember) => now.getTime() - Date.parse(member.createdAt) > STUCK_CREATING_MS;
+  const stuck = notReady.filter(isStuck).map((member) => ({ name: member.name, reason: 'stuck' as const }));
+  if (pool === undefined) return { create: 0, drain: [...idle.map((member) => ({ name: member.name, reason: 'unconfigured' as const })), ...stuck, ...again] };
 
   const drain: RefillPlan['drain'] = [];
   const kept: ListedMember[] = [];
@@ -70,9 +73,7 @@ export function decideRefill({ pool, fingerprint, members, now }: RefillInput): 
     if (reason === undefined) kept.push(member);
     else drain.push({ name: member.name, reason });
   }
-  const notReady = unclaimed.filter((member) => !member.idle && member.readyAt === undefined && member.drainingSince === undefined);
-  const isStuck = (member: ListedMember) => now.getTime() - Date.parse(member.createdAt) > STUCK_CREATING_MS;
-  for (const member of notReady.filter(isStuck)) drain.push({ name: member.name, reason: 'stuck' });
+  drain.push(...stuck);
   const creating = notReady.filter((member) => !isStuck(member));
   const creatingCurrent = creating.filter((member) => member.fingerprint === fingerprint).length;
   const overMax = Math.min(kept.length, Math.max(0, kept.length + creating.length - pool.maxIdle));

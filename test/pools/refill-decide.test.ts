@@ -73,6 +73,7 @@ describe('the refill decision (SPEC 30)', () => {
     const stuck = member(1, { createdAt: '2026-12-03T07:29:00Z' });
     const young = member(2, { createdAt: '2026-12-03T07:31:00Z' });
     expect(decideRefill({ pool, fingerprint: 'fp1', members: [stuck, young, idle(3)], now: NOW })).to.deep.equal({ create: 1, drain: [{ name: 'pvep-pool-small-1', reason: 'stuck' }] });
+    expect(decideRefill({ pool: undefined, fingerprint: undefined, members: [stuck, young], now: NOW }).drain, 'of a pool no longer configured too').to.deep.equal([{ name: 'pvep-pool-small-1', reason: 'stuck' }]);
     const taken = member(1, { createdAt: '2026-12-03T07:29:00Z', drainingSince: '2026-12-03T07:59:00Z' });
     expect(decideRefill({ pool, fingerprint: 'fp1', members: [taken, idle(3)], now: NOW })).to.deep.equal({ create: 2, drain: [{ name: 'pvep-pool-small-1', reason: 'interrupted' }] });
   });
