@@ -95,7 +95,7 @@ export async function settleMemberCreate(pool: string, spec: Pick<CreateSpec, 'n
   const fingerprint = pools.fingerprintOf(pool);
   // Running is ready enough (SPEC 29 readiness was the create's to wait for): a member with no address yet is idle too, its claim reads the address.
   if (entry !== undefined && fingerprint !== undefined && result.state === 'Running') {
-    const { idle: _idle, claimedBy: _claimedBy, address: _was, ...member } = entry;
+    const { idle: _idle, claimedBy: _claimedBy, unrecorded: _unrecorded, address: _was, ...member } = entry;
     const marked = await pools.store.markIdle({ ...member, vmid: result.vmid, node: result.node, ...(result.address === undefined ? {} : { address: result.address }) }, fingerprint);
     if (marked === 'idle') {
       await log?.(`member ${spec.name} of pool ${pool} is idle${result.address === undefined ? ' (no address yet: its claim reads it)' : ` at ${result.address}`}`);
