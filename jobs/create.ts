@@ -7,7 +7,7 @@ import { defineJob, isOlderGeneration } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
 import { logReleased } from '../src/addresses/release-log.js';
 import type { CreateJobData } from '../src/job-table/create.schema.js';
-import { createClaimed, settleMemberCreate } from '../src/pools/create-paths.js';
+import { createClaimed, memberHandedOver, settleMemberCreate } from '../src/pools/create-paths.js';
 import { endUnrenamedClaim } from '../src/pools/claim-end.js';
 import type { PoolClaim } from '../src/pools/types.js';
 
@@ -72,9 +72,18 @@ export const createJob = defineJob({
     const { poolMember } = spec;
     const cold = () => createReplacingRetired(spec, deps, ctx);
     const pools = deps.pools;
+    // A rerun of a member's create whose member a claim took: the VM is the claimer's; no clone, no drain (SPEC 30).
+    if (poolMember !== undefined && pools && (await memberHandedOver(poolMember, spec, pools, ctx.log)) !== undefined) {
+      // The moot job's result, as a superseded one's (src/worker/name-claim.ts SupersededResult).
+      return { superseded: true, generation: data.generation, currentGeneration: data.generation };
+    }
     let result: CreateResult;
     // SPEC 30: with pools configured, the result says where the VM came from.
-    if (claim !== undefined && pools) result = await createClaimed(spec, claim, pools, cold, ctx);
+    if (claim !== undefined && pools) {
+      // A lost claim's member VM, wherever it still runs, goes by its name and mark before the cold way (SPEC 30).
+      const removeMemberVm = () => deps.provider.delete({ name: claim.member, uid: claim.memberUid }, ctx);
+      result = await createClaimed(spec, claim, pools, { cold, removeMemberVm }, ctx);
+    }
     else if (pools?.configured) result = { ...(await cold()), origin: 'cold' };
     else result = await cold();
     if (poolMember !== undefined && pools) await settleMemberCreate(poolMember, spec, result, pools, ctx.log);

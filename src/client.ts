@@ -19,6 +19,7 @@ import { JobWatch } from './queue/job-watch.js';
 import { waitForJob } from './queue/wait-for-job.js';
 import type { JobView } from './queue/job-view.js';
 import { acceptCreate, acceptDelete } from './queue/intent.js';
+import { reservedNameProblem } from './pools/reserved-name.js';
 import { addressShown } from './queue/address-door.js';
 import type { EnqueueResult } from './queue/intent.js';
 import { lazyProducerSession } from './queue/producer-session.js';
@@ -272,6 +273,9 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
     },
     async deleteVm(input) {
       const value = orThrow(validateJobData('delete', input, await limitsNow()));
+      // A member is the refill's to drain (SPEC 30); its own deletes take acceptDelete directly.
+      const reserved = reservedNameProblem(value.name);
+      if (reserved !== undefined) throw new ValidationError([reserved]);
       return acceptDelete(await ready(), value);
     },
     checkVm: (input) => enqueueJob('check', input),

@@ -62,7 +62,7 @@ export interface DesiredRecord {
   address?: AddressLease;
   /** The warm pool's member the present generation's create claimed at the door (SPEC 30); absent: the cold way. Kept on the tombstone, so the delete ends a member its create never renamed. */
   claim?: PoolClaim;
-  /** A warm pool member's record: `<claimer name> <claimer generation>` once a create claimed it (SPEC 30). */
+  /** A warm pool member's record: `<claimer name> <claimer uid>` once a create claimed it (SPEC 30). */
   claimedBy?: string;
 }
 

@@ -18,9 +18,11 @@
  * uid the claimer's, and its address held by `holder`; the member's record
  * loses its `address`. Answers the moved lease's JSON, or nil (no lease).
  *
- * `writeClaim(member, record, pool, claimer, generation, now)`: the
- * claimer's record `claim` and the member's `claimedBy`
- * (`<claimer> <generation>`); answers the PoolClaim JSON.
+ * `writeClaim(member, record, pool, claimerRecord, claimer, uid, generation, now)`:
+ * the claimer's record `claim` (with the claimer's generation that
+ * claimed) and the member's `claimedBy` (`<claimer> <claimer uid>`: the
+ * claim holds across the claimer's new generations of that uid); answers
+ * the PoolClaim JSON.
  */
 export const CLAIM_FUNCTIONS = `
 local function takeIdleMember(idle, members, base, fingerprint)
@@ -59,10 +61,10 @@ local function moveMemberLease(leases, base, member, record, holder, uid)
   if redis.call('HGET', record, 'address') == json then redis.call('HDEL', record, 'address') end
   return moved
 end
-local function writeClaim(member, record, pool, claimerRecord, claimer, generation, now)
-  local claim = {pool = pool, member = member.name, memberUid = member.uid, vmid = member.vmid, node = member.node, address = member.address, claimedAt = now}
+local function writeClaim(member, record, pool, claimerRecord, claimer, uid, generation, now)
+  local claim = {pool = pool, member = member.name, memberUid = member.uid, vmid = member.vmid, node = member.node, address = member.address, claimedAt = now, generation = tonumber(generation)}
   local json = cjson.encode(claim)
   redis.call('HSET', claimerRecord, 'claim', json)
-  redis.call('HSET', record, 'claimedBy', claimer .. ' ' .. generation)
+  redis.call('HSET', record, 'claimedBy', claimer .. ' ' .. uid)
   return json
 end`;

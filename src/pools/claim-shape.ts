@@ -8,11 +8,11 @@ import { POOL_NAME_RE } from '../config/pools.js';
 import { NODE_NAME_RE } from '../config/name-patterns.js';
 import type { PoolClaim } from './types.js';
 
-const CLAIM_KEYS = ['pool', 'member', 'memberUid', 'vmid', 'node', 'address', 'claimedAt'] as const;
+const CLAIM_KEYS = ['pool', 'member', 'memberUid', 'vmid', 'node', 'address', 'claimedAt', 'generation'] as const;
 
 /** What is wrong with a claim (said after the field's name), or undefined when it is one. */
 export function poolClaimProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a pool claim object {pool, member, memberUid, vmid, node, address?, claimedAt}';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'must be a pool claim object {pool, member, memberUid, vmid, node, address?, claimedAt, generation?}';
   const claim = value as Record<string, unknown>;
   const extra = Object.keys(claim).find((key) => !(CLAIM_KEYS as readonly string[]).includes(key));
   if (extra !== undefined) return `has unknown key "${extra}"`;
@@ -23,6 +23,7 @@ export function poolClaimProblem(value: unknown): string | undefined {
   if (typeof claim.node !== 'string' || !NODE_NAME_RE.test(claim.node)) return '.node must be a node name';
   if (claim.address !== undefined && (typeof claim.address !== 'string' || ipv4ToNumber(claim.address) === undefined)) return '.address must be an IPv4 address';
   if (typeof claim.claimedAt !== 'string' || Number.isNaN(Date.parse(claim.claimedAt))) return '.claimedAt must be an RFC 3339 time';
+  if (claim.generation !== undefined && (typeof claim.generation !== 'number' || !Number.isSafeInteger(claim.generation) || claim.generation < 1)) return '.generation must be a positive integer';
   return undefined;
 }
 
@@ -43,6 +44,7 @@ export const POOL_CLAIM_SCHEMA: Record<string, unknown> = {
     node: { type: 'string', description: 'The node the member runs on.' },
     address: { type: 'string', description: "The member's IPv4 address when it became idle." },
     claimedAt: { type: 'string', format: 'date-time', description: 'When the accept claimed it.' },
+    generation: { type: 'integer', minimum: 1, description: "The claimer's generation that claimed; a job of a later one (an in-place change) changes the renamed VM after the claim." },
   },
 };
 

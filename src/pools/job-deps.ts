@@ -13,14 +13,18 @@ import type { CreateSource, PoolClaim, PoolMember, PoolStore } from './types.js'
  * CreateResult; throws a ClaimLostError when the member's VM is gone or
  * someone else's.
  */
-export type ClaimVm = (spec: CreateSpec, claim: PoolClaim, user: string, ctx: OperationContext) => Promise<CreateResult>;
+export type ClaimVm = (spec: CreateSpec, claim: PoolClaim, user: string, ctx: OperationContext, renamed?: () => Promise<void>) => Promise<CreateResult>;
 
 export interface PoolJobDeps {
   /** Some pool is configured: every create's result says its origin (absent on a service with none, as before pools). */
   configured: boolean;
   store: PoolStore;
-  /** Renames the claimed member to the create (the image's user filled in); throws what isClaimLost knows when the claim failed. */
-  claim(spec: CreateSpec, claim: PoolClaim, ctx: OperationContext): Promise<CreateResult>;
+  /**
+   * Renames the claimed member to the create (the image's user filled in),
+   * calling `renamed` once the VM carries the claimer's name and mark
+   * (ClaimRequest.renamed); throws what isClaimLost knows when the claim failed.
+   */
+  claim(spec: CreateSpec, claim: PoolClaim, ctx: OperationContext, renamed?: () => Promise<void>): Promise<CreateResult>;
   /** Whether `err` is the provider's ClaimLostError: the create goes the cold way. */
   isClaimLost: (err: unknown) => boolean;
   /** The pool's shape's fingerprint now; undefined when the pool is no longer configured. */

@@ -27,19 +27,60 @@ return {name, entry}
  * current fingerprint, the entry to write (JSON, with readyAt), readyAt
  * ms. Idle only when the entry there has that uid and the current
  * fingerprint and the record is present with that uid and not claimed;
- * already idle stays as it was (a rerun of its create). Returns 1 when
- * idle, 0 otherwise (nothing written).
+ * already idle stays as it was (a rerun of its create); one a drain took
+ * (readyAt or drainingSince, out of the idle set) is never idle again. Returns 1 when
+ * idle; 2 when the member is a claimer's (its record claimedBy, or
+ * forgotten: no entry and no record, FORGET_CLAIMED's end), which its
+ * create must leave alone; 0 otherwise (unusable: the refill drains it).
+ * Nothing is written unless it answers 1.
  */
 export const MARK_IDLE = new LuaScript(`
+local head = redis.call('HMGET', KEYS[3], 'state', 'uid', 'claimedBy')
+if head[2] == ARGV[2] and head[3] then return 2 end
+local json = redis.call('HGET', KEYS[1], ARGV[1])
+if not json then
+  if redis.call('EXISTS', KEYS[3]) == 0 then return 2 end
+  return 0
+end
+local ok, entry = pcall(cjson.decode, json)
+if not ok or type(entry) ~= 'table' or entry.uid ~= ARGV[2] or entry.fingerprint ~= ARGV[3] then return 0 end
+if head[1] ~= 'present' or head[2] ~= ARGV[2] then return 0 end
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 1 end
+-- Taken for a drain: out of the idle set once idle (readyAt), or while creating (drainingSince).
+if entry.readyAt or entry.drainingSince then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[5]), ARGV[1])
+return 1
+`);
+
+/**
+ * KEYS: members, the member's record. ARGV: name, uid. 'claimed' when the
+ * record of that uid is claimedBy, 'forgotten' when neither the entry nor
+ * the record is there (a claim renamed it and FORGET_CLAIMED ran), else ''.
+ */
+export const HANDED_OVER = new LuaScript(`
+local head = redis.call('HMGET', KEYS[2], 'uid', 'claimedBy')
+if head[1] == ARGV[2] and head[2] then return 'claimed' end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('EXISTS', KEYS[2]) == 0 then return 'forgotten' end
+return ''
+`);
+
+/**
+ * KEYS: members, idle, the member's record. ARGV: name, now (RFC 3339).
+ * Whoever takes a member owns its drain: an idle one leaves the idle set
+ * (a claim's ZREM is the other taker); one still creating (in the members
+ * hash, never idle, not claimed) gets `drainingSince`, after which
+ * MARK_IDLE refuses it. Returns 1 when taken, 0 when not.
+ */
+export const TAKE_FOR_DRAIN = new LuaScript(`
+if redis.call('ZREM', KEYS[2], ARGV[1]) == 1 then return 1 end
 local json = redis.call('HGET', KEYS[1], ARGV[1])
 if not json then return 0 end
 local ok, entry = pcall(cjson.decode, json)
-if not ok or type(entry) ~= 'table' or entry.uid ~= ARGV[2] or entry.fingerprint ~= ARGV[3] then return 0 end
-local head = redis.call('HMGET', KEYS[3], 'state', 'uid', 'claimedBy')
-if head[1] ~= 'present' or head[2] ~= ARGV[2] or head[3] then return 0 end
-if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 1 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
-redis.call('ZADD', KEYS[2], tonumber(ARGV[5]), ARGV[1])
+if not ok or type(entry) ~= 'table' or entry.readyAt or entry.drainingSince then return 0 end
+if redis.call('HGET', KEYS[3], 'claimedBy') then return 0 end
+entry.drainingSince = ARGV[2]
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(entry))
 return 1
 `);
 

@@ -5,9 +5,9 @@
 // (src/queue/registry-scripts.ts RECORD_PRESENT).
 import type { RedisClient } from '../redis-script.js';
 import { keys } from '../redis-keys.js';
-import { ADD_MEMBER, FORGET_CLAIMED, MARK_IDLE, REMOVE_MEMBER } from './pool-scripts.js';
+import { ADD_MEMBER, FORGET_CLAIMED, HANDED_OVER, MARK_IDLE, REMOVE_MEMBER, TAKE_FOR_DRAIN } from './pool-scripts.js';
 import { POOL_MEMBER_PREFIX } from './types.js';
-import type { ListedMember, PoolClaim, PoolConfig, PoolMember, PoolStore } from './types.js';
+import type { HandedOver, ListedMember, MarkIdleOutcome, PoolClaim, PoolConfig, PoolMember, PoolStore } from './types.js';
 
 function parseMember(json: string): PoolMember | undefined {
   try {
@@ -36,21 +36,28 @@ export class RedisPoolStore implements PoolStore {
     return member;
   }
 
-  async markIdle(member: PoolMember, currentFingerprint: string): Promise<boolean> {
+  async markIdle(member: PoolMember, currentFingerprint: string): Promise<MarkIdleOutcome> {
     // A claim renames the member by its VMID and node: one without them is not claimable.
     if (member.vmid === undefined || member.node === undefined) throw new Error(`member ${member.name} has no vmid or node yet: it cannot be idle`);
     const readyAt = member.readyAt === undefined ? new Date() : new Date(member.readyAt);
     const entry = JSON.stringify({ ...member, readyAt: readyAt.toISOString() });
     const scriptKeys = [keys.poolMembers(this.prefix, member.pool), keys.poolIdle(this.prefix, member.pool), keys.desired(this.prefix, member.name)];
-    return (await MARK_IDLE.run(this.redis, scriptKeys, [member.name, member.uid, currentFingerprint, entry, readyAt.getTime()])) === 1;
+    const answer = await MARK_IDLE.run(this.redis, scriptKeys, [member.name, member.uid, currentFingerprint, entry, readyAt.getTime()]);
+    return answer === 1 ? 'idle' : answer === 2 ? 'handed-over' : 'unusable';
   }
 
-  async takeForDrain(pool: string, name: string): Promise<boolean> {
-    // ZREM is the whole step: whoever removes a member from the idle set owns it (a claim does the same in its script).
-    return (await this.redis.zrem(keys.poolIdle(this.prefix, pool), name)) === 1;
+  async handedOver(member: Pick<PoolMember, 'pool' | 'name' | 'uid'>): Promise<HandedOver | undefined> {
+    const answer = await HANDED_OVER.run(this.redis, [keys.poolMembers(this.prefix, member.pool), keys.desired(this.prefix, member.name)], [member.name, member.uid]);
+    return answer === 'claimed' || answer === 'forgotten' ? answer : undefined;
   }
 
-  async forgetClaimed(claim: PoolClaim): Promise<void> {
+  async takeForDrain(pool: string, name: string, now = new Date()): Promise<boolean> {
+    // Whoever removes a member from the idle set owns it (a claim does the same in its script); a creating one is marked.
+    const scriptKeys = [keys.poolMembers(this.prefix, pool), keys.poolIdle(this.prefix, pool), keys.desired(this.prefix, name)];
+    return (await TAKE_FOR_DRAIN.run(this.redis, scriptKeys, [name, now.toISOString()])) === 1;
+  }
+
+  async forgetClaimed(claim: Pick<PoolClaim, 'pool' | 'member' | 'memberUid'>): Promise<void> {
     const scriptKeys = [...this.entryKeys(claim.pool), keys.desired(this.prefix, claim.member), keys.desiredIndex(this.prefix), keys.leases(this.prefix)];
     await FORGET_CLAIMED.run(this.redis, scriptKeys, [claim.member, claim.memberUid, claim.pool]);
   }
@@ -66,10 +73,11 @@ export class RedisPoolStore implements PoolStore {
       .map(parseMember)
       .filter((member): member is PoolMember => member !== undefined)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.name.localeCompare(b.name));
-    const claimedBy = await Promise.all(members.map((member) => this.redis.hget(keys.desired(this.prefix, member.name), 'claimedBy')));
+    const heads = await Promise.all(members.map((member) => this.redis.hmget(keys.desired(this.prefix, member.name), 'state', 'uid', 'claimedBy')));
     return members.map((member, i) => {
-      const by = claimedBy[i];
-      return { ...member, idle: idleNames.has(member.name), ...(typeof by === 'string' ? { claimedBy: by } : {}) };
+      const [state, uid, by] = heads[i] ?? [];
+      const recorded = state === 'present' && uid === member.uid;
+      return { ...member, idle: idleNames.has(member.name), ...(typeof by === 'string' ? { claimedBy: by } : {}), ...(recorded ? {} : { unrecorded: true as const }) };
     });
   }
 

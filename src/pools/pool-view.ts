@@ -24,8 +24,8 @@ export interface PoolList {
 export function countMembers(members: readonly ListedMember[], fingerprint: string): Pick<PoolView, 'idle' | 'claimed' | 'creating'> {
   const claimed = members.filter((member) => member.claimedBy !== undefined).length;
   const idle = members.filter((member) => member.idle && member.claimedBy === undefined && member.fingerprint === fingerprint).length;
-  // A member a drain took (readyAt, not idle) is on its way out, not refilling.
-  const creating = members.filter((member) => !member.idle && member.claimedBy === undefined && member.readyAt === undefined).length;
+  // A member a drain took (readyAt or drainingSince, not idle) is on its way out, not refilling.
+  const creating = members.filter((member) => !member.idle && member.claimedBy === undefined && member.readyAt === undefined && member.drainingSince === undefined).length;
   return { idle, claimed, creating };
 }
 

@@ -9,7 +9,16 @@ import type { ListedMember, PoolConfig } from './types.js';
  * took out of the idle set (it has a readyAt but is not idle, nor
  * claimed) whose delete was never accepted (a crash between the two).
  */
-export type DrainReason = 'too-old' | 'stale-shape' | 'unconfigured' | 'over-max' | 'interrupted';
+export type DrainReason = 'too-old' | 'stale-shape' | 'unconfigured' | 'over-max' | 'interrupted' | 'stuck' | 'unrecorded';
+
+/**
+ * A member still creating this long after the refill added it is stuck
+ * (its create lost, its MARK_IDLE lost in a Redis failover, a guest that
+ * never comes up): drained, so it no longer holds minIdle or maxIdle room.
+ * A create's clone and boot take minutes; the create job's own budget ends
+ * well before this.
+ */
+export const STUCK_CREATING_MS = 30 * 60_000;
 
 export interface RefillPlan {
   /** New members to create now. */
@@ -33,6 +42,7 @@ function readyMs(member: ListedMember): number {
 
 /** Why an idle member must go whatever the counts, or undefined. */
 function drainReason(member: ListedMember, pool: PoolConfig, fingerprint: string | undefined, now: Date): DrainReason | undefined {
+  if (member.unrecorded === true) return 'unrecorded';
   if (member.fingerprint !== fingerprint) return 'stale-shape';
   if (pool.maxAgeMinutes > 0 && now.getTime() - readyMs(member) > pool.maxAgeMinutes * 60_000) return 'too-old';
   return undefined;
@@ -49,9 +59,12 @@ function drainReason(member: ListedMember, pool: PoolConfig, fingerprint: string
 export function decideRefill({ pool, fingerprint, members, now }: RefillInput): RefillPlan {
   const unclaimed = members.filter((member) => member.claimedBy === undefined);
   const idle = unclaimed.filter((member) => member.idle).sort((a, b) => readyMs(a) - readyMs(b));
-  const interrupted = unclaimed.filter((member) => !member.idle && member.readyAt !== undefined);
+  const interrupted = unclaimed.filter((member) => !member.idle && (member.readyAt !== undefined || member.drainingSince !== undefined));
   const again = interrupted.map((member) => ({ name: member.name, reason: 'interrupted' as const }));
-  if (pool === undefined) return { create: 0, drain: [...idle.map((member) => ({ name: member.name, reason: 'unconfigured' as const })), ...again] };
+  const notReady = unclaimed.filter((member) => !member.idle && member.readyAt === undefined && member.drainingSince === undefined);
+  const isStuck = (member: ListedMember) => now.getTime() - Date.parse(member.createdAt) > STUCK_CREATING_MS;
+  const stuck = notReady.filter(isStuck).map((member) => ({ name: member.name, reason: 'stuck' as const }));
+  if (pool === undefined) return { create: 0, drain: [...idle.map((member) => ({ name: member.name, reason: 'unconfigured' as const })), ...stuck, ...again] };
 
   const drain: RefillPlan['drain'] = [];
   const kept: ListedMember[] = [];
@@ -60,7 +73,8 @@ export function decideRefill({ pool, fingerprint, members, now }: RefillInput): 
     if (reason === undefined) kept.push(member);
     else drain.push({ name: member.name, reason });
   }
-  const creating = unclaimed.filter((member) => !member.idle && member.readyAt === undefined);
+  drain.push(...stuck);
+  const creating = notReady.filter((member) => !isStuck(member));
   const creatingCurrent = creating.filter((member) => member.fingerprint === fingerprint).length;
   const overMax = Math.min(kept.length, Math.max(0, kept.length + creating.length - pool.maxIdle));
   for (const member of kept.slice(0, overMax)) drain.push({ name: member.name, reason: 'over-max' });

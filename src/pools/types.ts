@@ -43,6 +43,8 @@ export interface PoolMember {
   createdAt: string;
   /** RFC 3339: when it became idle (ready and claimable). */
   readyAt?: string;
+  /** RFC 3339: when the refill took it, still creating, to drain it (it stayed creating too long); it is never made idle then. */
+  drainingSince?: string;
 }
 
 /** A claim the accept recorded on the claimer's name and gave its create job (SPEC 30). */
@@ -57,6 +59,8 @@ export interface PoolClaim {
   address?: string;
   /** RFC 3339. */
   claimedAt: string;
+  /** The claimer's generation that claimed: a job of a later one (an in-place change of the same uid) changes the renamed VM after the claim. */
+  generation?: number;
 }
 
 /** Where a create's VM came from (SPEC 30): an idle member of a pool, or a clone of its own. */
@@ -72,9 +76,17 @@ export function memberName(pool: string, n: number): string {
 /** A member as the store lists it: its entry and, once claimed, who claimed it (the member's record's `claimedBy`). */
 export interface ListedMember extends PoolMember {
   idle: boolean;
-  /** `<claimer name> <claimer generation>`: claimed, not yet renamed and forgotten. */
+  /** `<claimer name> <claimer uid>`: claimed, not yet renamed and forgotten. */
   claimedBy?: string;
+  /** Its record is not present with its uid (deleted or lost): nothing a claim takes; the refill drains its entry. */
+  unrecorded?: true;
 }
+
+/** What marking a member idle did (PoolStore.markIdle). */
+export type MarkIdleOutcome = 'idle' | 'handed-over' | 'unusable';
+
+/** A member a claim took: still claimed (not yet renamed), or forgotten (renamed, the claimer's VM now). */
+export type HandedOver = 'claimed' | 'forgotten';
 
 /**
  * The pools' Redis state (SPEC 30), every write one script under the
@@ -85,15 +97,24 @@ export interface PoolStore {
   /** A new member's entry under the pool's next number (not yet idle); its registry record is the refill's to write. */
   addMember(pool: PoolConfig, fingerprint: string, uid: string, now: Date): Promise<PoolMember>;
   /**
-   * The member's create ended Running with its address: idle (claimable)
-   * when its record is present with its uid, unclaimed, and `fingerprint`
-   * is still the pool's; false otherwise (the refill drains it).
+   * The member's create ended Running: `idle` (claimable) when its record
+   * is present with its uid, unclaimed, and `fingerprint` is still the
+   * pool's; `handed-over` when a claim has it (claimedBy, or forgotten
+   * once renamed): its VM is the claimer's, its create leaves it alone;
+   * `unusable` otherwise (drained).
    */
-  markIdle(member: PoolMember, currentFingerprint: string): Promise<boolean>;
-  /** Takes an idle member out of the idle set to drain it; false when a claim or another drain took it first. */
-  takeForDrain(pool: string, name: string): Promise<boolean>;
+  markIdle(member: PoolMember, currentFingerprint: string): Promise<MarkIdleOutcome>;
+  /** Whether a claim has the member (its record of that uid claimedBy) or had it (entry and record forgotten); undefined: neither. */
+  handedOver(member: Pick<PoolMember, 'pool' | 'name' | 'uid'>): Promise<HandedOver | undefined>;
+  /**
+   * Takes a member to drain it: an idle one out of the idle set, or one
+   * still creating (not claimed) marked `drainingSince`, so that its create
+   * can no longer make it idle; false when a claim or another drain took
+   * it first, or it was taken from the idle set before.
+   */
+  takeForDrain(pool: string, name: string, now?: Date): Promise<boolean>;
   /** A claimed member the claim renamed: its entry and its registry record go, with no delete job (the VM is the claimer's). */
-  forgetClaimed(claim: PoolClaim): Promise<void>;
+  forgetClaimed(claim: Pick<PoolClaim, 'pool' | 'member' | 'memberUid'>): Promise<void>;
   /** A member's entry goes (its delete was accepted, or its create failed for good). */
   removeMember(pool: string, name: string): Promise<void>;
   members(pool: string): Promise<ListedMember[]>;

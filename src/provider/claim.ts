@@ -45,6 +45,8 @@ export async function claimVm(deps: ProviderDeps, request: ClaimRequest, ctx: Op
     const holds = `${config.name === undefined ? 'no name' : `name ${config.name}`} and ${mark?.uid === undefined ? 'no mark' : `mark uid ${mark.uid}`}`;
     throw new ClaimLostError(`claim of ${claim.member} for ${spec.name}: VM ${claim.vmid} on ${claim.node} holds ${holds}, neither the member's nor the claimer's`, 'not-the-member');
   }
+  // The VM is the claimer's now: the member is forgotten before anything else can fail.
+  await request.renamed?.();
   await ctx.progress?.('configured');
   // 3. The keys, one per line (none: an empty file); a file-write replaces the file whole.
   const file = authorizedKeysPath(user);

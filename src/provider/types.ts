@@ -76,6 +76,14 @@ export interface ClaimRequest {
   claim: PoolClaim;
   /** The image's default user (`proxmox.images[].user`), whose authorized_keys get the keys. */
   user: string;
+  /**
+   * Called as soon as the member's VM carries the claimer's name and mark
+   * (this claim's rename written, or a run before this one's found): the
+   * VM is the claimer's from then on, so the caller forgets the member
+   * there, before the keys, and a claim that fails later leaves no member
+   * claimed for ever. A failure of it fails the claim (retried).
+   */
+  renamed?: () => Promise<void>;
 }
 
 export interface DeleteRequest {

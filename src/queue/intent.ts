@@ -40,7 +40,7 @@ export interface EnqueueResult {
   addressPool?: string;
   /** A create's (SPEC 30): where its VM comes from, `pool` when it claimed a warm pool's idle VM at the accept (a repeat: when its create did), `cold` when its VM is cloned. */
   origin?: CreateSource;
-  /** A create's whose shape is a warm pool's (SPEC 30): that pool's name; with origin cold, the pool had no idle VM (a miss). */
+  /** A create's that tried a warm pool (SPEC 30: a fresh record of the pool's shape, or a repeat of one that claimed): that pool's name; with origin cold, the pool had no idle VM (a miss, counted once). */
   warmPool?: string;
 }
 
@@ -116,9 +116,15 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
     else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);
     const shown = outcome.lease === undefined ? {} : { expiresAt: outcome.lease.expiresAt, onExpiry: outcome.lease.onExpiry };
     const origin: CreateSource = outcome.claim === undefined ? 'cold' : 'pool';
-    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warm === undefined ? {} : { warmPool: warm.name }) };
+    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warmPoolShown(warm?.name, outcome)) };
     return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
   });
+}
+
+/** SPEC 30: the pool a create tried, only when it did (a claim, or a fresh record's miss), so a miss is counted from the answer once. */
+function warmPoolShown(pool: string | undefined, outcome: { claim?: { pool: string } | undefined; claimMissed?: boolean }): { warmPool?: string } {
+  if (outcome.claim !== undefined) return { warmPool: outcome.claim.pool };
+  return pool !== undefined && outcome.claimMissed === true ? { warmPool: pool } : {};
 }
 
 /**

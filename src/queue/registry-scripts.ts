@@ -31,7 +31,8 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * whatever its new value) or `grow` (one it takes in place only when
  * larger). Returns {kind, lease JSON or '', lease change
  * (lease-scripts.ts applyTerms: 'set', 'kept', 'clear', 'none'), address
- * lease JSON or '', pool claim JSON or '', ...} where the rest is: for
+ * lease JSON or '', pool claim JSON or 'miss' (a fresh record that
+ * tried to claim and found no idle member) or '', ...} where the rest is: for
  * 'recorded' and 'existing', generation, jobId, uid; for 'updated',
  * generation, jobId, uid, changed field... (only fields a present VM
  * takes in place differ: a new generation of the present uid, marked
@@ -55,9 +56,12 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * pool's current fingerprint (src/pools/claim-functions.ts); its address
  * lease moves to the claimer and is the claimer's `address`, no address
  * is taken from the network's pool, the record gets `claim` and the
- * member's `claimedBy`. No idle member: the cold way. Every new
- * generation drops the record's `claim` (it was its first create's); a
- * repeat answers the one it has.
+ * member's `claimedBy` (`<claimer> <claimer uid>`). No idle member: the
+ * cold way. A new generation of the same uid (an in-place change) keeps
+ * the record's `claim` and answers it, so its create renames the member
+ * first (the rename may not have run yet) and then changes the renamed VM;
+ * a stopped name created again drops it (the VM ran renamed); a repeat
+ * answers the one it has.
  */
 export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}${CLAIM_FUNCTIONS}
 local function leaseOf(kind, fresh, rest, address, claim)
@@ -74,17 +78,19 @@ local function addressFor(uid)
   if ARGV[11] == '' then return nil end
   return takeAddress(KEYS[5], KEYS[6], KEYS[7], KEYS[8], holder, uid, cjson.decode(ARGV[11]), ARGV[12])
 end
-local function record(uid, spec, address)
+-- keepClaim: a new generation of the present uid keeps its claim (SPEC 30), so its create renames the member first.
+local function record(uid, spec, address, keepClaim)
   local wasState, wasNode = indexedOf(KEYS[1])
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
   if address then redis.call('HSET', KEYS[1], 'address', address) else redis.call('HDEL', KEYS[1], 'address') end
-  redis.call('HDEL', KEYS[1], 'claim')
-  -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms.
+  if not keepClaim then redis.call('HDEL', KEYS[1], 'claim') end
+  -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms;
+  -- its claim too (the VM ran renamed until its lease stopped it: the create starts it, no agent write on a stopped guest).
   if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
     dropLease(KEYS[1], KEYS[4], ARGV[1])
-    redis.call('HDEL', KEYS[1], 'leaseTerms')
+    redis.call('HDEL', KEYS[1], 'leaseTerms', 'claim')
   end
   redis.call('HDEL', KEYS[1], 'failed', 'changing', 'stopped')
   redis.call('PERSIST', KEYS[1])
@@ -131,11 +137,12 @@ if state == 'present' then
   if #changed > 0 or stopped then
     local address = addressFor(uid)
     if address == false then return {'exhausted'} end
-    local recorded = record(uid, spec, address)
-    if #changed == 0 then return leaseOf('recorded', false, recorded, address) end
+    local recorded = record(uid, spec, address, true)
+    local claim = redis.call('HGET', KEYS[1], 'claim')
+    if #changed == 0 then return leaseOf('recorded', false, recorded, address, claim) end
     redis.call('HSET', KEYS[1], 'changing', recorded[1])
     for _, field in ipairs(changed) do table.insert(recorded, field) end
-    return leaseOf('updated', false, recorded, address)
+    return leaseOf('updated', false, recorded, address, claim)
   end
   local address = redis.call('HGET', KEYS[1], 'address')
   -- A create that failed Permanent and left nothing gave its address back (SPEC 29): asked again, it takes one.
@@ -150,8 +157,10 @@ end
 local base = string.match(KEYS[1], '^(.*):desired:[^:]*$')
 local holder = ARGV[1] .. ' ' .. ARGV[2]
 local member, memberRecord, address
+local tried = false
 -- A uid that holds a lease already (its earlier VM still being deleted) keeps to the cold way: one lease per holder.
 if ARGV[13] ~= '' and redis.call('HEXISTS', KEYS[5], holder) == 0 then
+  tried = true
   member, memberRecord = takeIdleMember(KEYS[#KEYS - 1], KEYS[#KEYS], base, cjson.decode(ARGV[13]).fingerprint)
 end
 if member then
@@ -170,8 +179,10 @@ if state == 'absent' and old and old ~= ARGV[2] then
   while #retired > 16 do table.remove(retired, 1) end
   redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
 end
-local recorded = record(ARGV[2], ARGV[3], address)
-local claim = member and writeClaim(member, memberRecord, cjson.decode(ARGV[13]).pool, KEYS[1], ARGV[1], recorded[1], ARGV[4])
+local recorded = record(ARGV[2], ARGV[3], address, false)
+local claim = member and writeClaim(member, memberRecord, cjson.decode(ARGV[13]).pool, KEYS[1], ARGV[1], ARGV[2], recorded[1], ARGV[4])
+-- A claim tried and no idle member found: a miss, told apart from a create that never tried.
+if not member and tried then claim = 'miss' end
 return leaseOf('recorded', true, recorded, address, claim)
 `);
 

@@ -41,6 +41,8 @@ interface LeaseAfter {
   address: AddressLease | undefined;
   /** A fresh create's claim, or a repeat's of the record's generation; undefined: the cold way. */
   claim: PoolClaim | undefined;
+  /** A fresh create that tried to claim (its shape a warm pool's) and found no idle member: a miss (SPEC 30). */
+  claimMissed: boolean;
 }
 
 export type PresentOutcome =
@@ -170,7 +172,8 @@ export class DesiredStateRegistry {
       lease: parseJson<Lease>(leaseJson === '' ? undefined : leaseJson),
       leaseChange: change as LeaseChange,
       address: parseJson<AddressLease>(addressJson === '' ? undefined : addressJson),
-      claim: parseJson<PoolClaim>(claimJson === '' ? undefined : claimJson),
+      claim: parseJson<PoolClaim>(claimJson === '' || claimJson === 'miss' ? undefined : claimJson),
+      claimMissed: claimJson === 'miss',
     };
     if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest, ...after };
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c, ...after };

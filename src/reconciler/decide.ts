@@ -28,8 +28,8 @@
 //   still runs has its expiry run again (its stop made sure of);
 // - a claimed pool member (SPEC 30) is never missing (its VM is being
 //   renamed to its claimer); its VM still under the member's name is an
-//   orphan once the claimer is not present at the claim's generation
-//   (superseded or deleted before its create ran), else kept for ever.
+//   orphan once the claimer is not present with the claiming uid (deleted,
+//   or created again with another uid, before its create ran), else kept.
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
@@ -192,12 +192,12 @@ function orphanReason(entry: DesiredEntry | undefined, uid: string): OrphanReaso
   return 'present with another uid';
 }
 
-/** A claimed member's entry whose claimer is no longer present at the claim's generation (SPEC 30). */
+/** A claimed member's entry whose claimer is no longer present with the claiming uid (SPEC 30); its new generations of that uid keep the claim. */
 function abandonedClaim(entry: DesiredEntry | undefined, inventory: Inventory): OrphanReason | undefined {
   if (entry?.claimedBy === undefined) return undefined;
-  const [claimer = '', generation = ''] = entry.claimedBy.split(' ');
+  const [claimer = '', uid = ''] = entry.claimedBy.split(' ');
   const now = inventory.entries.get(claimer);
-  return now?.state === 'present' && String(now.generation) === generation ? undefined : 'abandoned claim';
+  return now?.state === 'present' && now.uid === uid ? undefined : 'abandoned claim';
 }
 
 /**

@@ -30,7 +30,7 @@ export interface DesiredEntry {
   lease?: { expiresAt: string; version: number; onExpiry: 'delete' | 'stop'; expiredAt?: string };
   /** The generation of the stop a lease's expiry recorded (SPEC 31): the VM stays, stopped; nothing is missing. */
   stopped?: number;
-  /** A warm pool's member a create claimed (SPEC 30): `<claimer name> <claimer generation>`. */
+  /** A warm pool's member a create claimed (SPEC 30): `<claimer name> <claimer uid>`. */
   claimedBy?: string;
 }
 

@@ -70,11 +70,11 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
   const remember = async (name: string, jobId: string): Promise<void> => {
     await redis.hset(keys.reconcilerJobs(prefix), name, jobId);
   };
-  /** SPEC 30: the member's name recorded absent and its delete added, as a caller's delete, while its claim is still abandoned. */
+  /** SPEC 30: the member's name recorded absent and its delete added, as a caller's delete, while its claim is still abandoned (the claimer not present with the claiming uid). */
   const deleteAbandonedMember = async (record: DesiredRecord | undefined, uid: string): Promise<string> => {
-    const [claimer = '', generation = ''] = record?.claimedBy?.split(' ') ?? [];
+    const [claimer = '', claimerUid = ''] = record?.claimedBy?.split(' ') ?? [];
     const now = claimer === '' ? undefined : await registry.get(claimer);
-    if (record?.state !== 'present' || record.uid !== uid || record.claimedBy === undefined || (now?.state === 'present' && String(now.generation) === generation)) {
+    if (record?.state !== 'present' || record.uid !== uid || record.claimedBy === undefined || (now?.state === 'present' && now.uid === claimerUid)) {
       throw new StaleDecisionError(`${record?.name ?? 'the member'} is no longer an abandoned claim of uid ${uid}`);
     }
     // A member has no lease (src/pools/member-create.ts), so no lease timer is ever cleared here.

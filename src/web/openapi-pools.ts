@@ -16,7 +16,7 @@ export const originAnswerProperties: Record<string, Record<string, unknown>> = {
   },
   warmPool: {
     type: 'string',
-    description: "A create's whose shape is a warm pool's (SPEC 30): that pool; with origin cold, the pool had no idle VM.",
+    description: "A create's that tried a warm pool (SPEC 30): that pool, when the create claimed from it (origin pool) or was a fresh create of its shape that found no idle VM (origin cold: a miss). Absent on a repeat that claimed nothing, an in-place change and a stopped name created again.",
   },
 };
 

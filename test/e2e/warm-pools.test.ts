@@ -413,7 +413,8 @@ describe('warm pools on a pooled network end to end on the simulator (SPEC 30, 2
     const res = await fetch(url('/v1/vms'), { method: 'POST', headers: service.headers, body: JSON.stringify({ name: 'warm-net-2', ...SHAPE, cores: 2 }) });
     expect(res.status, await res.clone().text()).to.equal(202);
     const accepted = (await res.json()) as Accepted;
-    expect(accepted, 'an in-place change claims nothing').to.not.include({ origin: 'pool' });
+    // SPEC 30, 2: the name keeps its claim across the new generation (its VM is the one it claimed); no other member is taken.
+    expect(accepted, 'an in-place change of a claimed name').to.include({ origin: 'pool' });
     const job = await ended(accepted.jobId);
     expect(job.state, `${job.failedReason ?? ''}\n${job.logs.join('\n')}`).to.equal('completed');
     expect(job.result).to.include({ vmid: before.lastKnown?.vmid, address: before.lastKnown?.address });

@@ -1,7 +1,7 @@
 // An in-memory PoolStore (src/pools/types.ts) for tests where the store is
 // not the thing under test (the refill's action, the create job's pool
 // paths, GET /v1/pools). The real one is Redis scripts (src/pools/pool-store.ts).
-import type { ListedMember, PoolClaim, PoolConfig, PoolMember, PoolStore } from '../../src/pools/types.js';
+import type { HandedOver, ListedMember, MarkIdleOutcome, PoolClaim, PoolConfig, PoolMember, PoolStore } from '../../src/pools/types.js';
 import { memberName } from '../../src/pools/types.js';
 
 export class InMemoryPoolStore implements PoolStore {
@@ -19,22 +19,35 @@ export class InMemoryPoolStore implements PoolStore {
     return Promise.resolve(member);
   }
 
-  markIdle(member: PoolMember, currentFingerprint: string): Promise<boolean> {
+  markIdle(member: PoolMember, currentFingerprint: string): Promise<MarkIdleOutcome> {
     const entry = this.entries.get(member.name);
-    if (entry === undefined || entry.uid !== member.uid || entry.claimedBy !== undefined || entry.fingerprint !== currentFingerprint || this.refuseIdle.has(member.name)) return Promise.resolve(false);
+    if (entry?.claimedBy !== undefined || (entry === undefined && this.forgotten.some((claim) => claim.member === member.name))) return Promise.resolve('handed-over');
+    if (entry === undefined || entry.uid !== member.uid || entry.fingerprint !== currentFingerprint || this.refuseIdle.has(member.name)) return Promise.resolve('unusable');
+    if (entry.idle) return Promise.resolve('idle');
+    if (entry.readyAt !== undefined || entry.drainingSince !== undefined) return Promise.resolve('unusable');
     this.entries.set(member.name, { ...entry, ...member, idle: true, readyAt: new Date().toISOString() });
-    return Promise.resolve(true);
+    return Promise.resolve('idle');
   }
 
-  takeForDrain(_pool: string, name: string): Promise<boolean> {
+  handedOver(member: Pick<PoolMember, 'pool' | 'name' | 'uid'>): Promise<HandedOver | undefined> {
+    const entry = this.entries.get(member.name);
+    if (entry !== undefined) return Promise.resolve(entry.uid === member.uid && entry.claimedBy !== undefined ? 'claimed' : undefined);
+    return Promise.resolve(this.forgotten.some((claim) => claim.member === member.name && claim.memberUid === member.uid) ? 'forgotten' : undefined);
+  }
+
+  takeForDrain(_pool: string, name: string, now = new Date()): Promise<boolean> {
     const entry = this.entries.get(name);
-    if (entry?.idle !== true) return Promise.resolve(false);
-    entry.idle = false;
+    if (entry?.idle === true) {
+      entry.idle = false;
+      return Promise.resolve(true);
+    }
+    if (entry === undefined || entry.readyAt !== undefined || entry.drainingSince !== undefined || entry.claimedBy !== undefined) return Promise.resolve(false);
+    entry.drainingSince = now.toISOString();
     return Promise.resolve(true);
   }
 
-  forgetClaimed(claim: PoolClaim): Promise<void> {
-    this.forgotten.push(claim);
+  forgetClaimed(claim: Pick<PoolClaim, 'pool' | 'member' | 'memberUid'>): Promise<void> {
+    this.forgotten.push(claim as PoolClaim);
     this.entries.delete(claim.member);
     return Promise.resolve();
   }

@@ -49,7 +49,7 @@ describe("a create's pool, claim and poolMember fields (SPEC 30, SPEC 1)", () =>
     const { address: _address, ...withoutAddress } = CLAIM;
     expect(validateStoredJobData('create', { ...STORED, claim: withoutAddress }, limits).ok, 'address is optional').to.equal(true);
     const bad: [unknown, string][] = [
-      ['pvep-pool-web-3', 'must be a pool claim object {pool, member, memberUid, vmid, node, address?, claimedAt}'],
+      ['pvep-pool-web-3', 'must be a pool claim object {pool, member, memberUid, vmid, node, address?, claimedAt, generation?}'],
       [{ ...CLAIM, extra: 1 }, 'has unknown key "extra"'],
       [{ ...CLAIM, pool: 'Web' }, '.pool must be a pool name'],
       [{ ...CLAIM, member: 'Pool_3' }, ".member must be a member's name"],
@@ -58,6 +58,7 @@ describe("a create's pool, claim and poolMember fields (SPEC 30, SPEC 1)", () =>
       [{ ...CLAIM, node: '' }, '.node must be a node name'],
       [{ ...CLAIM, address: '127.77.0.300' }, '.address must be an IPv4 address'],
       [{ ...CLAIM, claimedAt: 'yesterday' }, '.claimedAt must be an RFC 3339 time'],
+      [{ ...CLAIM, generation: 0 }, '.generation must be a positive integer'],
     ];
     for (const [claim, message] of bad) expect(errorsOf(validateStoredJobData('create', { ...STORED, claim }, limits)), message).to.deep.equal([{ field: 'claim', message }]);
     expect(errorsOf(validateStoredJobData('create', { ...STORED, poolMember: 'Web pool' }, limits))).to.deep.equal([{ field: 'poolMember', message: 'must be a pool name' }]);

@@ -11,7 +11,7 @@ import type { JobContext, JobDeps } from '../../jobs/types.js';
 import type { LastKnown } from '../../src/desired-state.js';
 import { silentLogger } from '../../src/log.js';
 import type { PoolJobDeps } from '../../src/pools/job-deps.js';
-import type { CreateResult, CreateSpec, Provider } from '../../src/provider/types.js';
+import type { CreateResult, CreateSpec, DeleteRequest, Provider } from '../../src/provider/types.js';
 import type { PoolClaim, PoolConfig, PoolMember } from '../../src/pools/types.js';
 import { InMemoryPoolStore } from '../fakes/pool-store.js';
 import { NO_ADDRESS_LEASES } from '../support/address-leases.js';
@@ -34,19 +34,23 @@ interface World {
   refills: string[];
   drained: string[];
   metrics: string[];
+  /** The provider's creates and deletes in order. */
+  steps: string[];
 }
 
-function world(claimOutcome: 'renamed' | 'lost' | 'broken' = 'renamed'): World {
+function world(claimOutcome: 'renamed' | 'lost' | 'broken' | 'keys-failed' = 'renamed'): World {
   const store = new InMemoryPoolStore();
-  const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [] };
+  const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [], steps: [] };
   const pools: PoolJobDeps = {
     configured: true,
     store,
-    claim(spec, given) {
+    async claim(spec, given, _ctx, renamed) {
       w.claimed.push(given);
-      if (claimOutcome === 'lost') return Promise.reject(new ClaimLost(`VM ${given.vmid} is gone`));
-      if (claimOutcome === 'broken') return Promise.reject(new Error('proxmox said 500'));
-      return Promise.resolve(resultOf(spec, given.vmid));
+      if (claimOutcome === 'lost') throw new ClaimLost(`VM ${given.vmid} is gone`);
+      if (claimOutcome === 'broken') throw new Error('proxmox said 500');
+      await renamed?.();
+      if (claimOutcome === 'keys-failed') throw new Error('agent/file-write: 500');
+      return resultOf(spec, given.vmid);
     },
     isClaimLost: (err) => err instanceof ClaimLost,
     fingerprintOf: (name) => (name === 'small' ? 'fp1' : undefined),
@@ -67,7 +71,12 @@ function world(claimOutcome: 'renamed' | 'lost' | 'broken' = 'renamed'): World {
   const provider = {
     create(spec: CreateSpec) {
       w.cold.push(spec);
+      w.steps.push(`create ${spec.name}`);
       return Promise.resolve(resultOf(spec, 200));
+    },
+    delete(request: DeleteRequest) {
+      w.steps.push(`delete ${request.name} ${request.uid ?? ''}`);
+      return Promise.resolve({ deleted: true, seedsDeleted: 1 });
     },
   } as unknown as Provider;
   const deps: JobDeps = {
@@ -113,6 +122,7 @@ describe("the create job's pool paths (SPEC 30)", () => {
     expect(w.metrics).to.deep.equal(['missed small']);
     // The pool is a member short, as after a claim: not left so until the 30 s schedule.
     expect(w.refills).to.deep.equal(['small']);
+    expect(w.steps, "a VM still of the member's name and mark (keys too long, moved off the claim's node) goes before the cold create, which holds its address now").to.deep.equal(['delete pvep-pool-small-1 mu1', 'create foo']);
   });
 
   it('any other failure of the claim fails the attempt (retried), with no cold create', async () => {
@@ -121,6 +131,31 @@ describe("the create job's pool paths (SPEC 30)", () => {
     await createJob.handler({ ...fooData, claim }, w.deps, ctx()).catch((err: unknown) => (failed = err));
     expect(failed).to.be.instanceOf(Error);
     expect(w.cold).to.have.length(0);
+  });
+
+  it('forgets the member as soon as the claim renamed its VM: a claim failing after (its keys) leaves no member claimed for ever', async () => {
+    const w = world('keys-failed');
+    await w.store.addMember(pool, 'fp1', 'mu1', new Date());
+    w.store.claim('pvep-pool-small-1', 'foo fu1');
+    let failed: unknown;
+    await createJob.handler({ ...fooData, claim }, w.deps, ctx()).catch((err: unknown) => (failed = err));
+    expect(failed).to.be.instanceOf(Error);
+    expect(w.store.forgotten).to.deep.equal([claim]);
+    expect(w.store.entries.has('pvep-pool-small-1')).to.equal(false);
+    expect(w.cold).to.have.length(0);
+  });
+
+  it("an in-place change's later generation, which keeps the claim, claims first (the rename may not have run) and then changes the renamed VM by the ordinary create", async () => {
+    const w = world();
+    const result = (await createJob.handler({ ...fooData, cores: 3, generation: 2, claim: { ...claim, generation: 1 } }, w.deps, ctx())) as CreateResult;
+    expect(w.claimed).to.have.length(1);
+    expect(w.cold.map((spec) => [spec.name, spec.cores])).to.deep.equal([['foo', 3]]);
+    expect(w.store.forgotten).to.deep.equal([{ ...claim, generation: 1 }]);
+    expect(result).to.include({ origin: 'pool' });
+    expect(w.metrics, 'the claim is counted by its own generation').to.deep.equal([]);
+    const first = world();
+    await createJob.handler({ ...fooData, claim: { ...claim, generation: 1 } }, first.deps, ctx());
+    expect(first.cold, 'the claiming generation itself: no ordinary create').to.have.length(0);
   });
 
   it('a create with no claim is cold and says so; the provider never sees pool fields', async () => {
@@ -145,7 +180,7 @@ describe("the create job's pool paths (SPEC 30)", () => {
       expect(w.drained).to.have.length(0);
     });
 
-    it('is drained when the store refuses it idle (claimed, superseded or of another shape)', async () => {
+    it('is drained when the store refuses it idle (superseded or of another shape)', async () => {
       const w = world();
       const m = await member(w);
       w.store.refuseIdle.add(m.name);
@@ -153,13 +188,46 @@ describe("the create job's pool paths (SPEC 30)", () => {
       expect(w.drained).to.deep.equal([m.name]);
     });
 
-    it('is drained when it ended with no address (nothing a claim could hand out)', async () => {
+    it('claimed between its markIdle and its end, a rerun leaves it to the claimer: no drain, and once forgotten (renamed) no clone either', async () => {
+      const w = world();
+      const m = await member(w);
+      await createJob.handler(memberData(m), w.deps, ctx());
+      w.store.claim(m.name, 'foo u-foo');
+      const rerun = await createJob.handler(memberData(m), w.deps, ctx());
+      expect(rerun).to.include({ superseded: true });
+      expect(w.drained, 'claimed: not drained').to.deep.equal([]);
+      expect(w.cold, 'the first run only').to.have.length(1);
+      await w.store.forgetClaimed({ ...claim, member: m.name, memberUid: m.uid });
+      await createJob.handler(memberData(m), w.deps, ctx());
+      expect(w.drained, 'forgotten: not drained').to.deep.equal([]);
+      expect(w.cold, 'forgotten: no new clone').to.have.length(1);
+    });
+
+    it('claimed while its create ran (after the check), it is left to the claimer, not drained', async () => {
+      const w = world();
+      const m = await member(w);
+      const deps: JobDeps = {
+        ...w.deps,
+        provider: {
+          create: (spec: CreateSpec) => {
+            w.store.claim(m.name, 'foo u-foo');
+            return Promise.resolve(resultOf(spec, 202));
+          },
+        } as unknown as Provider,
+      };
+      await createJob.handler(memberData(m), deps, ctx());
+      expect(w.drained).to.deep.equal([]);
+      expect(w.store.entries.get(m.name)).to.include({ idle: false, claimedBy: 'foo u-foo' });
+    });
+
+    it('is idle when it ended Running with no address (its claim reads the address), not drained', async () => {
       const w = world();
       const m = await member(w);
       const { address: _address, ...noAddress } = resultOf(m, 201);
       const deps: JobDeps = { ...w.deps, provider: { create: () => Promise.resolve(noAddress) } as unknown as Provider };
       await createJob.handler(memberData(m), deps, ctx());
-      expect(w.drained).to.deep.equal([m.name]);
+      expect(w.drained).to.deep.equal([]);
+      expect(w.store.entries.get(m.name)).to.include({ idle: true, vmid: 201 }).and.not.have.property('address');
     });
 
     it('is drained when its pool is no longer configured', async () => {

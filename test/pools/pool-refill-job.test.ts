@@ -42,7 +42,7 @@ describe('the pool-refill job (SPEC 30)', function () {
     const job = await h.queues.system.add('pool-refill', {}, { jobId: ownJobId('pool-refill') });
     const view = await h.client.waitForJob(job.id ?? '', { timeoutMs: 10_000 });
     expect(view).to.include({ job: 'pool-refill', state: 'completed' });
-    expect(view.result).to.deep.equal({ pools: [{ pool: 'small', created: ['pvep-pool-small-1', 'pvep-pool-small-2'], drained: [] }] });
+    expect(view.result).to.deep.equal({ pools: [{ pool: 'small', created: ['pvep-pool-small-1', 'pvep-pool-small-2'], forgotten: [], drained: [] }] });
     const idle = await eventually(async () => {
       const members = await store.members('small');
       return members.every((m) => m.idle) ? members : undefined;

@@ -6,6 +6,7 @@
 // renamed is forgotten with its record, no tombstone and no delete job.
 import { expect } from 'chai';
 import { shapeFingerprint } from '../../src/pools/fingerprint.js';
+import { refillPool } from '../../src/pools/refill.js';
 import type { PoolConfig } from '../../src/pools/types.js';
 import { keys } from '../../src/redis-keys.js';
 import { createHarness, type Harness } from '../support/harness.js';
@@ -53,20 +54,65 @@ describe('the warm pools\' store (SPEC 30)', function () {
   it('marks a member idle only while its record is present with its uid, unclaimed, and its shape current; a rerun keeps its first readyAt', async () => {
     const print = shapeFingerprint(web);
     const unrecorded = await world.store.addMember(web, print, 'u-x', new Date());
-    expect(await world.store.markIdle({ ...unrecorded, vmid: 100100, node: 'pve1' }, print), 'no record').to.equal(false);
+    expect(await world.store.markIdle({ ...unrecorded, vmid: 100100, node: 'pve1' }, print), 'no record').to.equal('unusable');
     const member = await world.idleMember(web, 100101, 'pve1', new Date(Date.now() - 60_000));
     const score = await h.redis.zscore(keys.poolIdle(h.prefix, 'web'), member.name);
-    expect(await world.store.markIdle({ ...member, readyAt: new Date().toISOString() }, print)).to.equal(true);
+    expect(await world.store.markIdle({ ...member, readyAt: new Date().toISOString() }, print)).to.equal('idle');
     expect(await h.redis.zscore(keys.poolIdle(h.prefix, 'web'), member.name)).to.equal(score);
-    expect(await world.store.markIdle({ ...member, uid: 'u-other' }, print), 'another uid').to.equal(false);
+    expect(await world.store.markIdle({ ...member, uid: 'u-other' }, print), 'another uid').to.equal('unusable');
     const stale = await world.store.addMember(web, 'v1 image=old', 'u-s', new Date());
-    expect(await world.store.markIdle({ ...stale, vmid: 100102, node: 'pve1' }, print), 'a changed shape').to.equal(false);
+    expect(await world.store.markIdle({ ...stale, vmid: 100102, node: 'pve1' }, print), 'a changed shape').to.equal('unusable');
     expect(await rejection(world.store.markIdle(stale, print))).to.match(/has no vmid or node yet/);
-    await h.client.createVm({ name: 'foo' });
-    expect(await world.store.markIdle(member, print), 'claimed').to.equal(false);
+    await h.client.createVm({ name: 'foo', uid: 'u-foo' });
+    expect(await world.store.markIdle(member, print), 'claimed: the claimer\'s, not to be drained').to.equal('handed-over');
+    expect(await world.store.handedOver(member)).to.equal('claimed');
     const listed = await world.store.members('web');
-    expect(listed.find((m) => m.name === member.name)).to.deep.include({ idle: false, claimedBy: 'foo 1', vmid: 100101, node: 'pve1' });
+    expect(listed.find((m) => m.name === member.name)).to.deep.include({ idle: false, claimedBy: 'foo u-foo', vmid: 100101, node: 'pve1' });
     expect(await h.redis.zcard(keys.poolIdle(h.prefix, 'web'))).to.equal(0);
+  });
+
+  it('takes a member still creating for a drain: never idle after, never claimable; a claimed one is not taken', async () => {
+    const print = shapeFingerprint(web);
+    const stuck = await world.idleMember(web, 100131, 'pve1');
+    await h.redis.zrem(keys.poolIdle(h.prefix, 'web'), stuck.name);
+    await h.redis.hset(keys.poolMembers(h.prefix, 'web'), stuck.name, JSON.stringify({ pool: 'web', name: stuck.name, uid: stuck.uid, fingerprint: print, createdAt: stuck.createdAt }));
+    expect(await world.store.takeForDrain('web', stuck.name, new Date('2030-01-01T00:00:00Z'))).to.equal(true);
+    expect(await world.store.takeForDrain('web', stuck.name), 'taken once').to.equal(false);
+    expect((await world.store.members('web')).find((m) => m.name === stuck.name)).to.include({ idle: false, drainingSince: '2030-01-01T00:00:00.000Z' });
+    const { readyAt: _readyAt, ...creating } = stuck;
+    expect(await world.store.markIdle(creating, print), 'its create ending late').to.equal('unusable');
+    expect((await h.client.createVm({ name: 'late' })).origin).to.equal('cold');
+    const claimed = await world.idleMember(web, 100132, 'pve1');
+    await h.client.createVm({ name: 'claimer' });
+    expect(await world.store.takeForDrain('web', claimed.name), 'claimed').to.equal(false);
+  });
+
+  it("lists an idle member whose record went without a drain as unrecorded, and the refill drains it: the pool is short no longer", async () => {
+    const kept = await world.idleMember(web, 100141, 'pve1');
+    const vanished = await world.idleMember(web, 100142, 'pve1');
+    await world.writers.registry.recordAbsent(vanished.name, vanished.uid);
+    const listed = await world.store.members('web');
+    expect(listed.find((m) => m.name === vanished.name)).to.include({ idle: true, unrecorded: true });
+    expect(listed.find((m) => m.name === kept.name)).to.not.have.property('unrecorded');
+    const outcome = await refillPool({ store: world.store, writers: world.writers, fingerprint: shapeFingerprint }, 'web', { ...web, minIdle: 2, maxIdle: 2 });
+    expect(outcome.drained).to.deep.equal([{ name: vanished.name, reason: 'unrecorded' }]);
+    expect(outcome.created).to.have.length(1);
+    expect(await h.redis.zrange(keys.poolIdle(h.prefix, 'web'), 0, -1)).to.deep.equal([kept.name]);
+    expect((await world.store.members('web')).map((m) => m.name)).to.not.include(vanished.name);
+  });
+
+  it("the refill forgets a claimed member whose claimer is present with the uid and last saw the member's VMID as its own (renamed, its job stopped before forgetting); not one still being renamed", async () => {
+    const renamed = await world.idleMember(web, 100151, 'pve1', new Date(Date.now() - 2000));
+    const pending = await world.idleMember(web, 100152, 'pve1');
+    await h.client.createVm({ name: 'foo', uid: 'u-foo' });
+    await h.client.createVm({ name: 'bar', uid: 'u-bar' });
+    await world.writers.registry.recordLastKnown('foo', { state: 'Running', vmid: 100151, node: 'pve1', at: new Date().toISOString() });
+    const refill = { store: world.store, writers: world.writers, fingerprint: shapeFingerprint };
+    const outcome = await refillPool(refill, 'web', { ...web, minIdle: 0, maxIdle: 2 });
+    expect(outcome.forgotten).to.deep.equal([renamed.name]);
+    expect(await h.redis.exists(keys.desired(h.prefix, renamed.name))).to.equal(0);
+    expect((await world.store.members('web')).map((m) => [m.name, m.claimedBy])).to.deep.equal([[pending.name, 'bar u-bar']]);
+    expect((await refillPool(refill, 'web', { ...web, minIdle: 0, maxIdle: 2 })).forgotten, 'bar has not renamed it').to.deep.equal([]);
   });
 
   it('a drain and a claim never both take a member: whoever takes it from the idle set first owns it', async () => {
@@ -80,7 +126,7 @@ describe('the warm pools\' store (SPEC 30)', function () {
   });
 
   it('forgets a claimed member: its entry and its record go, with no tombstone and no delete job; the claimer stays', async () => {
-    await world.idleMember(web, 100121, 'pve1');
+    const member = await world.idleMember(web, 100121, 'pve1');
     const { jobId } = await h.client.createVm({ name: 'foo' });
     const claim = ((await h.queues.vm.getJob(jobId))?.data as { claim?: Parameters<PoolWorld['store']['forgetClaimed']>[0] }).claim;
     if (claim === undefined) throw new Error('no claim');
@@ -96,6 +142,9 @@ describe('the warm pools\' store (SPEC 30)', function () {
     expect(await world.store.poolsWithMembers()).to.deep.equal([]);
     expect((await h.queues.vm.getJobs(['waiting'])).filter((job) => job.name === 'delete')).to.have.length(deletesBefore);
     expect((await h.client.getVm('foo'))?.state).to.equal('present');
+    expect(await world.store.handedOver(member), "a rerun of the member's create finds it forgotten").to.equal('forgotten');
+    expect(await world.store.markIdle(member, shapeFingerprint(web)), 'forgotten: the claimer\'s, not to be drained').to.equal('handed-over');
+    expect(await world.store.members('web')).to.deep.equal([]);
     await world.store.forgetClaimed(claim);
   });
 });

@@ -69,6 +69,20 @@ describe('the refill decision (SPEC 30)', () => {
     expect(decideRefill({ pool, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 1, drain: [{ name: 'pvep-pool-small-3', reason: 'interrupted' }] });
   });
 
+  it('drains a member still creating 30 minutes after it was added (stuck), and counts it neither as creating nor against maxIdle; one taken for that drain is drained again', () => {
+    const stuck = member(1, { createdAt: '2026-12-03T07:29:00Z' });
+    const young = member(2, { createdAt: '2026-12-03T07:31:00Z' });
+    expect(decideRefill({ pool, fingerprint: 'fp1', members: [stuck, young, idle(3)], now: NOW })).to.deep.equal({ create: 1, drain: [{ name: 'pvep-pool-small-1', reason: 'stuck' }] });
+    expect(decideRefill({ pool: undefined, fingerprint: undefined, members: [stuck, young], now: NOW }).drain, 'of a pool no longer configured too').to.deep.equal([{ name: 'pvep-pool-small-1', reason: 'stuck' }]);
+    const taken = member(1, { createdAt: '2026-12-03T07:29:00Z', drainingSince: '2026-12-03T07:59:00Z' });
+    expect(decideRefill({ pool, fingerprint: 'fp1', members: [taken, idle(3)], now: NOW })).to.deep.equal({ create: 2, drain: [{ name: 'pvep-pool-small-1', reason: 'interrupted' }] });
+  });
+
+  it('drains an idle member whose record is not present with its uid (deleted or lost), and does not count it idle', () => {
+    const members = [idle(1), idle(2, '2026-12-03T07:55:00Z', { unrecorded: true }), idle(3)];
+    expect(decideRefill({ pool, fingerprint: 'fp1', members, now: NOW })).to.deep.equal({ create: 1, drain: [{ name: 'pvep-pool-small-2', reason: 'unrecorded' }] });
+  });
+
   it('keeps nothing idle for minIdle 0 and maxIdle 0', () => {
     expect(decideRefill({ pool: { ...pool, minIdle: 0, maxIdle: 0 }, fingerprint: 'fp1', members: [idle(1)], now: NOW })).to.deep.equal({ create: 0, drain: [{ name: 'pvep-pool-small-1', reason: 'over-max' }] });
   });

@@ -95,7 +95,7 @@ describe('the refill of a pool (SPEC 30)', () => {
   it('drains an idle member of a changed shape: taken, recorded absent with a delete job, its entry gone; then refills', async () => {
     await refillPool(deps, 'small', { ...pool, minIdle: 1 });
     const old = store.entries.get('pvep-pool-small-1');
-    expect(await store.markIdle({ ...old!, vmid: 101, node: 'pve1' }, fingerprint(pool))).to.equal(true);
+    expect(await store.markIdle({ ...old!, vmid: 101, node: 'pve1' }, fingerprint(pool))).to.equal('idle');
 
     const outcome = await refillPool(deps, 'small', { ...pool, minIdle: 1, cores: 2 });
     expect(outcome.drained).to.deep.equal([{ name: 'pvep-pool-small-1', reason: 'stale-shape' }]);
@@ -104,6 +104,16 @@ describe('the refill of a pool (SPEC 30)', () => {
     expect(store.entries.has('pvep-pool-small-1')).to.equal(false);
     expect(outcome.created).to.deep.equal(['pvep-pool-small-2']);
     expect(dataOf(await queues.vm.getJob(`create-pvep-pool-small-2-${(await registry.get('pvep-pool-small-2'))?.generation}`)).cores).to.equal(2);
+  });
+
+  it('drains a member still creating 30 minutes on (its create or its MARK_IDLE lost) and makes another in its room', async () => {
+    const added = new Date();
+    await refillPool({ ...deps, now: () => added }, 'small', { ...pool, minIdle: 1, maxIdle: 1 });
+    const outcome = await refillPool({ ...deps, now: () => new Date(added.getTime() + 31 * 60_000) }, 'small', { ...pool, minIdle: 1, maxIdle: 1 });
+    expect(outcome.drained).to.deep.equal([{ name: 'pvep-pool-small-1', reason: 'stuck' }]);
+    expect((await registry.get('pvep-pool-small-1'))?.state).to.equal('absent');
+    expect(store.entries.has('pvep-pool-small-1')).to.equal(false);
+    expect(outcome.created).to.deep.equal(['pvep-pool-small-2']);
   });
 
   it('leaves a member a claim took between the read and the drain, and a claimed member', async () => {
@@ -121,7 +131,7 @@ describe('the refill of a pool (SPEC 30)', () => {
     await refillPool(deps, 'small', pool);
     await store.markIdle(store.entries.get('pvep-pool-small-1')!, fingerprint(pool));
     const outcomes = await refillPools(deps, []);
-    expect(outcomes).to.deep.equal([{ pool: 'small', created: [], drained: [{ name: 'pvep-pool-small-1', reason: 'unconfigured' }] }]);
+    expect(outcomes).to.deep.equal([{ pool: 'small', created: [], forgotten: [], drained: [{ name: 'pvep-pool-small-1', reason: 'unconfigured' }] }]);
     expect((await registry.get('pvep-pool-small-1'))?.state).to.equal('absent');
   });
 

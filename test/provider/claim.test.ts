@@ -118,6 +118,25 @@ describe('claim (SPEC 30)', () => {
     expect(again).to.deep.equal(first);
   });
 
+  it('says it renamed right after the config write, before the keys: a file-write failing after it leaves the rename reported; a rerun reports it again', async () => {
+    const h = harness();
+    addMember(h);
+    const seen: FakeMethod[][] = [];
+    const renamed = () => {
+      seen.push(writes(h));
+      return Promise.resolve();
+    };
+    h.pve.failNext('agentFileWrite', new Error('agent down'));
+    expect((await rejection(h.provider.claim(request({ renamed }), h.ctx))).message).to.match(/agent down/);
+    expect(seen, 'reported once the rename was written, before the keys').to.deep.equal([['putConfig']]);
+    await h.provider.claim(request({ renamed }), h.ctx);
+    expect(seen, 'the rerun finds it renamed and reports it again').to.have.length(2);
+    const lost = harness();
+    let called = false;
+    await rejection(lost.provider.claim(request({ renamed: () => Promise.resolve(void (called = true)) }), lost.ctx));
+    expect(called, 'not for a lost claim').to.equal(false);
+  });
+
   it('a member gone is a ClaimLostError (gone), and nothing is written', async () => {
     const h = harness();
     const err = await rejection(h.provider.claim(request(), h.ctx));

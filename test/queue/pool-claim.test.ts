@@ -60,9 +60,10 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(claim).to.deep.include({ pool: 'web', member: oldest.name, memberUid: oldest.uid, vmid: 100102, node: 'pve2', address: oldest.address });
     expect(Date.parse(claim?.claimedAt ?? '')).to.be.closeTo(Date.now(), 60_000);
     expect(JSON.parse((await h.redis.hget(keys.desired(h.prefix, 'foo'), 'claim')) ?? '{}')).to.deep.equal(claim);
-    expect(await h.redis.hget(keys.desired(h.prefix, oldest.name), 'claimedBy')).to.equal(`foo ${first.generation}`);
+    expect(claim?.generation).to.equal(first.generation);
+    expect(await h.redis.hget(keys.desired(h.prefix, oldest.name), 'claimedBy')).to.equal('foo u-foo');
     expect((await world.writers.registry.get('foo'))?.claim, "the registry's record").to.deep.equal(claim);
-    expect((await world.writers.registry.get(oldest.name))?.claimedBy).to.equal(`foo ${first.generation}`);
+    expect((await world.writers.registry.get(oldest.name))?.claimedBy).to.equal('foo u-foo');
     expect(await h.client.getVm('foo'), 'the view shows the origin in the answer, not the claim').not.to.have.property('claim');
     expect(await idleNames(h)).to.deep.equal([later.name]);
     const second = await h.client.createVm({ name: 'bar' });
@@ -118,7 +119,7 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(await h.redis.hget(keys.desired(h.prefix, members[1]?.name ?? ''), 'claimedBy')).to.equal(null);
   });
 
-  it("a uid that still holds an address lease (its earlier VM not yet deleted) goes cold, keeping its lease; an in-place change's new generation carries no claim", async () => {
+  it("a uid that still holds an address lease (its earlier VM not yet deleted) goes cold, keeping its lease; an in-place change's new generation keeps the claim, so its job renames the member first (one VM on the address)", async () => {
     const member = await world.idleMember(web, 100151, 'pve1');
     const first = await h.client.createVm({ name: 'foo', uid: 'u-foo', pool: false });
     await h.client.deleteVm({ name: 'foo' });
@@ -127,11 +128,29 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(await idleNames(h)).to.deep.equal([member.name]);
     const claimed = await h.client.createVm({ name: 'bar' });
     expect(claimed.origin).to.equal('pool');
+    const claim = await jobClaim(h, claimed.jobId);
     const bigger = await h.client.createVm({ name: 'bar', cores: 3 });
-    expect(bigger).to.include({ origin: 'cold', address: claimed.address });
+    expect(bigger).to.include({ origin: 'pool', address: claimed.address });
     expect(bigger.changes).to.deep.equal(['cores']);
-    expect(await jobClaim(h, bigger.jobId)).to.equal(undefined);
-    expect(await h.redis.hget(keys.desired(h.prefix, 'bar'), 'claim')).to.equal(null);
+    expect(await jobClaim(h, bigger.jobId), "the new generation's job carries the first one's claim").to.deep.equal(claim);
+    expect(claim?.generation).to.equal(claimed.generation);
+    expect(await h.redis.hget(keys.desired(h.prefix, 'bar'), 'claim')).to.equal(JSON.stringify(claim));
+    expect(await h.redis.hget(keys.desired(h.prefix, claim?.member ?? ''), 'claimedBy'), 'still the same uid: the sweep keeps the member').to.equal(`bar ${claimed.uid}`);
+    await h.client.deleteVm({ name: 'bar' });
+    const other = await h.client.createVm({ name: 'bar', uid: 'u-bar-2', pool: false });
+    expect(await jobClaim(h, other.jobId), 'another uid: no claim of the old one').to.equal(undefined);
+  });
+
+  it('a stopped claimed name (SPEC 31) created again drops its claim: its VM ran renamed, and its create starts it the ordinary way', async () => {
+    await world.idleMember(web, 100171, 'pve1');
+    const claimed = await h.client.createVm({ name: 'baz', uid: 'u-baz' });
+    expect(claimed.origin).to.equal('pool');
+    // What a lease's expiry with onExpiry stop leaves on the record (the stop's generation).
+    await h.redis.hset(keys.desired(h.prefix, 'baz'), 'stopped', String(claimed.generation));
+    const again = await h.client.createVm({ name: 'baz', uid: 'u-baz' });
+    expect(again).to.include({ existing: false, origin: 'cold' }).and.not.have.property('warmPool');
+    expect(await jobClaim(h, again.jobId)).to.equal(undefined);
+    expect(await h.redis.hget(keys.desired(h.prefix, 'baz'), 'claim')).to.equal(null);
   });
 
   it("skips a member of another fingerprint (left for the drain) and a member's own create never claims", async () => {
@@ -149,6 +168,17 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(err).to.be.instanceOf(ValidationError);
     expect((err as ValidationError).fields).to.deep.equal([{ field: 'name', message: `must not start with "pvep-pool-": that prefix names the warm pools' VMs (SPEC 30)` }]);
     expect(await h.redis.exists(keys.desired(h.prefix, 'pvep-pool-web-7'))).to.equal(0);
+  });
+
+  it("refuses a caller's delete and lease renewal of a member's name as a 400 naming name, changing nothing", async () => {
+    const member = await world.idleMember(web, 100161, 'pve1');
+    for (const attempt of [h.client.deleteVm({ name: member.name }), h.client.deleteVm({ name: member.name, uid: member.uid }), h.client.renewLease(member.name, { ttlSeconds: 600 })]) {
+      const err = await rejection(attempt);
+      expect(err).to.be.instanceOf(ValidationError);
+      expect((err as ValidationError).fields.map((f) => f.field)).to.deep.equal(['name']);
+    }
+    expect((await world.writers.registry.get(member.name))?.state).to.equal('present');
+    expect(await idleNames(h)).to.deep.equal([member.name]);
   });
 
   it('fifty creates at once against ten idle members claim each member exactly once', async function () {

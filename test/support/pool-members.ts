@@ -44,7 +44,7 @@ export function poolWorld(redis: RedisClient, prefix: string, config: Config): P
       const record = await registry.get(name);
       const member: PoolMember = { ...added, vmid, node, readyAt: readyAt.toISOString(), ...(record?.address === undefined ? {} : { address: record.address.address }) };
       if (accepted.origin !== 'cold') throw new Error(`a member's create claimed: ${JSON.stringify(accepted)}`);
-      if (!(await store.markIdle(member, fingerprint))) throw new Error(`member ${name} was not marked idle`);
+      if ((await store.markIdle(member, fingerprint)) !== 'idle') throw new Error(`member ${name} was not marked idle`);
       return member;
     },
   };

@@ -39,6 +39,22 @@ describe('HTTP API: warm pools (SPEC 30)', () => {
     expect((await post({ name: 'warm-2' })).json()).to.include({ origin: 'cold' });
   });
 
+  it('counts a miss only for a fresh create of the shape that found no idle VM: not its repeat, nor an in-place change to the shape, nor a claim', async () => {
+    const misses = async (): Promise<number> => (await web.metrics.poolMissesTotal.get()).values.find((v) => v.labels.pool === 'web')?.value ?? 0;
+    const fresh = await post({ name: 'miss-1' });
+    expect(fresh.json()).to.include({ origin: 'cold', warmPool: 'web' });
+    expect(await misses()).to.equal(1);
+    await post({ name: 'miss-1' });
+    expect(await misses(), 'a repeat').to.equal(1);
+    await post({ name: 'miss-2', cores: 4 });
+    const inPlace = await post({ name: 'miss-2' });
+    expect(inPlace.json()).to.include({ origin: 'cold' }).and.not.have.property('warmPool');
+    expect(await misses(), 'an in-place change to the pool shape tried no claim').to.equal(1);
+    await world.idleMember(web.config.pools[0] as PoolConfig, 100411, 'pve1');
+    expect((await post({ name: 'hit-1' })).json()).to.include({ origin: 'pool', warmPool: 'web' });
+    expect(await misses()).to.equal(1);
+  });
+
   it("a create of a member's reserved name is a 400 naming name", async () => {
     const res = await post({ name: 'pvep-pool-web-1' });
     expect(res.statusCode).to.equal(400);
