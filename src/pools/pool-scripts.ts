@@ -28,8 +28,9 @@ return {name, entry}
 /**
  * KEYS: members, idle, the member's record, the pool's lead times. ARGV:
  * name, uid, the pool's current fingerprint, the entry to write (JSON,
- * with readyAt), readyAt ms, its lead time ms (entry to idle) or ''. Idle only when the entry there has that uid and the current
- * fingerprint and the record is present with that uid and not claimed;
+ * with readyAt), readyAt ms, its lead time ms (entry to idle) or ''. Idle
+ * only when the entry there has that uid and the current fingerprint and
+ * the record is present with that uid and not claimed;
  * already idle stays as it was (a rerun of its create); one a drain took
  * (readyAt or drainingSince, out of the idle set) is never idle again. Returns 1 when
  * idle; 2 when the member is a claimer's (its record claimedBy, or

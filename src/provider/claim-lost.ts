@@ -3,8 +3,8 @@
 // agent's one file write, or another VM carries the claimer's name
 // already (the cold way keeps or replaces that one: one name, one VM).
 // Nothing was written to Proxmox; the caller forgets the claim and makes
-// the VM the cold way. Permanent, so a caller
-// that does not know the class fails the job rather than retrying it.
+// the VM the cold way. Permanent, so a caller that does not know the class
+// fails the job rather than retrying it.
 import { ClassifiedError } from '../errors.js';
 
 export type ClaimLostCause = 'gone' | 'not-the-member' | 'keys-too-long' | 'name-held';
