@@ -106,7 +106,7 @@ export interface ProvisionerClientOptions {
    * client's connection and key prefix, which listPools reads; the Redis
    * store (RedisPoolStore) when absent.
    */
-  poolStore?: (redis: RedisClient, prefix: string) => Pick<PoolStore, 'members'>;
+  poolStore?: (redis: RedisClient, prefix: string) => Pick<PoolStore, 'members' | 'demand'>;
 }
 
 /** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
@@ -289,12 +289,12 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
 }
 
 /** The pools' Redis state (SPEC 30) a client lists pools from unless given another. */
-function redisPoolStore(redis: RedisClient, prefix: string): Pick<PoolStore, 'members'> {
+function redisPoolStore(redis: RedisClient, prefix: string): Pick<PoolStore, 'members' | 'demand'> {
   return new RedisPoolStore(redis, prefix);
 }
 
 /** The calls that read jobs and names, texts summarized with the fingerprint key when there is one; the warm pools from `poolStore`. */
-function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore: Pick<PoolStore, 'members'> | undefined): ReadCalls {
+function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore: Pick<PoolStore, 'members' | 'demand'> | undefined): ReadCalls {
   const getJob = async (id: string): Promise<JobView | undefined> => {
     // No job of ours has another shape, and such an id may name one of BullMQ's own keys.
     if (!isJobIdShape(id)) return undefined;

@@ -23,7 +23,15 @@
  * claimed) and the member's `claimedBy` (`<claimer> <claimer uid>`: the
  * claim holds across the claimer's new generations of that uid); answers
  * the PoolClaim JSON.
+ *
+ * `countDemand(claims, holder, at)`: a create tried to claim (hit or
+ * miss) at `at` ms: `holder` (`<claimer> <uid>`) is in the pool's demand
+ * set at that time, and what is older than DEMAND_WINDOW_MS goes; the
+ * refill's target reads it (src/pools/refill-decide.ts).
  */
+/** How far back the demand set keeps tried claims: far longer than any lead time. */
+export const DEMAND_WINDOW_MS = 3_600_000;
+
 export const CLAIM_FUNCTIONS = `
 local function takeIdleMember(idle, members, base, fingerprint)
   local from = 0
@@ -67,4 +75,9 @@ local function writeClaim(member, record, pool, claimerRecord, claimer, uid, gen
   redis.call('HSET', claimerRecord, 'claim', json)
   redis.call('HSET', record, 'claimedBy', claimer .. ' ' .. uid)
   return json
+end
+local function countDemand(claims, holder, at)
+  redis.call('ZADD', claims, at, holder)
+  redis.call('ZREMRANGEBYSCORE', claims, '-inf', '(' .. (at - ${DEMAND_WINDOW_MS}))
+  redis.call('PEXPIRE', claims, ${DEMAND_WINDOW_MS})
 end`;

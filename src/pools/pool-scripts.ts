@@ -8,6 +8,9 @@
 import { LuaScript } from '../redis-script.js';
 import { INDEX_FUNCTIONS } from '../queue/vm-index-scripts.js';
 
+/** How many of a pool's last lead times the refill's target is taken from. */
+export const LEAD_SAMPLES = 20;
+
 /**
  * KEYS: seq, members, pool names. ARGV: pool, the members' name prefix
  * (`pvep-pool-<pool>-`), the entry's JSON less its name. The next number
@@ -23,16 +26,19 @@ return {name, entry}
 `);
 
 /**
- * KEYS: members, idle, the member's record. ARGV: name, uid, the pool's
- * current fingerprint, the entry to write (JSON, with readyAt), readyAt
- * ms. Idle only when the entry there has that uid and the current
- * fingerprint and the record is present with that uid and not claimed;
+ * KEYS: members, idle, the member's record, the pool's lead times. ARGV:
+ * name, uid, the pool's current fingerprint, the entry to write (JSON,
+ * with readyAt), readyAt ms, its lead time ms (entry to idle) or ''. Idle
+ * only when the entry there has that uid and the current fingerprint and
+ * the record is present with that uid and not claimed;
  * already idle stays as it was (a rerun of its create); one a drain took
  * (readyAt or drainingSince, out of the idle set) is never idle again. Returns 1 when
  * idle; 2 when the member is a claimer's (its record claimedBy, or
  * forgotten: no entry and no record, FORGET_CLAIMED's end), which its
  * create must leave alone; 0 otherwise (unusable: the refill drains it).
- * Nothing is written unless it answers 1.
+ * Nothing is written unless it answers 1. A member made idle now adds its
+ * lead time to the pool's last LEAD_SAMPLES (the refill's target,
+ * refill-decide.ts).
  */
 export const MARK_IDLE = new LuaScript(`
 local head = redis.call('HMGET', KEYS[3], 'state', 'uid', 'claimedBy')
@@ -50,6 +56,10 @@ if redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 1 end
 if entry.readyAt or entry.drainingSince then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
 redis.call('ZADD', KEYS[2], tonumber(ARGV[5]), ARGV[1])
+if ARGV[6] ~= '' then
+  redis.call('LPUSH', KEYS[4], ARGV[6])
+  redis.call('LTRIM', KEYS[4], 0, ${LEAD_SAMPLES - 1})
+end
 return 1
 `);
 

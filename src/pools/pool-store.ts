@@ -5,9 +5,10 @@
 // (src/queue/registry-scripts.ts RECORD_PRESENT).
 import type { RedisClient } from '../redis-script.js';
 import { keys } from '../redis-keys.js';
-import { ADD_MEMBER, FORGET_CLAIMED, HANDED_OVER, MARK_IDLE, REMOVE_MEMBER, TAKE_FOR_DRAIN } from './pool-scripts.js';
+import { DEMAND_WINDOW_MS } from './claim-functions.js';
+import { ADD_MEMBER, FORGET_CLAIMED, HANDED_OVER, LEAD_SAMPLES, MARK_IDLE, REMOVE_MEMBER, TAKE_FOR_DRAIN } from './pool-scripts.js';
 import { POOL_MEMBER_PREFIX } from './types.js';
-import type { HandedOver, ListedMember, MarkIdleOutcome, PoolClaim, PoolConfig, PoolMember, PoolStore } from './types.js';
+import type { HandedOver, ListedMember, MarkIdleOutcome, PoolClaim, PoolConfig, PoolDemand, PoolMember, PoolStore } from './types.js';
 
 function parseMember(json: string): PoolMember | undefined {
   try {
@@ -41,8 +42,10 @@ export class RedisPoolStore implements PoolStore {
     if (member.vmid === undefined || member.node === undefined) throw new Error(`member ${member.name} has no vmid or node yet: it cannot be idle`);
     const readyAt = member.readyAt === undefined ? new Date() : new Date(member.readyAt);
     const entry = JSON.stringify({ ...member, readyAt: readyAt.toISOString() });
-    const scriptKeys = [keys.poolMembers(this.prefix, member.pool), keys.poolIdle(this.prefix, member.pool), keys.desired(this.prefix, member.name)];
-    const answer = await MARK_IDLE.run(this.redis, scriptKeys, [member.name, member.uid, currentFingerprint, entry, readyAt.getTime()]);
+    const scriptKeys = [keys.poolMembers(this.prefix, member.pool), keys.poolIdle(this.prefix, member.pool), keys.desired(this.prefix, member.name), keys.poolLeadTimes(this.prefix, member.pool)];
+    // The lead time (SPEC 30): from the refill's entry to ready, what a member takes to come (refill-decide.ts).
+    const lead = readyAt.getTime() - Date.parse(member.createdAt);
+    const answer = await MARK_IDLE.run(this.redis, scriptKeys, [member.name, member.uid, currentFingerprint, entry, readyAt.getTime(), Number.isFinite(lead) && lead >= 0 ? lead : '']);
     return answer === 1 ? 'idle' : answer === 2 ? 'handed-over' : 'unusable';
   }
 
@@ -79,6 +82,17 @@ export class RedisPoolStore implements PoolStore {
       const recorded = state === 'present' && uid === member.uid;
       return { ...member, idle: idleNames.has(member.name), ...(typeof by === 'string' ? { claimedBy: by } : {}), ...(recorded ? {} : { unrecorded: true as const }) };
     });
+  }
+
+  async demand(pool: string, now: Date): Promise<PoolDemand> {
+    const since = now.getTime() - DEMAND_WINDOW_MS;
+    const [leads, tried] = await Promise.all([
+      this.redis.lrange(keys.poolLeadTimes(this.prefix, pool), 0, LEAD_SAMPLES - 1),
+      this.redis.zrangebyscore(keys.poolClaims(this.prefix, pool), since, '+inf', 'WITHSCORES'),
+    ]);
+    // WITHSCORES: member, score, member, score...
+    const claimTimesMs = tried.filter((_, i) => i % 2 === 1).map(Number);
+    return { leadTimesMs: leads.map(Number).filter(Number.isFinite), claimTimesMs: claimTimesMs.filter(Number.isFinite) };
   }
 
   async poolsWithMembers(): Promise<string[]> {

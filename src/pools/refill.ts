@@ -68,7 +68,9 @@ export async function refillPool(deps: RefillDeps, name: string, config: PoolCon
   const listed = await deps.store.members(name);
   for (const member of listed) if (await forgetIfRenamed(deps, member)) outcome.forgotten.push(member.name);
   const members = listed.filter((member) => !outcome.forgotten.includes(member.name));
-  const plan = decideRefill({ pool: config, fingerprint, members, now });
+  // The demand sets the target (SPEC 30): read only for a configured pool.
+  const demand = config && (await deps.store.demand(name, now));
+  const plan = decideRefill({ pool: config, fingerprint, members, now, ...(demand === undefined ? {} : { demand }) });
 
   for (const drain of plan.drain) {
     const member = members.find((m) => m.name === drain.name);

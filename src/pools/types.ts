@@ -82,6 +82,14 @@ export interface ListedMember extends PoolMember {
   unrecorded?: true;
 }
 
+/** What the refill's target is made of (SPEC 30, src/pools/refill-decide.ts). */
+export interface PoolDemand {
+  /** The pool's last lead times (ms from a member's entry to its idle), newest first; none before one is measured. */
+  leadTimesMs: number[];
+  /** When creates tried to claim from the pool (ms, hit or miss), over the last hour. */
+  claimTimesMs: number[];
+}
+
 /** What marking a member idle did (PoolStore.markIdle). */
 export type MarkIdleOutcome = 'idle' | 'handed-over' | 'unusable';
 
@@ -118,6 +126,8 @@ export interface PoolStore {
   /** A member's entry goes (its delete was accepted, or its create failed for good). */
   removeMember(pool: string, name: string): Promise<void>;
   members(pool: string): Promise<ListedMember[]>;
+  /** The pool's lead times and recent tried claims: what the refill's target is made of. */
+  demand(pool: string, now: Date): Promise<PoolDemand>;
   /** Every pool with a member entry, configured or not (a pool taken out of config drains). */
   poolsWithMembers(): Promise<string[]>;
 }

@@ -1,11 +1,13 @@
 // A claim that cannot go on (SPEC 30): the claimed member's VM is gone,
-// holds another name and mark than the claim's, or the keys do not fit
-// the agent's one file write. Nothing was written to Proxmox; the caller
-// forgets the claim and makes the VM the cold way. Permanent, so a caller
-// that does not know the class fails the job rather than retrying it.
+// holds another name and mark than the claim's, the keys do not fit the
+// agent's one file write, or another VM carries the claimer's name
+// already (the cold way keeps or replaces that one: one name, one VM).
+// Nothing was written to Proxmox; the caller forgets the claim and makes
+// the VM the cold way. Permanent, so a caller that does not know the class
+// fails the job rather than retrying it.
 import { ClassifiedError } from '../errors.js';
 
-export type ClaimLostCause = 'gone' | 'not-the-member' | 'keys-too-long';
+export type ClaimLostCause = 'gone' | 'not-the-member' | 'keys-too-long' | 'name-held';
 
 export class ClaimLostError extends ClassifiedError {
   override readonly name = 'ClaimLostError';

@@ -5,8 +5,9 @@
 // ejected), unless a run before this one did; write the claimer's keys
 // into the image user's authorized_keys through the guest agent; answer
 // with the address. Every step is safe to repeat. A member that is gone or
-// not the claim's is a ClaimLostError, before any write: the caller goes
-// the cold way. Forgetting the member and the refill are the caller's.
+// not the claim's, or a claimer whose name another VM carries already, is
+// a ClaimLostError, before any write: the caller goes the cold way.
+// Forgetting the member and the refill are the caller's.
 import { authorizedKeysContent, authorizedKeysPath, FILE_WRITE_MAX_CHARS, fileWriteChars, isGuestUserName } from '../pools/guest-user.js';
 import { NotFoundError } from '../errors.js';
 import type { VmConfig } from '../proxmox/api.js';
@@ -17,6 +18,7 @@ import type { ProviderDeps } from './deps.js';
 import { permanent, transient } from './errors.js';
 import { jobSeam } from './job-seam.js';
 import { formatMark, parseMark } from './mark.js';
+import { otherVmNamed } from './ownership.js';
 import { configuredNode, requireImage } from './placement.js';
 import { poolTag, withoutTag } from './tags.js';
 import { templateFor } from './template-ref.js';
@@ -40,6 +42,7 @@ export async function claimVm(deps: ProviderDeps, request: ClaimRequest, ctx: Op
   if (config.name === spec.name && mark?.uid === spec.uid) {
     await logLine(ctx, `VM ${claim.vmid} was renamed to ${spec.name} before; going on with its keys`);
   } else if (config.name === claim.member && mark?.uid === claim.memberUid) {
+    await refuseNameHeld(deps, ctx, request);
     await rename(deps, ctx, request, config);
   } else {
     const holds = `${config.name === undefined ? 'no name' : `name ${config.name}`} and ${mark?.uid === undefined ? 'no mark' : `mark uid ${mark.uid}`}`;
@@ -71,6 +74,23 @@ export async function claimVm(deps: ProviderDeps, request: ClaimRequest, ctx: Op
     ...(source === undefined ? {} : { source }),
     origin: 'pool',
   };
+}
+
+/**
+ * SPEC 2, 30: one name, one VM. A VM already carrying the claimer's name
+ * (an earlier create's, whose delete a new create superseded before it
+ * ran) is the cold way's to keep or replace: the claim is lost before the
+ * rename, or the name would have two VMs. A rerun after the rename never
+ * gets here (the claimed VM carries the name then, at claim.vmid).
+ */
+async function refuseNameHeld(deps: ProviderDeps, ctx: OperationContext, { spec, claim }: ClaimRequest): Promise<void> {
+  const held = await otherVmNamed(deps, ctx, spec.name, claim.vmid);
+  if (held === undefined) return;
+  const uid = parseMark(held.config.description)?.uid;
+  throw new ClaimLostError(
+    `claim of ${claim.member} for ${spec.name}: VM ${held.vmid} on ${held.node} is named ${spec.name} already (${uid === undefined ? 'no mark' : `mark uid ${uid}`}); the member is not renamed`,
+    'name-held',
+  );
 }
 
 async function memberConfig(deps: ProviderDeps, ctx: OperationContext, { spec, claim }: ClaimRequest): Promise<VmConfig> {

@@ -111,6 +111,7 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
     const carried = { ...(outcome.address === undefined ? {} : { address: outcome.address }), ...(outcome.claim === undefined ? {} : { claim: outcome.claim }) };
     if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation, ...carried }, outcome.jobId, order);
     else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation, ...carried }, { recorded: outcome.jobId }, order);
+    if (outcome.claimMissed === true && warm !== undefined) await refillAfterMiss(door, warm.name);
     // Set again on a repeat too: the timers of an in-place change's new generation, or of a lease whose first set was lost.
     if (outcome.lease !== undefined) await leaseTimer.set(spec.name, outcome.generation, outcome.lease);
     else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);
@@ -119,6 +120,20 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
     const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warmPoolShown(warm?.name, outcome)) };
     return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
   });
+}
+
+/**
+ * SPEC 30: a miss is demand the refill's target counts (the accept's
+ * script recorded it), so the pool's refill runs now, as after a claim,
+ * not at the schedule's next run (one waits per pool). Not added is no
+ * failed create: the schedule's refill comes within 30 s.
+ */
+async function refillAfterMiss(door: IntentWriters['door'], pool: string): Promise<void> {
+  try {
+    await door.add('pool-refill', { pool }, { oneWaiting: pool }, 'background');
+  } catch {
+    // The create is recorded and its job added; the 30 s schedule is the backstop.
+  }
 }
 
 /** SPEC 30: the pool a create tried, only when it did (a claim, or a fresh record's miss), so a miss is counted from the answer once. */

@@ -15,7 +15,7 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * KEYS: record, generations, index, lease index, address leases, then,
  * for a create on a pooled network (SPEC 29), the pool's held, cooling
  * and cursor keys, then, for a create of a warm pool's shape (SPEC 30),
- * that pool's idle set and members hash (the last two keys). ARGV: name,
+ * that pool's idle set, members hash and demand set (the last three keys). ARGV: name,
  * uid, spec JSON, now, '1' when the caller gave the uid (else '0': a
  * present name's uid is taken), the job id's prefix
  * (src/job-table/job-ids.ts intentJobIdPrefix, to which the generation is
@@ -25,7 +25,7 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * the expiry they give from now (RFC 3339) and its ms, the pool's range
  * (JSON {first, last, skip}, src/addresses/pool-args.ts) or '' for no
  * pool, the address lease's JSON less address and uid (or ''), the warm
- * pool to claim from (JSON {pool, fingerprint}) or '', then the names of
+ * pool to claim from (JSON {pool, fingerprint, at}, at: now in ms) or '', then the names of
  * the spec fields that must match a present spec (SPEC 2), each maybe
  * with a mode after a colon: `any` (a field a present VM takes in place
  * whatever its new value) or `grow` (one it takes in place only when
@@ -57,7 +57,8 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * lease moves to the claimer and is the claimer's `address`, no address
  * is taken from the network's pool, the record gets `claim` and the
  * member's `claimedBy` (`<claimer> <claimer uid>`). No idle member: the
- * cold way. A new generation of the same uid (an in-place change) keeps
+ * cold way. Either way the try is counted in the pool's demand set
+ * (claim-functions.ts countDemand). A new generation of the same uid (an in-place change) keeps
  * the record's `claim` and answers it, so its create renames the member
  * first (the rename may not have run yet) and then changes the renamed VM;
  * a stopped name created again drops it (the VM ran renamed); a repeat
@@ -161,7 +162,7 @@ local tried = false
 -- A uid that holds a lease already (its earlier VM still being deleted) keeps to the cold way: one lease per holder.
 if ARGV[13] ~= '' and redis.call('HEXISTS', KEYS[5], holder) == 0 then
   tried = true
-  member, memberRecord = takeIdleMember(KEYS[#KEYS - 1], KEYS[#KEYS], base, cjson.decode(ARGV[13]).fingerprint)
+  member, memberRecord = takeIdleMember(KEYS[#KEYS - 2], KEYS[#KEYS - 1], base, cjson.decode(ARGV[13]).fingerprint)
 end
 if member then
   address = moveMemberLease(KEYS[5], base, member, memberRecord, holder, ARGV[2])
@@ -179,6 +180,9 @@ if state == 'absent' and old and old ~= ARGV[2] then
   while #retired > 16 do table.remove(retired, 1) end
   redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
 end
+-- Demand (SPEC 30): every tried claim, hit or miss, sets the refill's target.
+local at = tried and tonumber(cjson.decode(ARGV[13]).at)
+if at then countDemand(KEYS[#KEYS], holder, at) end
 local recorded = record(ARGV[2], ARGV[3], address, false)
 local claim = member and writeClaim(member, memberRecord, cjson.decode(ARGV[13]).pool, KEYS[1], ARGV[1], ARGV[2], recorded[1], ARGV[4])
 -- A claim tried and no idle member found: a miss, told apart from a create that never tried.

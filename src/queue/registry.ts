@@ -149,7 +149,7 @@ export class DesiredStateRegistry {
   private presentKeys(name: string, pool: NetworkPoolConfig | undefined, claim: ClaimFrom | undefined): string[] {
     const own = [...this.scriptKeys(name), keys.addressLeases(this.prefix)];
     const network = pool === undefined ? [] : [keys.addressHeld(this.prefix, pool.name), keys.addressCooling(this.prefix, pool.name), keys.addressCursor(this.prefix, pool.name)];
-    const warm = claim === undefined ? [] : [keys.poolIdle(this.prefix, claim.pool), keys.poolMembers(this.prefix, claim.pool)];
+    const warm = claim === undefined ? [] : [keys.poolIdle(this.prefix, claim.pool), keys.poolMembers(this.prefix, claim.pool), keys.poolClaims(this.prefix, claim.pool)];
     return [...own, ...network, ...warm];
   }
 
@@ -163,7 +163,7 @@ export class DesiredStateRegistry {
     const terms = JSON.stringify({ ttlSeconds, onExpiry });
     const now = new Date().toISOString();
     const pool = options.pool === undefined ? undefined : allocationArgs(options.pool, now);
-    const args = [name, uid, JSON.stringify(spec), now, options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), pool?.pool ?? '', pool?.head ?? '', options.claim === undefined ? '' : JSON.stringify(options.claim), ...compared];
+    const args = [name, uid, JSON.stringify(spec), now, options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), pool?.pool ?? '', pool?.head ?? '', options.claim === undefined ? '' : JSON.stringify({ ...options.claim, at: Date.parse(now) }), ...compared];
     const reply = (await RECORD_PRESENT.run(this.redis, this.presentKeys(name, options.pool, options.claim), args)) as string[];
     const [kind, leaseJson = '', change = 'none', addressJson = '', claimJson = '', a = '', b = '', c = '', ...rest] = reply;
     if (kind === 'exhausted') throw poolExhausted(name, options.pool);

@@ -27,7 +27,7 @@ const count = (description: string): Schema => ({ type: 'integer', minimum: 0, d
 export const poolSchemas: Record<string, Schema> = {
   Pool: {
     type: 'object',
-    required: ['name', 'image', 'cores', 'memoryMiB', 'diskGiB', 'minIdle', 'maxIdle', 'maxAgeMinutes', 'idle', 'claimed', 'creating'],
+    required: ['name', 'image', 'cores', 'memoryMiB', 'diskGiB', 'minIdle', 'maxIdle', 'maxAgeMinutes', 'idle', 'claimed', 'creating', 'target'],
     properties: {
       name: { type: 'string', description: 'The pool (pools[].name); its VMs are named pvep-pool-<name>-<n>.' },
       image: { type: 'string', description: 'The shape a create must have to claim from the pool: image, cores, memoryMiB, diskGiB, bridge, vlanTag and node (absent: a create naming no node).' },
@@ -43,6 +43,7 @@ export const poolSchemas: Record<string, Schema> = {
       idle: count('VMs booted, ready and claimable now.'),
       claimed: count('VMs a create took, not yet renamed to it.'),
       creating: count('VMs the refill is making.'),
+      target: count('What the refill fills idle and creating VMs up to now: minIdle plus the creates that tried to claim within the time a VM of the pool takes to become idle (measured, 120 s before any), at most maxIdle.'),
     },
   },
   PoolList: { type: 'object', required: ['pools'], properties: { pools: { type: 'array', items: { $ref: '#/components/schemas/Pool' } } } },

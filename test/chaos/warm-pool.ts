@@ -7,7 +7,9 @@
 // VM is an idle or creating member of the store, every idle member's VM is
 // there); every claimed VM renamed, its pool tag gone, and the guest's
 // authorized_keys holding exactly its claimer's keys; the pool back at
-// minIdle.
+// minIdle or above (the refill's target follows demand: idle members it
+// made for the drive's claims stay until claimed or too old), at most
+// maxIdle, none creating or claimed.
 import type { JobView } from '../../src/client.js';
 import { RedisPoolStore } from '../../src/pools/pool-store.js';
 import { POOL_MEMBER_PREFIX, type PoolClaim } from '../../src/pools/types.js';
@@ -51,7 +53,7 @@ export interface WarmPoolEnd {
 }
 
 export interface ChaosWarmPool {
-  /** Waits until the pool holds minIdle idle members and none creating or claimed; false when it did not within timeoutMs. */
+  /** Waits until the pool holds minIdle to maxIdle idle members and none creating or claimed; false when it did not within timeoutMs. */
   settle(timeoutMs: number): Promise<boolean>;
   /** The members the registry holds present, for the ordinary invariants (one VM per name, running, its uid). */
   members(): Promise<Desired[]>;
@@ -67,7 +69,9 @@ interface ClaimData {
   claim?: PoolClaim;
 }
 
-export function chaosWarmPool(redis: RedisClient, prefix: string, minIdle: number, tag: string): ChaosWarmPool {
+export function chaosWarmPool(redis: RedisClient, prefix: string, bounds: { minIdle: number; maxIdle: number }, tag: string): ChaosWarmPool {
+  const { minIdle, maxIdle } = bounds;
+  const settled = (now: { idle: number; creating: number; claimed: number }): boolean => now.idle >= minIdle && now.idle <= maxIdle && now.creating === 0 && now.claimed === 0;
   const store = new RedisPoolStore(redis, prefix);
   const counts = async (): Promise<{ idle: number; creating: number; claimed: number }> => {
     const members = await store.members(CHAOS_WARM_POOL);
@@ -84,7 +88,7 @@ export function chaosWarmPool(redis: RedisClient, prefix: string, minIdle: numbe
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const now = await counts().catch(() => undefined);
-        if (now !== undefined && now.idle === minIdle && now.creating === 0 && now.claimed === 0) return true;
+        if (now !== undefined && settled(now)) return true;
         if (Date.now() > deadline) return false;
         await sleep(250);
       }
@@ -160,9 +164,9 @@ export function chaosWarmPool(redis: RedisClient, prefix: string, minIdle: numbe
         if (vm === undefined || vm.config.name !== member.name) found.push(`idle member ${member.name}: no VM ${member.vmid ?? '(no vmid)'} of that name`);
       }
 
-      // The pool back at minIdle.
+      // The pool back at minIdle or above (demand's members stay), at most maxIdle.
       const now = await counts();
-      if (now.idle !== minIdle || now.creating !== 0 || now.claimed !== 0) found.push(`the pool ended with ${now.idle} idle, ${now.creating} creating, ${now.claimed} claimed; minIdle ${minIdle}`);
+      if (!settled(now)) found.push(`the pool ended with ${now.idle} idle, ${now.creating} creating, ${now.claimed} claimed; minIdle ${minIdle}, maxIdle ${maxIdle}`);
       return { violations: found, claims };
     },
   };

@@ -7,13 +7,15 @@
 // the pool's shape changed drains the old members and makes new ones; the
 // sweep keeps members and the claimed VM and deletes a pool VM no record
 // knows; a delete of the claimed name removes its VM, and the sweep the
-// member's seed; a claim whose VM is gone goes cold; a pool taken out of
-// config drains.
+// member's seed; a claim whose VM is gone goes cold; a claim for a name
+// whose earlier VM is still there (its delete superseded) goes cold and
+// leaves one VM; a pool taken out of config drains.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { parseMark } from '../../src/provider/mark.js';
 import { keys } from '../../src/redis-keys.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
+import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { createQueues, type Queues } from '../../src/queue/queues.js';
 import { limitsFromConfig } from '../../src/job-table/schema.js';
 import type { SweepReport } from '../../src/reconciler/report.js';
@@ -24,7 +26,8 @@ import { fixtureKey } from '../support/ssh-keys.js';
 
 const IMAGES = [{ name: 'debian', templates: { pve1: 9001, pve2: 9002 }, user: 'debian' }];
 const SHAPE = { cores: 1, memoryMiB: 1024, diskGiB: 10 };
-const POOL = { name: 'small', ...SHAPE, minIdle: 2, maxIdle: 3 };
+// maxIdle = minIdle: the refill's target (minIdle plus recent demand, at most maxIdle) stays at minIdle, so each case sees minIdle idle.
+const POOL = { name: 'small', ...SHAPE, minIdle: 2, maxIdle: 2 };
 /** The same pool after its shape changed (cores): its members of the old shape drain. */
 const RESHAPED = { ...POOL, cores: 2 };
 const MEMBER_RE = /^pvep-pool-small-\d+$/;
@@ -302,6 +305,37 @@ describe('warm pools end to end on the simulator (SPEC 30)', function () {
       const seen = await pool();
       return seen.idle === POOL.minIdle && seen.claimed === 0 && seen.creating === 0 ? seen : undefined;
     });
+  });
+
+  it("g2. a create claiming for a name whose VM is still there (its delete superseded before it ran) renames no member: one VM, the earlier uid's replaced or the same uid's kept (SPEC 2, 30)", async () => {
+    const cores = RESHAPED.cores;
+    await filled(cores);
+    const registry = new DesiredStateRegistry(redis, keyPrefix(service.prefix), 60);
+    const first = await create({ name: 'twice', ...SHAPE, cores });
+    expect(first.job.result).to.include({ origin: 'pool' });
+    const named = async (): Promise<SimVm[]> => (await simState()).vms.filter((vm) => vm.config.name === 'twice');
+
+    // The delete recorded, its job never run (as when a new create supersedes it first); the next create claims.
+    await filled(cores);
+    await registry.recordAbsent('twice', first.accepted.uid);
+    const second = await create({ name: 'twice', ...SHAPE, cores });
+    expect(second.accepted, 'the door claimed').to.include({ origin: 'pool' });
+    expect(second.job.result, 'the claim lost: the cold way').to.include({ origin: 'cold', state: 'Running' });
+    expect(second.job.logs.join('\n')).to.include('is named twice already');
+    let vms = await named();
+    expect(vms.map((vm) => parseMark(String(vm.config.description))?.uid), 'one VM, the new uid\'s').to.deep.equal([second.accepted.uid]);
+    expect(vms.map((vm) => vm.vmid)).to.not.include(first.job.result?.vmid);
+    // The member it claimed is deleted, not left renamed or idle: the pool holds minIdle members again.
+    await filled(cores);
+
+    // The same uid again: its VM is kept as it is.
+    await registry.recordAbsent('twice', second.accepted.uid);
+    const third = await create({ name: 'twice', uid: second.accepted.uid, ...SHAPE, cores });
+    expect(third.accepted).to.include({ origin: 'pool' });
+    expect(third.job.result).to.include({ origin: 'cold', vmid: second.job.result?.vmid });
+    vms = await named();
+    expect(vms.map((vm) => vm.vmid), 'one VM, kept').to.deep.equal([second.job.result?.vmid]);
+    await filled(cores);
   });
 
   it('h. a restart with the pool taken out of config drains its members', async () => {

@@ -1,7 +1,7 @@
 // An in-memory PoolStore (src/pools/types.ts) for tests where the store is
 // not the thing under test (the refill's action, the create job's pool
 // paths, GET /v1/pools). The real one is Redis scripts (src/pools/pool-store.ts).
-import type { HandedOver, ListedMember, MarkIdleOutcome, PoolClaim, PoolConfig, PoolMember, PoolStore } from '../../src/pools/types.js';
+import type { HandedOver, ListedMember, MarkIdleOutcome, PoolClaim, PoolConfig, PoolDemand, PoolMember, PoolStore } from '../../src/pools/types.js';
 import { memberName } from '../../src/pools/types.js';
 
 export class InMemoryPoolStore implements PoolStore {
@@ -59,6 +59,13 @@ export class InMemoryPoolStore implements PoolStore {
 
   members(pool: string): Promise<ListedMember[]> {
     return Promise.resolve([...this.entries.values()].filter((m) => m.pool === pool).map((m) => ({ ...m })));
+  }
+
+  /** Each pool's demand as a test sets it; none: no lead time measured, no claim tried. */
+  readonly demands = new Map<string, PoolDemand>();
+
+  demand(pool: string): Promise<PoolDemand> {
+    return Promise.resolve(this.demands.get(pool) ?? { leadTimesMs: [], claimTimesMs: [] });
   }
 
   poolsWithMembers(): Promise<string[]> {

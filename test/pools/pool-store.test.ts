@@ -3,9 +3,12 @@
 // idle only while its record is present with its uid, unclaimed and of
 // the current shape; a drain and a claim never both take one (whoever
 // removes it from the idle set owns it); a claimed member the claim
-// renamed is forgotten with its record, no tombstone and no delete job.
+// renamed is forgotten with its record, no tombstone and no delete job;
+// the demand the refill's target is made of: every tried claim and each
+// member's lead time.
 import { expect } from 'chai';
 import { shapeFingerprint } from '../../src/pools/fingerprint.js';
+import { acceptMemberCreate } from '../../src/pools/member-create.js';
 import { refillPool } from '../../src/pools/refill.js';
 import type { PoolConfig } from '../../src/pools/types.js';
 import { keys } from '../../src/redis-keys.js';
@@ -108,11 +111,12 @@ describe('the warm pools\' store (SPEC 30)', function () {
     await h.client.createVm({ name: 'bar', uid: 'u-bar' });
     await world.writers.registry.recordLastKnown('foo', { state: 'Running', vmid: 100151, node: 'pve1', at: new Date().toISOString() });
     const refill = { store: world.store, writers: world.writers, fingerprint: shapeFingerprint };
-    const outcome = await refillPool(refill, 'web', { ...web, minIdle: 0, maxIdle: 2 });
+    // maxIdle 0: the two claims' demand creates no member here (claimed members count for nothing, so none drains).
+    const outcome = await refillPool(refill, 'web', { ...web, minIdle: 0, maxIdle: 0 });
     expect(outcome.forgotten).to.deep.equal([renamed.name]);
     expect(await h.redis.exists(keys.desired(h.prefix, renamed.name))).to.equal(0);
     expect((await world.store.members('web')).map((m) => [m.name, m.claimedBy])).to.deep.equal([[pending.name, 'bar u-bar']]);
-    expect((await refillPool(refill, 'web', { ...web, minIdle: 0, maxIdle: 2 })).forgotten, 'bar has not renamed it').to.deep.equal([]);
+    expect((await refillPool(refill, 'web', { ...web, minIdle: 0, maxIdle: 0 })).forgotten, 'bar has not renamed it').to.deep.equal([]);
   });
 
   it('a drain and a claim never both take a member: whoever takes it from the idle set first owns it', async () => {
@@ -146,5 +150,26 @@ describe('the warm pools\' store (SPEC 30)', function () {
     expect(await world.store.markIdle(member, shapeFingerprint(web)), 'forgotten: the claimer\'s, not to be drained').to.equal('handed-over');
     expect(await world.store.members('web')).to.deep.equal([]);
     await world.store.forgetClaimed(claim);
+  });
+
+  it("keeps the pool's demand: every create that tries to claim, hit or miss, and a member's lead time when it becomes idle; the refill fills up to minIdle plus the tries within the lead time", async () => {
+    const print = shapeFingerprint(web);
+    const started = Date.now();
+    const added = await world.store.addMember(web, print, 'u-lead', new Date(started - 30_000));
+    await acceptMemberCreate(world.writers, web, added);
+    expect(await world.store.markIdle({ ...added, vmid: 100161, node: 'pve1', readyAt: new Date(started).toISOString() }, print)).to.equal('idle');
+    expect(await world.store.markIdle({ ...added, vmid: 100161, node: 'pve1', readyAt: new Date(started).toISOString() }, print), 'a rerun').to.equal('idle');
+    expect((await h.client.createVm({ name: 'hit', uid: 'u-hit' })).origin).to.equal('pool');
+    expect((await h.client.createVm({ name: 'miss', uid: 'u-miss' })).origin).to.equal('cold');
+    await h.client.createVm({ name: 'miss', uid: 'u-miss' });
+    await h.client.createVm({ name: 'never', pool: false });
+    const demand = await world.store.demand('web', new Date());
+    expect(demand.leadTimesMs, 'one lead time, measured once: entry to idle').to.deep.equal([30_000]);
+    expect(demand.claimTimesMs, 'the hit and the miss; no repeat, no pool false').to.have.length(2);
+    for (const at of demand.claimTimesMs) expect(at).to.be.within(started, Date.now());
+    expect(await h.redis.pttl(keys.poolClaims(h.prefix, 'web')), 'kept an hour').to.be.within(3_500_000, 3_600_000);
+    expect(await world.store.demand('web', new Date(Date.now() + 3_700_000)), 'an hour on').to.deep.include({ claimTimesMs: [] });
+    const outcome = await refillPool({ store: world.store, writers: world.writers, fingerprint: shapeFingerprint }, 'web', { ...web, minIdle: 2, maxIdle: 10 });
+    expect(outcome.created, 'minIdle 2 plus 2 tried within 30 s').to.have.length(4);
   });
 });

@@ -1,8 +1,10 @@
 // SPEC 30: the refill's decision for one pool: members up to minIdle,
 // never past maxIdle, and the idle ones of an old shape, past
-// maxAgeMinutes, beyond maxIdle or of a pool no longer configured drained.
+// maxAgeMinutes, beyond maxIdle or of a pool no longer configured drained;
+// with demand, up to minIdle plus the claims tried within the pool's lead
+// time (base stock), at most maxIdle.
 import { expect } from 'chai';
-import { decideRefill } from '../../src/pools/refill-decide.js';
+import { decideRefill, DEFAULT_LEAD_MS, leadTimeMs, refillTarget } from '../../src/pools/refill-decide.js';
 import type { ListedMember, PoolConfig } from '../../src/pools/types.js';
 
 const NOW = new Date('2026-12-03T08:00:00Z');
@@ -85,5 +87,38 @@ describe('the refill decision (SPEC 30)', () => {
 
   it('keeps nothing idle for minIdle 0 and maxIdle 0', () => {
     expect(decideRefill({ pool: { ...pool, minIdle: 0, maxIdle: 0 }, fingerprint: 'fp1', members: [idle(1)], now: NOW })).to.deep.equal({ create: 0, drain: [{ name: 'pvep-pool-small-1', reason: 'over-max' }] });
+  });
+});
+
+describe('the refill target follows demand (SPEC 30, base stock)', () => {
+  const at = (secondsAgo: number) => NOW.getTime() - secondsAgo * 1000;
+  const wide = { ...pool, minIdle: 5, maxIdle: 15 };
+
+  it('the lead time is the 90th percentile of the last ones, 120 s before any', () => {
+    expect(leadTimeMs([])).to.equal(DEFAULT_LEAD_MS).and.to.equal(120_000);
+    expect(leadTimeMs([64_000])).to.equal(64_000);
+    const twenty = Array.from({ length: 20 }, (_, i) => (i + 1) * 1000);
+    expect(leadTimeMs(twenty.reverse()), '18th of 20 sorted').to.equal(18_000);
+  });
+
+  it('is minIdle plus the claims tried within the lead time, at most maxIdle', () => {
+    const demand = { leadTimesMs: [60_000], claimTimesMs: [at(5), at(30), at(59), at(61), at(600)] };
+    expect(refillTarget(wide, demand, NOW), 'three within 60 s').to.equal(8);
+    expect(refillTarget({ ...wide, maxIdle: 6 }, demand, NOW), 'bounded by maxIdle').to.equal(6);
+    expect(refillTarget(wide, { leadTimesMs: [], claimTimesMs: [at(61), at(119)] }, NOW), 'the default lead time before one is measured').to.equal(7);
+    expect(refillTarget(wide, undefined, NOW), 'no demand read: minIdle').to.equal(5);
+    expect(refillTarget(wide, { leadTimesMs: [60_000], claimTimesMs: [] }, NOW), 'no claims: minIdle').to.equal(5);
+  });
+
+  it('creates up to the target, counting idle and creating members', () => {
+    const demand = { leadTimesMs: [60_000], claimTimesMs: [at(1), at(2), at(3), at(4)] };
+    const members = [idle(1), idle(2), member(3)];
+    expect(decideRefill({ pool: wide, fingerprint: 'fp1', members, demand, now: NOW })).to.deep.equal({ create: 6, drain: [] });
+    expect(decideRefill({ pool: wide, fingerprint: 'fp1', members, now: NOW }), 'without demand: up to minIdle').to.deep.equal({ create: 2, drain: [] });
+  });
+
+  it('does not drain idle members beyond minIdle when demand falls: they get claimed, or maxAgeMinutes replaces them', () => {
+    const members = Array.from({ length: 10 }, (_, i) => idle(i + 1));
+    expect(decideRefill({ pool: wide, fingerprint: 'fp1', members, demand: { leadTimesMs: [60_000], claimTimesMs: [] }, now: NOW })).to.deep.equal({ create: 0, drain: [] });
   });
 });

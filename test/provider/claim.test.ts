@@ -2,8 +2,10 @@
 // claim renames the member in one config write (name, mark, tags, ide2,
 // all schema parameters), writes exactly the claimer's keys through the
 // guest agent, answers Running with the address and `origin: pool`; a
-// rerun after the rename goes on with the keys; a member gone or not the
-// claim's is a ClaimLostError before any write.
+// rerun after the rename goes on with the keys (the VM then carrying the
+// claimer's name is the claimed one); a member gone or not the claim's, or
+// a claimer whose name another VM carries, is a ClaimLostError before any
+// write.
 import { expect } from 'chai';
 import { ClaimLostError } from '../../src/provider/claim-lost.js';
 import { EJECTED_CDROM } from '../../src/provider/claim.js';
@@ -83,8 +85,8 @@ describe('claim (SPEC 30)', () => {
       origin: 'pool',
     });
     expect(steps).to.deep.equal(['configured', 'running', 'address']);
-    // One read, two writes: no agent read when the claim has the address.
-    expect(h.pve.methods()).to.deep.equal(['getConfig', 'putConfig', 'agentFileWrite']);
+    // Two reads (the member's config, the listing for a VM of the claimer's name), two writes: no agent read when the claim has the address.
+    expect(h.pve.methods()).to.deep.equal(['getConfig', 'clusterResources', 'putConfig', 'agentFileWrite']);
   });
 
   it('sends in its config write only parameters of PUT /nodes/{node}/qemu/{vmid}/config, in their formats (ide2, tags)', async () => {
@@ -154,6 +156,21 @@ describe('claim (SPEC 30)', () => {
       expect(err, `${name} ${uid}`).to.be.instanceOf(ClaimLostError);
       expect(err).to.include({ lost: 'not-the-member' });
       expect(writes(h)).to.deep.equal([]);
+    }
+  });
+
+  it("a VM already named as the claimer (an earlier uid's whose delete was superseded, or the same uid's) is a ClaimLostError (name-held) before the rename: the name never gets two VMs (SPEC 2, 30)", async () => {
+    const RETIRED_UID = 'b0000000-0000-4000-8000-00000000000b';
+    for (const uid of [RETIRED_UID, CLAIMER_UID]) {
+      const h = harness();
+      addMember(h);
+      addOurVm(h.pve, CLAIMER, uid, { vmid: VMID + 1, status: 'running', qmpstatus: 'running' });
+      const err = await rejection(h.provider.claim(request(), h.ctx));
+      expect(err, uid).to.be.instanceOf(ClaimLostError);
+      expect(err).to.include({ lost: 'name-held' });
+      expect(err.message).to.equal(`claim of ${MEMBER} for ${CLAIMER}: VM ${VMID + 1} on pv1-1 is named ${CLAIMER} already (mark uid ${uid}); the member is not renamed`);
+      expect(writes(h), 'nothing written: the member keeps its name and mark for the lost claim to delete').to.deep.equal([]);
+      expect(h.pve.vm(VMID)!.config).to.include({ name: MEMBER });
     }
   });
 

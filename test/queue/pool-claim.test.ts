@@ -4,8 +4,8 @@
 // answer says origin pool, the job carries the claim, the records say who
 // claimed whom, the member's address lease moves to the claimer. An empty
 // pool, pool false and userData go cold; a repeat claims nothing more; a
-// conflict claims nothing; fifty creates at once against ten idle members
-// claim each member exactly once.
+// conflict claims nothing; a miss adds a refill of the pool; fifty creates
+// at once against ten idle members claim each member exactly once.
 import { expect } from 'chai';
 import { ValidationError } from '../../src/client.js';
 import type { EnqueueResult } from '../../src/client.js';
@@ -104,6 +104,18 @@ describe('the claim at the door (SPEC 30)', function () {
     expect(empty.origin).to.equal('cold');
     expect(await jobClaim(h, empty.jobId)).to.equal(undefined);
     expect(empty.address, 'a cold create on the pooled network takes its own lease').to.be.a('string').and.not.equal(member.address);
+  });
+
+  it('a miss adds a refill of the pool at the accept (its demand raised the target), one waiting for a burst; a claim, a repeat and pool false add none there', async () => {
+    const refills = async () => (await h.queues.system.getJobs(['prioritized', 'waiting'])).filter((job) => job.name === 'pool-refill').map((job) => job.data as unknown);
+    await world.idleMember(web, 100125, 'pve1');
+    expect((await h.client.createVm({ name: 'hit' })).origin).to.equal('pool');
+    await h.client.createVm({ name: 'cold', pool: false });
+    expect(await refills(), "a claim's refill is its job's to add").to.deep.equal([]);
+    expect((await h.client.createVm({ name: 'miss-1' })).origin).to.equal('cold');
+    await h.client.createVm({ name: 'miss-1' });
+    await h.client.createVm({ name: 'miss-2' });
+    expect(await refills()).to.deep.equal([{ pool: 'web' }]);
   });
 
   it("a repeat of the same create is existing with the same claim and claims nothing more; a conflict claims nothing", async () => {

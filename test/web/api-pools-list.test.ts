@@ -40,8 +40,8 @@ describe('GET /v1/pools (SPEC 30)', () => {
     expect(res.statusCode).to.equal(200);
     expect(res.json()).to.deep.equal({
       pools: [
-        { ...small, idle: 1, claimed: 1, creating: 1 },
-        { ...big, idle: 0, claimed: 0, creating: 0 },
+        { ...small, idle: 1, claimed: 1, creating: 1, target: 3 },
+        { ...big, idle: 0, claimed: 0, creating: 0, target: 1 },
       ],
     });
   });
@@ -50,7 +50,19 @@ describe('GET /v1/pools (SPEC 30)', () => {
     const reshaped: PoolConfig = { ...small, cores: 2 };
     web = await buildTestWeb({}, { pools: { listPools: () => listPoolViews([reshaped], store) } });
     const res = await web.app.inject({ method: 'GET', url: '/v1/pools', headers: { authorization: `Bearer ${web.token}` } });
-    expect(res.json()).to.deep.equal({ pools: [{ ...reshaped, idle: 0, claimed: 1, creating: 1 }] });
+    expect(res.json()).to.deep.equal({ pools: [{ ...reshaped, idle: 0, claimed: 1, creating: 1, target: 3 }] });
+  });
+
+  it('answers the refill\'s target: minIdle plus the creates that tried to claim within the lead time, at most maxIdle', async () => {
+    const now = Date.now();
+    store.demands.set('small', { leadTimesMs: [60_000], claimTimesMs: [now - 1000, now - 2000, now - 120_000] });
+    web = await buildTestWeb({}, { pools: { listPools: () => listPoolViews([small, { ...small, name: 'wide', maxIdle: 10 }], store) } });
+    store.demands.set('wide', { leadTimesMs: [60_000], claimTimesMs: [now - 1000, now - 2000, now - 120_000] });
+    const res = await web.app.inject({ method: 'GET', url: '/v1/pools', headers: { authorization: `Bearer ${web.token}` } });
+    expect(res.json<{ pools: { name: string; target: number }[] }>().pools.map((p) => [p.name, p.target])).to.deep.equal([
+      ['small', 4],
+      ['wide', 5],
+    ]);
   });
 
   it('needs the token, as every /v1 route', async () => {

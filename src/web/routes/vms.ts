@@ -43,7 +43,8 @@ function isObject(body: unknown): body is Record<string, unknown> {
 /** SPEC 30: a create of a warm pool's shape that found it empty, counted once (not on a repeat). */
 type PoolMissCounter = (pool: string) => void;
 
-export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate, poolMissed: PoolMissCounter = () => undefined): void {
+/** POST /vms: refused while no node is healthy (SPEC 19), else the create's accept; a warm pool's miss counted (SPEC 30). */
+function createRoute(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate, poolMissed: PoolMissCounter): void {
   app.post('/vms', async (request, reply) => {
     const health = await createHealth();
     if (!health.accept) {
@@ -58,6 +59,10 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
       throw err;
     }
   });
+}
+
+export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate, poolMissed: PoolMissCounter = () => undefined): void {
+  createRoute(app, service, createHealth, poolMissed);
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
   app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery(...LISTING_KEYS), async (request, reply) => {
