@@ -5,18 +5,7 @@
 // done-when's bars. Pure functions: no process, no network.
 import type { JobView } from '../src/queue/job-view.js';
 import { percentile, type SimRequest } from './_boot-storm-measure.js';
-
-/** mulberry32: a small seeded generator, so a run's arrivals can be replayed with --seed. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from '../test/support/seeded.js';
 
 /** `count` arrival offsets (ms, ascending), uniform at random over `spanMs`: a Poisson process's arrivals given their number. */
 export function arrivals(seed: number, count: number, spanMs: number): number[] {

@@ -26,6 +26,7 @@ import { foreignViolations, stateViolations, tallyJobs, type Desired, type Forei
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 import { deletePrefix } from '../support/redis.js';
 import { startRedisFleet, type FleetKind, type RedisFleet } from '../support/redis-fleet.js';
+import { seeded } from '../support/seeded.js';
 
 export interface ChaosOptions {
   names: number;
@@ -86,17 +87,6 @@ export interface ChaosReport {
   seconds: number;
 }
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
