@@ -2,17 +2,10 @@
 // defaults filled) whose shape is a pool's, asking for nothing a member
 // was not made with. Producer-safe: the door decides with it.
 import { keysFitFileWrite } from './guest-user.js';
-import type { PoolConfig } from './types.js';
+import type { PoolConfig, PoolShape } from './types.js';
 
 /** What of a validated create decides its pool: the shape, what a member cannot have (userData, networkConfig), and `pool`. */
-export interface PoolDeciding {
-  image: string;
-  cores: number;
-  memoryMiB: number;
-  diskGiB: number;
-  bridge?: string;
-  vlanTag?: number;
-  node?: string;
+export interface PoolDeciding extends PoolShape {
   userData?: string;
   networkConfig?: string;
   /** A claim writes them through the agent's file-write, which takes at most FILE_WRITE_MAX_CHARS of their base64 (keysFitFileWrite). */
