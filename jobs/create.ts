@@ -82,7 +82,8 @@ export const createJob = defineJob({
     if (claim !== undefined && pools) {
       // A lost claim's member VM, wherever it still runs, goes by its name and mark before the cold way (SPEC 30).
       const removeMemberVm = () => deps.provider.delete({ name: claim.member, uid: claim.memberUid }, ctx);
-      result = await createClaimed(spec, claim, pools, { cold, removeMemberVm }, ctx);
+      const knownVmid = (await deps.registry.get(spec.name))?.lastKnown?.vmid;
+      result = await createClaimed(spec, claim, pools, { cold, removeMemberVm, ...(knownVmid === undefined ? {} : { knownVmid }) }, ctx);
     }
     else if (pools?.configured) result = { ...(await cold()), origin: 'cold' };
     else result = await cold();

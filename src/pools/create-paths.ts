@@ -11,6 +11,8 @@ type Log = OperationContext['log'];
 export interface ClaimWays {
   cold: () => Promise<CreateResult>;
   removeMemberVm: () => Promise<unknown>;
+  /** Where the registry last saw the name's VM: the claim's check for another VM of the name reads it (a rename moments ago is not yet listed). */
+  knownVmid?: number;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface ClaimWays {
  * create of the renamed VM, which finds it by name and uid and changes it.
  */
 export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: PoolJobDeps, ways: ClaimWays, ctx: OperationContext): Promise<OriginCreateResult> {
-  const { cold, removeMemberVm } = ways;
+  const { cold, removeMemberVm, knownVmid } = ways;
   let result: CreateResult;
   let forgotten = false;
   // Forgotten as soon as the VM is renamed (SPEC 30): a claim failing after that (its keys) leaves no member claimed for ever.
@@ -35,7 +37,7 @@ export async function createClaimed(spec: CreateSpec, claim: PoolClaim, pools: P
     forgotten = true;
   };
   try {
-    result = await pools.claim(spec, claim, ctx, renamed);
+    result = await pools.claim(spec, claim, ctx, { renamed, ...(knownVmid === undefined ? {} : { knownVmid }) });
   } catch (err) {
     if (!pools.isClaimLost(err)) throw err;
     await ctx.log?.(`claim of ${claim.member} (VM ${claim.vmid} on ${claim.node}, pool ${claim.pool}) lost: ${err instanceof Error ? err.message : String(err)}; creating the VM the cold way`);

@@ -13,7 +13,13 @@ import type { CreateSource, PoolClaim, PoolMember, PoolStore } from './types.js'
  * CreateResult; throws a ClaimLostError when the member's VM is gone or
  * someone else's.
  */
-export type ClaimVm = (spec: CreateSpec, claim: PoolClaim, user: string, ctx: OperationContext, renamed?: () => Promise<void>) => Promise<CreateResult>;
+export type ClaimVm = (spec: CreateSpec, claim: PoolClaim, user: string, ctx: OperationContext, hooks?: ClaimHooks) => Promise<CreateResult>;
+
+/** What the create job gives a claim (ClaimRequest): a call once the VM is renamed, and where the registry last saw the name's VM. */
+export interface ClaimHooks {
+  renamed?: () => Promise<void>;
+  knownVmid?: number;
+}
 
 export interface PoolJobDeps {
   /** Some pool is configured: every create's result says its origin (absent on a service with none, as before pools). */
@@ -21,10 +27,10 @@ export interface PoolJobDeps {
   store: PoolStore;
   /**
    * Renames the claimed member to the create (the image's user filled in),
-   * calling `renamed` once the VM carries the claimer's name and mark
+   * calling `hooks.renamed` once the VM carries the claimer's name and mark
    * (ClaimRequest.renamed); throws what isClaimLost knows when the claim failed.
    */
-  claim(spec: CreateSpec, claim: PoolClaim, ctx: OperationContext, renamed?: () => Promise<void>): Promise<CreateResult>;
+  claim(spec: CreateSpec, claim: PoolClaim, ctx: OperationContext, hooks?: ClaimHooks): Promise<CreateResult>;
   /** Whether `err` is the provider's ClaimLostError: the create goes the cold way. */
   isClaimLost: (err: unknown) => boolean;
   /** The pool's shape's fingerprint now; undefined when the pool is no longer configured. */

@@ -83,8 +83,8 @@ export async function claimVm(deps: ProviderDeps, request: ClaimRequest, ctx: Op
  * rename, or the name would have two VMs. A rerun after the rename never
  * gets here (the claimed VM carries the name then, at claim.vmid).
  */
-async function refuseNameHeld(deps: ProviderDeps, ctx: OperationContext, { spec, claim }: ClaimRequest): Promise<void> {
-  const held = await otherVmNamed(deps, ctx, spec.name, claim.vmid);
+async function refuseNameHeld(deps: ProviderDeps, ctx: OperationContext, { spec, claim, knownVmid }: ClaimRequest): Promise<void> {
+  const held = await otherVmNamed(deps, ctx, spec.name, claim.vmid, knownVmid);
   if (held === undefined) return;
   const uid = parseMark(held.config.description)?.uid;
   throw new ClaimLostError(

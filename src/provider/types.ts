@@ -84,6 +84,8 @@ export interface ClaimRequest {
    * claimed for ever. A failure of it fails the claim (retried).
    */
   renamed?: () => Promise<void>;
+  /** Where the registry last saw the claimer's name's VM (its lastKnown VMID): read before the rename even when pvestatd still lists it under another name (SPEC 28). */
+  knownVmid?: number;
 }
 
 export interface DeleteRequest {

@@ -62,7 +62,7 @@ export function poolJobDeps(wiring: PoolWiring, parts: PoolDepsParts): PoolJobDe
   return {
     configured: wiring.configs.length > 0,
     store,
-    claim: (spec, claim, ctx, renamed) => wiring.claimVm(spec, claim, userOf(config, spec.image ?? limits.defaultImage), ctx, renamed),
+    claim: (spec, claim, ctx, hooks) => wiring.claimVm(spec, claim, userOf(config, spec.image ?? limits.defaultImage), ctx, hooks),
     isClaimLost: wiring.isClaimLost,
     fingerprintOf(pool) {
       const found = configOf(pool);

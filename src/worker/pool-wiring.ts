@@ -15,7 +15,7 @@ export function configuredPoolWiring(config: Pick<Config, 'pools'>, provider: Pi
     configs: config.pools,
     store: (redis, prefix) => new RedisPoolStore(redis, prefix),
     fingerprint: shapeFingerprint,
-    claimVm: (spec, claim, user, ctx, renamed) => provider.claim({ spec, claim, user, ...(renamed ? { renamed } : {}) }, ctx),
+    claimVm: (spec, claim, user, ctx, hooks = {}) => provider.claim({ spec, claim, user, ...hooks }, ctx),
     isClaimLost: (err) => err instanceof ClaimLostError,
     ...(metrics ? { metrics } : {}),
   };

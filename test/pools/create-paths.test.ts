@@ -36,19 +36,22 @@ interface World {
   metrics: string[];
   /** The provider's creates and deletes in order. */
   steps: string[];
+  /** The knownVmid each claim was given. */
+  knownVmids: (number | undefined)[];
 }
 
-function world(claimOutcome: 'renamed' | 'lost' | 'broken' | 'keys-failed' = 'renamed'): World {
+function world(claimOutcome: 'renamed' | 'lost' | 'broken' | 'keys-failed' = 'renamed', lastKnownVmid?: number): World {
   const store = new InMemoryPoolStore();
-  const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [], steps: [] };
+  const w: Omit<World, 'deps' | 'pools'> = { store, cold: [], claimed: [], refills: [], drained: [], metrics: [], steps: [], knownVmids: [] };
   const pools: PoolJobDeps = {
     configured: true,
     store,
-    async claim(spec, given, _ctx, renamed) {
+    async claim(spec, given, _ctx, hooks) {
       w.claimed.push(given);
+      w.knownVmids.push(hooks?.knownVmid);
       if (claimOutcome === 'lost') throw new ClaimLost(`VM ${given.vmid} is gone`);
       if (claimOutcome === 'broken') throw new Error('proxmox said 500');
-      await renamed?.();
+      await hooks?.renamed?.();
       if (claimOutcome === 'keys-failed') throw new Error('agent/file-write: 500');
       return resultOf(spec, given.vmid);
     },
@@ -82,7 +85,9 @@ function world(claimOutcome: 'renamed' | 'lost' | 'broken' | 'keys-failed' = 're
   } as unknown as Provider;
   const deps: JobDeps = {
     provider,
-    registry: { get: () => Promise.resolve(undefined) },
+    registry: {
+      get: () => Promise.resolve(lastKnownVmid === undefined ? undefined : { name: 'foo', state: 'present', generation: 1, updatedAt: '2026-12-03T09:00:00.000Z', lastKnown: { state: 'Running', vmid: lastKnownVmid, at: '2026-12-03T09:00:00.000Z' } }),
+    },
     isNameLocked: () => Promise.resolve(false),
     saveHealth: () => Promise.resolve(),
     reconcile: () => Promise.resolve({}),
@@ -102,6 +107,12 @@ function ctx(): JobContext & { lastKnown: LastKnown[] } {
 const fooData = { name: 'foo', uid: 'fu1', image: 'default', cores: 1, memoryMiB: 512, diskGiB: 10, waitForAddress: true, generation: 1, sshKeys: ['ssh-ed25519 AAAA k'] };
 
 describe("the create job's pool paths (SPEC 30)", () => {
+  it("gives the claim the registry's last-known VMID of the name, so a VM renamed to it moments ago (not yet listed so) holds the name (SPEC 28)", async () => {
+    const w = world('renamed', 77);
+    await createJob.handler({ ...fooData, claim }, w.deps, ctx());
+    expect(w.knownVmids).to.deep.equal([77]);
+  });
+
   it("a claimed create takes the member's VM, forgets the member, counts the claim and enqueues a refill: no cold create", async () => {
     const w = world();
     const result = (await createJob.handler({ ...fooData, claim }, w.deps, ctx())) as CreateResult;

@@ -14,7 +14,7 @@ import type { ClaimRequest, CreateSpec, OperationContext } from '../../src/provi
 import type { PoolClaim } from '../../src/pools/types.js';
 import { FILE_WRITE_MAX_CHARS } from '../../src/pools/guest-user.js';
 import { ApiSchema, verifyParameters } from '../../src/sim/schema.js';
-import type { FakeMethod } from '../fakes/fake-proxmox.js';
+import { FakeProxmox, type FakeMethod } from '../fakes/fake-proxmox.js';
 import { rejection } from '../support/rejection.js';
 import { addOurVm, harness, TAG, type Harness } from './harness.js';
 
@@ -172,6 +172,24 @@ describe('claim (SPEC 30)', () => {
       expect(writes(h), 'nothing written: the member keeps its name and mark for the lost claim to delete').to.deep.equal([]);
       expect(h.pve.vm(VMID)!.config).to.include({ name: MEMBER });
     }
+  });
+
+  it("a VM renamed to the claimer moments ago, which pvestatd still lists under its old name, is found at the registry's last-known VMID: name-held, nothing written (SPEC 2, 28, 30)", async () => {
+    const claimAgain = async (knownVmid?: number) => {
+      const h = harness({ pve: new FakeProxmox({ statdEvery: Number.MAX_SAFE_INTEGER }) });
+      addMember(h);
+      // An earlier claim's member, sampled by pvestatd under its member name, then renamed to the claimer.
+      h.pve.addVm({ vmid: VMID + 1, node: 'pv1-1', config: { name: 'pvep-pool-small-3' } });
+      h.pve.statdCycle();
+      addOurVm(h.pve, CLAIMER, CLAIMER_UID, { vmid: VMID + 1, status: 'running', qmpstatus: 'running' });
+      return { h, outcome: await h.provider.claim(request(knownVmid === undefined ? {} : { knownVmid }), h.ctx).catch((err: unknown) => err) };
+    };
+    const blind = await claimAgain();
+    expect(blind.outcome, 'the listing alone does not see the rename').not.to.be.instanceOf(Error);
+    const known = await claimAgain(VMID + 1);
+    expect(known.outcome).to.be.instanceOf(ClaimLostError);
+    expect(known.outcome).to.include({ lost: 'name-held' });
+    expect(writes(known.h)).to.deep.equal([]);
   });
 
   it('keys that do not fit one agent/file-write are a ClaimLostError (keys-too-long) before any call', async () => {
