@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
 import { createWorkerConnection, type RedisClient } from '../src/queue/connection.js';
 import { hostPorts, type RedisConnection } from '../src/queue/redis-target.js';
-import type { CreateResult, CreateSpec, DeleteResult, ListedVm, NodeHealth, Provider, SeedIso, VmObservation, StopResult } from '../src/provider/types.js';
+import type { ClaimRequest, CreateResult, CreateSpec, DeleteResult, ListedVm, NodeHealth, Provider, SeedIso, VmObservation, StopResult } from '../src/provider/types.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -127,6 +127,10 @@ export class NullProvider implements Provider {
 
   create(spec: CreateSpec): Promise<CreateResult> {
     return Promise.resolve({ providerId: `vms/${this.nextVmid}/${spec.name}`, vmid: this.nextVmid++, node: 'pve1', uid: spec.uid, state: 'Running', createdAt: new Date().toISOString(), image: spec.image ?? 'default' });
+  }
+  /** SPEC 30: the claimed VM answers at once, as the member was. */
+  claim({ spec, claim }: ClaimRequest): Promise<CreateResult> {
+    return Promise.resolve({ providerId: `vms/${claim.vmid}/${spec.name}`, vmid: claim.vmid, node: claim.node, uid: spec.uid, state: 'Running', createdAt: new Date().toISOString(), image: spec.image ?? 'default', origin: 'pool' });
   }
   delete(): Promise<DeleteResult> {
     return Promise.resolve({ deleted: true, seedsDeleted: 0 });

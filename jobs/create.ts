@@ -6,6 +6,10 @@ import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob, isOlderGeneration } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
 import { logReleased } from '../src/addresses/release-log.js';
+import type { CreateJobData } from '../src/job-table/create.schema.js';
+import { createClaimed, memberHandedOver, settleMemberCreate } from '../src/pools/create-paths.js';
+import { endUnrenamedClaim } from '../src/pools/claim-end.js';
+import type { PoolClaim } from '../src/pools/types.js';
 
 /**
  * SPEC 2: create, delete, create of one name leaves it present, also when
@@ -32,16 +36,20 @@ async function createReplacingRetired(spec: CreateSpec, deps: JobDeps, ctx: JobC
 /**
  * SPEC 29: a create that failed Permanent and left no VM of its name and
  * uid gives its address lease back; one that left a VM keeps it until a
- * delete or the sweep ends that VM. Asks Proxmox only when there is a lease.
+ * delete or the sweep ends that VM. Asks Proxmox only when there is a
+ * lease or a claim. SPEC 30: with no VM of its own, a claim it never
+ * renamed still has the member's VM on that address: it goes first.
  */
-async function releaseIfNothingLeft(name: string, uid: string, deps: JobDeps, ctx: JobContext): Promise<void> {
+async function releaseIfNothingLeft(name: string, uid: string, claim: PoolClaim | undefined, deps: JobDeps, ctx: JobContext): Promise<void> {
   const lease = await deps.addresses.leaseOf(name, uid);
-  if (lease === undefined) return;
+  if (lease === undefined && claim === undefined) return;
   const seen = await deps.provider.get({ name, uid }, ctx);
   if (seen.state !== 'NotFound') {
-    await ctx.log?.(`address ${lease.address} (pool ${lease.pool}) kept: VM ${seen.vmid ?? ''} of ${name} is left (${seen.state})`);
+    if (lease !== undefined) await ctx.log?.(`address ${lease.address} (pool ${lease.pool}) kept: VM ${seen.vmid ?? ''} of ${name} is left (${seen.state})`);
     return;
   }
+  if (claim !== undefined) await endUnrenamedClaim(claim, { provider: deps.provider, registry: deps.registry, store: deps.pools?.store }, ctx);
+  if (lease === undefined) return;
   const released = await deps.addresses.createFailed(name, uid);
   await logReleased(ctx, released === undefined ? [] : [released]);
 }
@@ -52,11 +60,34 @@ export const createJob = defineJob({
   lockedName: (data) => data.name,
   superseded: (data, record) => isOlderGeneration(data.generation, record),
   recordsPermanentFailure: true,
-  afterPermanentFailure: (data, deps, ctx) => releaseIfNothingLeft(data.name, data.uid, deps, ctx),
-  async handler(data, deps, ctx) {
+  async afterPermanentFailure(data, deps, ctx) {
+    await releaseIfNothingLeft(data.name, data.uid, data.claim, deps, ctx);
+    // A member that cannot be made: its name goes (any VM it left with it) and the refill makes another (SPEC 30).
+    if (data.poolMember !== undefined && deps.pools) await deps.pools.drain({ pool: data.poolMember, name: data.name, uid: data.uid });
+  },
+  async handler(data: CreateJobData, deps, ctx) {
     // The generation goes along: a phone-home token records it (SPEC 29).
-    const { step: _step, ...spec } = data;
-    const result = await createReplacingRetired(spec, deps, ctx);
+    // A member's create keeps poolMember: the provider tags its VM and seeds its user's ~/.ssh (SPEC 30).
+    const { step: _step, claim, ...spec } = data;
+    const { poolMember } = spec;
+    const cold = () => createReplacingRetired(spec, deps, ctx);
+    const pools = deps.pools;
+    // A rerun of a member's create whose member a claim took: the VM is the claimer's; no clone, no drain (SPEC 30).
+    if (poolMember !== undefined && pools && (await memberHandedOver(poolMember, spec, pools, ctx.log)) !== undefined) {
+      // The moot job's result, as a superseded one's (src/worker/name-claim.ts SupersededResult).
+      return { superseded: true, generation: data.generation, currentGeneration: data.generation };
+    }
+    let result: CreateResult;
+    // SPEC 30: with pools configured, the result says where the VM came from.
+    if (claim !== undefined && pools) {
+      // A lost claim's member VM, wherever it still runs, goes by its name and mark before the cold way (SPEC 30).
+      const removeMemberVm = () => deps.provider.delete({ name: claim.member, uid: claim.memberUid }, ctx);
+      const knownVmid = (await deps.registry.get(spec.name))?.lastKnown?.vmid;
+      result = await createClaimed(spec, claim, pools, { cold, removeMemberVm, ...(knownVmid === undefined ? {} : { knownVmid }) }, ctx);
+    }
+    else if (pools?.configured) result = { ...(await cold()), origin: 'cold' };
+    else result = await cold();
+    if (poolMember !== undefined && pools) await settleMemberCreate(poolMember, spec, result, pools, ctx.log);
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });
     return result;

@@ -8,11 +8,12 @@ import { leaseExpiryJob } from './lease-expiry.js';
 import { leaseWarningJob } from './lease-warning.js';
 import { stopJob } from './stop.js';
 import { reconcileJob } from './reconcile.js';
+import { poolRefillJob } from './pool-refill.js';
 import { JOB_NAMES } from '../src/job-table/schema.js';
 import type { JobName } from '../src/job-table/schema.js';
 import type { AnyJobDefinition } from './types.js';
 
-export const jobDefinitions: readonly AnyJobDefinition[] = [createJob, deleteJob, checkJob, healthJob, reconcileJob, stopJob, leaseExpiryJob, leaseWarningJob];
+export const jobDefinitions: readonly AnyJobDefinition[] = [createJob, deleteJob, checkJob, healthJob, reconcileJob, stopJob, leaseExpiryJob, leaseWarningJob, poolRefillJob];
 
 export class JobRegistryError extends Error {
   override readonly name = 'JobRegistryError';

@@ -7,6 +7,7 @@ import type { DesiredHead, DesiredRecord, LastKnown } from '../src/desired-state
 import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from '../src/job-table/schema.js';
 import type { AddressLease } from '../src/addresses/types.js';
 import type { ReleasedAddress } from '../src/addresses/address-pool-store.js';
+import type { PoolJobDeps } from '../src/pools/job-deps.js';
 
 /** What a lease's expiry found (src/queue/registry.ts ExpiryOutcome, as the jobs see it). */
 export type LeaseExpiryOutcome =
@@ -47,6 +48,8 @@ export interface JobDeps {
   reconcile(data: ReconcileJobData, ctx: OperationContext): Promise<unknown>;
   leases: LeaseDeps;
   addresses: AddressLeaseDeps;
+  /** The warm pools (SPEC 30); absent: none configured, so no claim, member or refill. */
+  pools?: PoolJobDeps;
   logger: Logger;
 }
 

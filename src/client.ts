@@ -19,6 +19,7 @@ import { JobWatch } from './queue/job-watch.js';
 import { waitForJob } from './queue/wait-for-job.js';
 import type { JobView } from './queue/job-view.js';
 import { acceptCreate, acceptDelete } from './queue/intent.js';
+import { reservedNameProblem } from './pools/reserved-name.js';
 import { addressShown } from './queue/address-door.js';
 import type { EnqueueResult } from './queue/intent.js';
 import { lazyProducerSession } from './queue/producer-session.js';
@@ -35,6 +36,10 @@ import type { VmListQuery } from './queue/vm-listing.js';
 import { acceptRenewal, checkRenewal } from './queue/lease-renewal.js';
 import type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 import type { LeaseTimerFactory } from './queue/lease-timer-source.js';
+import { listPoolViews } from './pools/pool-view.js';
+import type { PoolList } from './pools/pool-view.js';
+import type { PoolStore } from './pools/types.js';
+import { RedisPoolStore } from './pools/pool-store.js';
 
 export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, PoolExhaustedError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
@@ -45,6 +50,7 @@ export { CREATE_STEPS } from './job-table/result.schema.js';
 export type { TextSummary } from './queue/text-summary.js';
 export type { JobName } from './job-table/schema.js';
 export type { VmListQuery } from './queue/vm-listing.js';
+export type { PoolList, PoolView } from './pools/pool-view.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
 export { ReplicaAcksError } from './queue/replica-acks.js';
@@ -52,6 +58,7 @@ export type { ProducerConfig, ProducerJobOptions, ProducerSettings } from './con
 export type { ConfigMismatch } from './config/producer-published.js';
 export type { ConfigDifference } from './config/producer-diff.js';
 export type { EnqueueResult } from './queue/intent.js';
+export type { CreateSource, PoolClaim } from './pools/types.js';
 
 export interface ProvisionerClientOptions {
   redisUrl: string;
@@ -94,6 +101,12 @@ export interface ProvisionerClientOptions {
    * (usual): the service's. Tests pass their own.
    */
   leaseTimers?: LeaseTimerFactory;
+  /**
+   * The warm pools' store (SPEC 30, src/pools/pool-store.ts) on this
+   * client's connection and key prefix, which listPools reads; the Redis
+   * store (RedisPoolStore) when absent.
+   */
+  poolStore?: (redis: RedisClient, prefix: string) => Pick<PoolStore, 'members' | 'demand'>;
 }
 
 /** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
@@ -200,6 +213,8 @@ export interface ProvisionerClientOf<I extends CallInputs> {
    * expiry stopped the VM: create it again to start it) or LeaseShortenError.
    */
   renewLease(name: string, renewal: I['renewal'], options?: LeaseRenewalOptions): Promise<LeaseView>;
+  /** Each configured warm pool (SPEC 30): its shape, minIdle, maxIdle, maxAgeMinutes, and its members idle, claimed and creating. */
+  listPools(): Promise<PoolList>;
   close(): Promise<void>;
 }
 
@@ -211,7 +226,8 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 const WAIT_POLL_MS = 100;
 
 function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
-  const { spec, failed, lease, address, ...kept } = record;
+  // A warm pool's claim (SPEC 30) is the workers' business: the answer's `origin` said it.
+  const { spec, failed, lease, address, claim: _claim, claimedBy: _claimedBy, ...kept } = record;
   // The lease as its expiry and action: its version and warning are the timers' business.
   const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), ...addressShown(address) };
   // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
@@ -238,7 +254,7 @@ function warnOfMismatch(mismatch: ConfigMismatch): void {
 type Ready = () => Promise<ProducerSession>;
 
 type WriteCalls = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'enqueueJob' | 'renewLease'>;
-type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms'>;
+type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'listPools'>;
 
 /** The calls that enqueue: input checked against `limitsNow`, then the intent protocol (queue/intent.ts) or the door. */
 function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCalls {
@@ -257,6 +273,9 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
     },
     async deleteVm(input) {
       const value = orThrow(validateJobData('delete', input, await limitsNow()));
+      // A member is the refill's to drain (SPEC 30); its own deletes take acceptDelete directly.
+      const reserved = reservedNameProblem(value.name);
+      if (reserved !== undefined) throw new ValidationError([reserved]);
       return acceptDelete(await ready(), value);
     },
     checkVm: (input) => enqueueJob('check', input),
@@ -269,8 +288,13 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCal
   };
 }
 
-/** The calls that read jobs and names, texts summarized with the fingerprint key when there is one. */
-function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource): ReadCalls {
+/** The pools' Redis state (SPEC 30) a client lists pools from unless given another. */
+function redisPoolStore(redis: RedisClient, prefix: string): Pick<PoolStore, 'members' | 'demand'> {
+  return new RedisPoolStore(redis, prefix);
+}
+
+/** The calls that read jobs and names, texts summarized with the fingerprint key when there is one; the warm pools from `poolStore`. */
+function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore: Pick<PoolStore, 'members' | 'demand'> | undefined): ReadCalls {
   const getJob = async (id: string): Promise<JobView | undefined> => {
     // No job of ours has another shape, and such an id may name one of BullMQ's own keys.
     if (!isJobIdShape(id)) return undefined;
@@ -300,6 +324,10 @@ function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource): ReadCall
       const key = await fingerprintKey();
       return { vms: records.map((record) => toDesiredView(record, key)), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
+    async listPools() {
+      const { pools } = await ready();
+      return poolStore === undefined ? { pools: [] } : listPoolViews(pools, poolStore);
+    },
   };
 }
 
@@ -325,6 +353,7 @@ function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
     waitForJob: guarded(calls.waitForJob),
     getVm: guarded(calls.getVm),
     listVms: guarded(calls.listVms),
+    listPools: guarded(calls.listPools),
   };
 }
 
@@ -347,7 +376,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   // Given a config, input is checked before Redis is touched; without, against the published config.
   const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
   return {
-    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile)) }),
+    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile), (options.poolStore ?? redisPoolStore)(redis, prefix)) }),
     async close() {
       await session.close();
       redis.disconnect();

@@ -2,6 +2,7 @@
 // sees it: jobs read records and leave last-known states, the worker and
 // the client pass them on. Types only; the registry that reads and
 // writes them in Redis is src/queue/registry.ts.
+import type { PoolClaim } from './pools/types.js';
 import type { AddressLease } from './addresses/types.js';
 
 export interface LastKnown {
@@ -59,6 +60,10 @@ export interface DesiredRecord {
   stopped?: number;
   /** The address lease of the present uid (SPEC 29), taken at the door; absent: DHCP. */
   address?: AddressLease;
+  /** The warm pool's member the present generation's create claimed at the door (SPEC 30); absent: the cold way. Kept on the tombstone, so the delete ends a member its create never renamed. */
+  claim?: PoolClaim;
+  /** A warm pool member's record: `<claimer name> <claimer uid>` once a create claimed it (SPEC 30). */
+  claimedBy?: string;
 }
 
 /**

@@ -1,8 +1,8 @@
 // Prometheus metrics of SPEC 9: jobs by name and outcome, job duration,
 // Proxmox calls by method and status with latency, lock waits,
 // reconciler findings, the shared request budget's waits (SPEC 26), the
-// pvedaemon slots per node (SPEC 28), webhook deliveries (SPEC 27), leases (SPEC 31) and
-// unleased addresses (SPEC 29). Each Metrics owns its own prom-client Registry
+// pvedaemon slots per node (SPEC 28), webhook deliveries (SPEC 27), leases (SPEC 31),
+// unleased addresses (SPEC 29) and the warm pools' claims and misses (SPEC 30). Each Metrics owns its own prom-client Registry
 // (never the global default one), so tests build fresh ones and the
 // worker sees only the narrow JobMetrics / ProxmoxCallMetrics interfaces.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -61,7 +61,15 @@ export interface AddressMetrics {
   addressUnleasedSeen(pool: string): void;
 }
 
-export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics, LeaseMetrics, AddressMetrics {
+/** What the warm pools report (SPEC 30): the worker's claims, the door's and the worker's misses. The idle gauge is the web process's (src/web/pool-metrics.ts). */
+export interface PoolMetrics {
+  /** A create of `pool` took an idle VM, `seconds` from its accept to its job's end. */
+  poolClaimed(pool: string, seconds: number): void;
+  /** A create matching `pool` went the cold way: the pool had no idle VM, or the claimed VM was gone. */
+  poolMissed(pool: string): void;
+}
+
+export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics, LeaseMetrics, AddressMetrics, PoolMetrics {
   readonly registry: Registry;
   readonly jobsTotal: Counter<'job_name' | 'outcome'>;
   readonly jobDuration: Histogram<'job_name'>;
@@ -81,6 +89,9 @@ export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMe
   readonly leasesExpired: Counter<'on_expiry'>;
   readonly leaseEndLag: Histogram<'on_expiry'>;
   readonly addressUnleasedSeenTotal: Counter<'pool'>;
+  readonly poolClaimsTotal: Counter<'pool'>;
+  readonly poolMissesTotal: Counter<'pool'>;
+  readonly poolClaimDuration: Histogram;
 }
 
 export interface MetricsOptions {
@@ -256,6 +267,25 @@ function addressArea(make: MetricMaker): Pick<Metrics, 'addressUnleasedSeenTotal
   };
 }
 
+/** The warm pools (SPEC 30): claims and misses per pool, and how long a claimed create took from accept to its job's end. */
+function poolArea(make: MetricMaker): Pick<Metrics, 'poolClaimsTotal' | 'poolMissesTotal' | 'poolClaimDuration' | keyof PoolMetrics> {
+  const poolClaimsTotal = make.counter('pvep_pool_claims_total', 'Creates that took an idle VM of a warm pool, by pool (SPEC 30).', ['pool']);
+  const poolMissesTotal = make.counter('pvep_pool_misses_total', "Creates matching a warm pool's shape that went the cold way, the pool empty or the claimed VM gone, by pool (SPEC 30).", ['pool']);
+  const poolClaimDuration = make.histogram('pvep_pool_claim_seconds', "Time from a claimed create's accept to its job's end: the VM renamed, its keys written, its address known (SPEC 30).", [0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 120]);
+  return {
+    poolClaimsTotal,
+    poolMissesTotal,
+    poolClaimDuration,
+    poolClaimed(pool, seconds) {
+      poolClaimsTotal.inc({ pool });
+      poolClaimDuration.observe(Math.max(0, seconds));
+    },
+    poolMissed(pool) {
+      poolMissesTotal.inc({ pool });
+    },
+  };
+}
+
 /**
  * A registry of its own with every metric of SPEC 9, built area by area.
  * The /metrics text lists them in the order they register: the areas are
@@ -269,7 +299,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     for (const name of PROM_CLIENT_GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
   }
   const make = metricMaker(registry);
-  return { registry, ...jobEndArea(make), ...proxmoxCallArea(make), ...lockAndSweepArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make), ...leaseArea(make), ...addressArea(make) };
+  return { registry, ...jobEndArea(make), ...proxmoxCallArea(make), ...lockAndSweepArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make), ...leaseArea(make), ...addressArea(make), ...poolArea(make) };
 }
 
 /** The process-wide metrics, shared by the worker and the web server of one process. */

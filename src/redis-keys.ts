@@ -57,6 +57,25 @@ export const keys = {
    * written with the token's delete in one script (queue/ready-signals.ts), which derives it from the token's key.
    */
   readySignal: (prefix: string, name: string, uid: string): string => `${prefix}:ready-signal:${name}:${uid}`,
+  /**
+   * Sorted set: a warm pool's idle members, name -> ms it became idle (SPEC 30); only these can be claimed. The pools'
+   * keys are under the prefix like the registry's (its hash tag {prefix} on a Cluster), so the accept's script that
+   * claims one and records the claimer runs on one slot.
+   */
+  poolIdle: (prefix: string, pool: string): string => `${prefix}:pool:${pool}:idle`,
+  /** Hash: member name -> its PoolMember JSON (src/pools/types.ts), for every member that exists (creating, idle, claimed). */
+  poolMembers: (prefix: string, pool: string): string => `${prefix}:pool:${pool}:members`,
+  /** String: the counter a member's name takes its number from (INCR). */
+  poolSeq: (prefix: string, pool: string): string => `${prefix}:pool:${pool}:seq`,
+  /**
+   * Sorted set: a warm pool's demand (SPEC 30), `<claimer> <uid>` -> ms of each create that tried to claim from it,
+   * hit or miss, in the last hour; written by the accept's script (RECORD_PRESENT) where the claim is tried.
+   */
+  poolClaims: (prefix: string, pool: string): string => `${prefix}:pool:${pool}:claims`,
+  /** List: a warm pool's last lead times (SPEC 30), ms from a member's entry to its idle, newest first; written by MARK_IDLE. */
+  poolLeadTimes: (prefix: string, pool: string): string => `${prefix}:pool:${pool}:lead-times`,
+  /** Set: every pool with a member entry, configured or not (a pool taken out of config drains). */
+  poolNames: (prefix: string): string => `${prefix}:pools`,
   /** Hash: kind -> learned Proxmox duration (SPEC 28); hash-tagged so its script runs on one Cluster slot. */
   learnedTimes: (prefix: string): string => `{${prefix}}:learned-times`,
   /**

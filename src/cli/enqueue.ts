@@ -48,7 +48,7 @@ const USAGE = [
   '  all:    [--wait [--timeout SECONDS]] [--json]',
   '  Prints the job id. With --wait, the job\'s state, log lines (each step) and address on stderr as they come,',
   '  then on stdout the job id, its state and its result (address, vmid, node, ...) or failure, one per line.',
-  '  --json  stdout is one JSON document instead: {"id", "name", "uid", "generation", "existing"},',
+  '  --json  stdout is one JSON document instead: {"id", "name", "uid", "generation", "existing", "origin"} (origin: a create\'s, pool or cold),',
   '          with --wait {"id", "state", "result", "failedReason"} (for jq; the progress stays on stderr).',
   '',
 ].join('\n');
@@ -185,7 +185,7 @@ export async function run(args: string[], io: EnqueueCommandIo = {}): Promise<nu
     }
     const json = request.values.json === true;
     if (!request.values.wait) {
-      stdout.write(json ? jsonDocument({ id: result.jobId, name: result.name, uid: result.uid, generation: result.generation, existing: result.existing }) : `${result.jobId}\n`);
+      stdout.write(json ? jsonDocument({ id: result.jobId, name: result.name, uid: result.uid, generation: result.generation, existing: result.existing, ...(result.origin === undefined ? {} : { origin: result.origin }) }) : `${result.jobId}\n`);
       return 0;
     }
     // A person sees the id at once; a script gets it inside the one document at the end.

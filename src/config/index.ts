@@ -10,6 +10,7 @@ import { registerFormats } from './formats.js';
 import { imageProblems, readinessProblems } from './images.js';
 import { leaseProblems } from './leases.js';
 import { withNetworkDefaults } from './network-pools.js';
+import { poolContextProblems, withPoolDefaults, type PoolInput } from './pools.js';
 import { schema } from './schema.js';
 import type { Config } from './types.js';
 
@@ -100,7 +101,10 @@ export function loadConfig(options: LoadOptions = {}): Config {
   const loaded = config.getProperties();
   crossCheck(loaded);
   // Filled here, not by the format's coerce: convict coerces only text, and a file or code gives objects.
-  return { ...loaded, proxmox: { ...loaded.proxmox, networks: loaded.proxmox.networks.map(withNetworkDefaults) } };
+  const pools = (loaded.pools as PoolInput[]).map((pool) => withPoolDefaults(pool, loaded.proxmox));
+  const poolProblems = poolContextProblems(pools, loaded.proxmox, true);
+  if (poolProblems.length > 0) throw new ConfigError(`invalid configuration: ${poolProblems.join('; ')}`);
+  return { ...loaded, pools, proxmox: { ...loaded.proxmox, networks: loaded.proxmox.networks.map(withNetworkDefaults) } };
 }
 
 function crossCheck(config: Config): void {

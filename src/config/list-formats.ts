@@ -4,17 +4,18 @@
 import type { Format } from 'convict';
 import { parseHostPort } from './host-port.js';
 import { isVmid } from './number-formats.js';
-import { BRIDGE_RE, IMAGE_NAME_RE, isInt } from './name-patterns.js';
+import { BRIDGE_RE, IMAGE_NAME_RE, NODE_NAME_RE, isInt } from './name-patterns.js';
 
 export { BRIDGE_RE, IMAGE_NAME_RE };
 import type { NodeConfig, Readiness } from './types.js';
 import { hasCredentials, proxmoxUrlProblem } from './url-formats.js';
 
-const NODE_NAME_RE = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const STORAGE_ID_RE = /^[a-z][a-z0-9_.-]*[a-z0-9]$/;
 /** A Linux bridge name: what nodes' and pools' `bridge` carry. */
 const NODE_KEYS = new Set(['name', 'template', 'isoStorage', 'storage', 'bridge', 'vlanTag', 'apiUrl']);
-const IMAGE_KEYS = new Set(['name', 'description', 'templates', 'readiness', 'readinessPort']);
+const IMAGE_KEYS = new Set(['name', 'description', 'templates', 'readiness', 'readinessPort', 'user']);
+/** A cloud-init user name (proxmox.images[].user): what useradd takes, at most 32 characters. */
+export const IMAGE_USER_RE = /^[a-z_][a-z0-9_-]{0,31}$/;
 /** How a create learns its VM is ready (SPEC 29); `agent` when an image names none. */
 export const READINESS_MODES: readonly Readiness[] = ['agent', 'phone-home', 'tcp', 'none'];
 
@@ -88,7 +89,7 @@ function validateNode(node: unknown, index: number): void {
 
 function validateImage(image: unknown, index: number): void {
   const at = `entry ${index}`;
-  if (typeof image !== 'object' || image === null || Array.isArray(image)) throw new Error(`${at} must be an object {name, description?, templates, readiness?, readinessPort?}`);
+  if (typeof image !== 'object' || image === null || Array.isArray(image)) throw new Error(`${at} must be an object {name, description?, templates, readiness?, readinessPort?, user?}`);
   const entry = image as Record<string, unknown>;
   const extra = Object.keys(entry).find((key) => !IMAGE_KEYS.has(key));
   if (extra !== undefined) throw new Error(`${at} has unknown key "${extra}"; allowed: ${[...IMAGE_KEYS].join(', ')}`);
@@ -102,6 +103,9 @@ function validateImage(image: unknown, index: number): void {
   }
   for (const [node, template] of Object.entries(templates)) validateTemplate(template, `${at} (${entry.name}) templates.${node}`);
   validateReadiness(entry, `${at} (${entry.name})`);
+  if (entry.user !== undefined && (typeof entry.user !== 'string' || !IMAGE_USER_RE.test(entry.user))) {
+    throw new Error(`${at} (${entry.name}): user must be a user name (1 to 32 of a-z, 0-9, "_", "-", starting with a letter or "_"), got ${JSON.stringify(entry.user)}`);
+  }
 }
 
 /** SPEC 29: readiness one of the modes; readinessPort a TCP port, and only for `tcp`, the one mode that connects. */

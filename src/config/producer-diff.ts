@@ -1,10 +1,11 @@
 // Where two producer configs disagree on what a job means (SPEC 6, 27):
 // the node names, the defaults and limits key by key, the images (names
 // and the nodes serving each), the default image, the leases (SPEC 31),
-// the nodes' networks and the address pools (SPEC 29). Job options and the
+// the nodes' networks and the address pools (SPEC 29), the warm pools (SPEC 30). Job options and the
 // tombstone time change how a job is kept, not what it is, and are not compared.
 import { isDeepStrictEqual } from 'node:util';
 import { defaultImageOf } from './images.js';
+import { shapeFingerprint } from '../pools/fingerprint.js';
 import type { ProducerConfig } from './producer.js';
 
 export interface ConfigDifference {
@@ -30,6 +31,11 @@ function poolsByName(networks: Proxmox['networks']): Proxmox['networks'] {
   return [...networks].sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** Each warm pool's name and shape (SPEC 30): what decides a create's claim; minIdle and the like are the workers' business. */
+function poolShapes(pools: ProducerConfig['pools']): string[] {
+  return pools.map((pool) => `${pool.name}: ${shapeFingerprint(pool)}`).sort();
+}
+
 function byKey(group: 'defaults' | 'limits', given: Proxmox, published: Proxmox): [string, unknown, unknown][] {
   return Object.entries(published[group]).map(([key, value]) => [`proxmox.${group}.${key}`, (given[group] as Record<string, number>)[key], value]);
 }
@@ -44,6 +50,7 @@ export function jobMeaningDifferences(given: ProducerConfig, published: Producer
     ['proxmox.defaultImage', defaultImageOf(g), defaultImageOf(p)],
     ['proxmox.nodes[].bridge/vlanTag', nodeNetworks(g.nodes), nodeNetworks(p.nodes)],
     ['proxmox.networks', poolsByName(g.networks), poolsByName(p.networks)],
+    ['pools', poolShapes(given.pools), poolShapes(published.pools)],
     ...Object.entries(published.leases).map(([key, value]): [string, unknown, unknown] => [`leases.${key}`, (given.leases as Record<string, unknown>)[key], value]),
   ];
   return pairs.filter(([, a, b]) => !isDeepStrictEqual(a, b)).map(([key, a, b]) => ({ key, given: JSON.stringify(a), published: JSON.stringify(b) }));

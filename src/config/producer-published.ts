@@ -15,19 +15,26 @@ export const PUBLISHED_CONFIG_VERSION = 1;
  * without pools keeps version 1, which every client reads.
  */
 export const PUBLISHED_POOLS_VERSION = 2;
-const READ_VERSIONS: readonly unknown[] = [PUBLISHED_CONFIG_VERSION, PUBLISHED_POOLS_VERSION];
+/**
+ * The version of a config with warm pools (SPEC 30): a client older than
+ * them would accept a caller's create of a member's reserved name and
+ * never claim, so a create of a pool's shape would start a cold clone
+ * while members sit idle; it must refuse the config instead.
+ */
+export const PUBLISHED_WARM_POOLS_VERSION = 3;
+const READ_VERSIONS: readonly unknown[] = [PUBLISHED_CONFIG_VERSION, PUBLISHED_POOLS_VERSION, PUBLISHED_WARM_POOLS_VERSION];
 
 export interface PublishedProducerConfig {
   version: number;
   config: ProducerConfig;
 }
 
-/** What a producer reads of `settings` (a service Config) and no other key: node names and networks, images' names and templates, the address pools. */
+/** What a producer reads of `settings` (a service Config) and no other key: node names and networks, images' names and templates, the address pools, the warm pools. */
 export function publishedProducerConfig(settings: ProducerSettings): PublishedProducerConfig {
   const config = producerConfig(settings);
   const nodes = config.proxmox.nodes.map(({ name, bridge, vlanTag }) => ({ name, ...(bridge === undefined ? {} : { bridge }), ...(vlanTag === undefined ? {} : { vlanTag }) }));
   const images = config.proxmox.images.map(({ name, templates }) => ({ name, templates }));
-  const version = config.proxmox.networks.length > 0 ? PUBLISHED_POOLS_VERSION : PUBLISHED_CONFIG_VERSION;
+  const version = config.pools.length > 0 ? PUBLISHED_WARM_POOLS_VERSION : config.proxmox.networks.length > 0 ? PUBLISHED_POOLS_VERSION : PUBLISHED_CONFIG_VERSION;
   return { version, config: { ...config, proxmox: { ...config.proxmox, nodes, images } } };
 }
 
@@ -44,7 +51,7 @@ export function parsePublished(text: string | null, redisKey: string): Published
   }
   const { version, config } = (typeof value === 'object' && value !== null ? value : {}) as { version?: unknown; config?: unknown };
   if (!READ_VERSIONS.includes(version)) {
-    return { kind: 'unreadable', reason: `${redisKey} has version ${JSON.stringify(version)}; this client reads versions ${READ_VERSIONS.join(' and ')}: upgrade @pve-provisioner/client, or give it config` };
+    return { kind: 'unreadable', reason: `${redisKey} has version ${JSON.stringify(version)}; this client reads versions ${READ_VERSIONS.join(', ')}: upgrade @pve-provisioner/client, or give it config` };
   }
   if (typeof config !== 'object' || config === null) return { kind: 'unreadable', reason: `${redisKey} has no config` };
   try {

@@ -8,6 +8,8 @@
 import { IMPLICIT_IMAGE } from './images.js';
 import { leaseProblems } from './leases.js';
 import { networkListProblems, withNetworkDefaults, type NetworkPoolInput } from './network-pools.js';
+import { poolContextProblems, poolListProblems, withPoolDefaults, type PoolInput } from './pools.js';
+import type { PoolConfig } from '../pools/types.js';
 import type { Config, ImageConfig, LeaseConfig, NetworkPoolConfig, NodeConfig } from './types.js';
 
 type JobOptionKey = 'attempts' | 'backoffMs' | 'keepCompletedCount' | 'keepCompletedSeconds' | 'keepFailedCount' | 'keepFailedSeconds';
@@ -35,6 +37,8 @@ export interface ProducerConfig {
     /** The address pools (SPEC 29): a create on a pooled network takes its lease at the door. */
     networks: NetworkPoolConfig[];
   };
+  /** The warm pools (SPEC 30): a create of a pool's shape claims an idle member at the door. */
+  pools: PoolConfig[];
   jobs: ProducerJobOptions;
   registry: Config['registry'];
   leases: ProducerLeases;
@@ -51,6 +55,8 @@ export interface ProducerSettings {
     /** dns, exclude and reuseCooldownSeconds default as the service's do. */
     networks?: NetworkPoolInput[];
   };
+  /** The shape, maxIdle and maxAgeMinutes default as the service's do. */
+  pools?: PoolInput[];
   jobs?: Partial<ProducerJobOptions>;
   registry?: Partial<Config['registry']>;
   leases?: Partial<ProducerLeases>;
@@ -66,6 +72,7 @@ export const PRODUCER_DEFAULTS: ProducerConfig = {
     defaultImage: '',
     networks: [],
   },
+  pools: [],
   jobs: { attempts: 10, backoffMs: 2000, keepCompletedCount: 1000, keepCompletedSeconds: 86400, keepFailedCount: 5000, keepFailedSeconds: 604800 },
   registry: { tombstoneSeconds: 604800 },
   leases: { defaultSeconds: 0, maxSeconds: 604800, warnSeconds: 300, onExpiry: 'delete' },
@@ -105,6 +112,20 @@ function checkedNetworks(networks: unknown): NetworkPoolConfig[] {
   return (networks as NetworkPoolInput[]).map(withNetworkDefaults);
 }
 
+/**
+ * The warm pools checked as the service checks them (SPEC 30), with their
+ * defaults; not whether an image has a user, which a producer is not told
+ * (the service refuses to start without it).
+ */
+function checkedPools(pools: unknown, proxmox: ProducerConfig['proxmox']): PoolConfig[] {
+  const listProblem = poolListProblems(pools)[0];
+  if (listProblem !== undefined) throw new ProducerConfigError(`config.${listProblem}`);
+  const filled = (pools as PoolInput[]).map((pool) => withPoolDefaults(pool, proxmox));
+  const problem = poolContextProblems(filled, proxmox, false)[0];
+  if (problem !== undefined) throw new ProducerConfigError(`config.${problem}`);
+  return filled;
+}
+
 function checkImages({ nodes, images, defaultImage }: ProducerConfig['proxmox']): void {
   if (!Array.isArray(images)) throw new ProducerConfigError('config.proxmox.images must be a list of { name, templates }');
   const nodeNames = nodes.map((node) => node.name);
@@ -130,7 +151,7 @@ function checkLeases(leases: ProducerLeases): void {
 /** The settings given, over the service's defaults; throws ProducerConfigError naming a bad key. */
 export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
   const { proxmox, jobs, registry, leases } = PRODUCER_DEFAULTS;
-  const config: ProducerConfig = {
+  const config: Omit<ProducerConfig, 'pools'> = {
     proxmox: {
       nodes: given.proxmox?.nodes ?? proxmox.nodes,
       defaults: { ...proxmox.defaults, ...given.proxmox?.defaults },
@@ -155,7 +176,8 @@ export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
   checkNumbers('jobs', config.jobs);
   checkNumbers('registry', config.registry);
   checkLeases(config.leases);
-  return config;
+  // After the rest: a pool is checked against the images, nodes, defaults and limits.
+  return { ...config, pools: checkedPools(given.pools ?? PRODUCER_DEFAULTS.pools, config.proxmox) };
 }
 
 /** Only the job options of `jobs` (a service Config's jobs carry worker keys too). */

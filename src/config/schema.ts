@@ -57,7 +57,7 @@ export const schema: Schema<Config> = {
       ],
     },
     images: {
-      doc: 'Images a create may name (SPEC 27): a JSON list of {name, description?, templates, readiness?, readinessPort?}, templates mapping each node that serves the image to its template there, in the form of nodes[].template (a VMID on that node, or {"vmid": N, "node": "NODE"} for a template on another node on shared storage, cloned with target). A node not in templates does not serve the image. readiness (SPEC 29) is how a create of the image learns its VM is ready: "agent" (the default: the guest agent reports an address), "phone-home" (cloud-init\'s phone_home posts to <http.publicUrl>/v1/ready/<token>), "tcp" (the worker connects to the leased address on readinessPort, default 22) or "none" (the VM runs). Empty (the default): one image "default" made of each node\'s nodes[].template, readiness "agent".',
+      doc: 'Images a create may name (SPEC 27): a JSON list of {name, description?, templates, readiness?, readinessPort?}, templates mapping each node that serves the image to its template there, in the form of nodes[].template (a VMID on that node, or {"vmid": N, "node": "NODE"} for a template on another node on shared storage, cloned with target). A node not in templates does not serve the image. readiness (SPEC 29) is how a create of the image learns its VM is ready: "agent" (the default: the guest agent reports an address), "phone-home" (cloud-init\'s phone_home posts to <http.publicUrl>/v1/ready/<token>), "tcp" (the worker connects to the leased address on readinessPort, default 22) or "none" (the VM runs). user (optional, a user name such as "ubuntu" or "root") is the image\'s default cloud-init user, whose authorized_keys a warm pool\'s claim writes (SPEC 30); a pool\'s image needs one. Empty (the default): one image "default" made of each node\'s nodes[].template, readiness "agent".',
       format: 'image-list',
       default: [],
     },
@@ -101,6 +101,11 @@ export const schema: Schema<Config> = {
       format: 'unit-fraction',
       default: 1,
     },
+  },
+  pools: {
+    doc: 'Warm pools (SPEC 30): a JSON list of {name, image?, cores?, memoryMiB?, diskGiB?, bridge?, vlanTag?, node?, minIdle, maxIdle?, maxAgeMinutes?}. Workers keep minIdle VMs of each shape created, booted and ready (named pvep-pool-<name>-<n>); a create with no userData and no networkConfig whose image, cores, memoryMiB, diskGiB, bridge and vlanTag equal a pool\'s (after the defaults), and whose node is the pool\'s or absent (a pool with no node: absent), takes an idle one at the accept instead of a clone of its own, unless it asks pool false. name: 1 to 20 of a-z, 0-9, "-", starting with a letter; the shape defaults and is bounded as a create\'s (proxmox.defaultImage, proxmox.defaults, proxmox.limits), its image must have a user (proxmox.images[].user), its node must serve it; at most one pool per shape. minIdle 0 to 100; maxIdle (default minIdle, at most 100) bounds the members, and under demand the refill keeps idle and creating ones up to minIdle plus the creates of the last lead time, at most maxIdle; an idle one older than maxAgeMinutes (default 1440; 0: never) is replaced.',
+    format: 'pool-list',
+    default: [],
   },
   budgets: {
     pollMs: { doc: 'Longest gap between two polls of a task or state (ms); a kind of wait whose learned duration is steady takes its first poll at that duration plus a margin, even when that is longer (SPEC 26).', format: 'positive-int', default: 1000 },

@@ -1,5 +1,6 @@
 // The shape of the loaded configuration (SPEC 7). src/config/schema.ts
 // documents each key; src/config/index.ts loads and validates it.
+import type { PoolConfig } from '../pools/types.js';
 
 /** A template that lives on another node of the cluster. */
 export interface TemplateRef {
@@ -42,6 +43,8 @@ export interface ImageConfig {
   readiness?: Readiness;
   /** The port `tcp` readiness connects to; 22 when absent. */
   readinessPort?: number;
+  /** The image's default cloud-init user (SPEC 30): a warm pool's claim writes its `authorized_keys`; a pool's image needs one. */
+  user?: string;
 }
 
 /**
@@ -114,6 +117,8 @@ export interface Config {
     /** Above 0, at most 1: multiplies the worst cases an abandoned call's slot is held for (sim.timeScale against the simulator). */
     daemonSlotWorstCaseScale: number;
   };
+  /** Warm pools (SPEC 30): shapes kept created, booted and idle for creates to claim; their defaults filled. */
+  pools: PoolConfig[];
   budgets: {
     pollMs: number;
     cloneSeconds: number;

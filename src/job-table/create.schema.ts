@@ -8,6 +8,9 @@
 // producer recorded (SPEC 2).
 import { ADDRESS_LEASE_MAX_JSON_BYTES, ADDRESS_LEASE_SCHEMA, addressLeaseProblem } from '../addresses/lease-shape.js';
 import type { AddressLease } from '../addresses/types.js';
+import { POOL_CLAIM_MAX_JSON_BYTES, POOL_CLAIM_SCHEMA, poolClaimProblem } from '../pools/claim-shape.js';
+import { POOL_NAME_RE } from '../config/pools.js';
+import type { PoolClaim } from '../pools/types.js';
 import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidField } from './fields.js';
 import type { DataOf, FieldSpec, JobLimits, ObjectRule, StringRule, StringsRule } from './fields.js';
 import { CREATE_STEPS } from './result.schema.js';
@@ -133,8 +136,23 @@ export const createLeaseFields = {
   },
 } satisfies Record<string, FieldSpec>;
 
-/** What a caller sends: the VM's fields and its lease. */
-export const createInputFields = { ...createVmFields, ...createLeaseFields } satisfies Record<string, FieldSpec>;
+/**
+ * How the door makes the VM (SPEC 30): from a warm pool's idle member when
+ * the create's shape is a pool's, unless the caller asks the cold way.
+ * Read by the accept (src/queue/intent.ts), not stored: the job carries
+ * the claim itself, or none.
+ */
+export const createDoorFields = {
+  pool: {
+    presence: 'defaulted',
+    default: () => true,
+    flag: { name: 'no-pool', sets: false },
+    rule: { kind: 'boolean', description: "false: never take a warm pool's VM (SPEC 30)" },
+  },
+} satisfies Record<string, FieldSpec>;
+
+/** What a caller sends: the VM's fields, its lease, and whether it may come from a warm pool. */
+export const createInputFields = { ...createVmFields, ...createLeaseFields, ...createDoorFields } satisfies Record<string, FieldSpec>;
 
 /** What the provider gets (SPEC 13): the VM's fields with the uid settled. */
 export const createSpecFields = { ...createVmFields, uid: requiredField(uidField) } satisfies Record<string, FieldSpec>;
@@ -163,7 +181,27 @@ const addressRule: ObjectRule<AddressLease> = {
 };
 const addressField = { presence: 'optional', rule: addressRule } satisfies FieldSpec<ObjectRule<AddressLease>>;
 
-export const createStoredFields = { ...createSpecFields, generation: generationField, address: addressField, step: stepField } satisfies Record<string, FieldSpec>;
+/**
+ * The idle member the door claimed for the create (SPEC 30): written by the
+ * accept, never by a caller; the worker renames that VM instead of
+ * cloning. Absent: the cold way.
+ */
+const claimRule: ObjectRule<PoolClaim> = {
+  kind: 'object',
+  description: "The warm pool's idle VM the create claimed at the accept (SPEC 30); absent: the VM is cloned (the cold way)",
+  problem: poolClaimProblem,
+  schema: POOL_CLAIM_SCHEMA,
+  maxJsonBytes: POOL_CLAIM_MAX_JSON_BYTES,
+};
+const claimField = { presence: 'optional', rule: claimRule } satisfies FieldSpec<ObjectRule<PoolClaim>>;
+
+/** A member's create (SPEC 30): the pool it makes the VM for; written only by the pool's refill. */
+const poolMemberField = {
+  presence: 'optional',
+  rule: { kind: 'string', description: "The warm pool this create makes an idle member for (SPEC 30); set by the pool's refill only", maxBytes: 20, pattern: POOL_NAME_RE, patternText: 'a pool name' },
+} satisfies FieldSpec<StringRule>;
+
+export const createStoredFields = { ...createSpecFields, generation: generationField, address: addressField, claim: claimField, poolMember: poolMemberField, step: stepField } satisfies Record<string, FieldSpec>;
 
 /** A create's lease terms as validated: ttlSeconds 0 is no lease. */
 export type CreateLeaseInput = DataOf<typeof createLeaseFields>;

@@ -7,6 +7,7 @@ import { leaseMaxSeconds } from '../config/leases.js';
 import { PRODUCER_DEFAULTS } from '../config/producer.js';
 import type { Config, ImageConfig, LeaseConfig, NetworkPoolConfig } from '../config/types.js';
 import type { NetworkLimits, NodeNetwork } from '../addresses/pool-for.js';
+import type { PoolConfig } from '../pools/types.js';
 
 export interface FieldError {
   field: string;
@@ -25,6 +26,8 @@ export interface JobLimits {
   leases: { defaultSeconds: number; maxSeconds: number; onExpiry: LeaseConfig['onExpiry'] };
   /** The address pools and the nodes' networks a create's pool is chosen by (SPEC 29); absent: no pools. */
   networks?: NetworkLimits;
+  /** The warm pools a create may claim from (SPEC 30); absent: none. */
+  pools?: PoolConfig[];
 }
 
 /** What limitsFromConfig reads: the service's Config, or the producer's (src/config/producer.ts), which knows no templates. */
@@ -37,6 +40,8 @@ export interface LimitsSource {
   };
   /** Absent (the provider's config, which checks no lease): the service's defaults. */
   leases?: Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' | 'onExpiry'>;
+  /** Absent (a config from before warm pools): none. */
+  pools?: PoolConfig[];
 }
 
 function nodeNetwork({ bridge, vlanTag }: NodeNetwork): NodeNetwork {
@@ -62,6 +67,7 @@ export function limitsFromConfig(config: LimitsSource): JobLimits {
     defaultImage: defaultImageOf(config.proxmox),
     leases: { ...leases, maxSeconds: leaseMaxSeconds(leases) },
     networks: { pools: config.proxmox.networks ?? [], nodes: Object.fromEntries(nodes.map((node) => [node.name, nodeNetwork(node)])) },
+    pools: config.pools ?? [],
   };
 }
 

@@ -52,6 +52,15 @@ export function ownJobId(job: string): string {
   return `${job}-${randomUUID()}`;
 }
 
+/**
+ * The key of which at most one job waits (BullMQ's deduplication id):
+ * `<job>-<key>`, such as `pool-refill-<pool>` (SPEC 30). The job itself
+ * keeps an id of its own shape; the key only says which jobs are one.
+ */
+export function oneWaitingKey(job: string, key: string): string {
+  return `${job}-${key}`;
+}
+
 /** A schedule (a BullMQ job scheduler) is named after the job it adds: `health`, `reconcile`. */
 export function schedulerId(job: string): string {
   return job;

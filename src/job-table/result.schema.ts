@@ -3,6 +3,7 @@
 // library's job views and the OpenAPI document (src/web/openapi-jobs.ts)
 // give them to callers. Producer-safe: types and constants only.
 import type { TemplateSource } from '../config/template-source.js';
+import type { CreateSource } from '../pools/types.js';
 
 // A create's result names the template it cloned from (SPEC 23) as config gives it.
 export type { TemplateSource } from '../config/template-source.js';
@@ -49,6 +50,12 @@ export interface CreateResult {
   source?: TemplateSource;
   /** The fields this create changed on a VM of ours configured before (SPEC 2, 13): an in-place change. */
   changed?: InPlaceField[];
+  /**
+   * Where the VM came from (SPEC 30): `pool`, an idle pool VM this create
+   * claimed and renamed; `cold`, a clone of its own. Absent on a service
+   * with no pools. (`source` is the template's, SPEC 23.)
+   */
+  origin?: CreateSource;
 }
 
 /** A create field a VM of ours takes in place (SPEC 2, 13); src/job-table/create.schema.ts's IN_PLACE_FIELDS gives each its rule. */
@@ -95,4 +102,5 @@ export interface JobResults {
   stop: StopResult | SupersededResult;
   'lease-expiry': unknown;
   'lease-warning': unknown;
+  'pool-refill': unknown;
 }

@@ -12,14 +12,14 @@ import { fieldsJsonSchema, validateFields } from './fields.js';
 import type { InputOf, JobFields, JobLimits, Validation } from './fields.js';
 import type { LeaseTimerJobData, StopJobData } from './lease.schema.js';
 import { leaseTimerFields, stopFields } from './lease.schema.js';
-import type { HealthJobData, ReconcileJobData } from './system.schema.js';
-import { healthFields, reconcileFields } from './system.schema.js';
+import type { HealthJobData, PoolRefillJobData, ReconcileJobData } from './system.schema.js';
+import { healthFields, poolRefillFields, reconcileFields } from './system.schema.js';
 
 export type { FieldError, JobLimits, Validation } from './fields.js';
 export { limitsFromConfig } from './fields.js';
-export type { ReconcileJobData } from './system.schema.js';
+export type { PoolRefillJobData, ReconcileJobData } from './system.schema.js';
 
-/** The queues (SPEC 1, 5, 31): VM jobs; the system jobs, run one at a time across all workers; a lease's timers, delayed until their time. */
+/** The queues (SPEC 1, 5, 30, 31): VM jobs; the system jobs (health, the sweep, the pools' refill), run one at a time across all workers; a lease's timers, delayed until their time. */
 export type QueueName = 'vm' | 'system' | 'leases';
 
 /**
@@ -59,6 +59,7 @@ export const JOB_TABLE = {
   stop: { queue: 'vm', input: stopFields, stored: stopFields, ids: 'internal', summary: "a stop of a VM at its lease's expiry" },
   'lease-expiry': { queue: 'leases', input: leaseTimerFields, stored: leaseTimerFields, ids: 'lease', summary: "a lease's expiry" },
   'lease-warning': { queue: 'leases', input: leaseTimerFields, stored: leaseTimerFields, ids: 'lease', summary: "a lease's vm.expiring warning" },
+  'pool-refill': { queue: 'system', input: poolRefillFields, stored: poolRefillFields, ids: 'system', summary: "a warm pools' refill: members created up to minIdle, old and surplus ones drained" },
 } as const satisfies Record<string, JobEntry>;
 
 export type JobName = keyof typeof JOB_TABLE;
@@ -90,6 +91,7 @@ export interface JobInputs {
   stop: StopJobData;
   'lease-expiry': LeaseTimerJobData;
   'lease-warning': LeaseTimerJobData;
+  'pool-refill': PoolRefillJobData;
 }
 
 /** What a typed caller may send for a job (the producer library's parameter types): the defaulted fields may be left out. */
@@ -105,6 +107,7 @@ export interface JobDataOf {
   stop: StopJobData;
   'lease-expiry': LeaseTimerJobData;
   'lease-warning': LeaseTimerJobData;
+  'pool-refill': PoolRefillJobData;
 }
 
 export function isJobName(value: string): value is JobName {

@@ -1,5 +1,5 @@
 // The data of the system jobs (SPEC 1): health takes none, reconcile an
-// optional dryRun.
+// optional dryRun, pool-refill an optional pool (SPEC 30).
 import type { DataOf, FieldSpec } from './fields.js';
 
 export type HealthJobData = Record<string, never>;
@@ -15,3 +15,12 @@ export const reconcileFields = {
 } satisfies Record<string, FieldSpec>;
 
 export type ReconcileJobData = DataOf<typeof reconcileFields>;
+
+export const poolRefillFields = {
+  pool: {
+    presence: 'optional',
+    rule: { kind: 'string', description: 'The one warm pool to refill (SPEC 30); every configured pool, and every pool with members but no config, when absent', maxBytes: 20, pattern: /^[a-z][a-z0-9-]{0,19}$/, patternText: 'a pool name (a letter, then up to 19 of a-z 0-9 -)' },
+  },
+} satisfies Record<string, FieldSpec>;
+
+export type PoolRefillJobData = DataOf<typeof poolRefillFields>;

@@ -21,6 +21,8 @@ export interface SeedInput {
   installGuestAgent: boolean;
   /** Readiness `phone-home` (SPEC 29): vendor-data has cloud-init's phone_home post to this URL. */
   phoneHomeUrl?: string;
+  /** A warm pool's member (SPEC 30): its image's user, whose `~/.ssh` vendor-data makes for the claim's keys. */
+  poolUser?: string;
   joliet: boolean;
 }
 

@@ -5,7 +5,9 @@
 // vendor-data keys, so a job whose user-data has its own `runcmd` must
 // install the agent itself (or use a template that has it). Readiness
 // `phone-home` (SPEC 29) adds cloud-init's phone_home after it, leaving
-// the agent's text as it was byte for byte.
+// the agent's text as it was byte for byte. A warm pool's member (SPEC 30)
+// makes its image user's ~/.ssh first, for the claim's keys.
+import { guestHome } from '../pools/guest-user.js';
 import { phoneHomeLines } from './phone-home.js';
 
 const INSTALL_AND_START_AGENT = `if ! command -v qemu-ga >/dev/null 2>&1; then
@@ -40,24 +42,49 @@ function indent(text: string, spaces: number): string {
     .join('\n');
 }
 
+/** One runcmd entry: a block scalar sh runs whole. */
+function runcmdEntry(script: string): string {
+  return `  - |\n${indent(script, 4)}\n`;
+}
+
+const AGENT_COMMENT = `# pve-provisioner: install and start the QEMU guest agent, so Proxmox can
+# report this VM's address.
+`;
+
 /** The vendor-data that installs and starts the guest agent at first boot. */
 export const GUEST_AGENT_VENDOR_DATA = `#cloud-config
-# pve-provisioner: install and start the QEMU guest agent, so Proxmox can
-# report this VM's address.
-runcmd:
-  - |
-${indent(INSTALL_AND_START_AGENT, 4)}
-`;
+${AGENT_COMMENT}runcmd:
+${runcmdEntry(INSTALL_AND_START_AGENT)}`;
+
+/**
+ * A pool member's (SPEC 30): the user's `~/.ssh`, mode 700 and owned by
+ * the user (`user:` is its login group), for the claim's agent/file-write,
+ * which cannot make a directory. runcmd runs after cloud-init made the
+ * user, and this entry before the agent's, so the agent never answers
+ * before the directory is there.
+ */
+function sshDirScript(user: string): string {
+  const dir = `${guestHome(user)}/.ssh`;
+  return `mkdir -p ${dir} && chown ${user}: ${dir} && chmod 700 ${dir}`;
+}
 
 export interface VendorDataParts {
   installGuestAgent: boolean;
   /** Where the guest phones home (readiness `phone-home`, SPEC 29); absent: it does not. */
   phoneHomeUrl?: string;
+  /** A pool member's image user (SPEC 30): its `~/.ssh` is made for the claim's keys; absent: not a member. */
+  poolUser?: string;
 }
 
-/** The vendor-data file: the agent's install, the phone-home, both in one cloud-config, or undefined for none. */
+/** The vendor-data file: the member's `~/.ssh`, the agent's install, the phone-home, in one cloud-config, or undefined for none. */
 export function vendorData(parts: VendorDataParts): string | undefined {
   const phoneHome = parts.phoneHomeUrl === undefined ? undefined : phoneHomeLines(parts.phoneHomeUrl);
-  if (parts.installGuestAgent) return GUEST_AGENT_VENDOR_DATA + (phoneHome ?? '');
-  return phoneHome === undefined ? undefined : `#cloud-config\n${phoneHome}`;
+  if (parts.poolUser === undefined) {
+    if (parts.installGuestAgent) return GUEST_AGENT_VENDOR_DATA + (phoneHome ?? '');
+    return phoneHome === undefined ? undefined : `#cloud-config\n${phoneHome}`;
+  }
+  const user = parts.poolUser;
+  const comment = `# pve-provisioner: make ${user}'s ~/.ssh, where a warm pool's claim writes its keys.\n${parts.installGuestAgent ? AGENT_COMMENT : ''}`;
+  const entries = runcmdEntry(sshDirScript(user)) + (parts.installGuestAgent ? runcmdEntry(INSTALL_AND_START_AGENT) : '');
+  return `#cloud-config\n${comment}runcmd:\n${entries}${phoneHome ?? ''}`;
 }

@@ -6,7 +6,7 @@
 import type { NodeConfig } from '../config/types.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { CreateSpec } from './types.js';
-import { mergeTags } from './tags.js';
+import { mergeTags, poolTag } from './tags.js';
 import { isProtected, rewriteNet0 } from './vm-config.js';
 
 export function configParams(
@@ -20,7 +20,8 @@ export function configParams(
     cores: spec.cores,
     memory: spec.memoryMiB,
     agent: '1',
-    tags: mergeTags(current.tags, tag),
+    // A pool's member also carries the pool tag (SPEC 30), which its claim removes.
+    tags: spec.poolMember === undefined ? mergeTags(current.tags, tag) : mergeTags(mergeTags(current.tags, tag), poolTag(tag)),
     ide2: `${seedVolid},media=cdrom`,
   };
   // `delete` rather than `protection=0`: the config ends as if never protected, and nothing more is sent for a template without it.

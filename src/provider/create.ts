@@ -27,7 +27,7 @@ import { templateFor } from './template-ref.js';
 import { bootDisk, diskSizeBytes, GIB } from './vm-config.js';
 import type { ResolvedImage } from '../config/images.js';
 import { refuseUnready } from './ready-refusal.js';
-import { seedInputOf } from './seed-input.js';
+import { memberUser, seedInputOf } from './seed-input.js';
 import { awaitReadiness, type AgentlessReadiness } from './ready-wait.js';
 
 async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
@@ -40,8 +40,8 @@ async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
  * that got here past them all is refused before any Proxmox call.
  */
 export function validateCreateSpec(deps: Pick<ProviderDeps, 'config'>, spec: CreateSpec): void {
-  // The lease and the generation are the job's, not fields a create is given (ready-refusal.ts checks the lease).
-  const { address: _address, generation: _generation, ...fields } = spec;
+  // The lease, the generation and the pool are the job's, not fields a create is given (ready-refusal.ts checks the lease).
+  const { address: _address, generation: _generation, poolMember: _poolMember, ...fields } = spec;
   const checked = validateFields(createSpecFields, fields, limitsFromConfig(deps.config));
   if (!checked.ok) throw permanent(`create ${spec.name}: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
 }
@@ -50,6 +50,8 @@ export async function createVm(deps: ProviderDeps, spec: CreateSpec, ctx: Operat
   validateCreateSpec(deps, spec);
   const image = requireImage(deps, spec.image);
   refuseUnready(deps, spec, image);
+  // SPEC 30: a member's seed makes its image user's ~/.ssh; an image without one is refused before the clone.
+  if (spec.poolMember !== undefined) memberUser(deps, spec, image.name);
   const { vm, fresh } = await foundOrCloned(deps, ctx, spec, image);
   await reached(ctx, 'cloned');
   const node = configuredNode(deps, vm.node);

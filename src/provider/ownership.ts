@@ -99,3 +99,29 @@ export async function findOurs(
   }
   return ours;
 }
+
+/**
+ * A VM other than the one at `exceptVmid` whose config carries `name`
+ * (SPEC 2, 30), found as findOurs finds one: the listing's entries of that
+ * name, each read from its config. A claim asks before it renames a member
+ * to its claimer: a VM of the name is then an earlier uid's (its delete
+ * superseded before it ran) or the same uid's, or no VM of ours, and the
+ * create's cold way keeps it, replaces it or refuses, as for any create.
+ * `knownVmid`, where the registry last saw the name's VM, is read whatever
+ * the listing names it (SPEC 28).
+ */
+export async function otherVmNamed(deps: ProviderDeps, ctx: OperationContext, name: string, exceptVmid: number, knownVmid?: number): Promise<FoundVm | undefined> {
+  const resources = await call(ctx, () => vmListing(deps, ctx));
+  // pvestatd's names lag up to a cycle: a VM renamed to `name` moments ago (an earlier claim's) is found at the registry's last-known VMID.
+  const named = qemuEntries(resources).filter((r) => (r.name === name || r.vmid === knownVmid) && r.template !== 1 && r.vmid !== exceptVmid);
+  for (const entry of named) {
+    try {
+      const config = await jobSeam(deps, ctx).getConfig(entry.node, entry.vmid);
+      if (config.name === name) return { node: entry.node, vmid: entry.vmid, config };
+    } catch (err) {
+      // Gone since the listing: it holds no name.
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+  return undefined;
+}

@@ -6,6 +6,7 @@ import { getVm } from './get.js';
 import { findByName, findByNames, listByTag, listTaggedOrNamed } from './list.js';
 import { deleteSeed, listRecordedSeeds, listSeeds } from './seeds.js';
 import { createVm } from './create.js';
+import { claimVm } from './claim.js';
 import { deleteVm } from './delete.js';
 import { stopVm } from './stop.js';
 import { health } from './health.js';
@@ -26,6 +27,7 @@ export function providerOn(deps: ProviderDeps): Provider {
     listRecordedSeeds: (ctx) => listRecordedSeeds(deps, ctx),
     deleteSeed: (seed, ctx) => deleteSeed(deps, seed, ctx),
     create: (spec, ctx) => createVm(deps, spec, ctx),
+    claim: (request, ctx) => claimVm(deps, request, ctx),
     delete: (request, ctx) => deleteVm(deps, request, ctx),
     stop: (request, ctx) => stopVm(deps, request, ctx),
     health: (ctx) => health(deps, ctx),

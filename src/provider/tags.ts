@@ -16,6 +16,19 @@ export function hasTag(tags: string | undefined, tag: string): boolean {
   return parseTags(tags).some((t) => t.toLowerCase() === want);
 }
 
+/** The tag a warm pool's member carries beside ours until a claim renames it (SPEC 30): `<tag>-pool`. */
+export function poolTag(tag: string): string {
+  return `${tag}-pool`;
+}
+
+/** The tags without `tag` (compared folded), in order. */
+export function withoutTag(existing: string | undefined, tag: string): string {
+  const drop = tag.toLowerCase();
+  return parseTags(existing)
+    .filter((t) => t.toLowerCase() !== drop)
+    .join(';');
+}
+
 /** The template's tags, in order, plus ours when missing (SPEC 13 step 5). */
 export function mergeTags(existing: string | undefined, ours: string): string {
   const tags = parseTags(existing);

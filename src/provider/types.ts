@@ -7,6 +7,7 @@ import type { CreateResult, CreateStep, DeleteResult, StopResult, VmState } from
 import type { NodeHealth } from '../job-table/health-result.schema.js';
 import type { Logger } from '../log.js';
 import type { AddressLease } from '../addresses/types.js';
+import type { PoolClaim } from '../pools/types.js';
 
 export type { CreateResult, CreateStep, DeleteResult, InPlaceField, StopResult } from '../job-table/result.schema.js';
 export type { HealthReason, ImageHealth, NodeHealth } from '../job-table/health-result.schema.js';
@@ -59,7 +60,33 @@ export type CreateSpec = Omit<CreateJobSpec, 'image'> & {
   address?: AddressLease;
   /** The desired-state generation the create job carries (SPEC 2): a phone-home token records it (SPEC 29). */
   generation?: number;
+  /**
+   * The pool this create makes a member for (SPEC 30): the VM gets the
+   * pool tag (`<tag>-pool`) and its seed makes the image user's `~/.ssh`
+   * for a claim's keys.
+   */
+  poolMember?: string;
 };
+
+/** A create that claimed an idle pool VM at the accept (SPEC 30). */
+export interface ClaimRequest {
+  /** The claimer's create. */
+  spec: CreateSpec;
+  /** What the accept recorded (the create job's `claim`). */
+  claim: PoolClaim;
+  /** The image's default user (`proxmox.images[].user`), whose authorized_keys get the keys. */
+  user: string;
+  /**
+   * Called as soon as the member's VM carries the claimer's name and mark
+   * (this claim's rename written, or a run before this one's found): the
+   * VM is the claimer's from then on, so the caller forgets the member
+   * there, before the keys, and a claim that fails later leaves no member
+   * claimed for ever. A failure of it fails the claim (retried).
+   */
+  renamed?: () => Promise<void>;
+  /** Where the registry last saw the claimer's name's VM (its lastKnown VMID): read before the rename even when pvestatd still lists it under another name (SPEC 28). */
+  knownVmid?: number;
+}
 
 export interface DeleteRequest {
   name: string;
@@ -138,6 +165,13 @@ export interface Provider {
   listRecordedSeeds(ctx: OperationContext): Promise<SeedIso[]>;
   deleteSeed(seed: SeedIso, ctx: OperationContext): Promise<void>;
   create(spec: CreateSpec, ctx: OperationContext): Promise<CreateResult>;
+  /**
+   * A create that claimed an idle pool VM (SPEC 30): renamed to it, its
+   * sshKeys written through the guest agent, Running with the address.
+   * A ClaimLostError (src/provider/claim-lost.ts) when the member is gone
+   * or not the claim's: nothing was written; make the VM the cold way.
+   */
+  claim(request: ClaimRequest, ctx: OperationContext): Promise<CreateResult>;
   delete(request: DeleteRequest, ctx: OperationContext): Promise<DeleteResult>;
   /** Stops the VM and keeps it (SPEC 31); NotFound is not an error: nothing to stop. */
   stop(request: StopRequest, ctx: OperationContext): Promise<StopResult>;

@@ -283,6 +283,13 @@ export interface ProxmoxApi {
   stop(node: string, vmid: number, opts?: CallOptions): Promise<Upid>;
   destroy(node: string, vmid: number, params: DestroyParams, opts?: CallOptions): Promise<Upid>;
   agentInterfaces(node: string, vmid: number, opts?: CallOptions): Promise<AgentInterface[]>;
+  /**
+   * `POST .../agent/file-write` (SPEC 30): the guest agent writes `content`
+   * (text, written as its UTF-8 bytes: sent as their base64 with
+   * `encode=0`, which must fit the parameter's 61440 characters) into
+   * `file`, created or replaced. Protected; answers nothing.
+   */
+  agentFileWrite(node: string, vmid: number, file: string, content: string, opts?: CallOptions): Promise<void>;
   storages(node: string, opts?: CallOptions): Promise<StorageEntry[]>;
   /** Multipart upload (`content=iso`, then the file part `filename`), F12. */
   upload(node: string, storage: string, filename: string, source: UploadSource, opts?: CallOptions): Promise<Upid>;

@@ -62,6 +62,9 @@ export const DAEMON_WORST_CASES = {
   // Agent.pm assert_agent_available: guest-ping with timeout => 3, then the
   // command at QMPClient.pm's default 5 s.
   agentInterfaces: { ms: 3_000 + 5_000 + MARGIN_MS, from: 'sent' },
+  // Agent.pm file-write: three agent_cmd calls (file-open, file-write,
+  // file-close), each assert_agent_available's ping and then the command.
+  agentFileWrite: { ms: 3 * (3_000 + 5_000) + MARGIN_MS, from: 'sent' },
   statusCurrent: ASKS_QMP,
   nodeVms: ASKS_QMP,
   storages: LISTS_STORAGE,

@@ -244,6 +244,10 @@ function seamOverHttp(call: Send): ProxmoxApi {
       const data = (await call('agentInterfaces', vm(node, vmid), {}, opts)) as { result?: AgentInterface[] } | null;
       return data?.result ?? [];
     },
+    agentFileWrite: async (node, vmid, file, content, opts) => {
+      // Encoded here, not by the API: Agent.pm's encode_base64 dies on a character past U+00FF and writes U+0080-U+00FF as Latin-1.
+      await call('agentFileWrite', vm(node, vmid), { form: { file, content: Buffer.from(content, 'utf8').toString('base64'), encode: 0 } }, opts);
+    },
     storages: async (node, opts) => (await call('storages', { node }, {}, opts)) as StorageEntry[],
     upload: async (node, storage, filename, source, opts) =>
       (await call('upload', { node, storage }, { upload: isoUploadBody(filename, source), uploadFile: { filename, size: source.size } }, opts)) as Upid,

@@ -87,6 +87,8 @@ export const ROUTES: { readonly [K in RouteName]: RouteOf<K> } = {
   stop: { method: 'POST', template: '/nodes/{node}/qemu/{vmid}/status/stop', protected: true, proxyto: true, arity: 2, ids: onVm },
   destroy: { method: 'DELETE', template: '/nodes/{node}/qemu/{vmid}', protected: true, proxyto: true, arity: 3, ids: onVm },
   agentInterfaces: { method: 'GET', template: '/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces', protected: true, proxyto: true, arity: 2, ids: onVm },
+  // The file's content never goes into a log line (it may be keys); the VM does.
+  agentFileWrite: { method: 'POST', template: '/nodes/{node}/qemu/{vmid}/agent/file-write', protected: true, proxyto: true, arity: 4, ids: onVm },
   storages: { method: 'GET', template: '/nodes/{node}/storage', protected: true, proxyto: true, arity: 1, ids: onNode },
   upload: {
     method: 'POST',

@@ -4,7 +4,7 @@
 // (src/job-table/job-ids.ts). The producer library, the reconciler, the CLI and the
 // schedules all enqueue here. Producer-safe: no worker code.
 import type { Job, JobsOptions, Queue } from 'bullmq';
-import { intentJobId, leaseJobId, nameJobId, ownJobId, repeatedIntentJobId, schedulerId } from '../job-table/job-ids.js';
+import { intentJobId, leaseJobId, nameJobId, oneWaitingKey, ownJobId, repeatedIntentJobId, schedulerId } from '../job-table/job-ids.js';
 import { JOB_TABLE, validateEnqueuedJobData } from '../job-table/schema.js';
 import type { JobLimits, JobName, LeaseJob, RecordedJob } from '../job-table/schema.js';
 import { ValidationError } from './producer-errors.js';
@@ -18,14 +18,29 @@ type JobIdChoice =
   /** A recorded intent's job once more, under a new id (the reconciler's re-create: the first may be kept as completed). */
   | 'again'
   /** A job of its own: `<job>-<name>-<uuid>`, or `<job>-<uuid>` for a job of no name. */
-  | 'own';
+  | 'own'
+  /**
+   * A job of its own id of which one waits per key (a pool's refill, SPEC
+   * 30): added while one of the key waits, it adds nothing; while one runs,
+   * it waits behind it (one at most), so what changed during that run is
+   * still seen. BullMQ's deduplication with keepLastIfActive, whose key
+   * goes when the job ends.
+   */
+  | { oneWaiting: string };
 
 /**
  * Where a job goes in its queue: `next`, at the head (BullMQ's lifo), for a
  * job that must not wait behind the queue's backlog: a lease's end (SPEC
  * 31), whose VM must go within its bound however many creates wait.
+ * `background`, behind every job of no priority: a warm pool's member
+ * creates and drains (SPEC 30), so a burst of refills never starves
+ * callers' jobs. BullMQ serves its wait list (jobs of priority 0, the
+ * callers') before its prioritized set (bullmq 6.7 moveToActive-11.lua).
  */
-export type JobOrder = 'fifo' | 'next';
+export type JobOrder = 'fifo' | 'next' | 'background';
+
+/** The BullMQ priority of a `background` job: any value above 0 is served after every job of none. */
+export const BACKGROUND_PRIORITY = 100;
 
 export interface JobDoor {
   /**
@@ -81,7 +96,7 @@ function isIntent(job: JobName): job is RecordedJob {
 
 /** The id of a job of the table's shape; a recorded id must be the one src/job-table/job-ids.ts gives the intent. */
 function jobIdFor(job: JobName, data: Identified, choice: JobIdChoice): string {
-  if (choice === 'own') return JOB_TABLE[job].ids === 'system' ? ownJobId(job) : nameJobId(job, nameOf(job, data));
+  if (choice === 'own' || (typeof choice === 'object' && 'oneWaiting' in choice)) return JOB_TABLE[job].ids === 'system' ? ownJobId(job) : nameJobId(job, nameOf(job, data));
   if (!isIntent(job)) throw new Error(`a ${job} job records no intent, so it has no intent id`);
   const expected = intentJobId(job, nameOf(job, data), generationOf(job, data));
   if (choice === 'again') return repeatedIntentJobId(job, nameOf(job, data), generationOf(job, data));
@@ -97,6 +112,7 @@ function jobIdFor(job: JobName, data: Identified, choice: JobIdChoice): string {
  */
 function orderOptions(queue: Queue, order: JobOrder): JobsOptions {
   if (order === 'fifo') return {};
+  if (order === 'background') return { priority: BACKGROUND_PRIORITY };
   const delay = (queue.defaultJobOptions.backoff as { delay?: number } | undefined)?.delay;
   return { lifo: true, ...(delay === undefined ? {} : { backoff: { type: 'fixed', delay } }) };
 }
@@ -109,7 +125,8 @@ export function jobDoor(queues: Queues, limits: JobLimits, acks: ReplicaAcks = N
 
     async add(job, data, id = 'own', order = 'fifo') {
       const value = checked(job, data, limits);
-      return queueOf(job).add(job, value, { jobId: jobIdFor(job, value, id), ...orderOptions(queueOf(job), order) });
+      const once = typeof id === 'object' && 'oneWaiting' in id ? { deduplication: { id: oneWaitingKey(job, id.oneWaiting), keepLastIfActive: true } } : {};
+      return queueOf(job).add(job, value, { jobId: jobIdFor(job, value, id), ...orderOptions(queueOf(job), order), ...once });
     },
 
     async ensure(job, data, recordedId, order = 'fifo') {

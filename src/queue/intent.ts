@@ -12,10 +12,13 @@ import type { Lease } from '../desired-state.js';
 import type { LeaseTimer } from './lease-timer.js';
 import type { DeleteJobInput } from '../job-table/delete.schema.js';
 import type { JobLimits } from '../job-table/schema.js';
-import type { JobDoor } from './enqueue.js';
-import { ConflictError, SpecConflictError } from './producer-errors.js';
+import type { JobDoor, JobOrder } from './enqueue.js';
+import { ConflictError, SpecConflictError, ValidationError } from './producer-errors.js';
 import { addressShown, poolOfCreate } from './address-door.js';
 import type { DesiredStateRegistry } from './registry.js';
+import { poolForCreate } from '../pools/pool-for-create.js';
+import { shapeFingerprint } from '../pools/fingerprint.js';
+import { POOL_MEMBER_PREFIX, type CreateSource } from '../pools/types.js';
 
 export interface EnqueueResult {
   jobId: string;
@@ -35,6 +38,18 @@ export interface EnqueueResult {
   address?: string;
   /** The address pool it came from (proxmox.networks[].name). */
   addressPool?: string;
+  /** A create's (SPEC 30): where its VM comes from, `pool` when it claimed a warm pool's idle VM at the accept (a repeat: when its create did), `cold` when its VM is cloned. */
+  origin?: CreateSource;
+  /** A create's that tried a warm pool (SPEC 30: a fresh record of the pool's shape, or a repeat of one that claimed): that pool's name; with origin cold, the pool had no idle VM (a miss, counted once). */
+  warmPool?: string;
+}
+
+/** How the service's own creates differ from a caller's (SPEC 30); a caller's create passes none. */
+export interface CreateOptions {
+  /** A warm pool's member made for this pool (the refill's): it may take the reserved name, never claims, and its record and job carry `poolMember`. */
+  poolMember?: string;
+  /** Where its job waits (the door's JobOrder): `background` behind every caller's job. Default `fifo`. */
+  order?: JobOrder;
 }
 
 /** What an intent is recorded and enqueued with: the door, the registry, the limits the sizes default from, and the leases' timers (SPEC 31). */
@@ -52,20 +67,33 @@ function leaseAction(value: string): Lease['onExpiry'] {
 
 /**
  * A validated create: its spec, lease and address lease (SPEC 29, on a
- * pooled network) recorded present, then its job carrying the address,
- * then the lease's timers (SPEC 31; a crash before them leaves the lease
- * to the sweep's backstop). Throws ValidationError (the door cannot tell
- * the pool, or a networkConfig on a pooled network), SpecConflictError
- * (the name is present with another spec), ConflictError (another uid
- * holds the name) or PoolExhaustedError, recording nothing. With no uid, a
- * present name's is taken. The lease is not spec: other terms on a
- * present name move it (from now), the same ones keep it.
+ * pooled network) recorded present, or, when its shape is a warm pool's
+ * (SPEC 30), an idle member claimed in the same script (its lease moving
+ * to the create), then its job carrying the address and the claim, then
+ * the lease's timers (SPEC 31; a crash before them leaves the lease to the
+ * sweep's backstop). Throws ValidationError (the door cannot tell the
+ * pool, or a networkConfig on a pooled network), SpecConflictError (the
+ * name is present with another spec), ConflictError (another uid holds the
+ * name) or PoolExhaustedError, recording nothing. With no uid, a present
+ * name's is taken. The lease is not spec: other terms on a present name
+ * move it (from now), the same ones keep it. `options`: the service's
+ * own create of a pool member (the refill's, src/pools/member-create.ts),
+ * which never claims, carries `poolMember` in its record's spec (so a
+ * create the sweep adds again is still the member's) and its job, and
+ * waits in its order; any other create of a member's reserved name is a
+ * ValidationError naming `name`, recording nothing.
  */
-export async function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput): Promise<EnqueueResult> {
+export async function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput, options: CreateOptions = {}): Promise<EnqueueResult> {
+  const { poolMember, order = 'fifo' } = options;
+  // The members' names are the service's own (SPEC 30): only the refill's creates (poolMember) take them.
+  if (poolMember === undefined && value.name.startsWith(POOL_MEMBER_PREFIX)) {
+    throw new ValidationError([{ field: 'name', message: `must not start with "${POOL_MEMBER_PREFIX}": that prefix names the warm pools' VMs (SPEC 30)` }]);
+  }
   const pool = poolOfCreate(value, limits);
+  const warm = poolMember === undefined ? poolForCreate(value, limits.pools ?? []) : undefined;
   return door.accept(async () => {
-    const { ttlSeconds, onExpiry, ...vm } = value;
-    const spec = { ...vm, uid: value.uid ?? randomUUID() };
+    const { ttlSeconds, onExpiry, pool: _pool, ...vm } = value;
+    const spec = { ...vm, uid: value.uid ?? randomUUID(), ...(poolMember === undefined ? {} : { poolMember }) };
     const lease = { ttlSeconds, onExpiry: leaseAction(onExpiry), expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
     const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
       uidGiven: value.uid !== undefined,
@@ -74,21 +102,44 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
       inPlace: IN_PLACE_FIELDS,
       lease,
       ...(pool === undefined ? {} : { pool }),
+      ...(warm === undefined ? {} : { claim: { pool: warm.name, fingerprint: shapeFingerprint(warm) } }),
     });
     if (outcome.kind === 'conflict') {
       if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
       throw new ConflictError(spec.name, outcome.existingUid);
     }
-    const address = outcome.address === undefined ? {} : { address: outcome.address };
-    if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation, ...address }, outcome.jobId);
-    else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation, ...address }, { recorded: outcome.jobId });
+    const carried = { ...(outcome.address === undefined ? {} : { address: outcome.address }), ...(outcome.claim === undefined ? {} : { claim: outcome.claim }) };
+    if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation, ...carried }, outcome.jobId, order);
+    else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation, ...carried }, { recorded: outcome.jobId }, order);
+    if (outcome.claimMissed === true && warm !== undefined) await refillAfterMiss(door, warm.name);
     // Set again on a repeat too: the timers of an in-place change's new generation, or of a lease whose first set was lost.
     if (outcome.lease !== undefined) await leaseTimer.set(spec.name, outcome.generation, outcome.lease);
     else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);
     const shown = outcome.lease === undefined ? {} : { expiresAt: outcome.lease.expiresAt, onExpiry: outcome.lease.onExpiry };
-    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address) };
+    const origin: CreateSource = outcome.claim === undefined ? 'cold' : 'pool';
+    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warmPoolShown(warm?.name, outcome)) };
     return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
   });
+}
+
+/**
+ * SPEC 30: a miss is demand the refill's target counts (the accept's
+ * script recorded it), so the pool's refill runs now, as after a claim,
+ * not at the schedule's next run (one waits per pool). Not added is no
+ * failed create: the schedule's refill comes within 30 s.
+ */
+async function refillAfterMiss(door: IntentWriters['door'], pool: string): Promise<void> {
+  try {
+    await door.add('pool-refill', { pool }, { oneWaiting: pool }, 'background');
+  } catch {
+    // The create is recorded and its job added; the 30 s schedule is the backstop.
+  }
+}
+
+/** SPEC 30: the pool a create tried, only when it did (a claim, or a fresh record's miss), so a miss is counted from the answer once. */
+function warmPoolShown(pool: string | undefined, outcome: { claim?: { pool: string } | undefined; claimMissed?: boolean }): { warmPool?: string } {
+  if (outcome.claim !== undefined) return { warmPool: outcome.claim.pool };
+  return pool !== undefined && outcome.claimMissed === true ? { warmPool: pool } : {};
 }
 
 /**

@@ -3,6 +3,7 @@
 // each refuses the same input naming the same field: a new expiry from
 // now (ttlSeconds) or at a time (expiresAt), never past leases.maxSeconds
 // from now, and `shorten` to move it earlier. Producer-safe: no worker code.
+import { reservedNameProblem } from '../pools/reserved-name.js';
 import { DNS_LABEL } from '../job-table/fields.js';
 import type { FieldError, JobLimits } from '../job-table/fields.js';
 import type { JobDoor } from './enqueue.js';
@@ -51,6 +52,8 @@ function expiryOf(given: Record<string, unknown>, limits: JobLimits, now: number
 export function checkRenewal(name: unknown, input: unknown, limits: JobLimits, now = Date.now()): { ok: true; value: CheckedRenewal } | { ok: false; errors: FieldError[] } {
   const errors: FieldError[] = [];
   if (typeof name !== 'string' || !DNS_LABEL.test(name)) errors.push({ field: 'name', message: 'must be a DNS label: 1 to 63 of a-z, 0-9 and "-", not starting or ending with "-"' });
+  const reserved = reservedNameProblem(name);
+  if (reserved !== undefined) errors.push(reserved);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, errors: [...errors, { field: 'body', message: 'must be a JSON object of ttlSeconds or expiresAt, and shorten' }] };
   const given = input as Record<string, unknown>;
   for (const key of Object.keys(given)) if (!RENEWAL_KEYS.includes(key) && given[key] !== undefined) errors.push({ field: key, message: `is not a renewal field (${RENEWAL_KEYS.join(', ')})` });

@@ -20,6 +20,7 @@ import { DesiredStateRegistry } from './registry.js';
 import type { ReplicaAcks } from './replica-acks.js';
 import type { LeaseTimer } from './lease-timer.js';
 import { serviceLeaseTimers, type LeaseTimerFactory } from './lease-timer-source.js';
+import type { PoolConfig } from '../pools/types.js';
 
 export interface ProducerSession {
   limits: JobLimits;
@@ -28,6 +29,8 @@ export interface ProducerSession {
   door: JobDoor;
   /** The timers of the leases this producer sets, moves and ends (SPEC 31). */
   leaseTimer: LeaseTimer;
+  /** The configured warm pools (SPEC 30), as the config chosen says. */
+  pools: readonly PoolConfig[];
 }
 
 export interface LazyProducerSession {
@@ -58,7 +61,8 @@ export function lazyProducerSession({ redis, prefix, given, acks, onConfigMismat
     const queues = createQueues(redis, prefix, config.jobs);
     const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
     const door = jobDoor(queues, limits, acks);
-    return { limits, queues, registry, door, leaseTimer: leaseTimers({ redis, prefix, queues, door, warnSeconds: config.leases.warnSeconds }) };
+    const pools = config.pools;
+    return { limits, queues, registry, door, leaseTimer: leaseTimers({ redis, prefix, queues, door, warnSeconds: config.leases.warnSeconds }), pools };
   };
   return {
     // A failed start (Redis down, an unreadable published config) is tried again by the next call.

@@ -7,37 +7,43 @@
 
 import { LuaScript } from '../redis-script.js';
 import { ADDRESS_FUNCTIONS } from '../addresses/allocate-scripts.js';
+import { CLAIM_FUNCTIONS } from '../pools/claim-functions.js';
 import { LEASE_FUNCTIONS } from './lease-scripts.js';
 import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
 
 /**
  * KEYS: record, generations, index, lease index, address leases, then,
  * for a create on a pooled network (SPEC 29), the pool's held, cooling
- * and cursor keys. ARGV: name, uid, spec JSON, now, '1' when the caller
- * gave the uid (else '0': a present name's uid is taken), the job id's
- * prefix (src/job-table/job-ids.ts intentJobIdPrefix, to which the
- * generation is appended), a JSON object of what a spec field absent from
- * either spec means (a spec from before images had no image: the default
- * one, SPEC 27), the create's lease terms (JSON {ttlSeconds, onExpiry},
- * SPEC 31), the expiry they give from now (RFC 3339) and its ms, the
- * pool's range (JSON {first, last, skip}, src/addresses/pool-args.ts) or
- * '' for no pool, the address lease's JSON less address and uid (or ''),
- * then the names of the spec fields that must match a present spec (SPEC
- * 2), each maybe with a mode after a colon: `any` (a field a present VM
- * takes in place whatever its new value) or `grow` (one it takes in place
- * only when larger). Returns {kind, lease JSON or '', lease change
+ * and cursor keys, then, for a create of a warm pool's shape (SPEC 30),
+ * that pool's idle set, members hash and demand set (the last three keys). ARGV: name,
+ * uid, spec JSON, now, '1' when the caller gave the uid (else '0': a
+ * present name's uid is taken), the job id's prefix
+ * (src/job-table/job-ids.ts intentJobIdPrefix, to which the generation is
+ * appended), a JSON object of what a spec field absent from either spec
+ * means (a spec from before images had no image: the default one, SPEC
+ * 27), the create's lease terms (JSON {ttlSeconds, onExpiry}, SPEC 31),
+ * the expiry they give from now (RFC 3339) and its ms, the pool's range
+ * (JSON {first, last, skip}, src/addresses/pool-args.ts) or '' for no
+ * pool, the address lease's JSON less address and uid (or ''), the warm
+ * pool to claim from (JSON {pool, fingerprint, at}, at: now in ms) or '', then the names of
+ * the spec fields that must match a present spec (SPEC 2), each maybe
+ * with a mode after a colon: `any` (a field a present VM takes in place
+ * whatever its new value) or `grow` (one it takes in place only when
+ * larger). Returns {kind, lease JSON or '', lease change
  * (lease-scripts.ts applyTerms: 'set', 'kept', 'clear', 'none'), address
- * lease JSON or '', ...} where the rest is: for 'recorded' and
- * 'existing', generation, jobId, uid; for 'updated', generation, jobId,
- * uid, changed field... (only fields a present VM takes in place differ:
- * a new generation of the present uid, marked `changing` until a job of
- * it takes the lock); for 'conflict' (nothing written), uid, '1' when the
- * uid differs else '0', differing field that cannot change in place....
- * Lease terms are not spec: other terms on a present name move its lease
- * and are no conflict. A new generation and a repeat both clear a
- * recorded Permanent failure: the caller asked again. The same spec on
- * a name a lease's expiry stopped (`stopped`, SPEC 31) is 'recorded': a
- * new generation whose create starts the VM again, its expired lease gone.
+ * lease JSON or '', pool claim JSON or 'miss' (a fresh record that
+ * tried to claim and found no idle member) or '', ...} where the rest is: for
+ * 'recorded' and 'existing', generation, jobId, uid; for 'updated',
+ * generation, jobId, uid, changed field... (only fields a present VM
+ * takes in place differ: a new generation of the present uid, marked
+ * `changing` until a job of it takes the lock); for 'conflict' (nothing
+ * written), uid, '1' when the uid differs else '0', differing field that
+ * cannot change in place.... Lease terms are not spec: other terms on a
+ * present name move its lease and are no conflict. A new generation and
+ * a repeat both clear a recorded Permanent failure: the caller asked
+ * again. The same spec on a name a lease's expiry stopped (`stopped`,
+ * SPEC 31) is 'recorded': a new generation whose create starts the VM
+ * again, its expired lease gone.
  * The address (SPEC 29): a write of the record ('recorded', 'updated')
  * keeps the address lease `<name> <uid>` holds, else, on a pool, takes
  * one (allocate-scripts.ts); the record's `address` is that lease (none:
@@ -45,11 +51,23 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * repeat ('existing') answers the record's address as it is, or, on a
  * pool, takes one when the record has none (a create that failed
  * Permanent and left nothing gave it back).
+ * The claim (SPEC 30): only a name not present (a fresh 'recorded') whose
+ * uid holds no address lease claims, the oldest-ready idle member of the
+ * pool's current fingerprint (src/pools/claim-functions.ts); its address
+ * lease moves to the claimer and is the claimer's `address`, no address
+ * is taken from the network's pool, the record gets `claim` and the
+ * member's `claimedBy` (`<claimer> <claimer uid>`). No idle member: the
+ * cold way. Either way the try is counted in the pool's demand set
+ * (claim-functions.ts countDemand). A new generation of the same uid (an in-place change) keeps
+ * the record's `claim` and answers it, so its create renames the member
+ * first (the rename may not have run yet) and then changes the renamed VM;
+ * a stopped name created again drops it (the VM ran renamed); a repeat
+ * answers the one it has.
  */
-export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}
-local function leaseOf(kind, fresh, rest, address)
+export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}${CLAIM_FUNCTIONS}
+local function leaseOf(kind, fresh, rest, address, claim)
   local lease, change = applyTerms(KEYS[1], KEYS[4], ARGV[1], ARGV[8], ARGV[9], ARGV[10], fresh)
-  local answer = {kind, lease, change, address or ''}
+  local answer = {kind, lease, change, address or '', claim or ''}
   for _, value in ipairs(rest) do table.insert(answer, value) end
   return answer
 end
@@ -61,16 +79,19 @@ local function addressFor(uid)
   if ARGV[11] == '' then return nil end
   return takeAddress(KEYS[5], KEYS[6], KEYS[7], KEYS[8], holder, uid, cjson.decode(ARGV[11]), ARGV[12])
 end
-local function record(uid, spec, address)
+-- keepClaim: a new generation of the present uid keeps its claim (SPEC 30), so its create renames the member first.
+local function record(uid, spec, address, keepClaim)
   local wasState, wasNode = indexedOf(KEYS[1])
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
   if address then redis.call('HSET', KEYS[1], 'address', address) else redis.call('HDEL', KEYS[1], 'address') end
-  -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms.
+  if not keepClaim then redis.call('HDEL', KEYS[1], 'claim') end
+  -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms;
+  -- its claim too (the VM ran renamed until its lease stopped it: the create starts it, no agent write on a stopped guest).
   if redis.call('HEXISTS', KEYS[1], 'stopped') == 1 then
     dropLease(KEYS[1], KEYS[4], ARGV[1])
-    redis.call('HDEL', KEYS[1], 'leaseTerms')
+    redis.call('HDEL', KEYS[1], 'leaseTerms', 'claim')
   end
   redis.call('HDEL', KEYS[1], 'failed', 'changing', 'stopped')
   redis.call('PERSIST', KEYS[1])
@@ -89,8 +110,8 @@ if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
   local changed = {}
   local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
-  local answer = {'conflict', '', 'none', '', uid, uidDiffers and '1' or '0'}
-  if #ARGV > 12 then
+  local answer = {'conflict', '', 'none', '', '', uid, uidDiffers and '1' or '0'}
+  if #ARGV > 13 then
     local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
     local want = cjson.decode(ARGV[3])
     local absent = cjson.decode(ARGV[7])
@@ -99,7 +120,7 @@ if state == 'present' then
       if type(a) == 'table' or type(b) == 'table' then return cjson.encode(a or {}) == cjson.encode(b or {}) end
       return a == b
     end
-    for i = 13, #ARGV do
+    for i = 14, #ARGV do
       local field, mode = string.match(ARGV[i], '^([^:]+):?(.*)$')
       local a, b = have[field], want[field]
       if a == nil then a = absent[field] end
@@ -110,18 +131,19 @@ if state == 'present' then
       end
     end
   end
-  if uidDiffers or #answer > 6 then return answer end
+  if uidDiffers or #answer > 7 then return answer end
   local spec = ARGV[5] == '1' and ARGV[3] or withUid(ARGV[3], ARGV[2], uid)
   local stopped = redis.call('HEXISTS', KEYS[1], 'stopped') == 1
   -- An in-place change, or a VM a lease's expiry stopped (SPEC 31) asked again: a new generation, whose create changes or starts it.
   if #changed > 0 or stopped then
     local address = addressFor(uid)
     if address == false then return {'exhausted'} end
-    local recorded = record(uid, spec, address)
-    if #changed == 0 then return leaseOf('recorded', false, recorded, address) end
+    local recorded = record(uid, spec, address, true)
+    local claim = redis.call('HGET', KEYS[1], 'claim')
+    if #changed == 0 then return leaseOf('recorded', false, recorded, address, claim) end
     redis.call('HSET', KEYS[1], 'changing', recorded[1])
     for _, field in ipairs(changed) do table.insert(recorded, field) end
-    return leaseOf('updated', false, recorded, address)
+    return leaseOf('updated', false, recorded, address, claim)
   end
   local address = redis.call('HGET', KEYS[1], 'address')
   -- A create that failed Permanent and left nothing gave its address back (SPEC 29): asked again, it takes one.
@@ -131,10 +153,23 @@ if state == 'present' then
     redis.call('HSET', KEYS[1], 'address', address)
   end
   redis.call('HDEL', KEYS[1], 'failed')
-  return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}, address)
+  return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}, address, redis.call('HGET', KEYS[1], 'claim'))
 end
-local address = addressFor(ARGV[2])
-if address == false then return {'exhausted'} end
+local base = string.match(KEYS[1], '^(.*):desired:[^:]*$')
+local holder = ARGV[1] .. ' ' .. ARGV[2]
+local member, memberRecord, address
+local tried = false
+-- A uid that holds a lease already (its earlier VM still being deleted) keeps to the cold way: one lease per holder.
+if ARGV[13] ~= '' and redis.call('HEXISTS', KEYS[5], holder) == 0 then
+  tried = true
+  member, memberRecord = takeIdleMember(KEYS[#KEYS - 2], KEYS[#KEYS - 1], base, cjson.decode(ARGV[13]).fingerprint)
+end
+if member then
+  address = moveMemberLease(KEYS[5], base, member, memberRecord, holder, ARGV[2])
+else
+  address = addressFor(ARGV[2])
+  if address == false then return {'exhausted'} end
+end
 -- A tombstone keeps the uid that was deleted; a new uid retires it, so a
 -- create may replace that uid's VM if its delete never ran (superseded).
 local old = redis.call('HGET', KEYS[1], 'uid')
@@ -145,8 +180,14 @@ if state == 'absent' and old and old ~= ARGV[2] then
   while #retired > 16 do table.remove(retired, 1) end
   redis.call('HSET', KEYS[1], 'retiredUids', cjson.encode(retired))
 end
-local recorded = record(ARGV[2], ARGV[3], address)
-return leaseOf('recorded', true, recorded, address)
+-- Demand (SPEC 30): every tried claim, hit or miss, sets the refill's target.
+local at = tried and tonumber(cjson.decode(ARGV[13]).at)
+if at then countDemand(KEYS[#KEYS], holder, at) end
+local recorded = record(ARGV[2], ARGV[3], address, false)
+local claim = member and writeClaim(member, memberRecord, cjson.decode(ARGV[13]).pool, KEYS[1], ARGV[1], ARGV[2], recorded[1], ARGV[4])
+-- A claim tried and no idle member found: a miss, told apart from a create that never tried.
+if not member and tried then claim = 'miss' end
+return leaseOf('recorded', true, recorded, address, claim)
 `);
 
 /**
@@ -166,7 +207,8 @@ return 1
  * now, tombstone seconds, the job id's prefix (intentJobIdPrefix; the
  * generation is appended). A delete naming a uid the name is not desired
  * with changes no desired state: it only removes that uid's VM (the
- * reconciler's orphans). A recorded delete ends the name's lease (SPEC 31).
+ * reconciler's orphans). A recorded delete ends the name's lease (SPEC 31)
+ * and keeps the record's `claim` (SPEC 30) for its job.
  * Returns {'recorded', generation, jobId, '1' when it ended a lease else
  * '0'} | {'existing', generation, jobId} | {'foreign', generation}.
  */
@@ -183,6 +225,7 @@ local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
 local jobId = ARGV[5] .. gen
 redis.call('HSET', KEYS[1], 'state', 'absent', 'generation', gen, 'updatedAt', ARGV[3], 'jobId', jobId)
+-- The claim stays on the tombstone (SPEC 30): the delete job ends a member its create never renamed.
 redis.call('HDEL', KEYS[1], 'spec', 'failed', 'changing', 'leaseTerms', 'stopped')
 local ended = dropLease(KEYS[1], KEYS[4], ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))

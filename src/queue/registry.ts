@@ -15,6 +15,7 @@ import { allocationArgs } from '../addresses/pool-args.js';
 import { poolExhausted } from './address-door.js';
 import type { AddressLease } from '../addresses/types.js';
 import type { NetworkPoolConfig } from '../config/types.js';
+import type { PoolClaim } from '../pools/types.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
 /** The head from its three hash fields (HMGET state uid generation); undefined when there is no record. */
@@ -33,11 +34,15 @@ export function lastKnownArgs(write: LastKnownWrite): [string, string] {
 /** What an accepted create did to the name's lease (SPEC 31): set or moved, kept as it was (a repeat), ended (ttl 0), or none before and after. */
 export type LeaseChange = 'set' | 'kept' | 'clear' | 'none';
 
-/** The name's lease after an accepted create, and what the create did to it; the address lease its uid holds (SPEC 29). */
+/** The name's lease after an accepted create, and what the create did to it; the address lease its uid holds (SPEC 29); the warm pool's member it claimed (SPEC 30). */
 interface LeaseAfter {
   lease: Lease | undefined;
   leaseChange: LeaseChange;
   address: AddressLease | undefined;
+  /** A fresh create's claim, or a repeat's of the record's generation; undefined: the cold way. */
+  claim: PoolClaim | undefined;
+  /** A fresh create that tried to claim (its shape a warm pool's) and found no idle member: a miss (SPEC 30). */
+  claimMissed: boolean;
 }
 
 export type PresentOutcome =
@@ -66,6 +71,14 @@ export interface RecordPresentOptions {
   lease?: LeaseTerms;
   /** The address pool of the create's network (SPEC 29): a write of the record takes a lease from it unless the uid holds one. Default none. */
   pool?: NetworkPoolConfig;
+  /** The warm pool whose idle member a fresh record claims (SPEC 30), and its shape's current fingerprint. Default none: the cold way. */
+  claim?: ClaimFrom;
+}
+
+/** Where a create claims from (SPEC 30): the pool's name and its shape's fingerprint (src/pools/fingerprint.ts). */
+export interface ClaimFrom {
+  pool: string;
+  fingerprint: string;
 }
 
 /** A create's lease (SPEC 31): ttlSeconds 0 is none; expiresAt is the accept time plus the ttl. */
@@ -132,11 +145,12 @@ export class DesiredStateRegistry {
     return [keys.desired(this.prefix, name), keys.generations(this.prefix), keys.desiredIndex(this.prefix), keys.leases(this.prefix)];
   }
 
-  /** RECORD_PRESENT's keys: the record's, the address leases, and the pool's when the create is on one (SPEC 29). */
-  private presentKeys(name: string, pool: NetworkPoolConfig | undefined): string[] {
+  /** RECORD_PRESENT's keys: the record's, the address leases, the address pool's when the create is on one (SPEC 29), the warm pool's when it may claim (SPEC 30). */
+  private presentKeys(name: string, pool: NetworkPoolConfig | undefined, claim: ClaimFrom | undefined): string[] {
     const own = [...this.scriptKeys(name), keys.addressLeases(this.prefix)];
-    if (pool === undefined) return own;
-    return [...own, keys.addressHeld(this.prefix, pool.name), keys.addressCooling(this.prefix, pool.name), keys.addressCursor(this.prefix, pool.name)];
+    const network = pool === undefined ? [] : [keys.addressHeld(this.prefix, pool.name), keys.addressCooling(this.prefix, pool.name), keys.addressCursor(this.prefix, pool.name)];
+    const warm = claim === undefined ? [] : [keys.poolIdle(this.prefix, claim.pool), keys.poolMembers(this.prefix, claim.pool), keys.poolClaims(this.prefix, claim.pool)];
+    return [...own, ...network, ...warm];
   }
 
   /** Throws PoolExhaustedError, having written nothing, when the create's pool has no free address (SPEC 29). */
@@ -149,15 +163,17 @@ export class DesiredStateRegistry {
     const terms = JSON.stringify({ ttlSeconds, onExpiry });
     const now = new Date().toISOString();
     const pool = options.pool === undefined ? undefined : allocationArgs(options.pool, now);
-    const args = [name, uid, JSON.stringify(spec), now, options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), pool?.pool ?? '', pool?.head ?? '', ...compared];
-    const reply = (await RECORD_PRESENT.run(this.redis, this.presentKeys(name, options.pool), args)) as string[];
-    const [kind, leaseJson = '', change = 'none', addressJson = '', a = '', b = '', c = '', ...rest] = reply;
+    const args = [name, uid, JSON.stringify(spec), now, options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), pool?.pool ?? '', pool?.head ?? '', options.claim === undefined ? '' : JSON.stringify({ ...options.claim, at: Date.parse(now) }), ...compared];
+    const reply = (await RECORD_PRESENT.run(this.redis, this.presentKeys(name, options.pool, options.claim), args)) as string[];
+    const [kind, leaseJson = '', change = 'none', addressJson = '', claimJson = '', a = '', b = '', c = '', ...rest] = reply;
     if (kind === 'exhausted') throw poolExhausted(name, options.pool);
     if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };
     const after: LeaseAfter = {
       lease: parseJson<Lease>(leaseJson === '' ? undefined : leaseJson),
       leaseChange: change as LeaseChange,
       address: parseJson<AddressLease>(addressJson === '' ? undefined : addressJson),
+      claim: parseJson<PoolClaim>(claimJson === '' || claimJson === 'miss' ? undefined : claimJson),
+      claimMissed: claimJson === 'miss',
     };
     if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest, ...after };
     return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c, ...after };
@@ -293,5 +309,8 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   const address = parseJson<AddressLease>(fields.address);
   if (address) record.address = address;
   if (fields.stopped !== undefined) record.stopped = Number(fields.stopped);
+  const claim = parseJson<PoolClaim>(fields.claim);
+  if (claim) record.claim = claim;
+  if (fields.claimedBy !== undefined) record.claimedBy = fields.claimedBy;
   return record;
 }

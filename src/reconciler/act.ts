@@ -146,6 +146,7 @@ async function deleteOrphan(ref: OrphanVmRef, deps: SweepDeps, dryRun: boolean):
     uid: ref.uid,
     reason: `reconciler: orphan (${ref.reason})`,
     seenGeneration: ref.generation,
+    ...(ref.reason === 'abandoned claim' ? { nameGoes: true as const } : {}),
   });
 }
 

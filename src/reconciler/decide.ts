@@ -25,7 +25,11 @@
 // - a present entry whose lease is past due (SPEC 31) is not missing: its
 //   expiry is the backstop's to run (the timer's script checks the lease
 //   again), nor is one a lease's expiry stopped; an expired stop whose VM
-//   still runs has its expiry run again (its stop made sure of).
+//   still runs has its expiry run again (its stop made sure of);
+// - a claimed pool member (SPEC 30) is never missing (its VM is being
+//   renamed to its claimer); its VM still under the member's name is an
+//   orphan once the claimer is not present with the claiming uid (deleted,
+//   or created again with another uid, before its create ran), else kept.
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
@@ -111,7 +115,7 @@ function planVms(inventory: Inventory, isYoung: IsYoung, plan: Plan): void {
       continue;
     }
     const entry = inventory.entries.get(vm.name);
-    const reason = orphanReason(entry, vm.uid);
+    const reason = orphanReason(entry, vm.uid) ?? abandonedClaim(entry, inventory);
     if (reason === undefined) continue;
     const generation = entry?.generation ?? inventory.generations.get(vm.name);
     if (generation === undefined) {
@@ -163,7 +167,7 @@ function planSeeds(inventory: Inventory, vmsByName: Map<string, ListedVm[]>, isY
 /** Present names with no VM of theirs (or an in-place change no create applied), and those whose create failed. */
 function planMissing(inventory: Inventory, vmsByName: Map<string, ListedVm[]>, isYoung: IsYoung, plan: Plan, now: Date): void {
   for (const entry of inventory.entries.values()) {
-    if (entry.state !== 'present' || entry.stopped !== undefined || isPastDue(entry, now)) continue;
+    if (entry.state !== 'present' || entry.stopped !== undefined || entry.claimedBy !== undefined || isPastDue(entry, now)) continue;
     const ref: MissingRef = { name: entry.name, generation: entry.generation };
     if (entry.uid !== undefined) ref.uid = entry.uid;
     if ((vmsByName.get(entry.name) ?? []).some((vm) => mayBeClaimedBy(vm, entry))) {
@@ -186,6 +190,14 @@ function orphanReason(entry: DesiredEntry | undefined, uid: string): OrphanReaso
   // A present entry without a uid claims every VM of its name: never guess.
   if (entry.uid === undefined || entry.uid === uid) return undefined;
   return 'present with another uid';
+}
+
+/** A claimed member's entry whose claimer is no longer present with the claiming uid (SPEC 30); its new generations of that uid keep the claim. */
+function abandonedClaim(entry: DesiredEntry | undefined, inventory: Inventory): OrphanReason | undefined {
+  if (entry?.claimedBy === undefined) return undefined;
+  const [claimer = '', uid = ''] = entry.claimedBy.split(' ');
+  const now = inventory.entries.get(claimer);
+  return now?.state === 'present' && now.uid === uid ? undefined : 'abandoned claim';
 }
 
 /**

@@ -30,6 +30,8 @@ export interface DesiredEntry {
   lease?: { expiresAt: string; version: number; onExpiry: 'delete' | 'stop'; expiredAt?: string };
   /** The generation of the stop a lease's expiry recorded (SPEC 31): the VM stays, stopped; nothing is missing. */
   stopped?: number;
+  /** A warm pool's member a create claimed (SPEC 30): `<claimer name> <claimer uid>`. */
+  claimedBy?: string;
 }
 
 export interface DesiredStateReader {
@@ -77,6 +79,12 @@ export interface TargetedDelete {
    * the name supersedes it.
    */
   seenGeneration: number;
+  /**
+   * The name goes too, as by a caller's delete (recorded absent, its
+   * delete job added): a claimed pool member whose claimer is gone (SPEC
+   * 30), present with the VM's uid, which no other delete may touch.
+   */
+  nameGoes?: true;
 }
 
 export interface CreateAgain {

@@ -10,6 +10,9 @@ import { expireLease } from '../queue/lease-expiry.js';
 import { recordedExpiryTimer } from '../queue/lease-timer.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import { keys } from '../redis-keys.js';
+import type { DesiredRecord } from '../desired-state.js';
+import { acceptDelete } from '../queue/intent.js';
+import type { LeaseTimer } from '../queue/lease-timer.js';
 import { knownGeneration } from './registry-adapter.js';
 import type { Enqueuer, JobLookup } from './ports.js';
 
@@ -17,6 +20,9 @@ import type { Enqueuer, JobLookup } from './ports.js';
 export class StaleDecisionError extends Error {
   override readonly name = 'StaleDecisionError';
 }
+
+/** For a delete of a name that has no lease: nothing to clear. */
+const NO_LEASE_TIMER: LeaseTimer = { set: () => Promise.resolve(), clear: () => Promise.resolve() };
 
 const PENDING_STATES: ReadonlySet<string> = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
@@ -64,6 +70,18 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
   const remember = async (name: string, jobId: string): Promise<void> => {
     await redis.hset(keys.reconcilerJobs(prefix), name, jobId);
   };
+  /** SPEC 30: the member's name recorded absent and its delete added, as a caller's delete, while its claim is still abandoned (the claimer not present with the claiming uid). */
+  const deleteAbandonedMember = async (record: DesiredRecord | undefined, uid: string): Promise<string> => {
+    const [claimer = '', claimerUid = ''] = record?.claimedBy?.split(' ') ?? [];
+    const now = claimer === '' ? undefined : await registry.get(claimer);
+    if (record?.state !== 'present' || record.uid !== uid || record.claimedBy === undefined || (now?.state === 'present' && now.uid === claimerUid)) {
+      throw new StaleDecisionError(`${record?.name ?? 'the member'} is no longer an abandoned claim of uid ${uid}`);
+    }
+    // A member has no lease (src/pools/member-create.ts), so no lease timer is ever cleared here.
+    const accepted = await acceptDelete({ door: jobs, registry, leaseTimer: NO_LEASE_TIMER }, { name: record.name, uid });
+    await remember(record.name, accepted.jobId);
+    return accepted.jobId;
+  };
   return {
     async expireLease({ name, version }) {
       const outcome = await expireLease({ door: jobs, registry }, name, version);
@@ -72,12 +90,13 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
       return outcome.jobId;
     },
 
-    async enqueueDelete({ name, uid, reason, seenGeneration }) {
+    async enqueueDelete({ name, uid, reason, seenGeneration, nameGoes }) {
       const record = await registry.get(name);
       const current = record?.generation ?? (await knownGeneration(redis, prefix, name));
       if (current !== seenGeneration) {
         throw new StaleDecisionError(`${name} moved from generation ${seenGeneration} to ${String(current)} since the sweep read it`);
       }
+      if (nameGoes) return deleteAbandonedMember(record, uid);
       if (record?.state === 'present' && record.uid === uid) {
         throw new StaleDecisionError(`${name} is now present with uid ${uid}`);
       }

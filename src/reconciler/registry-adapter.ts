@@ -17,6 +17,7 @@ function toEntry(record: DesiredRecord): DesiredEntry {
     entry.lease = { expiresAt, version, onExpiry, ...(expiredAt !== undefined ? { expiredAt } : {}) };
   }
   if (record.stopped !== undefined) entry.stopped = record.stopped;
+  if (record.claimedBy !== undefined) entry.claimedBy = record.claimedBy;
   const seen = record.lastKnown;
   if (seen !== undefined) {
     const { vmid, node, address } = seen;

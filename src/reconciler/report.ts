@@ -1,7 +1,8 @@
 // What a sweep found and did (SPEC 1 reconcile result, SPEC 5). With
 // dryRun the same lists say what it would have done.
 
-export type OrphanReason = 'unknown name' | 'tombstoned name' | 'present with another uid';
+/** `abandoned claim`: a pool member claimed by a create no longer present with the claiming uid, its VM not renamed (SPEC 30). */
+export type OrphanReason = 'unknown name' | 'tombstoned name' | 'present with another uid' | 'abandoned claim';
 
 export interface OrphanVmRef {
   name: string;

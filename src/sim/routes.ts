@@ -6,6 +6,7 @@ import { nodeStatus } from './handlers/node-status.js';
 import { getConfig, getPending, putConfig } from './handlers/qemu-config.js';
 import { clone, destroy, resize, start, stop } from './handlers/qemu-lifecycle.js';
 import { agentInterfaces } from './handlers/qemu-agent.js';
+import { agentFileWrite } from './handlers/qemu-agent-file.js';
 import { nodeVms, statusCurrent } from './handlers/qemu-status.js';
 import { deleteVolume, storageContent, storages, upload } from './handlers/storage.js';
 import { taskLog, taskStatus } from './handlers/tasks.js';
@@ -32,6 +33,7 @@ export const ROUTES: Record<string, Handler> = {
   [`POST ${QEMU}/status/stop`]: stop,
   [`DELETE ${QEMU}`]: destroy,
   [`GET ${QEMU}/agent/network-get-interfaces`]: agentInterfaces,
+  [`POST ${QEMU}/agent/file-write`]: agentFileWrite,
   'GET /nodes/{node}/storage': storages,
   'POST /nodes/{node}/storage/{storage}/upload': upload,
   'GET /nodes/{node}/storage/{storage}/content': storageContent,

@@ -42,6 +42,8 @@ export interface SimVm {
   seed?: GuestSeed;
   /** The instance-id cloud-init ran phone_home for: a per-instance module, not run again on a later boot. */
   phonedHomeFor?: string;
+  /** What `agent/file-write` wrote into the guest, path to content (SPEC 30); gone with the VM. */
+  guestFiles?: Record<string, string>;
   /** When the VM last changed (ms); pvestatd's next sample after that picks the change up. */
   changedAt: number;
   /** True from a change until pvestatd has sampled it. */

@@ -31,6 +31,8 @@ export interface PrivilegeRule {
   feature: string;
   /** The seam methods that need it (their schema check or, for `user: all` routes, their description). */
   routes: RouteName[];
+  /** Needed only by a config this holds for (the feature is configured); always when absent. */
+  onlyWhen?: (config: Config) => boolean;
 }
 
 export const PRIVILEGES: readonly PrivilegeRule[] = [
@@ -46,6 +48,7 @@ export const PRIVILEGES: readonly PrivilegeRule[] = [
   { privilege: 'VM.Config.Disk', on: 'vms', why: 'grow the boot disk', feature: 'create (diskGiB)', routes: ['resize'] },
   { privilege: 'VM.PowerMgmt', on: 'vms', why: 'start and stop VMs', feature: 'create, delete', routes: ['start', 'stop'] },
   { privilege: 'VM.GuestAgent.Audit', on: 'vms', why: 'read the guest agent\'s addresses', feature: 'create (address wait)', routes: ['agentInterfaces'] },
+  { privilege: 'VM.GuestAgent.FileWrite', on: 'vms', why: 'write the claimer\'s SSH keys into a pool VM through the guest agent', feature: 'pools (a claim)', routes: ['agentFileWrite'], onlyWhen: (config) => config.pools.length > 0 },
   { privilege: 'Datastore.AllocateSpace', on: 'cloneStorage', why: 'allocate the clone\'s disks, and see the storage in listings', feature: 'create', routes: ['clone', 'resize', 'storages'] },
   { privilege: 'Datastore.AllocateTemplate', on: 'isoStorage', why: 'upload the seed ISO', feature: 'create', routes: ['upload'] },
   // Content.pm delete: `user: all`, its description: "You need 'Datastore.Allocate' privilege on the storage".
@@ -122,6 +125,7 @@ export function expandPrivileges(config: Config, facts: TemplateFacts[] = []): P
   const seen = new Set<string>();
   const needs: PrivilegeNeed[] = [];
   for (const rule of PRIVILEGES) {
+    if (rule.onlyWhen?.(config) === false) continue;
     for (const path of paths[rule.on]) {
       const key = `${path} ${rule.privilege}`;
       if (seen.has(key)) continue;

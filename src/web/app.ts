@@ -17,9 +17,11 @@ import { errorHandler, notFound } from './error-handler.js';
 import { observeHttpRequests } from './http-metrics.js';
 import { registerNodeHealthGauges } from './node-health-metrics.js';
 import { registerAddressPoolGauge } from './address-pool-metrics.js';
+import { registerPoolGauges } from './pool-metrics.js';
 import { sharedFor } from './metrics-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { imageRoutes } from './routes/images.js';
+import { poolRoutes } from './routes/pools.js';
 import { JOB_EVENT_DEFAULTS } from './job-event-options.js';
 import { jobEventRoutes } from './routes/job-events.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -57,6 +59,8 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   const redisFiguresMs = deps.config.http.metricsCacheSeconds * 1000;
   registerNodeHealthGauges(webRegistry, sharedFor(redisFiguresMs, () => deps.readiness.lastHealth()), redisDown);
   registerAddressPoolGauge(webRegistry, deps.addressPools && sharedFor(redisFiguresMs, deps.addressPools), redisDown);
+  const pools = deps.pools;
+  registerPoolGauges(webRegistry, pools && sharedFor(redisFiguresMs, () => pools.listPools()), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
 
@@ -89,9 +93,10 @@ function v1Routes(deps: WebDeps, redisDown: RedisDownProbe, tokenGuard: onReques
     // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
     void v1.register((needsRedis, _scopeOptions, scopeDone) => {
       needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()));
+      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()), (pool) => deps.metrics.poolMissed(pool));
       jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
       imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
+      poolRoutes(needsRedis, deps.pools);
       jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, maxSeconds: deps.config.http.eventStreamMaxSeconds, ...deps.jobEvents });
       scopeDone();
     });

@@ -17,10 +17,15 @@ import type { RedisDownProbe } from './redis-down.js';
 /** The producer-side operations the /v1 routes forward to. */
 export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'renewLease'>;
 
+/** The warm pools' listing (SPEC 30) GET /v1/pools forwards to. */
+export type PoolService = Pick<UncheckedProvisionerClient, 'listPools'>;
+
 export interface WebDeps {
   config: Config;
   logger: Logger;
   service: VmService;
+  /** GET /v1/pools; absent: no pools listed. */
+  pools?: PoolService;
   /** Every queue, for Bull Board and the BullMQ queue metrics. */
   queues: Queue[];
   readiness: ReadinessSources;

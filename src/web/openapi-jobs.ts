@@ -47,6 +47,7 @@ const RESULTS: Record<JobName, Schema | undefined> = {
   stop: { oneOf: [ref('StopResult'), ref('SupersededResult')] },
   'lease-expiry': undefined,
   'lease-warning': undefined,
+  'pool-refill': undefined,
 };
 
 function jobVariant(job: JobName): Schema {
@@ -103,6 +104,7 @@ export function jobSchemas(limits: JobLimits): Record<string, Schema> {
         createdAt: { type: 'string', format: 'date-time' },
         image: { type: 'string', description: 'The image the VM was made from (GET /v1/images).' },
         source: ref('TemplateSource'),
+        origin: { type: 'string', enum: ['pool', 'cold'], description: 'Where the VM came from (SPEC 30): pool, an idle VM of a warm pool the create claimed; cold, a clone of its own. Absent on a service with no pools.' },
         changed: {
           type: 'array',
           description: 'The fields this create changed on a VM of ours made before (SPEC 2): an in-place change. Absent otherwise.',

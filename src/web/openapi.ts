@@ -6,6 +6,7 @@ import { IN_PLACE_FIELDS } from '../job-table/create.schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';
+import { poolSchemas, originAnswerProperties } from './openapi-pools.js';
 import { CREATE_CONFLICT_TEXT, addressViewProperties } from './openapi-addresses.js';
 import { expiringBeforeParam, leasePath, leaseSchemas, leaseViewProperties } from './openapi-leases.js';
 import { jobSchemas } from './openapi-jobs.js';
@@ -67,6 +68,7 @@ const JOB_EVENTS_DESCRIPTION = [
 
 const componentSchemas: Record<string, Schema> = {
   ...imageSchemas,
+  ...poolSchemas,
   Error: {
     type: 'object',
     required: ['error', 'message'],
@@ -99,6 +101,7 @@ const componentSchemas: Record<string, Schema> = {
       },
       ...leaseViewProperties,
       ...addressViewProperties,
+      ...originAnswerProperties,
     },
   },
   TextSummary: {
@@ -160,7 +163,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     },
     servers: [{ url: serverUrl(config.http.publicUrl) }],
     security: [{ bearer: [] }],
-    paths: { ...vmPaths(jobJsonSchema('create', limits)), ...imagePaths(), ...jobPaths() },
+    paths: { ...vmPaths(jobJsonSchema('create', limits)), ...imagePaths(), ...poolPaths(), ...jobPaths() },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from http.apiTokensFile.' } },
       schemas: { ...componentSchemas, ...jobSchemas(limits), ...leaseSchemas(limits) },
@@ -231,6 +234,18 @@ function imagePaths(): Schema {
         operationId: 'listImages',
         summary: "The images a create's image field may name (SPEC 27), each with its template per node and the last health job's finding there",
         responses: { '200': answer('Every configured image.', ref('ImageList')), ...ERROR_ANSWERS },
+      },
+    },
+  };
+}
+
+function poolPaths(): Schema {
+  return {
+    '/pools': {
+      get: {
+        operationId: 'listPools',
+        summary: "The warm pools (SPEC 30): each one's shape, minIdle, maxIdle and maxAgeMinutes, and its VMs idle, claimed and creating",
+        responses: { '200': answer('Every configured pool, in config order.', ref('PoolList')), ...ERROR_ANSWERS },
       },
     },
   };

@@ -100,6 +100,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       config,
       logger,
       service: client,
+      pools: client,
       queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
       addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),

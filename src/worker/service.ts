@@ -8,14 +8,14 @@ import { limitsFromConfig } from '../job-table/schema.js';
 import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { AddressMetrics, JobMetrics, LeaseMetrics, WebhookMetrics } from '../metrics.js';
+import type { AddressMetrics, JobMetrics, LeaseMetrics, PoolMetrics, WebhookMetrics } from '../metrics.js';
 import type { Provider } from '../provider/types.js';
 import { createReconcileRunner, scheduleReconcile } from '../reconciler/run.js';
 import { createWorkerConnection, reportRedisError, unansweredBeatReporter } from '../queue/connection.js';
 import type { RedisClient } from '../queue/connection.js';
 import type { WebhookQueue } from '../queue/webhook-queue.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
-import { jobDoor } from '../queue/enqueue.js';
+import { jobDoor, type JobDoor } from '../queue/enqueue.js';
 import { startHeartbeat } from '../queue/heartbeat.js';
 import { NameLocks } from '../queue/name-lock.js';
 import { producerConfigPublisher } from '../queue/producer-config-store.js';
@@ -36,6 +36,11 @@ import { AddressPoolStore } from '../addresses/address-pool-store.js';
 import { webhookEvents } from './webhook-events.js';
 import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
 import { jobWorkerOptions } from './worker-options.js';
+import { POOL_REFILL_EVERY_MS, poolJobDeps } from './pool-deps.js';
+import type { PoolWiring } from './pool-deps.js';
+import { configuredPoolWiring } from './pool-wiring.js';
+import type { PoolStore } from '../pools/types.js';
+import { schedulerId } from '../job-table/job-ids.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -59,6 +64,10 @@ export interface WorkerServiceOptions {
   schedule?: boolean;
   /** Check the nodes' health at start and log what fails; default: as schedule. */
   healthAtStart?: boolean;
+  /** The warm pools' parts (SPEC 30); absent: the configured ones (pool-wiring.ts). */
+  pools?: PoolWiring;
+  /** Claims and misses of the warm pools (SPEC 30). */
+  poolMetrics?: PoolMetrics;
 }
 
 export type { CloseOutcome } from './service-close.js';
@@ -75,7 +84,26 @@ export interface WorkerService {
  * no connection open: the process exits (and its supervisor starts it
  * again) instead of staying up idle.
  */
-async function prepare(config: Config, schedule: boolean, published: ProducerConfigPublisher, queues: Queues, redis: RedisClient, deliveries: WebhookQueue | undefined): Promise<void> {
+/**
+ * SPEC 30: with pools configured, the refill runs every POOL_REFILL_EVERY_MS
+ * as a backstop to the one each claim enqueues, and once at start: a
+ * schedule already in Redis keeps its next run (up to 30 s away), and a
+ * start is when a pool's shape or bounds changed, whose old members must
+ * drain before a create of the new shape finds them all skipped. With
+ * none, the schedule goes and one refill drains what members a pool taken
+ * out of config left.
+ */
+async function preparePools(jobs: JobDoor, queues: Queues, pools: 'scheduled' | Pick<PoolStore, 'poolsWithMembers'>): Promise<void> {
+  if (pools === 'scheduled') {
+    await jobs.schedule('pool-refill', POOL_REFILL_EVERY_MS, {});
+    await jobs.add('pool-refill', {}, 'own', 'background');
+    return;
+  }
+  await queues.system.removeJobScheduler(schedulerId('pool-refill'));
+  if ((await pools.poolsWithMembers()).length > 0) await jobs.add('pool-refill', {}, 'own', 'background');
+}
+
+async function prepare(config: Config, schedule: boolean, pools: 'scheduled' | Pick<PoolStore, 'poolsWithMembers'>, published: ProducerConfigPublisher, queues: Queues, redis: RedisClient, deliveries: WebhookQueue | undefined): Promise<void> {
   try {
     await published.write();
     await queues.system.setGlobalConcurrency(1);
@@ -83,6 +111,7 @@ async function prepare(config: Config, schedule: boolean, published: ProducerCon
       const jobs = jobDoor(queues, limitsFromConfig(config));
       await jobs.schedule('health', config.health.everySeconds * 1000, {});
       await scheduleReconcile(jobs, config.reconciler.everySeconds);
+      await preparePools(jobs, queues, pools);
     }
   } catch (err) {
     published.stop();
@@ -154,12 +183,15 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
   const pools = config.proxmox.networks;
   const addresses = pools.length === 0 ? NO_ADDRESS_POOLS : addressLeaseDeps(new AddressPoolStore(redis, prefix, pools), registry);
-  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, logger };
+  const limits = limitsFromConfig(config);
+  const poolWiring = options.pools ?? configuredPoolWiring(config, provider, options.poolMetrics);
+  const poolDeps = poolJobDeps(poolWiring, { config, redis, prefix, queues, registry, door: jobDoor(queues, limits), limits, logger });
+  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, pools: poolDeps, logger };
   const { leaseMetrics } = options;
-  const processorOptions = { definitions, deps, limits: limitsFromConfig(config), registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
+  const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
-  await prepare(config, options.schedule ?? true, published, queues, redis, deliveries);
+  await prepare(config, options.schedule ?? true, poolWiring.configs.length > 0 ? 'scheduled' : poolDeps.store, published, queues, redis, deliveries);
 
   const served = serveQueues(config, redis, prefix, logger, processorOptions, events && { events, logger });
   const webhooks =

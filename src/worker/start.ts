@@ -48,7 +48,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   };
   let service: WorkerService;
   try {
-    service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics, leaseMetrics: metrics, addressMetrics: metrics });
+    service = await startWorkerService({ config, provider, logger, metrics, webhookMetrics: metrics, leaseMetrics: metrics, addressMetrics: metrics, poolMetrics: metrics });
   } catch (err) {
     await closeClients();
     throw err;

@@ -4,8 +4,11 @@
 // in place, a completed delete vm.deleted, any VM job that failed for good
 // job.failed. Superseded jobs and checks send none. A delete or stop a
 // lease's expiry added (its data has expiredAt) is also vm.expired; a
-// lease's warning sends vm.expiring (SPEC 31).
+// lease's warning sends vm.expiring (SPEC 31). A warm pool's own VMs
+// (SPEC 30: `pvep-pool-*`, made and drained by the refill) send none: they
+// are no caller's, and a claimed one is the claimer's create's vm.ready.
 import type { Job } from 'bullmq';
+import { POOL_MEMBER_PREFIX } from '../pools/types.js';
 import { completedBody, failedBody } from '../webhooks/body.js';
 import type { JobEnd, WebhookBody } from '../webhooks/body.js';
 import { deliveryIdFor } from '../queue/webhook-queue.js';
@@ -51,7 +54,7 @@ export function webhookEvents(deliveries: Pick<WebhookQueue, 'add'>, now: () => 
   };
   return {
     async completed(job, result) {
-      if (isSuperseded(result)) return;
+      if (isSuperseded(result) || vmNameOf(job).startsWith(POOL_MEMBER_PREFIX)) return;
       const expiredAt = expiredAtOf(job);
       if (expiredAt !== undefined) {
         const expired = { ...(typeof result === 'object' && result !== null ? result : {}), expiresAt: expiredAt, onExpiry: job.name };
@@ -67,6 +70,7 @@ export function webhookEvents(deliveries: Pick<WebhookQueue, 'add'>, now: () => 
       await add(completedBody('vm.expiring', { deliveryId, name, jobId: warningJobId, job: 'lease-warning', occurredAt: now() }, lease));
     },
     async failedForGood(job, reason) {
+      if (vmNameOf(job).startsWith(POOL_MEMBER_PREFIX)) return;
       await add(failedBody(end(job, deliveryIdFor('job.failed', job.id ?? '', job.attemptsMade + 1)), reason));
     },
   };

@@ -1,7 +1,8 @@
 // SPEC 22 "Chaos", the long version: 100 names, a minute of random
 // operations, a worker killed every few seconds; and the same with a
 // private Redis restarted twice mid-run; and about 500 creates and
-// deletes against a pool of 64 addresses (SPEC 29). Runs only with CHAOS_LONG=1
+// deletes against a pool of 64 addresses (SPEC 29); and creates claiming
+// from a warm pool (SPEC 30) under the kills and a Redis restart. Runs only with CHAOS_LONG=1
 // (`npm run test:chaos`); CHAOS_RUNS=N repeats each N times in a row.
 import { expect } from 'chai';
 import { chaosOptions, summary } from './options.js';
@@ -34,6 +35,15 @@ const RUNS = Number(process.env.CHAOS_RUNS ?? 1);
       const report = await runChaos(options);
       process.stdout.write(`      ${summary(report, options.seed)}, ${report.poolRefusals} creates refused with the pool full\n`);
       expect(report.operations).to.be.at.least(400);
+      expect(report.violations, report.violations.slice(0, 30).join('\n')).to.deep.equal([]);
+    });
+
+    it(`run ${run}: creates claiming from a warm pool of 8 under kills and a Redis restart (SPEC 30, issue 32)`, async () => {
+      const options = chaosOptions({ names: 100, driveMs: 60_000, killEveryMs: 4_000, redisRestarts: 1, pool: { minIdle: 8, maxIdle: 16 } });
+      const report = await runChaos(options);
+      process.stdout.write(`      ${summary(report, options.seed)}, ${report.poolClaims} present names on a claimed VM\n`);
+      expect(report.redisRestarts).to.equal(1);
+      expect(report.poolClaims, 'creates claimed').to.be.at.least(10);
       expect(report.violations, report.violations.slice(0, 30).join('\n')).to.deep.equal([]);
     });
   }

@@ -9,7 +9,7 @@ export interface SimVmView {
   node: string;
   status: string;
   cloning: boolean;
-  config: { name?: string; description?: string; template?: number | string };
+  config: { name?: string; description?: string; template?: number | string; tags?: string };
 }
 
 export interface SimStateView {

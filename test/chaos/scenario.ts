@@ -7,7 +7,9 @@
 // runs and the queues drain again, and the end state is read. Half the
 // names carry leases of random length, some renewed (SPEC 31): no VM of an
 // expired lease outlives it by more than the scaled bound, no renewed VM
-// ends early (leases.ts, invariants.ts leaseViolations).
+// ends early (leases.ts, invariants.ts leaseViolations). With a warm pool
+// (SPEC 30) every create claims an idle member when there is one
+// (warm-pool.ts judges the claims and the pool at the end).
 import { Queue } from 'bullmq';
 import { ownJobId } from '../../src/job-table/job-ids.js';
 import { createProvisionerClient, type JobView, type ProvisionerClient } from '../../src/client.js';
@@ -17,12 +19,14 @@ import { keyPrefixOf, type RedisConnection } from '../../src/queue/redis-target.
 import { LEASE_QUEUE, SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
 import { chaosLeases } from './leases.js';
 import { CHAOS_NETWORK, chaosAddresses } from './addresses.js';
+import { chaosKeys, chaosWarmPool, warmPoolEnv, type GuestFiles } from './warm-pool.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { foreignViolations, stateViolations, tallyJobs, type Desired, type ForeignVm, type JobTally, type SimStateView } from './invariants.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 import { deletePrefix } from '../support/redis.js';
 import { startRedisFleet, type FleetKind, type RedisFleet } from '../support/redis-fleet.js';
+import { seeded } from '../support/seeded.js';
 
 export interface ChaosOptions {
   names: number;
@@ -48,6 +52,12 @@ export interface ChaosOptions {
    * operations, so a run of 100 names makes about 500 creates and deletes.
    */
   addresses?: { cooldownMs: number };
+  /**
+   * A warm pool (SPEC 30) of the drive's creates' shape: filled to minIdle
+   * before the drive, every create carrying sshKeys of its name, so it
+   * claims an idle member when there is one.
+   */
+  pool?: { minIdle: number; maxIdle: number };
   /** Random seed: the same seed gives the same operations. */
   seed: number;
   log?: (line: string) => void;
@@ -69,23 +79,14 @@ export interface ChaosReport {
   producerRetries: number;
   /** Creates the door refused with the address pool full (SPEC 29); 0 without addresses. */
   poolRefusals: number;
+  /** Creates whose VM came from the warm pool and whose name is present at the end; 0 without a pool. */
+  poolClaims: number;
   sweep: unknown;
   /** Seeds on a node where their VM is not (VM made again elsewhere): reported, not a violation. */
   violations: string[];
   seconds: number;
 }
 
-/** mulberry32: a small seeded generator, so a failing run can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -193,6 +194,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     slowTaskPhases: 0,
     producerRetries: 0,
     poolRefusals: 0,
+    poolClaims: 0,
     sweep: undefined,
     violations: [],
     seconds: 0,
@@ -230,6 +232,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       // worst cases, scaled like the simulator's times.
       PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: String(SIM_TIME_SCALE),
       ...(options.addresses === undefined ? {} : addressEnv(options.addresses.cooldownMs)),
+      ...(options.pool === undefined ? {} : warmPoolEnv(options.pool)),
     });
     const startWorker = (i: number): void => {
       workers[i] = startCli(['worker'], env);
@@ -237,13 +240,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     };
     startWorker(0);
     startWorker(1);
-    const config = loadConfig({ env: options.addresses === undefined ? {} : addressEnv(options.addresses.cooldownMs), overrides: { redis: { ...target, prefix } } });
+    const config = loadConfig({
+      env: { ...(options.addresses === undefined ? {} : addressEnv(options.addresses.cooldownMs)), ...(options.pool === undefined ? {} : warmPoolEnv(options.pool)) },
+      overrides: { redis: { ...target, prefix } },
+    });
     client = createProvisionerClient({ redisUrl, redis: config.redis, prefix, config });
     const producer = client;
     const names = Array.from({ length: options.names }, (_, i) => `chaos-${i}`);
     const foreign = await plantForeign(sim, names, config.proxmox.vmidRange);
     const leases = chaosLeases({ redis, prefix: keyPrefix, random, longestMs: options.driveMs / 2 });
     const addresses = options.addresses === undefined ? undefined : chaosAddresses(redis, keyPrefix, options.addresses.cooldownMs);
+    const warm = options.pool === undefined ? undefined : chaosWarmPool(redis, keyPrefix, options.pool, config.proxmox.tag);
+    // The claims start with the drive: the pool full first.
+    if (warm !== undefined && !(await warm.settle(120_000))) throw new Error(`the warm pool did not fill to ${options.pool?.minIdle} idle before the drive`);
     const simSim = sim;
     sampling = true;
     const sampler = (async () => {
@@ -271,7 +280,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         for (const op of ops) {
           await sleep(op.afterMs);
           const result = await persist(
-            () => (op.verb === 'create' ? producer.createVm({ name, uid: uidOf(name), waitForAddress: true, ttlSeconds: leases.ttlFor(name) }) : producer.deleteVm({ name })),
+            () =>
+              op.verb === 'create'
+                ? producer.createVm({ name, uid: uidOf(name), waitForAddress: true, ttlSeconds: leases.ttlFor(name), ...(warm === undefined ? {} : { sshKeys: chaosKeys(name) }) })
+                : producer.deleteVm({ name }),
             () => (report.producerRetries += 1),
           ).catch((err: unknown) => {
             // A full pool refuses the create at the door, writing nothing (SPEC 29).
@@ -348,6 +360,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     report.sweep = sweepView.state === 'completed' ? sweepView.result : { state: sweepView.state, failedReason: sweepView.failedReason };
     // The system queue always holds the schedulers' next (delayed) jobs: only the vm queue drains.
     await drained([vmQueue, leaseQueue], 2000, 300_000, log);
+    // The refill after the last claims (or its 30 s schedule, a kill having cut one short) brings the pool back to minIdle or above.
+    if (warm !== undefined && !(await warm.settle(90_000))) log('the warm pool did not settle between minIdle and maxIdle within 90 s');
+    await drained([vmQueue, leaseQueue], 2000, 300_000, log);
     await countRequests();
     sampling = false;
     await sampler;
@@ -375,12 +390,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     const state = await sim.control<SimStateView>('GET', '/_sim/state');
     leases.sample(state);
-    report.violations.push(...stateViolations(state, desired), ...foreignViolations(state, foreign), ...report.tally.problems, ...(await leases.violations(vmQueue, LEASE_END_BOUND_MS)));
+    report.violations.push(...stateViolations(state, [...desired, ...((await warm?.members()) ?? [])]), ...foreignViolations(state, foreign), ...report.tally.problems, ...(await leases.violations(vmQueue, LEASE_END_BOUND_MS)));
     if (addresses !== undefined) {
       await addresses.sample(names);
       report.violations.push(...(await addresses.violations(names, true)));
       const seen = addresses.seen();
       log(`addresses: ${seen.leases} leases over ${seen.addresses} addresses, ${report.poolRefusals} creates refused with the pool full`);
+    }
+    if (warm !== undefined) {
+      const guests = await sim.control<GuestFiles>('GET', '/_sim/guests');
+      const judged = await warm.violations({ state, guests, views, present: desired.filter((d) => d.state === 'present') });
+      report.poolClaims = judged.claims;
+      report.violations.push(...judged.violations);
     }
     if (sweepView.state !== 'completed') report.violations.push(`the reconcile sweep ended ${sweepView.state}: ${sweepView.failedReason ?? ''}`);
     report.seconds = (Date.now() - started) / 1000;

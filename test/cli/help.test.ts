@@ -24,6 +24,7 @@ const COMMANDS: [string, string[]][] = [
   ['health', []],
   ['list', []],
   ['get', ['demo-1']],
+  ['pools', []],
   ['verify', []],
 ];
 

@@ -55,7 +55,8 @@ describe('producer library (SPEC 6)', function () {
     h = createHarness('spec-fields', { config: { proxmox: { images: TWO_IMAGES } } });
     // Every field of the create's table is either compared or named here as not what the VM is.
     // The lease's terms (SPEC 31) are recorded on the name and move its lease: never a conflict (test/queue/leases.test.ts).
-    const notSpec = ['name', 'uid', 'waitForAddress', 'ttlSeconds', 'onExpiry'];
+    // `pool` (SPEC 30) says where the VM may come from, not what it is.
+    const notSpec = ['name', 'uid', 'waitForAddress', 'ttlSeconds', 'onExpiry', 'pool'];
     expect([...SPEC_FIELDS, ...notSpec].sort()).to.deep.equal(Object.keys(createInputFields).sort());
     const [nodeA = '', nodeB = ''] = h.config.proxmox.nodes.map((n) => n.name);
     const base = { cores: 2, memoryMiB: 2048, diskGiB: 10, userData: '#cloud-config\n', networkConfig: 'version: 2\n', sshKeys: [fixtureKey('ed25519.pub')], vlanTag: 10, bridge: 'vmbr0', node: nodeA, image: 'debian' };
@@ -99,7 +100,7 @@ describe('producer library (SPEC 6)', function () {
     const base = { name: 'grow-1', cores: 2, memoryMiB: 2048, diskGiB: 10 };
     const first = await h.client.createVm(base);
     const cores = await h.client.createVm({ ...base, cores: 4 });
-    expect(cores).to.deep.equal({ jobId: 'create-grow-1-2', name: 'grow-1', generation: 2, uid: first.uid, existing: false, changes: ['cores'] });
+    expect(cores).to.deep.equal({ jobId: 'create-grow-1-2', name: 'grow-1', generation: 2, uid: first.uid, existing: false, origin: 'cold', changes: ['cores'] });
     const job = await h.queues.vm.getJob(cores.jobId);
     expect(job?.data).to.include({ name: 'grow-1', uid: first.uid, cores: 4, generation: 2 });
     expect((await h.client.getVm('grow-1'))?.spec).to.include({ uid: first.uid, cores: 4, memoryMiB: 2048, diskGiB: 10 });

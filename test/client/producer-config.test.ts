@@ -32,6 +32,7 @@ describe('the producer library without the service config (SPEC 6, 27)', () => {
         defaultImage: service.proxmox.defaultImage,
         networks: service.proxmox.networks,
       },
+      pools: service.pools,
       jobs: { attempts, backoffMs, keepCompletedCount, keepCompletedSeconds, keepFailedCount, keepFailedSeconds },
       registry: service.registry,
       leases: { defaultSeconds: service.leases.defaultSeconds, maxSeconds: service.leases.maxSeconds, warnSeconds: service.leases.warnSeconds, onExpiry: service.leases.onExpiry },

@@ -171,10 +171,10 @@ describe('the producer library takes the workers config from Redis (SPEC 6, 27)'
 
   it('a published config this client cannot read (a newer version) is a ProducerConfigError given no config, and only reported given one', async () => {
     h = createHarness('newer');
-    await h.redis.set(keys.producerConfig(h.prefix), JSON.stringify({ version: 3, config: {} }));
+    await h.redis.set(keys.producerConfig(h.prefix), JSON.stringify({ version: 4, config: {} }));
     const err = await refusal(client().createVm({ name: 'newer-1' }));
     expect(err).to.be.instanceOf(ProducerConfigError);
-    expect((err as Error).message).to.match(/producer-config has version 3; this client reads versions 1 and 2/);
+    expect((err as Error).message).to.match(/producer-config has version 4; this client reads versions 1, 2, 3/);
     const heard: ConfigMismatch[] = [];
     await client({ config: h.config, onConfigMismatch: (m) => heard.push(m) }).createVm({ name: 'newer-2' });
     expect(heard.map((m) => m.differences)).to.deep.equal([[]]);

@@ -29,8 +29,8 @@ describe('Prometheus alert rules in deploy/ (SPEC 27)', () => {
     expect(run.stdout).to.contain(`SUCCESS: ${alertNames().length} rules found`);
   });
 
-  it('has the alerts the issues ask for: jobs failing, queue backing up, node unhealthy, webhooks failing', () => {
-    expect(alertNames()).to.include.members(['PveProvisionerJobsFailing', 'PveProvisionerQueueBackingUp', 'PveProvisionerNodeUnhealthy', 'PveProvisionerWebhooksFailing']);
+  it('has the alerts the issues ask for: jobs failing, queue backing up, node unhealthy, webhooks failing, a warm pool empty (SPEC 30)', () => {
+    expect(alertNames()).to.include.members(['PveProvisionerJobsFailing', 'PveProvisionerQueueBackingUp', 'PveProvisionerNodeUnhealthy', 'PveProvisionerWebhooksFailing', 'PveProvisionerPoolEmpty']);
   });
 
   it('promtool test rules passes alerts.test.yml', async () => {

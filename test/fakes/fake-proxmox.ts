@@ -173,6 +173,8 @@ export interface FakeVm {
   agentCallsSinceStart: number;
   /** The `full` flag of the clone that made it. */
   clonedFull?: boolean;
+  /** What agent/file-write wrote into the guest, path to content (SPEC 30). */
+  files?: Record<string, string>;
 }
 
 export interface FakeVmInit {
@@ -749,9 +751,20 @@ export class FakeProxmox implements ProxmoxApi {
 
   async agentInterfaces(node: string, vmid: number, opts?: CallOptions): Promise<AgentInterface[]> {
     await this.enter('agentInterfaces', [node, vmid], opts);
+    const vm = this.agentUp(node, vmid);
+    return copy(vm.agent.interfaces ?? this.defaultInterfaces(vm));
+  }
+
+  /** Agent.pm file-write (SPEC 30): created or replaced; every directory exists. */
+  async agentFileWrite(node: string, vmid: number, file: string, content: string, opts?: CallOptions): Promise<void> {
+    await this.enter('agentFileWrite', [node, vmid, file, content], opts);
+    const vm = this.agentUp(node, vmid);
+    (vm.files ??= {})[file] = content;
+  }
+
+  /** assert_agent_available's order (audit 6): an `agent` line at all, running, then the ping, which fails for an agent switched off with `agent: 0`. */
+  private agentUp(node: string, vmid: number): FakeVm {
     const vm = this.qemuOn(node, vmid);
-    // assert_agent_available's order (audit 6): an `agent` line at all, running, then the ping,
-    // which fails for an agent switched off with `agent: 0`.
     if (vm.config.agent === undefined) throw fakeErrors.agentNotConfigured();
     if (vm.status !== 'running') throw fakeErrors.vmNotRunning(vmid);
     if (!agentEnabled(vm.config)) throw fakeErrors.agentNotRunning();
@@ -759,7 +772,7 @@ export class FakeProxmox implements ProxmoxApi {
     if (vm.qmpstatus === 'paused' || !vm.agent.installed || vm.agentCallsSinceStart <= vm.agent.callsBeforeUp) {
       throw fakeErrors.agentNotRunning();
     }
-    return copy(vm.agent.interfaces ?? this.defaultInterfaces(vm));
+    return vm;
   }
 
   async storages(node: string, opts?: CallOptions): Promise<StorageEntry[]> {

@@ -149,7 +149,7 @@ describe('field rules (SPEC 1, SPEC 24)', () => {
       limits: LIMITS.limits,
       defaults: LIMITS.defaults,
     } as unknown as Config['proxmox'];
-    expect(limitsFromConfig({ proxmox })).to.deep.equal({ nodes: ['a', 'b'], limits: LIMITS.limits, defaults: LIMITS.defaults, images: { default: ['a', 'b'] }, defaultImage: 'default', leases: LIMITS.leases, networks: { pools: [], nodes: { a: {}, b: {} } } });
+    expect(limitsFromConfig({ proxmox })).to.deep.equal({ nodes: ['a', 'b'], limits: LIMITS.limits, defaults: LIMITS.defaults, images: { default: ['a', 'b'] }, defaultImage: 'default', leases: LIMITS.leases, networks: { pools: [], nodes: { a: {}, b: {} } }, pools: [] });
   });
 
   it('limits carry each configured image with the nodes that serve it, and the default image (SPEC 27)', () => {

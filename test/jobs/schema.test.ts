@@ -22,7 +22,7 @@ function failingFields(job: (typeof JOB_NAMES)[number], data: unknown): string[]
 describe('job data schemas (SPEC 1)', () => {
   it('fills defaults from config and keeps what was given', () => {
     const result = validateJobData('create', { name: 'web-1' }, limits);
-    expect(result).to.deep.equal({ ok: true, value: { name: 'web-1', image: 'default', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true, ttlSeconds: 0, onExpiry: 'delete' } });
+    expect(result).to.deep.equal({ ok: true, value: { name: 'web-1', image: 'default', cores: 2, memoryMiB: 2048, diskGiB: 10, waitForAddress: true, ttlSeconds: 0, onExpiry: 'delete', pool: true } });
   });
 
   it('names are DNS labels', () => {

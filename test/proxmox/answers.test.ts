@@ -46,6 +46,7 @@ const SUCCESS_CALLS: Record<string, (api: ProxmoxApi) => Promise<unknown>> = {
   node_tasks: (api) => api.nodeTasks(NODE, { source: 'all', limit: 500 }),
   agent_interfaces: (api) => api.agentInterfaces(NODE, VMID),
   agent_interfaces_docker: (api) => api.agentInterfaces(NODE, VMID),
+  agent_file_write_response: (api) => api.agentFileWrite(NODE, VMID, '/root/.ssh/authorized_keys', 'ssh-ed25519 AAAA a@b\n'),
   storages: (api) => api.storages(NODE),
   storage_content_iso: (api) => api.storageContent(NODE, 'proxy-seeds', 'iso'),
   clone_response: (api) => api.clone(NODE, 9001, { newid: VMID, name: 'proxy-reconaaaaaaaaaaa', description: 'd', full: true }),

@@ -25,6 +25,7 @@ export const SAMPLE: { [K in RouteName]: ArgsOf<K> } = {
   stop: ['pv1-1', 100],
   destroy: ['pv1-1', 100, { purge: true, destroyUnreferencedDisks: true }],
   agentInterfaces: ['pv1-1', 100],
+  agentFileWrite: ['pv1-1', 100, '/root/.ssh/authorized_keys', 'ssh-ed25519 AAAA a@b\n'],
   storages: ['pv1-1'],
   upload: ['pv1-1', 'proxy-seeds', 'a-seed.iso', { size: 3, open: () => Readable.from([Buffer.from('abc')]) }],
   storageContent: ['pv1-1', 'proxy-seeds', 'iso'],

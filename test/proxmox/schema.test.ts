@@ -84,6 +84,8 @@ const DRIVE: Record<RouteName, (api: ProxmoxApi) => Promise<unknown>> = {
   stop: (api) => api.stop('pv1-1', 199999),
   destroy: (api) => api.destroy('pv1-1', 199999, { purge: true, destroyUnreferencedDisks: true }),
   agentInterfaces: (api) => api.agentInterfaces('pv1-1', 199999),
+  // SPEC 30: the claim's keys; `encode` is left at its default (the API encodes).
+  agentFileWrite: (api) => api.agentFileWrite('pv1-1', 199999, '/root/.ssh/authorized_keys', 'ssh-ed25519 AAAA a@b\n'),
   storages: (api) => api.storages('pv1-1'),
   upload: (api) => api.upload('pv1-1', 'proxy-seeds', 'x-seed.iso', { size: 3, open: () => Readable.from([Buffer.from('abc')]) }),
   storageContent: async (api) => {

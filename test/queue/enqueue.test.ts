@@ -2,6 +2,8 @@
 // the worker will, puts each job on the job table's queue and gives it an
 // id of the table's shape (real Redis, a prefix of its own).
 import { expect } from 'chai';
+import { Worker } from 'bullmq';
+import type { Job } from 'bullmq';
 import { JOB_NAMES, JOB_TABLE, limitsFromConfig } from '../../src/job-table/schema.js';
 import { createQueues } from '../../src/queue/queues.js';
 import { jobDoor } from '../../src/queue/enqueue.js';
@@ -27,7 +29,7 @@ describe('the enqueue door (SPEC 1, 2, 6)', () => {
   });
 
   it('puts the system jobs on the system queue and the VM jobs on the vm queue', () => {
-    expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'system')).to.deep.equal(['health', 'reconcile']);
+    expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'system')).to.deep.equal(['health', 'reconcile', 'pool-refill']);
     expect(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'vm')).to.deep.equal(['create', 'delete', 'check', 'stop']);
   });
 
@@ -46,6 +48,20 @@ describe('the enqueue door (SPEC 1, 2, 6)', () => {
       expect(caller.opts.backoff).to.deep.include({ delay: h.config.jobs.backoffMs });
     } finally {
       await queues.close();
+    }
+  });
+
+  it("serves a background job (a warm pool's refill) after every caller's job, even one added later (SPEC 30)", async () => {
+    const member = await door.add('create', { ...createData, name: 'door-member' }, { recorded: 'create-door-member-2' }, 'background');
+    expect(member.opts.priority).to.be.greaterThan(0);
+    await door.add('create', { ...createData, name: 'door-caller' }, { recorded: 'create-door-caller-2' });
+    const worker = new Worker(h.queues.vm.name, null, { connection: h.redis.duplicate(), prefix: h.queues.vm.opts.prefix ?? 'bull' });
+    try {
+      const first = (await worker.getNextJob('t1')) as Job | undefined;
+      const second = (await worker.getNextJob('t2')) as Job | undefined;
+      expect([first?.id, second?.id]).to.deep.equal(['create-door-caller-2', 'create-door-member-2']);
+    } finally {
+      await worker.close();
     }
   });
 

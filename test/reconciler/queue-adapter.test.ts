@@ -69,6 +69,27 @@ describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
     expect((await queues.vm.getJobLogs(jobId)).logs).to.deep.equal(['orphan']);
   });
 
+  it("deletes an abandoned claim's member as a caller's delete: its name recorded absent, its intent's delete job added (SPEC 30)", async () => {
+    const member = 'pvep-pool-small-1';
+    const generation = await present(member, 'mu1');
+    // What the claim's accept writes on the member's record (the door's script): a claimer, foo, since gone.
+    await redis.hset(keys.desired(prefix, member), 'claimedBy', 'foo fu1');
+    const jobId = await enqueuer.enqueueDelete({ name: member, uid: 'mu1', reason: 'orphan (abandoned claim)', seenGeneration: generation, nameGoes: true });
+    expect((await registry.get(member))?.state).to.equal('absent');
+    const job = (await queues.vm.getJob(jobId)) as Job;
+    expect(job.data).to.deep.equal({ name: member, uid: 'mu1', generation: generation + 1 });
+  });
+
+  it("refuses an abandoned claim's delete when the claimer is present with the claiming uid after all (SPEC 30)", async () => {
+    const member = 'pvep-pool-small-2';
+    const generation = await present(member, 'mu2');
+    await present('bar', 'bu1');
+    await redis.hset(keys.desired(prefix, member), 'claimedBy', 'bar bu1');
+    const err = await refusal(enqueuer.enqueueDelete({ name: member, uid: 'mu2', reason: 'orphan', seenGeneration: generation, nameGoes: true }));
+    expect(err).to.be.instanceOf(StaleDecisionError);
+    expect((await registry.get(member))?.state).to.equal('present');
+  });
+
   it('refuses a delete when the name moved on since the sweep read it', async () => {
     const seen = await present('web', 'uid-a');
     await registry.recordAbsent('web', undefined);

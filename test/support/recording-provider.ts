@@ -4,7 +4,9 @@
 // so tests can prove that no two jobs of one name overlapped (SPEC 3).
 import type { Redis } from 'ioredis';
 import { NotFoundError, PermanentError } from '../../src/errors.js';
+import { ClaimLostError } from '../../src/provider/claim-lost.js';
 import type {
+  ClaimRequest,
   CreateResult,
   CreateSpec,
   CreateStep,
@@ -24,7 +26,7 @@ import type {
 export const CREATE_STEPS: CreateStep[] = ['cloned', 'seeded', 'configured', 'started', 'running'];
 
 export interface RecordedCall {
-  op: 'create' | 'delete' | 'get' | 'stop';
+  op: 'create' | 'claim' | 'delete' | 'get' | 'stop';
   name: string;
   uid?: string;
   start: number;
@@ -147,6 +149,32 @@ export class RecordingProvider implements Provider {
         image: spec.image ?? 'default',
       };
       return result;
+    });
+  }
+
+  /** SPEC 30: the member's double becomes the claimer's (a rerun finds it so); a member not there is a lost claim. */
+  claim(request: ClaimRequest, ctx: OperationContext): Promise<CreateResult> {
+    const { spec, claim } = request;
+    return this.timed('claim', spec.name, spec.uid, async () => {
+      const mine = await this.vm(spec.name);
+      if (mine?.uid !== spec.uid) {
+        const member = await this.vm(claim.member);
+        if (member?.uid !== claim.memberUid) throw new ClaimLostError(`claim of ${claim.member} for ${spec.name}: the member is gone`, 'gone');
+        ctx.beforeWrite?.();
+        await this.redis.hset(this.vmKey(spec.name), { uid: spec.uid, vmid: member.vmid, steps: CREATE_STEPS.join(',') });
+        await this.redis.del(this.vmKey(claim.member));
+      }
+      return {
+        providerId: `vms/${claim.vmid}/${spec.name}`,
+        vmid: claim.vmid,
+        node: claim.node,
+        uid: spec.uid,
+        state: 'Running',
+        address: spec.address?.address ?? claim.address ?? this.options.address ?? '192.0.2.10',
+        createdAt: new Date().toISOString(),
+        image: spec.image ?? 'default',
+        origin: 'pool',
+      };
     });
   }
 

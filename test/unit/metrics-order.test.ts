@@ -24,6 +24,9 @@ const ORDER = [
   'pvep_leases_expired_total',
   'pvep_lease_end_lag_seconds',
   'pvep_address_unleased_seen_total',
+  'pvep_pool_claims_total',
+  'pvep_pool_misses_total',
+  'pvep_pool_claim_seconds',
 ];
 
 describe('the metrics of SPEC 9 in the /metrics text', () => {

@@ -119,4 +119,17 @@ describe('the list expanded for a config (SPEC 33)', () => {
     expect(needs.find((n) => n.privilege === 'VM.Allocate')?.grantPath).to.equal('/vms');
     expect(needs.find((n) => n.path === '/storage/proxy-seeds')?.grantPath).to.equal('/storage/proxy-seeds');
   });
+
+  it('asks VM.GuestAgent.FileWrite only of a config with warm pools, whose claims write keys through the agent (SPEC 30)', () => {
+    expect(needs.map((n) => n.privilege), 'no pools').not.to.include('VM.GuestAgent.FileWrite');
+    const pooled = loadConfig({
+      env: {
+        PROXMOX_IMAGES: JSON.stringify([{ name: 'debian', templates: { pve1: 9001 }, user: 'debian' }]),
+        POOLS: JSON.stringify([{ name: 'web', minIdle: 1 }]),
+      },
+      overrides: { proxmox: { nodes: [{ name: 'pve1', isoStorage: 'proxy-seeds' }] } },
+    });
+    const fileWrite = expandPrivileges(pooled).filter((n) => n.privilege === 'VM.GuestAgent.FileWrite');
+    expect(fileWrite.map((n) => [n.path, n.grantPath])).to.deep.equal([[`/vms/${pooled.proxmox.vmidRange.min}`, '/vms']]);
+  });
 });

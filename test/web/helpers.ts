@@ -19,7 +19,7 @@ import { addressPoolFigures } from '../../src/web/address-pool-metrics.js';
 import type { NetworkPoolConfig } from '../../src/config/types.js';
 import { redisReadySignals } from '../../src/queue/ready-signals.js';
 import type { FailedAuthOptions } from '../../src/web/auth/failed-auth.js';
-import type { VmService } from '../../src/web/deps.js';
+import type { PoolService, VmService } from '../../src/web/deps.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
 import type { RedisDownProbe } from '../../src/web/redis-down.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
@@ -51,6 +51,8 @@ export interface TestWebOptions {
   failedAuth?: Partial<FailedAuthOptions>;
   /** proxmox.networks (SPEC 29): the address pools /metrics reads. */
   networks?: NetworkPoolConfig[];
+  /** GET /v1/pools's source (SPEC 30); the client itself when absent. */
+  pools?: PoolService;
 }
 
 const QUICK_FAILED_AUTH: Partial<FailedAuthOptions> = { firstDelayMs: 1, maxDelayMs: 8 };
@@ -81,6 +83,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
     config,
     logger,
     service: options.service?.(client) ?? client,
+    pools: options.pools ?? client,
     queues: [queues.vm, queues.system],
     readiness: redisReadinessSources(redis, prefix, options.redisDown),
     addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),

@@ -105,7 +105,7 @@ export class GuestBoots {
     while (this.work.size > 0) await Promise.allSettled([...this.work]);
   }
 
-  /** `GET /_sim/guests`: each VM that booted from a seed, and the phone-home tries. */
+  /** `GET /_sim/guests`: each VM that booted from a seed, the phone-home tries, and what agent/file-write wrote into each guest. */
   view(): Record<string, unknown> {
     const guests = [...this.host.state.allVms()].flatMap((vm) => {
       if (vm.seed === undefined) return [];
@@ -113,7 +113,8 @@ export class GuestBoots {
       const opened = boot?.vm === vm ? boot.opened : undefined;
       return [{ vmid: vm.vmid, node: vm.node, status: vm.status, booted: boot?.vm === vm && boot.booted, seed: seedView(vm.seed), listening: opened?.listening ?? [], listenFailures: opened?.failed ?? [] }];
     });
-    return { guests, phoneHomes: this.calls };
+    const guestFiles = [...this.host.state.allVms()].flatMap((vm) => (vm.guestFiles === undefined ? [] : [{ vmid: vm.vmid, node: vm.node, files: vm.guestFiles }]));
+    return { guests, phoneHomes: this.calls, guestFiles };
   }
 
   /** The seed as read now; without one, a guest that read one at an earlier boot keeps the network it set up then. */

@@ -9,9 +9,9 @@
 // else a DHCP-like one per VMID.
 import { dieError } from '../answer-error.js';
 import { net0Mac } from '../mac.js';
-import { agentEnabled } from '../state.js';
+import { agentEnabled, type SimVm } from '../state.js';
 import { texts } from '../texts.js';
-import { param, vmidParam, type Handler } from './context.js';
+import { param, vmidParam, type Handler, type HandlerContext } from './context.js';
 
 /** A stable private IPv4 per VMID (10.x.y.z, never .0 or .1). */
 export function guestAddress(vmid: number): string {
@@ -28,10 +28,14 @@ function linkLocal(mac: string): string {
 /** qemu-server Agent.pm: `mon_cmd($vmid, "guest-ping", timeout => 3)`. */
 export const GUEST_PING_TIMEOUT_SECONDS = 3;
 
-export const agentInterfaces: Handler = (ctx) => {
+/**
+ * Agent.pm assert_agent_available, which every agent call runs first
+ * (audit 6): an `agent` line at all, the VM running, then the agent's
+ * ping, which an agent switched off with `agent: 0` never answers. The
+ * VM when its agent answers; how long it has been up.
+ */
+export function agentUp(ctx: HandlerContext): { vm: SimVm; upFor: number } {
   const vm = ctx.sim.state.vm(param(ctx, 'node'), vmidParam(ctx));
-  // assert_agent_available's order (audit 6): an `agent` line at all, the VM running, then the
-  // agent's ping, which an agent switched off with `agent: 0` never answers.
   if (vm.config.agent === undefined) throw dieError(texts.agentNotConfigured);
   if (vm.status !== 'running') throw dieError(texts.vmNotRunning(vm.vmid));
   const upFor = ctx.sim.now() - (vm.startedAt ?? ctx.sim.now());
@@ -43,6 +47,11 @@ export const agentInterfaces: Handler = (ctx) => {
     ctx.work.heldSeconds += GUEST_PING_TIMEOUT_SECONDS;
     throw dieError(texts.agentNotRunning);
   }
+  return { vm, upFor };
+}
+
+export const agentInterfaces: Handler = (ctx) => {
+  const { vm, upFor } = agentUp(ctx);
   if (vm.guestInterfaces !== undefined) return { result: vm.guestInterfaces };
   const mac = net0Mac(vm.config);
   const ipv4 = vm.seed?.staticAddress ?? { address: guestAddress(vm.vmid), prefixLength: 24 };

@@ -40,7 +40,11 @@ function isObject(body: unknown): body is Record<string, unknown> {
   return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
-export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate): void {
+/** SPEC 30: a create of a warm pool's shape that found it empty, counted once (not on a repeat). */
+type PoolMissCounter = (pool: string) => void;
+
+/** POST /vms: refused while no node is healthy (SPEC 19), else the create's accept; a warm pool's miss counted (SPEC 30). */
+function createRoute(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate, poolMissed: PoolMissCounter): void {
   app.post('/vms', async (request, reply) => {
     const health = await createHealth();
     if (!health.accept) {
@@ -48,12 +52,17 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
     }
     try {
       const result = await service.createVm(request.body);
+      if (result.origin === 'cold' && result.warmPool !== undefined && !result.existing) poolMissed(result.warmPool);
       return accepted(reply, health.warning === undefined || result.existing ? result : { ...result, warning: health.warning });
     } catch (err) {
       if (err instanceof SpecConflictError) return specConflict(reply, err);
       throw err;
     }
   });
+}
+
+export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate, poolMissed: PoolMissCounter = () => undefined): void {
+  createRoute(app, service, createHealth, poolMissed);
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
   app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery(...LISTING_KEYS), async (request, reply) => {
