@@ -40,8 +40,10 @@ import { listPoolViews } from './pools/pool-view.js';
 import type { PoolList } from './pools/pool-view.js';
 import type { PoolStore } from './pools/types.js';
 import { RedisPoolStore } from './pools/pool-store.js';
+import type { Tenant, TenantQuotas, TenantScope, TenantUsageView } from './tenants/types.js';
 
-export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, PoolExhaustedError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, NameTakenError, PoolExhaustedError, QuotaExceededError, RateLimitedError, ScopeError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+export type { Tenant, TenantQuotas, TenantScope, TenantUsage, TenantUsageView } from './tenants/types.js';
 export type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 export type { FieldError } from './job-table/schema.js';
 export type { JobDataView, JobView, JobViewOf, JobState } from './queue/job-view.js';
@@ -107,6 +109,13 @@ export interface ProvisionerClientOptions {
    * store (RedisPoolStore) when absent.
    */
   poolStore?: (redis: RedisClient, prefix: string) => Pick<PoolStore, 'members' | 'demand'>;
+  /**
+   * Whose names this client creates and sees (SPEC 34): a tenant's name,
+   * its scope (default `write`: its own names only) and quotas, checked at
+   * each create as the HTTP API checks a token's. Left out: the default
+   * tenant with the admin scope and no quotas, as before tenants.
+   */
+  tenant?: { name: string; scope?: TenantScope; quotas?: TenantQuotas };
 }
 
 /** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
@@ -215,8 +224,21 @@ export interface ProvisionerClientOf<I extends CallInputs> {
   renewLease(name: string, renewal: I['renewal'], options?: LeaseRenewalOptions): Promise<LeaseView>;
   /** Each configured warm pool (SPEC 30): its shape, minIdle, maxIdle, maxAgeMinutes, and its members idle, claimed and creating. */
   listPools(): Promise<PoolList>;
+  /** This client's tenant (SPEC 34): its quotas and what it holds now. */
+  tenantUsage(): Promise<TenantUsageView>;
+  /** Every tenant that holds something or is given (`known`, the configured ones): admin scope only, else a ScopeError. */
+  listTenantUsage(known?: readonly Tenant[]): Promise<TenantUsageView[]>;
+  /**
+   * The same calls on the same connection for another tenant (SPEC 34):
+   * the HTTP API's, one per request, with the token's tenant. Its names
+   * alone are seen and acted on (admin: all); another's are not found.
+   */
+  asTenant(tenant: Tenant): TenantClientOf<I>;
   close(): Promise<void>;
 }
+
+/** One tenant's calls on a client's connection (asTenant): all but close. */
+export type TenantClientOf<I extends CallInputs> = Omit<ProvisionerClientOf<I>, 'close' | 'asTenant'>;
 
 /** The client a TypeScript backend uses (createProvisionerClient). */
 export type ProvisionerClient = ProvisionerClientOf<TypedInputs>;
@@ -375,8 +397,13 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   const ready = (): Promise<ProducerSession> => session.ready();
   // Given a config, input is checked before Redis is touched; without, against the published config.
   const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
+  const calls = unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile), (options.poolStore ?? redisPoolStore)(redis, prefix)) });
+  // TODO(issue 33 base): replaced by the tenant's calls (src/tenants/tenant-calls.ts).
+  const notYet = (): Promise<never> => Promise.reject(new Error('tenants: not built yet'));
+  const tenantCalls = { ...calls, tenantUsage: notYet, listTenantUsage: notYet };
   return {
-    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile), (options.poolStore ?? redisPoolStore)(redis, prefix)) }),
+    ...tenantCalls,
+    asTenant: (_tenant: Tenant) => tenantCalls,
     async close() {
       await session.close();
       redis.disconnect();

@@ -19,6 +19,7 @@ import type { DesiredStateRegistry } from './registry.js';
 import { poolForCreate } from '../pools/pool-for-create.js';
 import { shapeFingerprint } from '../pools/fingerprint.js';
 import { POOL_MEMBER_PREFIX, type CreateSource } from '../pools/types.js';
+import { DEFAULT_TENANT, type Tenant } from '../tenants/types.js';
 
 export interface EnqueueResult {
   jobId: string;
@@ -50,6 +51,8 @@ export interface CreateOptions {
   poolMember?: string;
   /** Where its job waits (the door's JobOrder): `background` behind every caller's job. Default `fifo`. */
   order?: JobOrder;
+  /** The caller (SPEC 34): the name is recorded as its tenant's, its quotas checked; DEFAULT_TENANT when absent (and for a pool member, which is no tenant's). */
+  tenant?: Tenant;
 }
 
 /** What an intent is recorded and enqueued with: the door, the registry, the limits the sizes default from, and the leases' timers (SPEC 31). */
@@ -147,7 +150,7 @@ function warmPoolShown(pool: string | undefined, outcome: { claim?: { pool: stri
  * job, then the lease's timers cleared; a delete of another uid than the
  * present one records nothing and is a job of its own.
  */
-export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters, 'limits'>, value: DeleteJobInput): Promise<EnqueueResult> {
+export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters, 'limits'>, value: DeleteJobInput, _tenant: Tenant = DEFAULT_TENANT): Promise<EnqueueResult> {
   return door.accept(async () => {
     const outcome = await registry.recordAbsent(value.name, value.uid);
     const data = { ...value, generation: outcome.generation };

@@ -312,5 +312,6 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   const claim = parseJson<PoolClaim>(fields.claim);
   if (claim) record.claim = claim;
   if (fields.claimedBy !== undefined) record.claimedBy = fields.claimedBy;
+  if (fields.tenant !== undefined) record.tenant = fields.tenant;
   return record;
 }
