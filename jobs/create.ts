@@ -68,7 +68,8 @@ export const createJob = defineJob({
   async handler(data: CreateJobData, deps, ctx) {
     // The generation goes along: a phone-home token records it (SPEC 29).
     // A member's create keeps poolMember: the provider tags its VM and seeds its user's ~/.ssh (SPEC 30).
-    const { step: _step, claim, ...spec } = data;
+    // The tenant is the job's (SPEC 34), not the VM's: no field of its spec.
+    const { step: _step, claim, tenant: _tenant, ...spec } = data;
     const { poolMember } = spec;
     const cold = () => createReplacingRetired(spec, deps, ctx);
     const pools = deps.pools;

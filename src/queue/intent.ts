@@ -20,7 +20,7 @@ import type { DesiredStateRegistry } from './registry.js';
 import { poolForCreate } from '../pools/pool-for-create.js';
 import { shapeFingerprint } from '../pools/fingerprint.js';
 import { POOL_MEMBER_PREFIX, type CreateSource } from '../pools/types.js';
-import { DEFAULT_TENANT, type Tenant } from '../tenants/types.js';
+import { DEFAULT_TENANT, ownerField, type Tenant } from '../tenants/types.js';
 
 export interface EnqueueResult {
   jobId: string;
@@ -161,8 +161,7 @@ export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters,
   return door.accept(async () => {
     const outcome = await registry.recordAbsent(value.name, value.uid, { name: tenant.name, admin: tenant.scope === 'admin' });
     // The job reaches the name's owner alone (SPEC 34): its views and webhooks.
-    const owner = (await registry.get(value.name))?.tenant;
-    const data = { ...value, generation: outcome.generation, ...(owner === undefined ? {} : { tenant: owner }) };
+    const data = { ...value, generation: outcome.generation, ...ownerField(await registry.get(value.name)) };
     if (outcome.kind === 'foreign') {
       const added = await door.add('delete', data);
       return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };

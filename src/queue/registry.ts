@@ -115,7 +115,7 @@ export type InPlaceChange = 'any' | 'grow';
  * not due yet.
  */
 export type ExpiryOutcome =
-  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; generation: number; jobId: string; uid: string; expiresAt: string }
+  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; generation: number; jobId: string; uid: string; expiresAt: string; tenant?: string }
   | { kind: 'not-due'; dueInMs: number }
   | { kind: 'gone' | 'renewed' };
 
@@ -245,10 +245,10 @@ export class DesiredStateRegistry {
    */
   async expireLease(name: string, version: number, now: Date): Promise<ExpiryOutcome> {
     const args = [name, version, now.getTime(), now.toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), intentJobIdPrefix('stop', name)];
-    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
+    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = '', tenant = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
     if (kind === 'not-due') return { kind, dueInMs: Number(action) };
     if (kind !== 'recorded' && kind !== 'existing') return { kind: kind === 'renewed' ? kind : 'gone' };
-    return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt };
+    return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt, ...(tenant === '' ? {} : { tenant }) };
   }
 
   /** Marks the lease version warned (SPEC 31: vm.expiring once per version); false when it was already, or the name has no such lease. */

@@ -72,3 +72,8 @@ export interface TenantUsageView {
 
 /** Nothing held. */
 export const NO_USAGE: TenantUsage = { vms: 0, cores: 0, memoryMiB: 0, diskGiB: 0 };
+
+/** A job's `tenant` field from its name's record (SPEC 34): the owner recorded, none for a record from before tenants. */
+export function ownerField(record: { tenant?: string } | undefined): { tenant?: string } {
+  return record?.tenant === undefined ? {} : { tenant: record.tenant };
+}
