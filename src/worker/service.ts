@@ -33,6 +33,8 @@ import type { CloseOutcome, ServiceParts } from './service-close.js';
 import { leaseDeps } from './lease-deps.js';
 import { addressLeaseDeps, NO_ADDRESS_POOLS } from './address-deps.js';
 import { AddressPoolStore } from '../addresses/address-pool-store.js';
+import { tenantHoldDeps } from './tenant-hold-deps.js';
+import { TenantHoldStore } from '../tenants/hold-store.js';
 import { webhookEvents } from './webhook-events.js';
 import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
 import { jobWorkerOptions } from './worker-options.js';
@@ -183,10 +185,12 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
   const pools = config.proxmox.networks;
   const addresses = pools.length === 0 ? NO_ADDRESS_POOLS : addressLeaseDeps(new AddressPoolStore(redis, prefix, pools), registry);
+  // Always: the door takes holds whatever tokens the web process has (SPEC 34); the worker cannot tell.
+  const tenantHolds = tenantHoldDeps(new TenantHoldStore(redis, prefix), registry);
   const limits = limitsFromConfig(config);
   const poolWiring = options.pools ?? configuredPoolWiring(config, provider, options.poolMetrics);
   const poolDeps = poolJobDeps(poolWiring, { config, redis, prefix, queues, registry, door: jobDoor(queues, limits), limits, logger });
-  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, pools: poolDeps, logger };
+  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, tenantHolds, pools: poolDeps, logger };
   const { leaseMetrics } = options;
   const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
