@@ -16,6 +16,7 @@ import { keys } from '../../src/redis-keys.js';
 import type { Tenant } from '../../src/tenants/types.js';
 import { readUsage } from '../../src/tenants/usage-read.js';
 import { createHarness, type Harness } from '../support/harness.js';
+import { eventually } from '../support/redis.js';
 
 const tenant = (name: string, quotas: Tenant['quotas'] = {}, scope: Tenant['scope'] = 'write'): Tenant => ({ name, scope, quotas });
 
@@ -76,6 +77,16 @@ describe('tenants at the door: quotas, rate and ownership (SPEC 34)', function (
     expect(await h.redis.scard(keys.desiredIndex(h.prefix))).to.equal(50);
     expect(await readUsage(h.redis, h.prefix, 'alpha')).to.deep.equal({ vms: 50, cores: 50, memoryMiB: 25_600, diskGiB: 200 });
     expect(await h.redis.hlen(keys.tenantHolds(h.prefix))).to.equal(50);
+
+    // Deletes free the quota once their VMs are gone (the delete job gives the hold back), not before.
+    const names = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value.name] : []));
+    for (const name of names.slice(0, 10)) await acceptDelete(writers, { name }, alpha);
+    expect(await create(alpha, { name: 'q-after-0' }).catch((err: unknown) => err)).to.be.instanceOf(QuotaExceededError);
+    await h.startWorker();
+    await eventually(async () => ((await readUsage(h.redis, h.prefix, 'alpha')).vms === 40 ? true : undefined), 60_000);
+    const again = await concurrently(20, 20, (i) => create(alpha, { name: `q-after-${i}`, cores: 1, memoryMiB: 512, diskGiB: 4 }));
+    expect(again.filter((o) => o.status === 'fulfilled')).to.have.length(10);
+    expect(await readUsage(h.redis, h.prefix, 'alpha')).to.include({ vms: 50 });
   });
 
   it('cores, memory and disk quotas name the quota, the use and the limit; an in-place change counts only its growth', async () => {

@@ -2,8 +2,8 @@
 // gone": a delete job that removed the VM (or found it gone) ends its
 // uid's hold and the tenant's sums go down; a create that failed Permanent
 // and left nothing ends its hold, one that left a VM keeps it. A real
-// worker on the real Redis with the recording provider; the holds are
-// written in the tenants' shared layout as the accept's script leaves them.
+// worker on the real Redis with the recording provider; a create's hold is
+// the one the accept's script took (the client's default tenant).
 import { expect } from 'chai';
 import { PermanentError } from '../../src/errors.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
@@ -28,7 +28,6 @@ describe("a VM gone ends its tenant's quota hold (SPEC 34)", function () {
   it("a delete that removed the VM ends the hold, and the tenant's usage goes down", async () => {
     h = createHarness('hold-delete');
     const usage = new TenantHoldStore(h.redis, h.prefix);
-    await putHold(h.redis, h.prefix, 'web-1', 'u1', testHold('acme'));
     await putHold(h.redis, h.prefix, 'web-9', 'u9', testHold('acme', { cores: 1 }));
     await h.startWorker();
     const created = await h.client.createVm({ name: 'web-1', uid: 'u1' });
@@ -39,43 +38,40 @@ describe("a VM gone ends its tenant's quota hold (SPEC 34)", function () {
     expect((await h.client.waitForJob(deleted.jobId, { timeoutMs: 10_000 })).state).to.equal('completed');
     expect(await holdJson(h.redis, h.prefix, 'web-1', 'u1')).to.equal(null);
     expect(await usage.usage('acme'), "web-9's hold is all that is left").to.deep.equal({ vms: 1, cores: 1, memoryMiB: 2048, diskGiB: 20 });
-    expect(await jobLog(h, deleted.jobId)).to.include('released tenant hold of web-1 uid u1 (tenant acme: 1 VM, 2 cores, 2048 MiB, 20 GiB)');
+    expect(await jobLog(h, deleted.jobId)).to.include('released tenant hold of web-1 uid u1 (tenant default: 1 VM, 2 cores, 2048 MiB, 10 GiB)');
   });
 
   it('a delete that found no VM (NotFound is success) ends the hold too', async () => {
     h = createHarness('hold-delete-gone');
-    await putHold(h.redis, h.prefix, 'web-2', 'u1', testHold('acme'));
     // Recorded and deleted before any worker ran: the create is superseded, the delete finds nothing.
     await h.client.createVm({ name: 'web-2', uid: 'u1' });
     const deleted = await h.client.deleteVm({ name: 'web-2' });
     await h.startWorker();
     expect((await h.client.waitForJob(deleted.jobId, { timeoutMs: 10_000 })).state).to.equal('completed');
     expect(await holdJson(h.redis, h.prefix, 'web-2', 'u1')).to.equal(null);
-    expect(await new TenantHoldStore(h.redis, h.prefix).usage('acme')).to.deep.equal(NOTHING);
+    expect(await new TenantHoldStore(h.redis, h.prefix).usage('default')).to.deep.equal(NOTHING);
   });
 
   it('a create that failed Permanent and left no VM ends its hold, the failure still on the name', async () => {
     h = createHarness('hold-failed', { provider: { createFailures: [new PermanentError('bad template')] } });
-    await putHold(h.redis, h.prefix, 'web-3', 'u1', testHold('acme'));
     await h.startWorker();
     const created = await h.client.createVm({ name: 'web-3', uid: 'u1' });
     expect((await h.client.waitForJob(created.jobId, { timeoutMs: 10_000 })).state).to.equal('failed');
     expect(await holdJson(h.redis, h.prefix, 'web-3', 'u1')).to.equal(null);
-    expect(await new TenantHoldStore(h.redis, h.prefix).usage('acme')).to.deep.equal(NOTHING);
+    expect(await new TenantHoldStore(h.redis, h.prefix).usage('default')).to.deep.equal(NOTHING);
     expect((await h.client.getVm('web-3'))?.failed, 'the failure is still on the name').to.include({ jobId: created.jobId });
   });
 
   it('a create that failed Permanent but left a VM keeps its hold, and says why', async () => {
     h = createHarness('hold-failed-left', { provider: { createFailures: [new PermanentError('hibernated')] } });
-    await putHold(h.redis, h.prefix, 'web-4', 'u1', testHold('acme'));
     // An earlier attempt's VM of this name and uid.
     await h.redis.hset(`${h.prefix}:double:vm:web-4`, { uid: 'u1', vmid: 9 });
     await h.startWorker();
     const created = await h.client.createVm({ name: 'web-4', uid: 'u1' });
     expect((await h.client.waitForJob(created.jobId, { timeoutMs: 10_000 })).state).to.equal('failed');
     expect(await holdJson(h.redis, h.prefix, 'web-4', 'u1')).to.not.equal(null);
-    expect((await new TenantHoldStore(h.redis, h.prefix).usage('acme')).vms).to.equal(1);
-    expect(await jobLog(h, created.jobId)).to.include('tenant hold of web-4 uid u1 (tenant acme: 1 VM, 2 cores, 2048 MiB, 20 GiB) kept: VM 9 of web-4 is left (Running)');
+    expect((await new TenantHoldStore(h.redis, h.prefix).usage('default')).vms).to.equal(1);
+    expect(await jobLog(h, created.jobId)).to.include('tenant hold of web-4 uid u1 (tenant default: 1 VM, 2 cores, 2048 MiB, 10 GiB) kept: VM 9 of web-4 is left (Running)');
   });
 });
 
