@@ -241,3 +241,25 @@ describe('constant-time secret set: which one matched (SPEC 34)', () => {
     expect(set.has('beta-token')).to.equal(true);
   });
 });
+
+describe('OpenAPI document: tenants (SPEC 34)', () => {
+  let web: TestWeb;
+  before(async () => (web = await buildTestWeb()));
+  after(() => web.close());
+
+  it('documents GET /tenants and /tenants/me, a write\'s 403, a create\'s 429 and a name call\'s 404', async () => {
+    type Operation = { operationId?: string; responses: Record<string, { description: string; headers?: object }> };
+    const doc = (await web.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json<{ paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } }>();
+    expect(doc.paths['/tenants']?.get?.operationId).to.equal('listTenants');
+    expect(doc.paths['/tenants']?.get?.responses).to.have.property('403');
+    expect(doc.paths['/tenants/me']?.get?.operationId).to.equal('getOwnTenant');
+    const create = doc.paths['/vms']?.post?.responses ?? {};
+    expect(create['403']?.description).to.contain('QuotaExceeded');
+    expect(create['429']?.headers).to.have.property('Retry-After');
+    expect(create['409']?.description).to.contain('NameTaken');
+    for (const [path, method] of [['/vms/{name}', 'delete'], ['/vms/{name}/check', 'post'], ['/vms/{name}/lease', 'put']] as const) {
+      expect(doc.paths[path]?.[method]?.responses, `${method} ${path}`).to.include.keys('403', '404');
+    }
+    expect(doc.components.schemas).to.include.keys('TenantUsageView', 'TenantList');
+  });
+});
