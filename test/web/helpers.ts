@@ -20,7 +20,7 @@ import type { NetworkPoolConfig } from '../../src/config/types.js';
 import { redisReadySignals } from '../../src/queue/ready-signals.js';
 import type { FailedAuthOptions } from '../../src/web/auth/failed-auth.js';
 import type { PoolService, TenantCalls, VmService } from '../../src/web/deps.js';
-import type { Tenant } from '../../src/tenants/types.js';
+import { DEFAULT_TENANT, type Tenant } from '../../src/tenants/types.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
 import type { RedisDownProbe } from '../../src/web/redis-down.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
@@ -62,12 +62,21 @@ export interface TestWebOptions {
 
 const QUICK_FAILED_AUTH: Partial<FailedAuthOptions> = { firstDelayMs: 1, maxDelayMs: 8 };
 
-/** The service the routes get: the client, or the test's wrapper of it, which each tenant's calls (asTenant) go through as well. */
+/** The tenant of a plain token line: the client's own (no tenant option), as before tenants. */
+function isClientsOwn(tenant: Tenant): boolean {
+  return tenant.name === DEFAULT_TENANT.name && tenant.scope === DEFAULT_TENANT.scope && Object.keys(tenant.quotas).length === 0;
+}
+
+/**
+ * The service the routes get: the client, or the test's wrapper of it,
+ * which each tenant's calls (asTenant) go through as well. A plain token's
+ * calls are the client's own, read at each request, so a test may still
+ * replace one of the client's methods as it did before tenants.
+ */
 function serviceOf(client: UncheckedProvisionerClient, options: TestWebOptions): VmService {
   const { service: wrap, tenantCalls } = options;
-  if (wrap === undefined && tenantCalls === undefined) return client;
   const asTenant = (tenant: Tenant): TenantCalls => {
-    const own = client.asTenant(tenant);
+    const own: TenantCalls = isClientsOwn(tenant) ? client : client.asTenant(tenant);
     const wrapped: TenantCalls = wrap === undefined ? own : { ...own, ...wrap({ ...client, ...own }) };
     return tenantCalls === undefined ? wrapped : tenantCalls(wrapped, tenant);
   };
