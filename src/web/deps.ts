@@ -14,8 +14,15 @@ import type { ReadinessSources } from './readiness.js';
 import type { JobEventOptions } from './job-event-options.js';
 import type { RedisDownProbe } from './redis-down.js';
 
-/** The producer-side operations the /v1 routes forward to. */
-export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'renewLease'>;
+/**
+ * The producer-side operations the /v1 routes forward to. A route calls
+ * them as its request's tenant (asTenant, SPEC 34); the others are there
+ * for a test's wrapper to delegate to.
+ */
+export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'renewLease' | 'asTenant'>;
+
+/** One tenant's calls (SPEC 34): its names alone seen and acted on (admin: all). */
+export type TenantCalls = ReturnType<VmService['asTenant']>;
 
 /** The warm pools' listing (SPEC 30) GET /v1/pools forwards to. */
 export type PoolService = Pick<UncheckedProvisionerClient, 'listPools'>;

@@ -2,7 +2,8 @@
 // validator behind the producer decides, so the API and the library
 // refuse the same inputs with the same field errors (SPEC 1). A request
 // that was already there answers 200 (`existing: true`), a new one 202
-// (SPEC 2). PUT /vms/:name/lease renews a name's lease (SPEC 31).
+// (SPEC 2). PUT /vms/:name/lease renews a name's lease (SPEC 31). Each
+// call is the request's tenant's (SPEC 34): another tenant's name is not found.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NAME_JOBS } from '../../job-table/schema.js';
 import { LeaseExpiredError, LeaseShortenError, NameNotFoundError, SpecConflictError } from '../../client.js';
@@ -51,7 +52,7 @@ function createRoute(app: FastifyInstance, service: VmService, createHealth: Cre
       return reply.code(503).header('Retry-After', String(health.retryAfterSeconds)).send({ error: 'NoHealthyNode', message: health.message });
     }
     try {
-      const result = await service.createVm(request.body);
+      const result = await service.asTenant(request.tenant).createVm(request.body);
       if (result.origin === 'cold' && result.warmPool !== undefined && !result.existing) poolMissed(result.warmPool);
       return accepted(reply, health.warning === undefined || result.existing ? result : { ...result, warning: health.warning });
     } catch (err) {
@@ -70,28 +71,29 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
     const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node, expiringBefore };
     const checked = parseVmListQuery(query);
     if (!checked.ok) return reply.code(400).send(validationBody(checked.errors));
-    return service.listVms(query as VmListQuery);
+    return service.asTenant(request.tenant).listVms(query as VmListQuery);
   });
 
   app.get<{ Params: NameParams }>('/vms/:name', async (request, reply) => {
-    const desired = await service.getVm(request.params.name);
+    const calls = service.asTenant(request.tenant);
+    const desired = await calls.getVm(request.params.name);
     if (desired === undefined) {
       return reply.code(404).send({ error: 'NotFound', message: `no VM named ${request.params.name} is known` });
     }
-    const job = desired.jobId === undefined ? undefined : await service.getJob(desired.jobId);
+    const job = desired.jobId === undefined ? undefined : await calls.getJob(desired.jobId);
     return { ...desired, job };
   });
 
   app.delete<{ Params: NameParams; Querystring: Record<string, unknown> }>('/vms/:name', takesQuery('uid'), async (request, reply) => {
     const input: Record<string, unknown> = { name: request.params.name };
     if (request.query.uid !== undefined) input.uid = request.query.uid;
-    return accepted(reply, await service.deleteVm(input));
+    return accepted(reply, await service.asTenant(request.tenant).deleteVm(input));
   });
 
   app.put<{ Params: NameParams }>('/vms/:name/lease', async (request, reply) => {
     try {
       // The body holds shorten too; the library checks it with the rest.
-      return await service.renewLease(request.params.name, request.body);
+      return await service.asTenant(request.tenant).renewLease(request.params.name, request.body);
     } catch (err) {
       if (err instanceof NameNotFoundError) return reply.code(404).send({ error: 'NotFound', message: err.message });
       if (err instanceof LeaseShortenError || err instanceof LeaseExpiredError) return reply.code(409).send({ error: 'Conflict', message: err.message, name: err.vmName, expiresAt: err.expiresAt });
@@ -105,7 +107,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
       // The name is the path's; a body's fields are the job's other fields, checked by its schema.
       // No body is no other fields; a body that is no object (`[1,2]`, `"x"`, `null`) is refused, not read as empty.
       if (request.body !== undefined && !isObject(request.body)) return reply.code(400).send(validationBody([{ field: 'body', message: 'must be a JSON object' }]));
-      return accepted(reply, await service.enqueueJob(job, { ...request.body, name: request.params.name }));
+      return accepted(reply, await service.asTenant(request.tenant).enqueueJob(job, { ...request.body, name: request.params.name }));
     });
   }
 }
