@@ -13,6 +13,7 @@ import { bearerAuth } from './auth/bearer.js';
 import { decorateRequestTenant } from './auth/request-tenant.js';
 import { adminOnly, refuseWritesOfReadScope } from './auth/scope.js';
 import { configuredTenants } from '../tenants/token-lines.js';
+import { registerTenantGauges } from './tenant-metrics.js';
 import { createHealthGate } from './create-health.js';
 import { FAILED_AUTH_DEFAULTS, FailedAuth } from './auth/failed-auth.js';
 import { mountBoard } from './board.js';
@@ -67,6 +68,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   registerAddressPoolGauge(webRegistry, deps.addressPools && sharedFor(redisFiguresMs, deps.addressPools), redisDown);
   const pools = deps.pools;
   registerPoolGauges(webRegistry, pools && sharedFor(redisFiguresMs, () => pools.listPools()), redisDown);
+  registerTenantGauges(webRegistry, configuredTenants(deps.credentials?.apiTokens ?? []), deps.tenantUsage && sharedFor(redisFiguresMs, deps.tenantUsage), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
   decorateRequestTenant(app);
@@ -101,7 +103,7 @@ function v1Routes(deps: WebDeps, redisDown: RedisDownProbe, tokenGuard: onReques
     // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
     void v1.register((needsRedis, _scopeOptions, scopeDone) => {
       needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()), (pool) => deps.metrics.poolMissed(pool));
+      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()), (pool) => deps.metrics.poolMissed(pool), (tenant, reason) => deps.metrics.tenantRefused(tenant, reason));
       jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
       imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
       poolRoutes(needsRedis, deps.pools);

@@ -6,6 +6,7 @@ import type { UncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { PoolCounts } from '../addresses/address-pool-store.js';
+import type { TenantUsage } from '../tenants/types.js';
 import type { Metrics } from '../metrics.js';
 import type { ReadyTokens } from '../queue/ready-signals.js';
 import type { Credentials } from './auth/credentials.js';
@@ -49,4 +50,6 @@ export interface WebDeps {
   failedAuth?: Partial<FailedAuthOptions>;
   /** The address pools' figures read from Redis (SPEC 29); no pool series when absent. */
   addressPools?: () => Promise<PoolCounts[]>;
+  /** Every tenant's usage read from Redis (SPEC 34); no usage series when absent. */
+  tenantUsage?: () => Promise<Map<string, TenantUsage>>;
 }

@@ -16,6 +16,7 @@ import { createQueues } from '../queue/queues.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
 import { addressPoolFigures } from './address-pool-metrics.js';
+import { tenantUsageReader } from './tenant-metrics.js';
 import { loadCredentials, type Credentials } from './auth/credentials.js';
 import { ensureFingerprintKey } from './fingerprint-key.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
@@ -109,6 +110,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
       addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),
+      tenantUsage: tenantUsageReader(redis, prefix),
       readyTokens: redisReadySignals(redis, prefix),
       metrics: options.metrics,
       credentials,

@@ -6,7 +6,7 @@
 // call is the request's tenant's (SPEC 34): another tenant's name is not found.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NAME_JOBS } from '../../job-table/schema.js';
-import { LeaseExpiredError, LeaseShortenError, NameNotFoundError, SpecConflictError } from '../../client.js';
+import { LeaseExpiredError, LeaseShortenError, NameNotFoundError, QuotaExceededError, RateLimitedError, SpecConflictError } from '../../client.js';
 import type { EnqueueResult, VmListQuery } from '../../client.js';
 import { LISTING_KEYS, parseVmListQuery } from '../../queue/vm-listing.js';
 import type { CreateHealthGate } from '../create-health.js';
@@ -44,8 +44,11 @@ function isObject(body: unknown): body is Record<string, unknown> {
 /** SPEC 30: a create of a warm pool's shape that found it empty, counted once (not on a repeat). */
 type PoolMissCounter = (pool: string) => void;
 
+/** SPEC 34: a create refused by its tenant's quota (the quota's name) or rate (`rate`). */
+type TenantRefusalCounter = (tenant: string, reason: string) => void;
+
 /** POST /vms: refused while no node is healthy (SPEC 19), else the create's accept; a warm pool's miss counted (SPEC 30). */
-function createRoute(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate, poolMissed: PoolMissCounter): void {
+function createRoute(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate, poolMissed: PoolMissCounter, tenantRefused: TenantRefusalCounter): void {
   app.post('/vms', async (request, reply) => {
     const health = await createHealth();
     if (!health.accept) {
@@ -57,13 +60,21 @@ function createRoute(app: FastifyInstance, service: VmService, createHealth: Cre
       return accepted(reply, health.warning === undefined || result.existing ? result : { ...result, warning: health.warning });
     } catch (err) {
       if (err instanceof SpecConflictError) return specConflict(reply, err);
+      if (err instanceof QuotaExceededError) tenantRefused(err.tenant, err.quota);
+      if (err instanceof RateLimitedError) tenantRefused(err.tenant, 'rate');
       throw err;
     }
   });
 }
 
-export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate, poolMissed: PoolMissCounter = () => undefined): void {
-  createRoute(app, service, createHealth, poolMissed);
+export function vmRoutes(
+  app: FastifyInstance,
+  service: VmService,
+  createHealth: CreateHealthGate = noHealthGate,
+  poolMissed: PoolMissCounter = () => undefined,
+  tenantRefused: TenantRefusalCounter = () => undefined,
+): void {
+  createRoute(app, service, createHealth, poolMissed, tenantRefused);
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
   app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery(...LISTING_KEYS), async (request, reply) => {
