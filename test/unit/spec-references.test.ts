@@ -201,7 +201,7 @@ describe('docs/spec.md and the citations of it (SPEC 1 to 34, F1 to F23)', () =>
   });
 
   describe('the file', () => {
-    it('has entries 1 to 34, each once and in order, under the Parts of SPEC.md (34, the tenants, is the project’s own, in Part F)', () => {
+    it("has entries 1 to 34, each once and in order, under the Parts of SPEC.md (34, the tenants, is the project's own, in Part F)", () => {
       expect(spec.order).to.deep.equal(Array.from({ length: 34 }, (_, i) => i + 1));
       const partOf = (n: number): string => (spec.entries.get(n)?.part ?? '').slice(0, 'Part A'.length);
       const parts: Record<string, number[]> = {
