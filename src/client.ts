@@ -402,6 +402,8 @@ function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
 }
 
 export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
+  // Checked, like the config, before a connection is made.
+  const ownTenant = clientTenant(options.tenant);
   const given = options.config === undefined ? undefined : producerConfig(options.config);
   const givenLimits = given && limitsFromConfig(given);
   const target: RedisConnection = options.redis ?? { url: options.redisUrl };
@@ -433,7 +435,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
     listTenantUsage: guarded((known?: readonly Tenant[]) => listTenantUsage(connected, prefix, tenant, known)),
   });
   return {
-    ...callsOf(clientTenant(options.tenant)),
+    ...callsOf(ownTenant),
     asTenant: callsOf,
     async close() {
       await session.close();

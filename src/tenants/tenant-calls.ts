@@ -12,7 +12,7 @@ import type { JobView } from '../queue/job-view.js';
 import type { VmListQuery } from '../queue/vm-listing.js';
 import type { UncheckedProvisionerClient } from '../client.js';
 import { readAllUsage, readUsage } from './usage-read.js';
-import { DEFAULT_TENANT, DEFAULT_TENANT_NAME, NO_USAGE, TENANT_NAME_RE, TENANT_SCOPES, mayActOn, mayWrite, ownerOf } from './types.js';
+import { DEFAULT_TENANT, DEFAULT_TENANT_NAME, NO_USAGE, QUOTA_NAMES, TENANT_NAME_RE, TENANT_SCOPES, mayActOn, mayWrite, ownerOf } from './types.js';
 import type { Tenant, TenantQuotas, TenantScope, TenantUsageView } from './types.js';
 
 type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'listPools'>;
@@ -26,7 +26,12 @@ export function clientTenant(option: { name: string; scope?: TenantScope; quotas
   if (option.scope !== undefined && !TENANT_SCOPES.includes(option.scope)) {
     throw new ProducerConfigError(`tenant.scope must be one of ${TENANT_SCOPES.join(', ')}`);
   }
-  return { name: option.name, scope: option.scope ?? 'write', quotas: option.quotas ?? {} };
+  const quotas = option.quotas ?? {};
+  for (const [quota, limit] of Object.entries(quotas) as [string, unknown][]) {
+    if (!(QUOTA_NAMES as readonly string[]).includes(quota)) throw new ProducerConfigError(`tenant.quotas.${quota} is not a quota (${QUOTA_NAMES.join(', ')})`);
+    if (limit !== undefined && (!Number.isSafeInteger(limit) || (limit as number) < 1)) throw new ProducerConfigError(`tenant.quotas.${quota} is ${JSON.stringify(limit)}; it must be a positive integer`);
+  }
+  return { name: option.name, scope: option.scope ?? 'write', quotas };
 }
 
 /** A `read` tenant may not create, delete, check or renew: a ScopeError before the input is even read. */

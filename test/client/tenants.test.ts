@@ -201,5 +201,7 @@ describe('tenants in the producer library (SPEC 34)', function () {
       await own.close();
     }
     expect(() => createProvisionerClient({ redisUrl: REDIS_URL, prefix: 'x', tenant: { name: 'Bad Name' } })).to.throw(ProducerConfigError, /tenant\.name/);
+    expect(() => createProvisionerClient({ redisUrl: REDIS_URL, prefix: 'x', tenant: { name: 'alpha', quotas: { cores: 0 } } })).to.throw(ProducerConfigError, 'tenant.quotas.cores is 0; it must be a positive integer');
+    expect(() => createProvisionerClient({ redisUrl: REDIS_URL, prefix: 'x', tenant: { name: 'alpha', scope: 'root' as never } })).to.throw(ProducerConfigError, /tenant\.scope/);
   });
 });
