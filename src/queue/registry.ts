@@ -12,6 +12,7 @@ import { NameNotFoundError, NameTakenError, QuotaExceededError, RateLimitedError
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 import { EXPIRE_LEASE, MARK_WARNED } from './lease-expiry-scripts.js';
 import { VmIndex } from './vm-index.js';
+import { ownerOf } from '../tenants/types.js';
 import { allocationArgs } from '../addresses/pool-args.js';
 import { poolExhausted } from './address-door.js';
 import type { AddressLease } from '../addresses/types.js';
@@ -132,7 +133,8 @@ export interface RegistryPage {
 
 function passes(record: DesiredRecord, query: RegistryPageQuery): boolean {
   const expiring = query.expiringBefore === undefined || (record.lease !== undefined && Date.parse(record.lease.expiresAt) < query.expiringBefore);
-  return expiring && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
+  const owned = query.tenant === undefined || ownerOf(record) === query.tenant;
+  return owned && expiring && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
 }
 
 function parseJson<T>(text: string | undefined): T | undefined {

@@ -22,7 +22,7 @@ export function secretFilePaths(config: Config): string[] {
 }
 
 /** The password in a URL's user part, "" when it has none. */
-function passwordOf(url: string): string {
+export function passwordOf(url: string): string {
   if (!URL.canParse(url)) return '';
   const { password } = new URL(url);
   try {
