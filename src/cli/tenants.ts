@@ -11,7 +11,8 @@ import type { TenantUsageView } from '../client.js';
 import type { Config } from '../config/index.js';
 import { SecretFileError, readSecretFileSync } from '../secrets/read.js';
 import { weakSecretProblem } from '../secrets/strength.js';
-import { HELD_QUOTAS, TENANT_NAME_RE } from '../tenants/types.js';
+import { HELD_QUOTAS, TENANT_NAME_RE, type Tenant } from '../tenants/types.js';
+import { configuredTenants, parseTokenLines } from '../tenants/token-lines.js';
 import { tenantWebhookKey } from '../webhooks/tenant-key.js';
 import { cliClientOptions } from './client-options.js';
 import { loadConfigOrExplain } from './common.js';
@@ -47,6 +48,27 @@ export function tenantsTable(tenants: readonly TenantUsageView[]): string {
 }
 
 /** The tenant's key from webhooks.secretFile, or the problem in one line (never the secret). */
+/**
+ * The tenants of http.apiTokensFile, when this host can read it, so their
+ * quotas show and a tenant holding nothing is listed too; else only the
+ * tenants holding something (with no quotas). A file that cannot be parsed
+ * is said on stderr (the error names the line, never a token).
+ */
+function knownTenants(config: Pick<Config, 'http'>): Tenant[] {
+  let text: string;
+  try {
+    text = readSecretFileSync(config.http.apiTokensFile);
+  } catch {
+    return [];
+  }
+  try {
+    return configuredTenants(parseTokenLines(text, config.http.apiTokensFile));
+  } catch (err) {
+    process.stderr.write(`pve-provisioner tenants: ${err instanceof Error ? err.message : String(err)}; quotas not shown\n`);
+    return [];
+  }
+}
+
 export function webhookKeyOf(config: Pick<Config, 'webhooks'>, tenant: string): { key: string } | { problem: string } {
   if (!TENANT_NAME_RE.test(tenant)) return { problem: `--webhook-key: "${tenant}" is not a tenant name (1 to 32 of a-z, 0-9 and "-", starting with a letter)` };
   let secret: string;
@@ -84,7 +106,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const client = createProvisionerClient(cliClientOptions(config));
   try {
-    const tenants = await client.listTenantUsage();
+    const tenants = await client.listTenantUsage(knownTenants(config));
     process.stdout.write(values.json ? jsonDocument({ tenants }) : tenants.length === 0 ? 'no tenant holds anything\n' : tenantsTable(tenants));
     return 0;
   } finally {

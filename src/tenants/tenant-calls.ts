@@ -10,12 +10,18 @@ import { NameNotFoundError, ScopeError, ValidationError } from '../queue/produce
 import { ProducerConfigError } from '../config/producer.js';
 import type { JobView } from '../queue/job-view.js';
 import type { VmListQuery } from '../queue/vm-listing.js';
-import type { UncheckedProvisionerClient } from '../client.js';
 import { readAllUsage, readUsage } from './usage-read.js';
 import { DEFAULT_TENANT, DEFAULT_TENANT_NAME, NO_USAGE, QUOTA_NAMES, TENANT_NAME_RE, TENANT_SCOPES, mayActOn, mayWrite, ownerOf } from './types.js';
 import type { Tenant, TenantQuotas, TenantScope, TenantUsageView } from './types.js';
 
-type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'listPools'>;
+/** The client's read calls (src/client.ts), by shape: a name's view says its owner; pages and pools pass as they are. */
+export interface ReadCalls<V extends { tenant?: string }, P, L> {
+  getJob(id: string): Promise<JobView | undefined>;
+  waitForJob(id: string, options?: { timeoutMs?: number; onView?: (view: JobView) => void }): Promise<JobView>;
+  getVm(name: string): Promise<V | undefined>;
+  listVms(query?: VmListQuery): Promise<P>;
+  listPools(): Promise<L>;
+}
 
 /** The client's own tenant from its `tenant` option: left out, the default tenant (admin, no quotas); named, `write` unless a scope is given. */
 export function clientTenant(option: { name: string; scope?: TenantScope; quotas?: TenantQuotas } | undefined): Tenant {
@@ -76,7 +82,7 @@ function ownListing(tenant: Tenant, query: VmListQuery | undefined): VmListQuery
 }
 
 /** The read calls as `tenant` sees them: another's names and jobs are not found (admin: everything, the calls as they are). */
-export function tenantReads(tenant: Tenant, base: ReadCalls): ReadCalls {
+export function tenantReads<V extends { tenant?: string }, P, L>(tenant: Tenant, base: ReadCalls<V, P, L>): ReadCalls<V, P, L> {
   if (tenant.scope === 'admin') return base;
   const getJob = async (id: string): Promise<JobView | undefined> => {
     const view = await base.getJob(id);
@@ -91,10 +97,10 @@ export function tenantReads(tenant: Tenant, base: ReadCalls): ReadCalls {
     },
     async getVm(name) {
       const view = await base.getVm(name);
-      return view !== undefined && mayActOn(tenant, view.tenant) ? view : undefined;
+      return view !== undefined && mayActOn(tenant, view.tenant ?? DEFAULT_TENANT_NAME) ? view : undefined;
     },
     listVms: (query) => base.listVms(ownListing(tenant, query)),
-    listPools: base.listPools,
+    listPools: () => base.listPools(),
   };
 }
 

@@ -48,6 +48,7 @@ const listParams = [
   { name: 'state', in: 'query', required: false, description: 'Only names desired so.', schema: { type: 'string', enum: [...LISTED_STATES] } },
   { name: 'node', in: 'query', required: false, description: 'Only names whose VM was last seen on this node (lastKnown.node).', schema: { type: 'string' } },
   expiringBeforeParam,
+  { name: 'tenant', in: 'query', required: false, description: "Only this tenant's names (SPEC 34). An admin token may name any tenant; another token only its own (a 400 otherwise), and sees only its own names either way.", schema: { type: 'string' } },
 ];
 
 const vmPage: Schema = {
@@ -126,6 +127,7 @@ const componentSchemas: Record<string, Schema> = {
       name: { type: 'string' },
       state: { type: 'string', enum: ['present', 'absent'], description: 'The desired state.' },
       uid: { type: 'string' },
+      tenant: { type: 'string', description: 'The tenant that owns the name (SPEC 34): the one whose create first recorded it; `default` for a name from before tenants.' },
       generation: { type: 'integer' },
       spec: { ...ref('VmSpec'), description: 'The create\'s fields, the sizes filled in; userData and networkConfig as a TextSummary, sshKeys as sent (public keys).' },
       updatedAt: { type: 'string', format: 'date-time' },
@@ -213,7 +215,7 @@ function vmPaths(createBody: Schema): Schema {
         parameters: listParams,
         responses: {
           '200': answer('A page of names.', vmPage),
-          '400': answer('limit, cursor, state, node or expiringBefore is invalid; fields names it.', ref('Error')),
+          '400': answer('limit, cursor, state, node, expiringBefore or tenant is invalid; fields names it.', ref('Error')),
           ...ERROR_ANSWERS,
         },
       },

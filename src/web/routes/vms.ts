@@ -78,10 +78,11 @@ export function vmRoutes(
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
   app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery(...LISTING_KEYS), async (request, reply) => {
-    const { limit, cursor, state, node, expiringBefore } = request.query;
-    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node, expiringBefore };
+    const { limit, cursor, state, node, expiringBefore, tenant } = request.query;
+    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node, expiringBefore, tenant };
     const checked = parseVmListQuery(query);
     if (!checked.ok) return reply.code(400).send(validationBody(checked.errors));
+    // SPEC 34: a tenant's own names; `tenant` filters by owner (admin), another's for a non-admin is a 400 naming it.
     return service.asTenant(request.tenant).listVms(query as VmListQuery);
   });
 
