@@ -99,6 +99,8 @@ export const createJob = defineJob({
     else if (pools?.configured) result = { ...(await cold()), origin: 'cold' };
     else result = await cold();
     if (poolMember !== undefined && pools) await settleMemberCreate(poolMember, spec, result, pools, ctx.log);
+    // SPEC 34: an in-place change held the larger sizes until its VM had the new ones.
+    else await deps.tenantHolds.settle(spec.name, spec.uid, data.generation, { cores: spec.cores, memoryMiB: spec.memoryMiB, diskGiB: spec.diskGiB });
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });
     return result;

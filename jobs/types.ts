@@ -48,6 +48,8 @@ export interface TenantHoldDeps {
   vmGone(name: string, uid?: string): Promise<HeldTenantHold[]>;
   /** A create failed Permanent and left no VM: its hold ends while that failure is on the name (a new create clears it). */
   createFailed(name: string, uid: string): Promise<HeldTenantHold | undefined>;
+  /** A create of this generation completed: the hold is what the VM has (an in-place change held the larger sizes until now). */
+  settle(name: string, uid: string, generation: number, size: { cores: number; memoryMiB: number; diskGiB: number }): Promise<void>;
 }
 
 export interface JobDeps {

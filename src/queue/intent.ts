@@ -117,7 +117,7 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
     const carried = {
       ...(outcome.address === undefined ? {} : { address: outcome.address }),
       ...(outcome.claim === undefined ? {} : { claim: outcome.claim }),
-      ...(outcome.tenant === undefined ? {} : { tenant: outcome.tenant }),
+      ...ownerField(outcome),
     };
     if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation, ...carried }, outcome.jobId, order);
     else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation, ...carried }, { recorded: outcome.jobId }, order);

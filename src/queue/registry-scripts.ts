@@ -98,7 +98,13 @@ end
 -- tenant (SPEC 34): a fresh record's owner (false: none, a pool member's); nil keeps the present one.
 local function record(uid, spec, address, keepClaim, tenant)
   local wasState, wasNode = indexedOf(KEYS[1])
-  if tenant then redis.call('HSET', KEYS[1], 'tenant', tenant) elseif tenant == false then redis.call('HDEL', KEYS[1], 'tenant') end
+  if tenant then
+    -- A name that changes owner (SPEC 34; its old VMs are gone, or the create was refused as taken) starts a history of its own.
+    if redis.call('EXISTS', KEYS[1]) == 1 and (redis.call('HGET', KEYS[1], 'tenant') or 'default') ~= tenant then
+      redis.call('HDEL', KEYS[1], 'retiredUids', 'lastKnown', 'failed')
+    end
+    redis.call('HSET', KEYS[1], 'tenant', tenant)
+  elseif tenant == false then redis.call('HDEL', KEYS[1], 'tenant') end
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
@@ -125,19 +131,22 @@ end
 -- The caller's tenant (SPEC 34): {name, admin, quotas, size}, or none (the service's own create of a pool member).
 local caller = ARGV[14] ~= '' and cjson.decode(ARGV[14]) or nil
 -- Refusals write nothing: checked before any write; nil, or the answer to return.
-local function admit(owner, field, newGeneration)
+-- inPlace: a present VM's change, whose hold keeps its larger sizes until its job has run (wantedHold).
+local function admit(owner, field, newGeneration, inPlace)
   if not caller then return nil end
   local quotas = caller.quotas or {}
   if owner == caller.name then
-    local refused = overQuota(KEYS[7], owner, holdDelta(heldBy(KEYS[6], field), wantedHold(caller, owner)), quotas)
+    local have = heldBy(KEYS[6], field)
+    local refused = overQuota(KEYS[7], owner, holdDelta(have, wantedHold(caller, owner, inPlace and have)), quotas)
     if refused then return refused end
   end
   if newGeneration and quotas.createsPerMinute then return overRate(KEYS[8], caller.name, quotas.createsPerMinute) end
   return nil
 end
-local function commit(owner, field, newGeneration)
+local function commit(owner, field, newGeneration, inPlace)
   if not caller then return end
-  writeHold(KEYS[6], KEYS[7], field, heldBy(KEYS[6], field), wantedHold(caller, owner))
+  local have = heldBy(KEYS[6], field)
+  writeHold(KEYS[6], KEYS[7], field, have, wantedHold(caller, owner, inPlace and have))
   local limit = (caller.quotas or {}).createsPerMinute
   if newGeneration and limit then takeToken(KEYS[8], caller.name, limit) end
 end
@@ -146,9 +155,15 @@ local owner = redis.call('HGET', KEYS[1], 'tenant') or 'default'
 -- Another tenant's name (SPEC 34): present, or deleted while its VM (its hold) is not yet gone.
 if caller and not caller.admin then
   if state == 'present' and owner ~= caller.name then return {'taken'} end
-  local oldUid = state == 'absent' and redis.call('HGET', KEYS[1], 'uid')
-  local oldHold = oldUid and heldBy(KEYS[6], ARGV[1] .. ' ' .. oldUid)
-  if oldHold and oldHold.tenant ~= caller.name then return {'taken'} end
+  -- Every uid the tombstone knows (its last and the retired ones): a VM of any of them may still be there.
+  if state == 'absent' then
+    local uids = cjson.decode(redis.call('HGET', KEYS[1], 'retiredUids') or '[]')
+    table.insert(uids, redis.call('HGET', KEYS[1], 'uid'))
+    for _, oldUid in ipairs(uids) do
+      local oldHold = heldBy(KEYS[6], ARGV[1] .. ' ' .. oldUid)
+      if oldHold and oldHold.tenant ~= caller.name then return {'taken'} end
+    end
+  end
 end
 if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
@@ -181,12 +196,12 @@ if state == 'present' then
   local stopped = redis.call('HEXISTS', KEYS[1], 'stopped') == 1
   -- An in-place change, or a VM a lease's expiry stopped (SPEC 31) asked again: a new generation, whose create changes or starts it.
   if #changed > 0 or stopped then
-    local refused = admit(owner, field, true)
+    local refused = admit(owner, field, true, true)
     if refused then return refused end
     local address = addressFor(uid)
     if address == false then return {'exhausted'} end
     local recorded = record(uid, spec, address, true)
-    commit(owner, field, true)
+    commit(owner, field, true, true)
     local claim = redis.call('HGET', KEYS[1], 'claim')
     if #changed == 0 then return leaseOf('recorded', false, recorded, address, claim) end
     redis.call('HSET', KEYS[1], 'changing', recorded[1])

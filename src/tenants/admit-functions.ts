@@ -21,10 +21,15 @@ local function heldBy(holds, field)
   if not raw then return nil end
   return cjson.decode(raw)
 end
--- The hold a create of this size takes for owner.
-local function wantedHold(caller, owner)
+-- The hold a create of this size takes for owner; pending (an in-place change): no smaller than the hold it has,
+-- as the VM keeps its sizes until the change's job has run (SETTLE_HOLD then gives a shrink back).
+local function wantedHold(caller, owner, pending)
   local size = caller.size or {}
-  return {tenant = owner, vms = 1, cores = size.cores or 0, memoryMiB = size.memoryMiB or 0, diskGiB = size.diskGiB or 0}
+  local want = {tenant = owner, vms = 1, cores = size.cores or 0, memoryMiB = size.memoryMiB or 0, diskGiB = size.diskGiB or 0}
+  if pending and pending.tenant == owner then
+    for _, q in ipairs({'cores', 'memoryMiB', 'diskGiB'}) do want[q] = math.max(want[q], pending[q] or 0) end
+  end
+  return want
 end
 -- What taking want adds to owner's sums: the difference from the hold the field has, when it is owner's.
 local function holdDelta(have, want)
@@ -67,10 +72,16 @@ local function takeToken(rate, tenant, limit)
   local tokens, now = bucketOf(rate, tenant, limit)
   redis.call('HSET', rate, tenant, string.format('%.6f %d', tokens - 1, now))
 end
+-- Never below 0: a sum a release clamped stays at 0.
 local function addToSums(use, hold, sign)
   for _, q in ipairs(HELD) do
     local n = (hold[q] or 0) * sign
-    if n ~= 0 then redis.call('HINCRBY', use, hold.tenant .. ' ' .. q, n) end
+    local field = hold.tenant .. ' ' .. q
+    if n > 0 then redis.call('HINCRBY', use, field, n)
+    elseif n < 0 then
+      local sum = tonumber(redis.call('HGET', use, field) or '0')
+      if sum + n >= 0 then redis.call('HINCRBY', use, field, n) else redis.call('HSET', use, field, 0) end
+    end
   end
 end
 -- Writes want as the field's hold: the hold it had leaves its tenant's sums, want joins its owner's.

@@ -6,7 +6,7 @@
 import type { ReleaseGuard } from '../addresses/address-pool-store.js';
 import type { RedisClient } from '../redis-script.js';
 import { keys } from '../redis-keys.js';
-import { RELEASE_HOLD } from './hold-scripts.js';
+import { RELEASE_HOLD, SETTLE_HOLD } from './hold-scripts.js';
 import { HELD_QUOTAS, type TenantUsage } from './types.js';
 import { readAllUsage, readUsage } from './usage-read.js';
 
@@ -76,6 +76,12 @@ export class TenantHoldStore {
     const hold = parseHold(json);
     // A hold naming no tenant was removed all the same: say so with an empty tenant and no sizes.
     return { name, uid, ...(hold ?? { tenant: '', vms: 0, cores: 0, memoryMiB: 0, diskGiB: 0 }) };
+  }
+
+  /** SETTLE_HOLD: the hold of name+uid on what its VM has after the create of `generation` completed (an in-place change's shrink given back). */
+  async settle(name: string, uid: string, generation: number, size: { cores: number; memoryMiB: number; diskGiB: number }): Promise<boolean> {
+    const scriptKeys = [keys.tenantHolds(this.prefix), keys.tenantUse(this.prefix), keys.desired(this.prefix, name)];
+    return (await SETTLE_HOLD.run(this.redis, scriptKeys, [holdField(name, uid), uid, generation, size.cores, size.memoryMiB, size.diskGiB])) === 1;
   }
 
   /** What the tenant holds now (zeros when nothing). */

@@ -9,6 +9,7 @@ import type { RedisClient } from '../redis-script.js';
 import { NameNotFoundError, ScopeError, ValidationError } from '../queue/producer-errors.js';
 import { ProducerConfigError } from '../config/producer.js';
 import type { JobView } from '../queue/job-view.js';
+import { JOB_NAMES, JOB_TABLE } from '../job-table/schema.js';
 import type { VmListQuery } from '../queue/vm-listing.js';
 import { readAllUsage, readUsage } from './usage-read.js';
 import { DEFAULT_TENANT, DEFAULT_TENANT_NAME, NO_USAGE, QUOTA_NAMES, TENANT_NAME_RE, TENANT_SCOPES, mayActOn, mayWrite, ownerOf } from './types.js';
@@ -66,7 +67,12 @@ export async function refuseOthersName(registry: Pick<DesiredStateRegistry, 'get
 }
 
 /** The tenant a job's data names: absent on jobs from before tenants and the system's jobs (the default tenant's). */
-function jobTenant(view: JobView): string {
+/** The jobs of a name (SPEC 34): the service's own (a sweep, a health check, a refill, a lease's timers) are the admin's alone, whatever their data says. */
+const NAME_OWNED_JOBS: ReadonlySet<string> = new Set(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'vm'));
+
+/** The job's owner, or undefined for a job no non-admin tenant may see. */
+function jobTenant(view: JobView): string | undefined {
+  if (!NAME_OWNED_JOBS.has(view.job)) return undefined;
   const tenant = (view.data as { tenant?: unknown }).tenant;
   return typeof tenant === 'string' ? tenant : DEFAULT_TENANT_NAME;
 }
@@ -86,7 +92,8 @@ export function tenantReads<V extends { tenant?: string }, P, L>(tenant: Tenant,
   if (tenant.scope === 'admin') return base;
   const getJob = async (id: string): Promise<JobView | undefined> => {
     const view = await base.getJob(id);
-    return view !== undefined && mayActOn(tenant, jobTenant(view)) ? view : undefined;
+    const owner = view === undefined ? undefined : jobTenant(view);
+    return owner !== undefined && mayActOn(tenant, owner) ? view : undefined;
   };
   return {
     getJob,

@@ -63,7 +63,10 @@ function valueProblem(key: Key, value: string): string | undefined {
 }
 
 function parseLine(line: string, number: number, where: (n: number) => string): ParsedLine {
-  const [token = '', ...words] = line.split(/[ \t]+/);
+  const [token = '', ...all] = line.split(/[ \t]+/);
+  // A word starting with # ends the line's words: `<token>  # the CI's` (a comment after the token) as before tenants.
+  const comment = all.findIndex((word) => word.startsWith('#'));
+  const words = comment < 0 ? all : all.slice(0, comment);
   const firstKey = token.slice(0, token.indexOf('='));
   if (isKey(firstKey)) throw new TokenLinesError(`${where(number)} starts with ${firstKey}=: the token comes first, then the key=value words`);
   const weak = weakSecretProblem(token);

@@ -73,7 +73,11 @@ export interface TenantUsageView {
 /** Nothing held. */
 export const NO_USAGE: TenantUsage = { vms: 0, cores: 0, memoryMiB: 0, diskGiB: 0 };
 
-/** A job's `tenant` field from its name's record (SPEC 34): the owner recorded, none for a record from before tenants. */
+/**
+ * A job's `tenant` field from its name's owner (SPEC 34): none for the
+ * default tenant's (absent means it), so jobs of a service without tenants
+ * are as they were, and a worker from before tenants still takes them.
+ */
 export function ownerField(record: { tenant?: string } | undefined): { tenant?: string } {
-  return record?.tenant === undefined ? {} : { tenant: record.tenant };
+  return record?.tenant === undefined || record.tenant === DEFAULT_TENANT_NAME ? {} : { tenant: record.tenant };
 }

@@ -9,7 +9,7 @@ import type { DesiredStateRegistry } from '../queue/registry.js';
 import type { HeldTenantHold, TenantHoldStore } from '../tenants/hold-store.js';
 import { uidsOfName } from './address-deps.js';
 
-export function tenantHoldDeps(store: Pick<TenantHoldStore, 'holdOf' | 'release'>, registry: Pick<DesiredStateRegistry, 'get'>): TenantHoldDeps {
+export function tenantHoldDeps(store: Pick<TenantHoldStore, 'holdOf' | 'release' | 'settle'>, registry: Pick<DesiredStateRegistry, 'get'>): TenantHoldDeps {
   return {
     holdOf: (name, uid) => store.holdOf(name, uid),
     async vmGone(name, uid) {
@@ -18,6 +18,9 @@ export function tenantHoldDeps(store: Pick<TenantHoldStore, 'holdOf' | 'release'
       return released.filter((one): one is HeldTenantHold => one !== undefined);
     },
     createFailed: (name, uid) => store.release(name, uid, 'failed'),
+    async settle(name, uid, generation, size) {
+      await store.settle(name, uid, generation, size);
+    },
   };
 }
 
@@ -26,4 +29,5 @@ export const NO_TENANT_HOLDS: TenantHoldDeps = {
   holdOf: () => Promise.resolve(undefined),
   vmGone: () => Promise.resolve([]),
   createFailed: () => Promise.resolve(undefined),
+  settle: () => Promise.resolve(),
 };

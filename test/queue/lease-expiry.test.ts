@@ -44,9 +44,8 @@ describe('a lease expiry through the registry and the door (SPEC 31)', function 
     const record = await registry.get('vm-a');
     expect(record).to.deep.include({ state: 'absent', generation: 2, jobId: 'delete-vm-a-2' });
     expect(record?.lease).to.equal(undefined);
-    // The name's owner (SPEC 34: the default tenant's, through a client of none) goes with its jobs.
     const job = await h.queues.vm.getJob('delete-vm-a-2');
-    expect(job?.data).to.deep.equal({ name: 'vm-a', uid: 'u1', generation: 2, expiredAt: T0.toISOString(), leaseVersion: 1, tenant: 'default' });
+    expect(job?.data).to.deep.equal({ name: 'vm-a', uid: 'u1', generation: 2, expiredAt: T0.toISOString(), leaseVersion: 1 });
     expect(await expireLease({ ...writers(), now: () => at(5000) }, 'vm-a', 1)).to.deep.equal({ kind: 'gone' });
   });
 

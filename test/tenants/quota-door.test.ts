@@ -150,6 +150,58 @@ describe('tenants at the door: quotas, rate and ownership (SPEC 34)', function (
     expect((await writers.registry.get('own-1'))?.tenant).to.equal('beta');
   });
 
+  it("a name whose every old VM is gone goes to its next creator with no history of the old owner's; a retired uid's VM not gone keeps it taken", async () => {
+    const alpha = tenant('alpha');
+    const beta = tenant('beta');
+    await create(alpha, { name: 'moved-1', uid: 'secret-u1' });
+    await acceptDelete(writers, { name: 'moved-1' }, alpha);
+    await create(alpha, { name: 'moved-1', uid: 'secret-u2' });
+    await writers.registry.recordLastKnown('moved-1', { state: 'Running', vmid: 123, node: 'pve1', at: new Date().toISOString() });
+    await acceptDelete(writers, { name: 'moved-1' }, alpha);
+    expect((await writers.registry.get('moved-1'))?.retiredUids).to.deep.equal(['secret-u1']);
+    // u2's VM gone, u1's (retired, its delete superseded) still there: taken.
+    await h.redis.hdel(keys.tenantHolds(h.prefix), 'moved-1 secret-u2');
+    expect(await create(beta, { name: 'moved-1' }).catch((err: unknown) => err)).to.be.instanceOf(NameTakenError);
+    await h.redis.hdel(keys.tenantHolds(h.prefix), 'moved-1 secret-u1');
+    await create(beta, { name: 'moved-1', uid: 'beta-u' });
+    const record = await writers.registry.get('moved-1');
+    expect(record).to.include({ tenant: 'beta', uid: 'beta-u', state: 'present' });
+    expect(JSON.stringify(record)).to.not.match(/secret-u|123/);
+  });
+
+  it('an in-place shrink holds the larger size until its job has run, then gives the difference back', async () => {
+    const beta = tenant('beta', { cores: 4 });
+    await create(beta, { name: 's-1', uid: 'u1', cores: 4 });
+    await h.startWorker();
+    await eventually(async () => ((await h.queues.vm.getJob('create-s-1-1'))?.finishedOn === undefined ? undefined : true), 60_000);
+    const shrink = await create(beta, { name: 's-1', uid: 'u1', cores: 1 });
+    expect(shrink.changes).to.deep.equal(['cores']);
+    await eventually(async () => ((await h.queues.vm.getJob(shrink.jobId))?.finishedOn === undefined ? undefined : true), 60_000);
+    expect((await h.queues.vm.getJob(shrink.jobId))?.failedReason).to.equal(undefined);
+    expect((await readUsage(h.redis, h.prefix, 'beta')).cores).to.equal(1);
+    expect((await create(beta, { name: 's-2', cores: 3 })).existing).to.equal(false);
+  });
+
+  it('a shrink whose job has not run yet frees nothing: the VM keeps its sizes until then', async () => {
+    const beta = tenant('beta', { cores: 4 });
+    await create(beta, { name: 's-3', uid: 'u3', cores: 4 });
+    await create(beta, { name: 's-3', uid: 'u3', cores: 1 });
+    expect((await readUsage(h.redis, h.prefix, 'beta')).cores).to.equal(4);
+    expect(await create(beta, { name: 's-4', cores: 1 }).catch((err: unknown) => err)).to.be.instanceOf(QuotaExceededError);
+  });
+
+  it("the service's own jobs (a sweep, a health check) are the admin's alone, even to a token of the default tenant that is not admin", async () => {
+    const health = await writers.door.add('health', {});
+    const reconcile = await writers.door.add('reconcile', {});
+    const reader = h.client.asTenant({ name: 'default', scope: 'read', quotas: {} });
+    expect(await reader.getJob(health.id ?? '')).to.equal(undefined);
+    expect(await reader.getJob(reconcile.id ?? '')).to.equal(undefined);
+    expect((await h.client.getJob(reconcile.id ?? ''))?.job).to.equal('reconcile');
+    // Its own name's jobs it sees.
+    const own = await create(tenant('default', {}, 'write'), { name: 'd-1' });
+    expect((await reader.getJob(own.jobId))?.job).to.equal('create');
+  });
+
   it("the service's own creates (a warm pool's member) take no hold and record no tenant", async () => {
     await acceptCreate(writers, input({ name: 'pvep-pool-web-1' }), { poolMember: 'web' });
     expect(await h.redis.hlen(keys.tenantHolds(h.prefix))).to.equal(0);

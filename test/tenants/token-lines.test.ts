@@ -40,6 +40,12 @@ describe('tokens file lines (SPEC 34)', () => {
       expect(configuredTenants(tokens)).to.deep.equal([DEFAULT_TENANT]);
     });
 
+    it('takes a comment after a token (a word starting with #), with or without words before it', () => {
+      const [plain, acme] = parseTokenLines(`${T1}  # the CI's token\n${T2} tenant=acme vms=2 # acme's backend\n`, PATH);
+      expect(plain).to.deep.equal({ token: T1, tenant: DEFAULT_TENANT });
+      expect(acme).to.deep.equal({ token: T2, tenant: { name: 'acme', scope: 'write', quotas: { vms: 2 } } });
+    });
+
     it('still refuses a weak token by line, without quoting it, and a file with no token', () => {
       const weak = refusal(`${T1}\nweaktoken\n`);
       expect(weak).to.match(/line 2: the token holds at most about \d+ bits/);
