@@ -9,6 +9,7 @@ import type { RedisClient } from '../redis-script.js';
 import { NameNotFoundError, ScopeError, ValidationError } from '../queue/producer-errors.js';
 import { ProducerConfigError } from '../config/producer.js';
 import type { JobView } from '../queue/job-view.js';
+import type { WaitOptions } from '../queue/wait-for-job.js';
 import { JOB_NAMES, JOB_TABLE } from '../job-table/schema.js';
 import type { VmListQuery } from '../queue/vm-listing.js';
 import { readAllUsage, readUsage } from './usage-read.js';
@@ -18,7 +19,7 @@ import type { Tenant, TenantQuotas, TenantScope, TenantUsageView } from './types
 /** The client's read calls (src/client.ts), by shape: a name's view says its owner; pages and pools pass as they are. */
 export interface ReadCalls<V extends { tenant?: string }, P, L> {
   getJob(id: string): Promise<JobView | undefined>;
-  waitForJob(id: string, options?: { timeoutMs?: number; onView?: (view: JobView) => void }): Promise<JobView>;
+  waitForJob(id: string, options?: WaitOptions): Promise<JobView>;
   getVm(name: string): Promise<V | undefined>;
   listVms(query?: VmListQuery): Promise<P>;
   listPools(): Promise<L>;

@@ -4,6 +4,7 @@
 // Written at start and again on each reconnect, like the producer config.
 import type { RedisClient } from '../redis-script.js';
 import { keys } from '../redis-keys.js';
+import { republishedOnReady } from '../queue/republish.js';
 import type { Tenant } from './types.js';
 
 export interface TenantWebhookPublisher {
@@ -24,9 +25,5 @@ export async function publishTenantWebhooks(redis: RedisClient, prefix: string, 
 }
 
 export function tenantWebhookPublisher(redis: RedisClient, prefix: string, tenants: readonly Tenant[]): TenantWebhookPublisher {
-  const write = (): Promise<void> => publishTenantWebhooks(redis, prefix, tenants);
-  // Redis gone again before the write: the next 'ready' writes it.
-  const rewrite = (): void => void write().catch(() => undefined);
-  redis.on('ready', rewrite);
-  return { write, stop: () => void redis.off('ready', rewrite) };
+  return republishedOnReady(redis, () => publishTenantWebhooks(redis, prefix, tenants));
 }

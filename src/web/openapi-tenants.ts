@@ -4,11 +4,7 @@
 // fields those answers carry.
 import { HELD_QUOTAS, QUOTA_NAMES, TENANT_SCOPES } from '../tenants/types.js';
 
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Schema): Schema => ({ content: { 'application/json': { schema } } });
-const answer = (description: string, schema: Schema): Schema => ({ description, ...json(schema) });
+import { answer, json, ref, type Schema } from './openapi-parts.js';
 const count = (description: string): Schema => ({ type: 'integer', minimum: 0, description });
 
 /** The Error fields of a tenant's refusals. */
