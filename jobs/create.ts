@@ -6,6 +6,7 @@ import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob, isOlderGeneration } from './types.js';
 import type { JobContext, JobDeps } from './types.js';
 import { logReleased } from '../src/addresses/release-log.js';
+import { holdSizes, logReleasedHolds } from '../src/tenants/hold-log.js';
 import type { CreateJobData } from '../src/job-table/create.schema.js';
 import { createClaimed, memberHandedOver, settleMemberCreate } from '../src/pools/create-paths.js';
 import { endUnrenamedClaim } from '../src/pools/claim-end.js';
@@ -29,29 +30,38 @@ async function createReplacingRetired(spec: CreateSpec, deps: JobDeps, ctx: JobC
       await ctx.log?.(`VM ${err.vmid} of ${spec.name} carries uid ${err.otherUid}, which this name no longer wants; deleting it first`);
       await deps.provider.delete({ name: spec.name, uid: err.otherUid }, ctx);
       await logReleased(ctx, await deps.addresses.vmGone(spec.name, err.otherUid));
+      await logReleasedHolds(ctx, await deps.tenantHolds.vmGone(spec.name, err.otherUid));
     }
   }
 }
 
 /**
- * SPEC 29: a create that failed Permanent and left no VM of its name and
- * uid gives its address lease back; one that left a VM keeps it until a
- * delete or the sweep ends that VM. Asks Proxmox only when there is a
- * lease or a claim. SPEC 30: with no VM of its own, a claim it never
- * renamed still has the member's VM on that address: it goes first.
+ * SPEC 29, 34: a create that failed Permanent and left no VM of its name
+ * and uid gives its address lease and its tenant's quota hold back; one
+ * that left a VM keeps them until a delete or the sweep ends that VM.
+ * Asks Proxmox only when there is a lease, a claim or a hold. SPEC 30:
+ * with no VM of its own, a claim it never renamed still has the member's
+ * VM on that address: it goes first.
  */
 async function releaseIfNothingLeft(name: string, uid: string, claim: PoolClaim | undefined, deps: JobDeps, ctx: JobContext): Promise<void> {
-  const lease = await deps.addresses.leaseOf(name, uid);
-  if (lease === undefined && claim === undefined) return;
+  const [lease, hold] = await Promise.all([deps.addresses.leaseOf(name, uid), deps.tenantHolds.holdOf(name, uid)]);
+  if (lease === undefined && claim === undefined && hold === undefined) return;
   const seen = await deps.provider.get({ name, uid }, ctx);
   if (seen.state !== 'NotFound') {
-    if (lease !== undefined) await ctx.log?.(`address ${lease.address} (pool ${lease.pool}) kept: VM ${seen.vmid ?? ''} of ${name} is left (${seen.state})`);
+    const left = `VM ${seen.vmid ?? ''} of ${name} is left (${seen.state})`;
+    if (lease !== undefined) await ctx.log?.(`address ${lease.address} (pool ${lease.pool}) kept: ${left}`);
+    if (hold !== undefined) await ctx.log?.(`tenant hold of ${name} uid ${uid} (tenant ${hold.tenant}: ${holdSizes(hold)}) kept: ${left}`);
     return;
   }
   if (claim !== undefined) await endUnrenamedClaim(claim, { provider: deps.provider, registry: deps.registry, store: deps.pools?.store }, ctx);
-  if (lease === undefined) return;
-  const released = await deps.addresses.createFailed(name, uid);
-  await logReleased(ctx, released === undefined ? [] : [released]);
+  if (lease !== undefined) {
+    const released = await deps.addresses.createFailed(name, uid);
+    await logReleased(ctx, released === undefined ? [] : [released]);
+  }
+  if (hold !== undefined) {
+    const released = await deps.tenantHolds.createFailed(name, uid);
+    await logReleasedHolds(ctx, released === undefined ? [] : [released]);
+  }
 }
 
 export const createJob = defineJob({
@@ -68,7 +78,8 @@ export const createJob = defineJob({
   async handler(data: CreateJobData, deps, ctx) {
     // The generation goes along: a phone-home token records it (SPEC 29).
     // A member's create keeps poolMember: the provider tags its VM and seeds its user's ~/.ssh (SPEC 30).
-    const { step: _step, claim, ...spec } = data;
+    // The tenant is the job's (SPEC 34), not the VM's: no field of its spec.
+    const { step: _step, claim, tenant: _tenant, ...spec } = data;
     const { poolMember } = spec;
     const cold = () => createReplacingRetired(spec, deps, ctx);
     const pools = deps.pools;
@@ -88,6 +99,8 @@ export const createJob = defineJob({
     else if (pools?.configured) result = { ...(await cold()), origin: 'cold' };
     else result = await cold();
     if (poolMember !== undefined && pools) await settleMemberCreate(poolMember, spec, result, pools, ctx.log);
+    // SPEC 34: an in-place change held the larger sizes until its VM had the new ones.
+    else await deps.tenantHolds.settle(spec.name, spec.uid, data.generation, { cores: spec.cores, memoryMiB: spec.memoryMiB, diskGiB: spec.diskGiB });
     const lastKnown = { state: result.state, vmid: result.vmid, node: result.node, at: new Date().toISOString() };
     ctx.setLastKnown(data.name, result.address === undefined ? lastKnown : { ...lastKnown, address: result.address });
     return result;

@@ -1,9 +1,11 @@
 // delete (SPEC 1, 15): under the name's lock; a VM already gone is done
 // (SPEC 4: NotFound on delete means success). Its VM gone, the address
-// lease of its uid ends (SPEC 29); first, a warm pool member its uid
-// claimed and never renamed goes too (SPEC 30), as it uses that address.
+// lease of its uid ends (SPEC 29), and its tenant's quota hold (SPEC 34);
+// first, a warm pool member its uid claimed and never renamed goes too
+// (SPEC 30), as it uses that address.
 import { NotFoundError } from '../src/errors.js';
 import { logReleased } from '../src/addresses/release-log.js';
+import { logReleasedHolds } from '../src/tenants/hold-log.js';
 import { endUnrenamedClaim } from '../src/pools/claim-end.js';
 import type { DeleteRequest, DeleteResult } from '../src/provider/types.js';
 import { validateStoredJobData } from '../src/job-table/schema.js';
@@ -35,6 +37,8 @@ export const deleteJob = defineJob({
     if (claim !== undefined) await endUnrenamedClaim(claim, { provider: deps.provider, registry: deps.registry, store: deps.pools?.store }, ctx);
     // A release that fails fails the attempt: the retry finds the VM gone and releases again.
     await logReleased(ctx, await deps.addresses.vmGone(data.name, data.uid));
+    // SPEC 34: the tenant's quota hold of that VM ends with it, as its lease does.
+    await logReleasedHolds(ctx, await deps.tenantHolds.vmGone(data.name, data.uid));
     // Only while the name is still desired absent: a newer create's VM is not this delete's to report.
     ctx.setLastKnown(data.name, { state: 'NotFound', at: new Date().toISOString() }, 'absent');
     return result;

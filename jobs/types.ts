@@ -8,6 +8,7 @@ import type { JobDataOf, JobLimits, JobName, ReconcileJobData, Validation } from
 import type { AddressLease } from '../src/addresses/types.js';
 import type { ReleasedAddress } from '../src/addresses/address-pool-store.js';
 import type { PoolJobDeps } from '../src/pools/job-deps.js';
+import type { HeldTenantHold, TenantHold } from '../src/tenants/hold-store.js';
 
 /** What a lease's expiry found (src/queue/registry.ts ExpiryOutcome, as the jobs see it). */
 export type LeaseExpiryOutcome =
@@ -36,6 +37,21 @@ export interface AddressLeaseDeps {
   createFailed(name: string, uid: string): Promise<ReleasedAddress | undefined>;
 }
 
+/**
+ * Tenants' quota holds (SPEC 34) as the jobs end them, built by the worker
+ * from src/tenants: a hold ends when its VM is gone, at the moments an
+ * address lease does, never while its name is present with its uid.
+ */
+export interface TenantHoldDeps {
+  holdOf(name: string, uid: string): Promise<TenantHold | undefined>;
+  /** The name's VM of this uid is gone, or with no uid every VM of the name: their holds end, but the present uid's. */
+  vmGone(name: string, uid?: string): Promise<HeldTenantHold[]>;
+  /** A create failed Permanent and left no VM: its hold ends while that failure is on the name (a new create clears it). */
+  createFailed(name: string, uid: string): Promise<HeldTenantHold | undefined>;
+  /** A create of this generation completed: the hold is what the VM has (an in-place change held the larger sizes until now). */
+  settle(name: string, uid: string, generation: number, size: { cores: number; memoryMiB: number; diskGiB: number }): Promise<void>;
+}
+
 export interface JobDeps {
   provider: Provider;
   registry: {
@@ -48,6 +64,7 @@ export interface JobDeps {
   reconcile(data: ReconcileJobData, ctx: OperationContext): Promise<unknown>;
   leases: LeaseDeps;
   addresses: AddressLeaseDeps;
+  tenantHolds: TenantHoldDeps;
   /** The warm pools (SPEC 30); absent: none configured, so no claim, member or refill. */
   pools?: PoolJobDeps;
   logger: Logger;

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, string> = {
   list: 'list the names the service manages: list [--state present|absent] [--node NODE] [--expiring-before TIME] [--json]',
   get: 'show one name, its last known state and job: get NAME [--json]',
   pools: 'list the warm pools, their shapes and VMs idle, claimed and creating: pools [--json]',
+  tenants: "list what each tenant holds against its quotas, or print a tenant's webhook key: tenants [--json] | --webhook-key TENANT",
   lease: "renew a name's lease: lease NAME --ttl SECONDS | --expires-at TIME [--shorten] [--json]",
   verify: 'check the configured Proxmox VE, and optionally create and delete one VM per node: verify [--create] [--node NODE]... [--record DIR] [--json]',
 };

@@ -40,8 +40,12 @@ import { listPoolViews } from './pools/pool-view.js';
 import type { PoolList } from './pools/pool-view.js';
 import type { PoolStore } from './pools/types.js';
 import { RedisPoolStore } from './pools/pool-store.js';
+import { DEFAULT_TENANT_NAME, ownerOf } from './tenants/types.js';
+import type { Tenant, TenantQuotas, TenantScope, TenantUsageView } from './tenants/types.js';
+import { clientTenant, listTenantUsage, ownerForJob, refuseOthersName, refuseReadScope, tenantReads, tenantUsage } from './tenants/tenant-calls.js';
 
-export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, PoolExhaustedError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, NameTakenError, PoolExhaustedError, QuotaExceededError, RateLimitedError, ScopeError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
+export type { Tenant, TenantQuotas, TenantScope, TenantUsage, TenantUsageView } from './tenants/types.js';
 export type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
 export type { FieldError } from './job-table/schema.js';
 export type { JobDataView, JobView, JobViewOf, JobState } from './queue/job-view.js';
@@ -107,6 +111,13 @@ export interface ProvisionerClientOptions {
    * store (RedisPoolStore) when absent.
    */
   poolStore?: (redis: RedisClient, prefix: string) => Pick<PoolStore, 'members' | 'demand'>;
+  /**
+   * Whose names this client creates and sees (SPEC 34): a tenant's name,
+   * its scope (default `write`: its own names only) and quotas, checked at
+   * each create as the HTTP API checks a token's. Left out: the default
+   * tenant with the admin scope and no quotas, as before tenants.
+   */
+  tenant?: { name: string; scope?: TenantScope; quotas?: TenantQuotas };
 }
 
 /** A create as a typed caller sends it: `name` required, the rest optional (the sizes default from config). */
@@ -143,6 +154,8 @@ export type VmSpecView = TextsSummarized<Omit<CreateSpec, 'image'> & { image?: s
 export interface DesiredView {
   name: string;
   state: 'present' | 'absent';
+  /** The tenant that owns the name (SPEC 34): its creator's; `default` for a name recorded before tenants. */
+  tenant: string;
   uid?: string;
   generation: number;
   /** The create's fields, userData and networkConfig as their size and keyed fingerprint only (SPEC 24). */
@@ -215,8 +228,21 @@ export interface ProvisionerClientOf<I extends CallInputs> {
   renewLease(name: string, renewal: I['renewal'], options?: LeaseRenewalOptions): Promise<LeaseView>;
   /** Each configured warm pool (SPEC 30): its shape, minIdle, maxIdle, maxAgeMinutes, and its members idle, claimed and creating. */
   listPools(): Promise<PoolList>;
+  /** This client's tenant (SPEC 34): its quotas and what it holds now. */
+  tenantUsage(): Promise<TenantUsageView>;
+  /** Every tenant that holds something or is given (`known`, the configured ones): admin scope only, else a ScopeError. */
+  listTenantUsage(known?: readonly Tenant[]): Promise<TenantUsageView[]>;
+  /**
+   * The same calls on the same connection for another tenant (SPEC 34):
+   * the HTTP API's, one per request, with the token's tenant. Its names
+   * alone are seen and acted on (admin: all); another's are not found.
+   */
+  asTenant(tenant: Tenant): TenantClientOf<I>;
   close(): Promise<void>;
 }
+
+/** One tenant's calls on a client's connection (asTenant): all but close. */
+export type TenantClientOf<I extends CallInputs> = Omit<ProvisionerClientOf<I>, 'close' | 'asTenant'>;
 
 /** The client a TypeScript backend uses (createProvisionerClient). */
 export type ProvisionerClient = ProvisionerClientOf<TypedInputs>;
@@ -229,7 +255,7 @@ function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined
   // A warm pool's claim (SPEC 30) is the workers' business: the answer's `origin` said it.
   const { spec, failed, lease, address, claim: _claim, claimedBy: _claimedBy, ...kept } = record;
   // The lease as its expiry and action: its version and warning are the timers' business.
-  const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), ...addressShown(address) };
+  const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), tenant: ownerOf(record), ...addressShown(address) };
   // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
   const view: DesiredView = failed === undefined ? rest : { ...rest, failed: { ...failed, reason: redactSecrets(failed.reason) } };
   // The registry holds what createVm recorded: a validated create with its uid.
@@ -256,34 +282,47 @@ type Ready = () => Promise<ProducerSession>;
 type WriteCalls = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'checkVm' | 'enqueueJob' | 'renewLease'>;
 type ReadCalls = Pick<UncheckedProvisionerClient, 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'listPools'>;
 
-/** The calls that enqueue: input checked against `limitsNow`, then the intent protocol (queue/intent.ts) or the door. */
-function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>): WriteCalls {
+/**
+ * The calls that enqueue, as `tenant` makes them (SPEC 34): its scope
+ * checked first, input checked against `limitsNow`, then the intent
+ * protocol (queue/intent.ts) or the door; another tenant's name is not found.
+ */
+function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>, tenant: Tenant): WriteCalls {
   const enqueueJob = async (job: NameJob, input: unknown): Promise<EnqueueResult> => {
+    refuseReadScope(tenant, job);
     // Typed callers cannot name a create or delete here; untyped ones are told (they record desired state).
     if (!(NAME_JOBS as readonly string[]).includes(job)) throw new ValidationError([{ field: 'job', message: `must be one of ${NAME_JOBS.join(', ')}` }]);
     const value = orThrow(validateJobData(job, input, await limitsNow()));
-    const { door } = await ready();
-    const added = await door.accept(() => door.add(job, value));
+    const { door, registry } = await ready();
+    // Its view, events and webhooks reach the name's owner (and admins) alone; the default tenant's data is as before tenants.
+    const owner = await ownerForJob(registry, tenant, value.name);
+    const owned = owner === DEFAULT_TENANT_NAME ? value : { ...value, tenant: owner };
+    const added = await door.accept(() => door.add(job, owned));
     return { jobId: added.id ?? '', name: value.name, existing: false };
   };
   return {
     async createVm(input) {
+      refuseReadScope(tenant, 'create');
       const value = orThrow(validateJobData('create', input, await limitsNow()));
-      return acceptCreate(await ready(), value);
+      return acceptCreate(await ready(), value, { tenant });
     },
     async deleteVm(input) {
+      refuseReadScope(tenant, 'delete');
       const value = orThrow(validateJobData('delete', input, await limitsNow()));
       // A member is the refill's to drain (SPEC 30); its own deletes take acceptDelete directly.
       const reserved = reservedNameProblem(value.name);
       if (reserved !== undefined) throw new ValidationError([reserved]);
-      return acceptDelete(await ready(), value);
+      return acceptDelete(await ready(), value, tenant);
     },
     checkVm: (input) => enqueueJob('check', input),
     enqueueJob,
     async renewLease(name, renewal, options) {
+      refuseReadScope(tenant, 'renew a lease');
       const merged = typeof renewal === 'object' && renewal !== null && !Array.isArray(renewal) ? { ...renewal, ...options } : renewal;
       const value = orThrow(checkRenewal(name, merged, await limitsNow()));
-      return acceptRenewal(await ready(), value);
+      const session = await ready();
+      await refuseOthersName(session.registry, tenant, value.name);
+      return acceptRenewal(session, value);
     },
   };
 }
@@ -333,9 +372,9 @@ function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore
 
 type Calls = WriteCalls & ReadCalls;
 
-/** Every call's Redis-down error is a RedisUnavailableError, also when Redis went after the call's `connected` (SPEC 24). */
-function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
-  const guarded = <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+/** The call with its Redis-down error a RedisUnavailableError, also when Redis went after the call's `connected` (SPEC 24). */
+function guardedOn(redis: RedisClient) {
+  return <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
       try {
         return await call(...args);
@@ -343,6 +382,11 @@ function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
         throw asRedisUnavailable(redis, err);
       }
     };
+}
+
+/** Every call's Redis-down error is a RedisUnavailableError (guardedOn). */
+function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
+  const guarded = guardedOn(redis);
   return {
     createVm: guarded(calls.createVm),
     deleteVm: guarded(calls.deleteVm),
@@ -358,6 +402,8 @@ function unavailableAsOne(redis: RedisClient, calls: Calls): Calls {
 }
 
 export function createUncheckedProvisionerClient(options: ProvisionerClientOptions): UncheckedProvisionerClient {
+  // Checked, like the config, before a connection is made.
+  const ownTenant = clientTenant(options.tenant);
   const given = options.config === undefined ? undefined : producerConfig(options.config);
   const givenLimits = given && limitsFromConfig(given);
   const target: RedisConnection = options.redis ?? { url: options.redisUrl };
@@ -375,8 +421,22 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   const ready = (): Promise<ProducerSession> => session.ready();
   // Given a config, input is checked before Redis is touched; without, against the published config.
   const limitsNow = async (): Promise<JobLimits> => givenLimits ?? (await ready()).limits;
+  // One set of reads (one watch of each job waited on) for every tenant's calls.
+  const reads = readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile), (options.poolStore ?? redisPoolStore)(redis, prefix));
+  const guarded = guardedOn(redis);
+  // The session's connection, once it is up (its first call connects it).
+  const connected = async (): Promise<RedisClient> => {
+    await ready();
+    return redis;
+  };
+  const callsOf = (tenant: Tenant): TenantClientOf<CallInputs> => ({
+    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow, tenant), ...tenantReads(tenant, reads) }),
+    tenantUsage: guarded(() => tenantUsage(connected, prefix, tenant)),
+    listTenantUsage: guarded((known?: readonly Tenant[]) => listTenantUsage(connected, prefix, tenant, known)),
+  });
   return {
-    ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow), ...readCalls(ready, fingerprintKeySource(options.fingerprintKeyFile), (options.poolStore ?? redisPoolStore)(redis, prefix)) }),
+    ...callsOf(ownTenant),
+    asTenant: callsOf,
     async close() {
       await session.close();
       redis.disconnect();

@@ -50,6 +50,8 @@ export interface DesiredRecord {
   lastKnown?: LastKnown;
   /** Uids this name had before, deleted and then replaced by a new uid (oldest first). */
   retiredUids?: string[];
+  /** The tenant that created the name (SPEC 34); absent on records from before tenants: the default tenant's. */
+  tenant?: string;
   /** Set while the present generation's create failed Permanent; a new create clears it. */
   failed?: RecordedFailure;
   /** The generation of an in-place change (SPEC 2) no job of which has taken the name's lock yet; the reconciler adds its create again when none is pending (SPEC 5). */

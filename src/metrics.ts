@@ -2,7 +2,7 @@
 // Proxmox calls by method and status with latency, lock waits,
 // reconciler findings, the shared request budget's waits (SPEC 26), the
 // pvedaemon slots per node (SPEC 28), webhook deliveries (SPEC 27), leases (SPEC 31),
-// unleased addresses (SPEC 29) and the warm pools' claims and misses (SPEC 30). Each Metrics owns its own prom-client Registry
+// unleased addresses (SPEC 29), the warm pools' claims and misses (SPEC 30) and tenants' refusals (SPEC 34). Each Metrics owns its own prom-client Registry
 // (never the global default one), so tests build fresh ones and the
 // worker sees only the narrow JobMetrics / ProxmoxCallMetrics interfaces.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -69,7 +69,13 @@ export interface PoolMetrics {
   poolMissed(pool: string): void;
 }
 
-export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics, LeaseMetrics, AddressMetrics, PoolMetrics {
+/** What the door reports of tenants (SPEC 34). The usage and quota gauges are the web process's (src/web/tenant-metrics.ts). */
+export interface TenantMetrics {
+  /** A create of `tenant` was refused: `reason` is the quota it would pass (vms, cores, memoryMiB, diskGiB) or `rate` (createsPerMinute). */
+  tenantRefused(tenant: string, reason: string): void;
+}
+
+export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMetrics, DaemonSlotMetrics, WebhookMetrics, LeaseMetrics, AddressMetrics, PoolMetrics, TenantMetrics {
   readonly registry: Registry;
   readonly jobsTotal: Counter<'job_name' | 'outcome'>;
   readonly jobDuration: Histogram<'job_name'>;
@@ -92,6 +98,7 @@ export interface Metrics extends JobMetrics, ProxmoxCallMetrics, RequestBudgetMe
   readonly poolClaimsTotal: Counter<'pool'>;
   readonly poolMissesTotal: Counter<'pool'>;
   readonly poolClaimDuration: Histogram;
+  readonly tenantRefusalsTotal: Counter<'tenant' | 'reason'>;
 }
 
 export interface MetricsOptions {
@@ -286,6 +293,21 @@ function poolArea(make: MetricMaker): Pick<Metrics, 'poolClaimsTotal' | 'poolMis
   };
 }
 
+/** Tenants (SPEC 34): creates refused by a quota or the creates-per-minute rate; the caller passes only configured tenants' names, so the labels stay bounded. */
+function tenantArea(make: MetricMaker): Pick<Metrics, 'tenantRefusalsTotal' | keyof TenantMetrics> {
+  const tenantRefusalsTotal = make.counter(
+    'pvep_tenant_refusals_total',
+    "Creates refused for a tenant, by tenant and reason: the quota it would pass (vms, cores, memoryMiB, diskGiB) or rate (createsPerMinute) (SPEC 34).",
+    ['tenant', 'reason'],
+  );
+  return {
+    tenantRefusalsTotal,
+    tenantRefused(tenant, reason) {
+      tenantRefusalsTotal.inc({ tenant, reason });
+    },
+  };
+}
+
 /**
  * A registry of its own with every metric of SPEC 9, built area by area.
  * The /metrics text lists them in the order they register: the areas are
@@ -299,7 +321,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     for (const name of PROM_CLIENT_GAUGES_NAMED_TOTAL) registry.removeSingleMetric(name);
   }
   const make = metricMaker(registry);
-  return { registry, ...jobEndArea(make), ...proxmoxCallArea(make), ...lockAndSweepArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make), ...leaseArea(make), ...addressArea(make), ...poolArea(make) };
+  return { registry, ...jobEndArea(make), ...proxmoxCallArea(make), ...lockAndSweepArea(make), ...budgetArea(make), ...daemonSlotArea(make), ...webhookArea(make), ...leaseArea(make), ...addressArea(make), ...poolArea(make), ...tenantArea(make) };
 }
 
 /** The process-wide metrics, shared by the worker and the web server of one process. */

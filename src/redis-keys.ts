@@ -76,6 +76,18 @@ export const keys = {
   poolLeadTimes: (prefix: string, pool: string): string => `${prefix}:pool:${pool}:lead-times`,
   /** Set: every pool with a member entry, configured or not (a pool taken out of config drains). */
   poolNames: (prefix: string): string => `${prefix}:pools`,
+  /**
+   * Hash: `<name> <uid>` -> the tenant hold of that create (SPEC 34), JSON {tenant, vms, cores, memoryMiB, diskGiB}:
+   * taken by the accept's script (RECORD_PRESENT) with the record, given back when the VM of that name and uid is gone
+   * (the delete, a create that failed and left nothing, the sweep), like an address lease.
+   */
+  tenantHolds: (prefix: string): string => `${prefix}:tenant-holds`,
+  /** Hash: `<tenant> <quota>` (vms, cores, memoryMiB, diskGiB) -> the sum of that tenant's holds, kept with them. */
+  tenantUse: (prefix: string): string => `${prefix}:tenant-use`,
+  /** Hash: tenant -> `<tokens> <ms>`, its creates-per-minute bucket as last refilled (Redis time). */
+  tenantRate: (prefix: string): string => `${prefix}:tenant-rate`,
+  /** Hash: tenant -> its webhook URL (SPEC 34), published by the web process from the tokens file, read by the workers. */
+  tenantWebhooks: (prefix: string): string => `${prefix}:tenant-webhooks`,
   /** Hash: kind -> learned Proxmox duration (SPEC 28); hash-tagged so its script runs on one Cluster slot. */
   learnedTimes: (prefix: string): string => `{${prefix}}:learned-times`,
   /**

@@ -205,7 +205,7 @@ export const schema: Schema<Config> = {
   http: {
     host: { doc: 'Address the web process listens on.', format: String, default: '127.0.0.1' },
     port: { doc: 'Port of the web process.', format: 'port', default: 8080 },
-    apiTokensFile: { doc: 'File with the bearer tokens for /v1, one per line. Created with a random token when missing.', format: String, default: 'var/api-tokens' },
+    apiTokensFile: { doc: 'File with the bearer tokens for /v1, one per line, each maybe followed by its tenant (SPEC 34): `<token> tenant=<name> scope=read|write|admin vms= cores= memoryMiB= diskGiB= createsPerMinute= webhookUrl=`; a token alone is the default tenant with the admin scope. Read at start (a bad line stops it, naming the line and key). Created with a random token when missing.', format: String, default: 'var/api-tokens' },
     boardUsersFile: { doc: 'File with Bull Board users, "user:password" per line. Created with a random password when missing.', format: String, default: 'var/board-users' },
     fingerprintKeyFile: {
       doc: 'File with the key of the userData and networkConfig fingerprints in answers (hmacSha256, SPEC 24), one line; every web process and CLI host of a deployment needs the same. With proxmox.url "sim" created with a random key when missing; otherwise required by the web process.',
@@ -214,7 +214,7 @@ export const schema: Schema<Config> = {
     },
     authDisabled: { doc: 'Turn off API and Bull Board auth (logs a warning at start).', format: 'boolean-word', default: false },
     metricsAuth: {
-      doc: 'Require a bearer token (from http.apiTokensFile) for /metrics and for the checks of /readyz, which name workers, hosts, nodes and images; without one /readyz still says ready or not and why in words. false opens both to anyone who reaches the port.',
+      doc: 'Require an admin bearer token (from http.apiTokensFile: a plain line, or scope=admin) for /metrics and for the checks of /readyz, which name workers, hosts, nodes and images; without one /readyz still says ready or not and why in words. false opens both to anyone who reaches the port.',
       format: 'boolean-word',
       default: true,
     },

@@ -11,7 +11,7 @@ import type { AddressLease } from '../addresses/types.js';
 import { POOL_CLAIM_MAX_JSON_BYTES, POOL_CLAIM_SCHEMA, poolClaimProblem } from '../pools/claim-shape.js';
 import { POOL_NAME_RE } from '../config/pools.js';
 import type { PoolClaim } from '../pools/types.js';
-import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, uidField } from './fields.js';
+import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, tenantField, uidField } from './fields.js';
 import type { DataOf, FieldSpec, JobLimits, ObjectRule, StringRule, StringsRule } from './fields.js';
 import { CREATE_STEPS } from './result.schema.js';
 import type { InPlaceField } from './result.schema.js';
@@ -201,7 +201,7 @@ const poolMemberField = {
   rule: { kind: 'string', description: "The warm pool this create makes an idle member for (SPEC 30); set by the pool's refill only", maxBytes: 20, pattern: POOL_NAME_RE, patternText: 'a pool name' },
 } satisfies FieldSpec<StringRule>;
 
-export const createStoredFields = { ...createSpecFields, generation: generationField, address: addressField, claim: claimField, poolMember: poolMemberField, step: stepField } satisfies Record<string, FieldSpec>;
+export const createStoredFields = { ...createSpecFields, generation: generationField, address: addressField, claim: claimField, poolMember: poolMemberField, tenant: tenantField, step: stepField } satisfies Record<string, FieldSpec>;
 
 /** A create's lease terms as validated: ttlSeconds 0 is no lease. */
 export type CreateLeaseInput = DataOf<typeof createLeaseFields>;

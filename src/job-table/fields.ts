@@ -356,6 +356,16 @@ export const uidField = {
   },
 } satisfies FieldSpec;
 
+/**
+ * Added by the producer to the stored jobs of a tenant's name (SPEC 34):
+ * the tenant that owns it, so a job's view, events and webhooks reach that
+ * tenant alone; absent on jobs from before tenants (the default tenant's).
+ */
+export const tenantField = {
+  presence: 'optional',
+  rule: { kind: 'string', description: 'The tenant that owns the name (SPEC 34); set by the producer from the caller\'s token', maxBytes: 32, pattern: /^[a-z][a-z0-9-]{0,31}$/, patternText: '1 to 32 of a-z, 0-9 and "-", starting with a letter' },
+} satisfies FieldSpec;
+
 /** Added by the producer to stored create and delete jobs (SPEC 2). */
 export const generationField = {
   presence: 'required',

@@ -1,7 +1,7 @@
 // The data of a lease's jobs (SPEC 31): the timers (lease-expiry at the
 // lease's end, lease-warning leases.warnSeconds before it), and the stop
 // an expiry may run. Only the service adds them: no caller sends these.
-import { generationField, nameField, uidField } from './fields.js';
+import { generationField, nameField, tenantField, uidField } from './fields.js';
 import type { DataOf, FieldSpec } from './fields.js';
 
 /** RFC 3339 in UTC with milliseconds, as Date.toISOString writes it. */
@@ -30,5 +30,5 @@ export const expiryFields = {
 } satisfies Record<string, FieldSpec>;
 
 /** The stop at a lease's expiry (SPEC 31): the VM of this name and uid is stopped and stays recorded. */
-export const stopFields = { name: nameField, uid: { ...uidField, presence: 'required' }, generation: generationField, ...expiryFields } satisfies Record<string, FieldSpec>;
+export const stopFields = { name: nameField, uid: { ...uidField, presence: 'required' }, generation: generationField, tenant: tenantField, ...expiryFields } satisfies Record<string, FieldSpec>;
 export type StopJobData = DataOf<typeof stopFields>;

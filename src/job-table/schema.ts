@@ -2,8 +2,8 @@
 // data each takes and the shape of its id, for the producer library, the
 // HTTP API, the CLI and the worker alike. The validator decides;
 // jobJsonSchema documents. Producer-safe: no handler is imported here.
-import type { CheckJobData } from './check.schema.js';
-import { checkFields } from './check.schema.js';
+import type { CheckStoredJobData } from './check.schema.js';
+import { checkFields, checkStoredFields } from './check.schema.js';
 import type { CreateJobData, CreateJobInput } from './create.schema.js';
 import { createInputFields, createStoredFields } from './create.schema.js';
 import type { DeleteJobData, DeleteJobInput } from './delete.schema.js';
@@ -53,7 +53,7 @@ interface JobEntry {
 export const JOB_TABLE = {
   create: { queue: 'vm', input: createInputFields, stored: createStoredFields, ids: 'intent', summary: 'a create of a VM' },
   delete: { queue: 'vm', input: deleteInputFields, stored: deleteStoredFields, ids: 'intent', summary: 'a delete of a VM' },
-  check: { queue: 'vm', input: checkFields, stored: checkFields, ids: 'per-name', summary: "a check of the VM's state" },
+  check: { queue: 'vm', input: checkFields, stored: checkStoredFields, ids: 'per-name', summary: "a check of the VM's state" },
   health: { queue: 'system', input: healthFields, stored: healthFields, ids: 'system', summary: 'a health check of every configured node' },
   reconcile: { queue: 'system', input: reconcileFields, stored: reconcileFields, ids: 'system', summary: 'a reconcile sweep' },
   stop: { queue: 'vm', input: stopFields, stored: stopFields, ids: 'internal', summary: "a stop of a VM at its lease's expiry" },
@@ -85,7 +85,7 @@ export const CALLER_JOBS = JOB_NAMES.filter((job): job is CallerJob => JOB_TABLE
 export interface JobInputs {
   create: CreateJobInput;
   delete: DeleteJobInput;
-  check: CheckJobData;
+  check: CheckStoredJobData;
   health: HealthJobData;
   reconcile: ReconcileJobData;
   stop: StopJobData;
@@ -101,7 +101,7 @@ export type JobRequestOf<N extends JobName> = InputOf<(typeof JOB_TABLE)[N]['inp
 export interface JobDataOf {
   create: CreateJobData;
   delete: DeleteJobData;
-  check: CheckJobData;
+  check: CheckStoredJobData;
   health: HealthJobData;
   reconcile: ReconcileJobData;
   stop: StopJobData;

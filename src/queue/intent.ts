@@ -14,11 +14,13 @@ import type { DeleteJobInput } from '../job-table/delete.schema.js';
 import type { JobLimits } from '../job-table/schema.js';
 import type { JobDoor, JobOrder } from './enqueue.js';
 import { ConflictError, SpecConflictError, ValidationError } from './producer-errors.js';
+import { admissionOf } from '../tenants/admission.js';
 import { addressShown, poolOfCreate } from './address-door.js';
 import type { DesiredStateRegistry } from './registry.js';
 import { poolForCreate } from '../pools/pool-for-create.js';
 import { shapeFingerprint } from '../pools/fingerprint.js';
 import { POOL_MEMBER_PREFIX, type CreateSource } from '../pools/types.js';
+import { DEFAULT_TENANT, ownerField, type Tenant } from '../tenants/types.js';
 
 export interface EnqueueResult {
   jobId: string;
@@ -50,6 +52,8 @@ export interface CreateOptions {
   poolMember?: string;
   /** Where its job waits (the door's JobOrder): `background` behind every caller's job. Default `fifo`. */
   order?: JobOrder;
+  /** The caller (SPEC 34): the name is recorded as its tenant's, its quotas checked; DEFAULT_TENANT when absent (and for a pool member, which is no tenant's). */
+  tenant?: Tenant;
 }
 
 /** What an intent is recorded and enqueued with: the door, the registry, the limits the sizes default from, and the leases' timers (SPEC 31). */
@@ -84,7 +88,7 @@ function leaseAction(value: string): Lease['onExpiry'] {
  * ValidationError naming `name`, recording nothing.
  */
 export async function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput, options: CreateOptions = {}): Promise<EnqueueResult> {
-  const { poolMember, order = 'fifo' } = options;
+  const { poolMember, order = 'fifo', tenant = DEFAULT_TENANT } = options;
   // The members' names are the service's own (SPEC 30): only the refill's creates (poolMember) take them.
   if (poolMember === undefined && value.name.startsWith(POOL_MEMBER_PREFIX)) {
     throw new ValidationError([{ field: 'name', message: `must not start with "${POOL_MEMBER_PREFIX}": that prefix names the warm pools' VMs (SPEC 30)` }]);
@@ -103,12 +107,18 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
       lease,
       ...(pool === undefined ? {} : { pool }),
       ...(warm === undefined ? {} : { claim: { pool: warm.name, fingerprint: shapeFingerprint(warm) } }),
+      // A member is the service's own (SPEC 30): no tenant's, no hold.
+      ...(poolMember === undefined ? { tenant: admissionOf(tenant, value) } : {}),
     });
     if (outcome.kind === 'conflict') {
       if (outcome.differingFields.length > 0) throw new SpecConflictError(spec.name, outcome.existingUid, outcome.differingFields, outcome.uidDiffers);
       throw new ConflictError(spec.name, outcome.existingUid);
     }
-    const carried = { ...(outcome.address === undefined ? {} : { address: outcome.address }), ...(outcome.claim === undefined ? {} : { claim: outcome.claim }) };
+    const carried = {
+      ...(outcome.address === undefined ? {} : { address: outcome.address }),
+      ...(outcome.claim === undefined ? {} : { claim: outcome.claim }),
+      ...ownerField(outcome),
+    };
     if (outcome.kind === 'existing') await door.ensure('create', { ...((await registry.get(spec.name))?.spec ?? { ...spec, uid: outcome.uid }), generation: outcome.generation, ...carried }, outcome.jobId, order);
     else await door.add('create', { ...spec, uid: outcome.uid, generation: outcome.generation, ...carried }, { recorded: outcome.jobId }, order);
     if (outcome.claimMissed === true && warm !== undefined) await refillAfterMiss(door, warm.name);
@@ -147,10 +157,11 @@ function warmPoolShown(pool: string | undefined, outcome: { claim?: { pool: stri
  * job, then the lease's timers cleared; a delete of another uid than the
  * present one records nothing and is a job of its own.
  */
-export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters, 'limits'>, value: DeleteJobInput): Promise<EnqueueResult> {
+export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters, 'limits'>, value: DeleteJobInput, tenant: Tenant = DEFAULT_TENANT): Promise<EnqueueResult> {
   return door.accept(async () => {
-    const outcome = await registry.recordAbsent(value.name, value.uid);
-    const data = { ...value, generation: outcome.generation };
+    const outcome = await registry.recordAbsent(value.name, value.uid, { name: tenant.name, admin: tenant.scope === 'admin' });
+    // The job reaches the name's owner alone (SPEC 34): its views and webhooks.
+    const data = { ...value, generation: outcome.generation, ...ownerField(await registry.get(value.name)) };
     if (outcome.kind === 'foreign') {
       const added = await door.add('delete', data);
       return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };

@@ -55,7 +55,7 @@ if due > tonumber(ARGV[3]) then return {'not-due', tostring(due - tonumber(ARGV[
 local uid = redis.call('HGET', KEYS[1], 'uid') or ''
 local action = lease.onExpiry == 'stop' and 'stop' or 'delete'
 if lease.expiredAt then
-  return {'existing', action, redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid, lease.expiresAt}
+  return {'existing', action, redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid, lease.expiresAt, redis.call('HGET', KEYS[1], 'tenant') or ''}
 end
 local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
@@ -76,7 +76,7 @@ end
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 reindex(KEYS[1], wasState, wasNode)
-return {'recorded', action, tostring(gen), jobId, uid, lease.expiresAt}
+return {'recorded', action, tostring(gen), jobId, uid, lease.expiresAt, redis.call('HGET', KEYS[1], 'tenant') or ''}
 `);
 
 /**

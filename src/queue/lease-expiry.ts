@@ -6,6 +6,7 @@
 // delete takes (intent.ts), so a newer intent on the name supersedes it
 // and one job per name at a time holds. Producer-safe: no worker code.
 import type { JobDoor } from './enqueue.js';
+import { ownerField } from '../tenants/types.js';
 import type { DesiredStateRegistry, ExpiryOutcome } from './registry.js';
 
 export interface LeaseExpiryWriters {
@@ -18,7 +19,7 @@ export interface LeaseExpiryWriters {
 export async function expireLease({ door, registry, now = () => new Date() }: LeaseExpiryWriters, name: string, version: number): Promise<ExpiryOutcome> {
   const outcome = await registry.expireLease(name, version, now());
   if (outcome.kind !== 'recorded' && outcome.kind !== 'existing') return outcome;
-  const data = { name, ...(outcome.uid === '' ? {} : { uid: outcome.uid }), generation: outcome.generation, expiredAt: outcome.expiresAt, leaseVersion: version };
+  const data = { name, ...(outcome.uid === '' ? {} : { uid: outcome.uid }), generation: outcome.generation, expiredAt: outcome.expiresAt, leaseVersion: version, ...ownerField(outcome) };
   // At the head of the vm queue: the VM must go within the lease's bound, not after every create waiting (SPEC 31).
   if (outcome.kind === 'recorded') await door.add(outcome.action, data, { recorded: outcome.jobId }, 'next');
   else await door.ensure(outcome.action, data, outcome.jobId, 'next');

@@ -6,6 +6,7 @@ import type { RedisClient } from '../redis-script.js';
 import { parsePublished, publishedProducerConfig, type PublishedRead } from '../config/producer-published.js';
 import type { ProducerSettings } from '../config/producer.js';
 import { keys } from '../redis-keys.js';
+import { republishedOnReady } from './republish.js';
 
 export interface ProducerConfigPublisher {
   /** Writes it now; rejects when Redis does not take it. */
@@ -16,13 +17,9 @@ export interface ProducerConfigPublisher {
 
 export function producerConfigPublisher(redis: RedisClient, prefix: string, config: ProducerSettings): ProducerConfigPublisher {
   const text = JSON.stringify(publishedProducerConfig(config));
-  const write = async (): Promise<void> => {
+  return republishedOnReady(redis, async () => {
     await redis.set(keys.producerConfig(prefix), text);
-  };
-  // Redis gone again before the write: the next 'ready' writes it.
-  const rewrite = (): void => void write().catch(() => undefined);
-  redis.on('ready', rewrite);
-  return { write, stop: () => void redis.off('ready', rewrite) };
+  });
 }
 
 export async function readProducerConfig(redis: RedisClient, prefix: string): Promise<PublishedRead> {

@@ -96,3 +96,64 @@ export class PoolExhaustedError extends Error {
     super(`address pool ${pool} (${network}) has no free address for ${vmName}: every address is held or waits out its reuse cooldown; nothing was recorded`);
   }
 }
+
+/** A call the token's scope does not allow (HTTP 403, SPEC 34): a `read` token's create, delete, check or renewal; an admin-only read. Nothing changed. */
+export class ScopeError extends Error {
+  override readonly name = 'ScopeError';
+  constructor(
+    readonly tenant: string,
+    readonly scope: string,
+    /** What was asked, in words: `create`, `GET /v1/tenants`. */
+    readonly action: string,
+  ) {
+    super(`tenant ${tenant}'s token has the ${scope} scope, which may not ${action}`);
+  }
+}
+
+/**
+ * A create that would take its tenant past a quota (HTTP 403, SPEC 34):
+ * the quota, what the tenant holds now and the limit. Nothing was recorded
+ * or enqueued; the same create may pass once a VM of the tenant is gone.
+ */
+export class QuotaExceededError extends Error {
+  override readonly name = 'QuotaExceededError';
+  constructor(
+    readonly vmName: string,
+    readonly tenant: string,
+    /** vms, cores, memoryMiB or diskGiB. */
+    readonly quota: string,
+    /** What the tenant holds now. */
+    readonly use: number,
+    /** What this create would add. */
+    readonly asked: number,
+    readonly limit: number,
+  ) {
+    super(`tenant ${tenant}'s ${quota} quota is ${limit}; it holds ${use} and ${vmName} would add ${asked}; nothing was recorded`);
+  }
+}
+
+/** A create past its tenant's createsPerMinute (HTTP 429 with Retry-After, SPEC 34). Nothing was recorded or enqueued. */
+export class RateLimitedError extends Error {
+  override readonly name = 'RateLimitedError';
+  constructor(
+    readonly vmName: string,
+    readonly tenant: string,
+    readonly limit: number,
+    /** Whole seconds until the bucket holds a create again. */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`tenant ${tenant} may create ${limit} per minute and has used them; try ${vmName} again in ${retryAfterSeconds} s; nothing was recorded`);
+  }
+}
+
+/**
+ * A create of a name another tenant holds (HTTP 409, SPEC 34). VM names
+ * are one namespace on the cluster, so a create cannot pretend the name is
+ * free; the answer says only that it is taken, nothing of whose or what.
+ */
+export class NameTakenError extends Error {
+  override readonly name = 'NameTakenError';
+  constructor(readonly vmName: string) {
+    super(`the name ${vmName} is in use; choose another`);
+  }
+}

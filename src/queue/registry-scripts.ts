@@ -10,9 +10,11 @@ import { ADDRESS_FUNCTIONS } from '../addresses/allocate-scripts.js';
 import { CLAIM_FUNCTIONS } from '../pools/claim-functions.js';
 import { LEASE_FUNCTIONS } from './lease-scripts.js';
 import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
+import { TENANT_FUNCTIONS } from '../tenants/admit-functions.js';
 
 /**
- * KEYS: record, generations, index, lease index, address leases, then,
+ * KEYS: record, generations, index, lease index, address leases, the
+ * tenants' holds, sums and rate buckets (SPEC 34), then,
  * for a create on a pooled network (SPEC 29), the pool's held, cooling
  * and cursor keys, then, for a create of a warm pool's shape (SPEC 30),
  * that pool's idle set, members hash and demand set (the last three keys). ARGV: name,
@@ -25,14 +27,17 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * the expiry they give from now (RFC 3339) and its ms, the pool's range
  * (JSON {first, last, skip}, src/addresses/pool-args.ts) or '' for no
  * pool, the address lease's JSON less address and uid (or ''), the warm
- * pool to claim from (JSON {pool, fingerprint, at}, at: now in ms) or '', then the names of
+ * pool to claim from (JSON {pool, fingerprint, at}, at: now in ms) or '', the
+ * caller's tenant (JSON {name, admin, quotas, size}, SPEC 34) or '' (the
+ * service's own create: no owner, no hold), then the names of
  * the spec fields that must match a present spec (SPEC 2), each maybe
  * with a mode after a colon: `any` (a field a present VM takes in place
  * whatever its new value) or `grow` (one it takes in place only when
  * larger). Returns {kind, lease JSON or '', lease change
  * (lease-scripts.ts applyTerms: 'set', 'kept', 'clear', 'none'), address
  * lease JSON or '', pool claim JSON or 'miss' (a fresh record that
- * tried to claim and found no idle member) or '', ...} where the rest is: for
+ * tried to claim and found no idle member) or '', the record's tenant or
+ * '' (SPEC 34; except for 'conflict'), ...} where the rest is: for
  * 'recorded' and 'existing', generation, jobId, uid; for 'updated',
  * generation, jobId, uid, changed field... (only fields a present VM
  * takes in place differ: a new generation of the present uid, marked
@@ -63,11 +68,21 @@ import { INDEX_FUNCTIONS } from './vm-index-scripts.js';
  * first (the rename may not have run yet) and then changes the renamed VM;
  * a stopped name created again drops it (the VM ran renamed); a repeat
  * answers the one it has.
+ * The tenant (SPEC 34, src/tenants/admit-functions.ts): a caller that is
+ * not admin gets {'taken'} for a name another tenant holds (present, or
+ * deleted while that tenant's hold of its VM is still there). A write
+ * that adds to what the owner holds (a fresh record, an in-place change,
+ * a repeat whose hold its failure gave back) is checked against the
+ * caller's quotas when the caller owns the name: {'quota', quota, use,
+ * asked, limit}; a new generation against its creates per minute:
+ * {'rate', seconds, limit}. Either writes nothing. Accepted, the hold of
+ * `<name> <uid>` is the create's size and the sums follow; a fresh
+ * record's `tenant` is the caller's.
  */
-export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}${CLAIM_FUNCTIONS}
+export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}${CLAIM_FUNCTIONS}${TENANT_FUNCTIONS}
 local function leaseOf(kind, fresh, rest, address, claim)
   local lease, change = applyTerms(KEYS[1], KEYS[4], ARGV[1], ARGV[8], ARGV[9], ARGV[10], fresh)
-  local answer = {kind, lease, change, address or '', claim or ''}
+  local answer = {kind, lease, change, address or '', claim or '', redis.call('HGET', KEYS[1], 'tenant') or ''}
   for _, value in ipairs(rest) do table.insert(answer, value) end
   return answer
 end
@@ -77,11 +92,19 @@ local function addressFor(uid)
   local held = redis.call('HGET', KEYS[5], holder)
   if held then return held end
   if ARGV[11] == '' then return nil end
-  return takeAddress(KEYS[5], KEYS[6], KEYS[7], KEYS[8], holder, uid, cjson.decode(ARGV[11]), ARGV[12])
+  return takeAddress(KEYS[5], KEYS[9], KEYS[10], KEYS[11], holder, uid, cjson.decode(ARGV[11]), ARGV[12])
 end
 -- keepClaim: a new generation of the present uid keeps its claim (SPEC 30), so its create renames the member first.
-local function record(uid, spec, address, keepClaim)
+-- tenant (SPEC 34): a fresh record's owner (false: none, a pool member's); nil keeps the present one.
+local function record(uid, spec, address, keepClaim, tenant)
   local wasState, wasNode = indexedOf(KEYS[1])
+  if tenant then
+    -- A name that changes owner (SPEC 34; its old VMs are gone, or the create was refused as taken) starts a history of its own.
+    if redis.call('EXISTS', KEYS[1]) == 1 and (redis.call('HGET', KEYS[1], 'tenant') or 'default') ~= tenant then
+      redis.call('HDEL', KEYS[1], 'retiredUids', 'lastKnown', 'failed')
+    end
+    redis.call('HSET', KEYS[1], 'tenant', tenant)
+  elseif tenant == false then redis.call('HDEL', KEYS[1], 'tenant') end
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
@@ -105,13 +128,50 @@ local function withUid(json, from, to)
   if not first then return json end
   return string.sub(json, 1, first - 1) .. '"uid":"' .. to .. '"' .. string.sub(json, last + 1)
 end
+-- The caller's tenant (SPEC 34): {name, admin, quotas, size}, or none (the service's own create of a pool member).
+local caller = ARGV[14] ~= '' and cjson.decode(ARGV[14]) or nil
+-- Refusals write nothing: checked before any write; nil, or the answer to return.
+-- inPlace: a present VM's change, whose hold keeps its larger sizes until its job has run (wantedHold).
+local function admit(owner, field, newGeneration, inPlace)
+  if not caller then return nil end
+  local quotas = caller.quotas or {}
+  if owner == caller.name then
+    local have = heldBy(KEYS[6], field)
+    local refused = overQuota(KEYS[7], owner, holdDelta(have, wantedHold(caller, owner, inPlace and have)), quotas)
+    if refused then return refused end
+  end
+  if newGeneration and quotas.createsPerMinute then return overRate(KEYS[8], caller.name, quotas.createsPerMinute) end
+  return nil
+end
+local function commit(owner, field, newGeneration, inPlace)
+  if not caller then return end
+  local have = heldBy(KEYS[6], field)
+  writeHold(KEYS[6], KEYS[7], field, have, wantedHold(caller, owner, inPlace and have))
+  local limit = (caller.quotas or {}).createsPerMinute
+  if newGeneration and limit then takeToken(KEYS[8], caller.name, limit) end
+end
 local state = redis.call('HGET', KEYS[1], 'state')
+local owner = redis.call('HGET', KEYS[1], 'tenant') or 'default'
+-- Another tenant's name (SPEC 34): present, or deleted while its VM (its hold) is not yet gone.
+if caller and not caller.admin then
+  if state == 'present' and owner ~= caller.name then return {'taken'} end
+  -- Every uid the tombstone knows (its last and the retired ones): a VM of any of them may still be there.
+  if state == 'absent' then
+    local uids = cjson.decode(redis.call('HGET', KEYS[1], 'retiredUids') or '[]')
+    table.insert(uids, redis.call('HGET', KEYS[1], 'uid'))
+    for _, oldUid in ipairs(uids) do
+      local oldHold = heldBy(KEYS[6], ARGV[1] .. ' ' .. oldUid)
+      if oldHold and oldHold.tenant ~= caller.name then return {'taken'} end
+    end
+  end
+end
 if state == 'present' then
   local uid = redis.call('HGET', KEYS[1], 'uid')
+  local field = ARGV[1] .. ' ' .. uid
   local changed = {}
   local uidDiffers = ARGV[5] == '1' and uid ~= ARGV[2]
   local answer = {'conflict', '', 'none', '', '', uid, uidDiffers and '1' or '0'}
-  if #ARGV > 13 then
+  if #ARGV > 14 then
     local have = cjson.decode(redis.call('HGET', KEYS[1], 'spec') or '{}')
     local want = cjson.decode(ARGV[3])
     local absent = cjson.decode(ARGV[7])
@@ -120,7 +180,7 @@ if state == 'present' then
       if type(a) == 'table' or type(b) == 'table' then return cjson.encode(a or {}) == cjson.encode(b or {}) end
       return a == b
     end
-    for i = 14, #ARGV do
+    for i = 15, #ARGV do
       local field, mode = string.match(ARGV[i], '^([^:]+):?(.*)$')
       local a, b = have[field], want[field]
       if a == nil then a = absent[field] end
@@ -136,14 +196,23 @@ if state == 'present' then
   local stopped = redis.call('HEXISTS', KEYS[1], 'stopped') == 1
   -- An in-place change, or a VM a lease's expiry stopped (SPEC 31) asked again: a new generation, whose create changes or starts it.
   if #changed > 0 or stopped then
+    local refused = admit(owner, field, true, true)
+    if refused then return refused end
     local address = addressFor(uid)
     if address == false then return {'exhausted'} end
     local recorded = record(uid, spec, address, true)
+    commit(owner, field, true, true)
     local claim = redis.call('HGET', KEYS[1], 'claim')
     if #changed == 0 then return leaseOf('recorded', false, recorded, address, claim) end
     redis.call('HSET', KEYS[1], 'changing', recorded[1])
     for _, field in ipairs(changed) do table.insert(recorded, field) end
     return leaseOf('updated', false, recorded, address, claim)
+  end
+  -- A repeat takes a hold only when it has none: its failed create gave it back (SPEC 34, like the address below).
+  local rehold = caller and not heldBy(KEYS[6], field)
+  if rehold then
+    local refused = admit(owner, field, false)
+    if refused then return refused end
   end
   local address = redis.call('HGET', KEYS[1], 'address')
   -- A create that failed Permanent and left nothing gave its address back (SPEC 29): asked again, it takes one.
@@ -152,11 +221,17 @@ if state == 'present' then
     if address == false then return {'exhausted'} end
     redis.call('HSET', KEYS[1], 'address', address)
   end
+  if rehold then commit(owner, field, false) end
   redis.call('HDEL', KEYS[1], 'failed')
   return leaseOf('existing', false, {redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid}, address, redis.call('HGET', KEYS[1], 'claim'))
 end
 local base = string.match(KEYS[1], '^(.*):desired:[^:]*$')
 local holder = ARGV[1] .. ' ' .. ARGV[2]
+local newOwner = caller and caller.name
+do
+  local refused = admit(newOwner, holder, true)
+  if refused then return refused end
+end
 local member, memberRecord, address
 local tried = false
 -- A uid that holds a lease already (its earlier VM still being deleted) keeps to the cold way: one lease per holder.
@@ -183,7 +258,8 @@ end
 -- Demand (SPEC 30): every tried claim, hit or miss, sets the refill's target.
 local at = tried and tonumber(cjson.decode(ARGV[13]).at)
 if at then countDemand(KEYS[#KEYS], holder, at) end
-local recorded = record(ARGV[2], ARGV[3], address, false)
+local recorded = record(ARGV[2], ARGV[3], address, false, newOwner or false)
+commit(newOwner, holder, true)
 local claim = member and writeClaim(member, memberRecord, cjson.decode(ARGV[13]).pool, KEYS[1], ARGV[1], ARGV[2], recorded[1], ARGV[4])
 -- A claim tried and no idle member found: a miss, told apart from a create that never tried.
 if not member and tried then claim = 'miss' end
@@ -209,12 +285,19 @@ return 1
  * with changes no desired state: it only removes that uid's VM (the
  * reconciler's orphans). A recorded delete ends the name's lease (SPEC 31)
  * and keeps the record's `claim` (SPEC 30) for its job.
+ * ARGV[6]: the caller's tenant (JSON {name, admin}, SPEC 34) or '': a
+ * tenant that is not admin deletes only a name it owns ({'notfound'}
+ * otherwise, also for a name with no record: nothing of it is its).
  * Returns {'recorded', generation, jobId, '1' when it ended a lease else
- * '0'} | {'existing', generation, jobId} | {'foreign', generation}.
+ * '0'} | {'existing', generation, jobId} | {'foreign', generation} | {'notfound'}.
  */
 export const RECORD_ABSENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}
 local state = redis.call('HGET', KEYS[1], 'state')
 local uid = redis.call('HGET', KEYS[1], 'uid')
+local caller = (ARGV[6] or '') ~= '' and cjson.decode(ARGV[6]) or nil
+if caller and not caller.admin and (not state or (redis.call('HGET', KEYS[1], 'tenant') or 'default') ~= caller.name) then
+  return {'notfound'}
+end
 if ARGV[2] ~= '' and state == 'present' and uid ~= ARGV[2] then
   return {'foreign', redis.call('HGET', KEYS[1], 'generation')}
 end

@@ -8,14 +8,17 @@ import { redactSecrets } from '../secrets/redact.js';
 import { intentJobIdPrefix } from '../job-table/job-ids.js';
 import { keys } from '../redis-keys.js';
 import { RENEW_LEASE } from './lease-scripts.js';
+import { NameNotFoundError, NameTakenError, QuotaExceededError, RateLimitedError } from './producer-errors.js';
 import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from './registry-scripts.js';
 import { EXPIRE_LEASE, MARK_WARNED } from './lease-expiry-scripts.js';
 import { VmIndex } from './vm-index.js';
+import { ownerOf } from '../tenants/types.js';
 import { allocationArgs } from '../addresses/pool-args.js';
 import { poolExhausted } from './address-door.js';
 import type { AddressLease } from '../addresses/types.js';
 import type { NetworkPoolConfig } from '../config/types.js';
 import type { PoolClaim } from '../pools/types.js';
+import type { TenantQuotas } from '../tenants/types.js';
 import type { RegistryPageQuery } from './vm-listing.js';
 
 /** The head from its three hash fields (HMGET state uid generation); undefined when there is no record. */
@@ -43,6 +46,8 @@ interface LeaseAfter {
   claim: PoolClaim | undefined;
   /** A fresh create that tried to claim (its shape a warm pool's) and found no idle member: a miss (SPEC 30). */
   claimMissed: boolean;
+  /** The name's owner after the write (SPEC 34); absent: none recorded (a record from before tenants, a pool member's). */
+  tenant?: string;
 }
 
 export type PresentOutcome =
@@ -73,6 +78,16 @@ export interface RecordPresentOptions {
   pool?: NetworkPoolConfig;
   /** The warm pool whose idle member a fresh record claims (SPEC 30), and its shape's current fingerprint. Default none: the cold way. */
   claim?: ClaimFrom;
+  /** The caller's tenant (SPEC 34): the owner of a fresh record, whose quotas are checked and hold taken. Default none: the service's own create. */
+  tenant?: TenantAdmission;
+}
+
+/** What the accept's script needs of a caller's tenant (SPEC 34): its name, whether it is admin, its quotas and the create's size. */
+export interface TenantAdmission {
+  name: string;
+  admin: boolean;
+  quotas: TenantQuotas;
+  size: { cores: number; memoryMiB: number; diskGiB: number };
 }
 
 /** Where a create claims from (SPEC 30): the pool's name and its shape's fingerprint (src/pools/fingerprint.ts). */
@@ -101,7 +116,7 @@ export type InPlaceChange = 'any' | 'grow';
  * not due yet.
  */
 export type ExpiryOutcome =
-  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; generation: number; jobId: string; uid: string; expiresAt: string }
+  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; generation: number; jobId: string; uid: string; expiresAt: string; tenant?: string }
   | { kind: 'not-due'; dueInMs: number }
   | { kind: 'gone' | 'renewed' };
 
@@ -118,7 +133,8 @@ export interface RegistryPage {
 
 function passes(record: DesiredRecord, query: RegistryPageQuery): boolean {
   const expiring = query.expiringBefore === undefined || (record.lease !== undefined && Date.parse(record.lease.expiresAt) < query.expiringBefore);
-  return expiring && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
+  const owned = query.tenant === undefined || ownerOf(record) === query.tenant;
+  return owned && expiring && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
 }
 
 function parseJson<T>(text: string | undefined): T | undefined {
@@ -147,13 +163,16 @@ export class DesiredStateRegistry {
 
   /** RECORD_PRESENT's keys: the record's, the address leases, the address pool's when the create is on one (SPEC 29), the warm pool's when it may claim (SPEC 30). */
   private presentKeys(name: string, pool: NetworkPoolConfig | undefined, claim: ClaimFrom | undefined): string[] {
-    const own = [...this.scriptKeys(name), keys.addressLeases(this.prefix)];
+    const own = [...this.scriptKeys(name), keys.addressLeases(this.prefix), keys.tenantHolds(this.prefix), keys.tenantUse(this.prefix), keys.tenantRate(this.prefix)];
     const network = pool === undefined ? [] : [keys.addressHeld(this.prefix, pool.name), keys.addressCooling(this.prefix, pool.name), keys.addressCursor(this.prefix, pool.name)];
     const warm = claim === undefined ? [] : [keys.poolIdle(this.prefix, claim.pool), keys.poolMembers(this.prefix, claim.pool), keys.poolClaims(this.prefix, claim.pool)];
     return [...own, ...network, ...warm];
   }
 
-  /** Throws PoolExhaustedError, having written nothing, when the create's pool has no free address (SPEC 29). */
+  /**
+   * Throws PoolExhaustedError, having written nothing, when the create's pool has no free address (SPEC 29);
+   * with a tenant (SPEC 34), NameTakenError, QuotaExceededError or RateLimitedError, having written nothing.
+   */
   async recordPresent(name: string, uid: string, spec: Record<string, unknown>, options: RecordPresentOptions = {}): Promise<PresentOutcome> {
     const compared = (options.compare ?? []).map((field) => {
       const change = options.inPlace?.[field];
@@ -163,11 +182,19 @@ export class DesiredStateRegistry {
     const terms = JSON.stringify({ ttlSeconds, onExpiry });
     const now = new Date().toISOString();
     const pool = options.pool === undefined ? undefined : allocationArgs(options.pool, now);
-    const args = [name, uid, JSON.stringify(spec), now, options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), pool?.pool ?? '', pool?.head ?? '', options.claim === undefined ? '' : JSON.stringify({ ...options.claim, at: Date.parse(now) }), ...compared];
+    const args = [name, uid, JSON.stringify(spec), now, options.uidGiven === false ? '0' : '1', intentJobIdPrefix('create', name), JSON.stringify(options.absentMeans ?? {}), terms, expiresAt.toISOString(), expiresAt.getTime(), pool?.pool ?? '', pool?.head ?? '', options.claim === undefined ? '' : JSON.stringify({ ...options.claim, at: Date.parse(now) }), options.tenant === undefined ? '' : JSON.stringify(options.tenant), ...compared];
     const reply = (await RECORD_PRESENT.run(this.redis, this.presentKeys(name, options.pool, options.claim), args)) as string[];
-    const [kind, leaseJson = '', change = 'none', addressJson = '', claimJson = '', a = '', b = '', c = '', ...rest] = reply;
+    const [kind, leaseJson = '', change = 'none', addressJson = '', claimJson = '', ...tail] = reply;
     if (kind === 'exhausted') throw poolExhausted(name, options.pool);
-    if (kind === 'conflict') return { kind, existingUid: a, uidDiffers: b === '1', differingFields: c === '' ? [] : [c, ...rest] };
+    if (kind === 'conflict') {
+      const [existingUid = '', uidDiffers = '', ...differing] = tail;
+      return { kind, existingUid, uidDiffers: uidDiffers === '1', differingFields: differing };
+    }
+    // SPEC 34: nothing was written.
+    const tenant = options.tenant?.name ?? '';
+    if (kind === 'taken') throw new NameTakenError(name);
+    if (kind === 'quota') throw new QuotaExceededError(name, tenant, leaseJson, Number(change), Number(addressJson), Number(claimJson));
+    if (kind === 'rate') throw new RateLimitedError(name, tenant, Number(change), Number(leaseJson));
     const after: LeaseAfter = {
       lease: parseJson<Lease>(leaseJson === '' ? undefined : leaseJson),
       leaseChange: change as LeaseChange,
@@ -175,8 +202,10 @@ export class DesiredStateRegistry {
       claim: parseJson<PoolClaim>(claimJson === '' || claimJson === 'miss' ? undefined : claimJson),
       claimMissed: claimJson === 'miss',
     };
-    if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest, ...after };
-    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c, ...after };
+    const [owner = '', a = '', b = '', c = '', ...rest] = tail;
+    const owned = owner === '' ? {} : { tenant: owner };
+    if (kind === 'updated') return { kind, generation: Number(a), jobId: b, uid: c, changedFields: rest, ...owned, ...after };
+    return { kind: kind === 'existing' ? 'existing' : 'recorded', generation: Number(a), jobId: b, uid: c, ...owned, ...after };
   }
 
   /**
@@ -198,9 +227,12 @@ export class DesiredStateRegistry {
     return (await RECORD_FAILURE.run(this.redis, [keys.desired(this.prefix, name)], [failure.generation, JSON.stringify(failure)])) === 1;
   }
 
-  async recordAbsent(name: string, uid: string | undefined): Promise<AbsentOutcome> {
-    const reply = (await RECORD_ABSENT.run(this.redis, this.scriptKeys(name), [name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name)])) as string[];
+  /** `tenant` (SPEC 34): a caller that is not admin records only a name it owns, else a NameNotFoundError, nothing written; none: any name. */
+  async recordAbsent(name: string, uid: string | undefined, tenant?: Pick<TenantAdmission, 'name' | 'admin'>): Promise<AbsentOutcome> {
+    const caller = tenant === undefined ? '' : JSON.stringify({ name: tenant.name, admin: tenant.admin });
+    const reply = (await RECORD_ABSENT.run(this.redis, this.scriptKeys(name), [name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), caller])) as string[];
     const [kind, a = '', b = '', c = ''] = reply;
+    if (kind === 'notfound') throw new NameNotFoundError(name);
     if (kind === 'foreign') return { kind, generation: Number(a) };
     if (kind === 'existing') return { kind, generation: Number(a), jobId: b };
     return { kind: 'recorded', generation: Number(a), jobId: b, endedLease: c === '1' };
@@ -215,10 +247,10 @@ export class DesiredStateRegistry {
    */
   async expireLease(name: string, version: number, now: Date): Promise<ExpiryOutcome> {
     const args = [name, version, now.getTime(), now.toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), intentJobIdPrefix('stop', name)];
-    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
+    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = '', tenant = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
     if (kind === 'not-due') return { kind, dueInMs: Number(action) };
     if (kind !== 'recorded' && kind !== 'existing') return { kind: kind === 'renewed' ? kind : 'gone' };
-    return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt };
+    return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt, ...(tenant === '' ? {} : { tenant }) };
   }
 
   /** Marks the lease version warned (SPEC 31: vm.expiring once per version); false when it was already, or the name has no such lease. */
@@ -312,5 +344,6 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   const claim = parseJson<PoolClaim>(fields.claim);
   if (claim) record.claim = claim;
   if (fields.claimedBy !== undefined) record.claimedBy = fields.claimedBy;
+  if (fields.tenant !== undefined) record.tenant = fields.tenant;
   return record;
 }

@@ -1,5 +1,5 @@
 // Lua for the listing's filter index (SPEC 27: GET /v1/vms by state and
-// node): per filter a sorted set of names, all scores 0, so a page is a
+// node; SPEC 34: by tenant): per filter a sorted set of names, all scores 0, so a page is a
 // ZRANGEBYLEX from the cursor of about its limit. The registry's scripts
 // keep it with the record they write (INDEX_FUNCTIONS), atomically; a
 // record of an older release is indexed by INDEX_NAMES, and a set entry a
@@ -16,7 +16,10 @@ import { LuaScript } from '../redis-script.js';
  * drops it from every set (its record gone, what it was filed under is
  * not known). The sets are `<base>:desired-by:all`, `:state:<state>`,
  * `:node:<node>` and `:node-state:<state>:<node>` (keys.ts desiredBy);
- * `:nodes` is the set of the nodes that have sets.
+ * `:nodes` is the set of the nodes that have sets. Each name is also in
+ * `:tenant:<tenant>`, its record's owner's (SPEC 34; no `tenant` field:
+ * `default`), and the hash `:tenant-of` says which, so a name a new
+ * owner's create takes leaves the old owner's set with no caller saying so.
  */
 export const INDEX_FUNCTIONS = `
 local function indexedNode(json)
@@ -42,11 +45,32 @@ local function indexStem(record)
   local base, name = string.match(record, '^(.*):desired:([^:]*)$')
   return base .. ':desired-by', name
 end
-local function file(stem, name, state, node)
+local function indexedTenant(record)
+  local tenant = redis.call('HGET', record, 'tenant')
+  if not tenant or tenant == '' then return 'default' end
+  return tenant
+end
+local function dropTenant(stem, name)
+  local was = redis.call('HGET', stem .. ':tenant-of', name)
+  if was then
+    redis.call('ZREM', stem .. ':tenant:' .. was, name)
+    redis.call('HDEL', stem .. ':tenant-of', name)
+  end
+end
+local function fileTenant(stem, name, tenant)
+  local was = redis.call('HGET', stem .. ':tenant-of', name)
+  if was == tenant then return end
+  if was then redis.call('ZREM', stem .. ':tenant:' .. was, name) end
+  redis.call('ZADD', stem .. ':tenant:' .. tenant, 0, name)
+  redis.call('HSET', stem .. ':tenant-of', name, tenant)
+end
+local function file(stem, name, state, node, tenant)
   for _, key in ipairs(indexKeys(stem, state, node)) do redis.call('ZADD', key, 0, name) end
   if node then redis.call('SADD', stem .. ':nodes', node) end
+  if tenant then fileTenant(stem, name, tenant) end
 end
 local function forget(stem, name)
+  dropTenant(stem, name)
   redis.call('ZREM', stem .. ':all', name)
   for _, state in ipairs({'present', 'absent'}) do redis.call('ZREM', stem .. ':state:' .. state, name) end
   for _, node in ipairs(redis.call('SMEMBERS', stem .. ':nodes')) do
@@ -58,7 +82,7 @@ local function reindex(record, oldState, oldNode)
   local stem, name = indexStem(record)
   local state, node = indexedOf(record)
   if oldState then for _, key in ipairs(indexKeys(stem, oldState, oldNode)) do redis.call('ZREM', key, name) end end
-  if state then file(stem, name, state, node) end
+  if state then file(stem, name, state, node, indexedTenant(record)) else dropTenant(stem, name) end
 end
 `;
 
@@ -74,7 +98,7 @@ for i = 2, #ARGV do
   local record = ARGV[1] .. ARGV[i]
   local state, node = indexedOf(record)
   if state then
-    file(KEYS[1], ARGV[i], state, node)
+    file(KEYS[1], ARGV[i], state, node, indexedTenant(record))
     indexed = indexed + 1
   else
     forget(KEYS[1], ARGV[i])
@@ -86,19 +110,23 @@ return indexed
 
 /**
  * KEYS: the stem, the registry's set of names, the set to read (all,
- * state, node or both), the set of all names. ARGV: the name to start
+ * state, node or both; a tenant's when ARGV[8] names one), the set of all
+ * names, the mark of the tenants' sets built. ARGV: the name to start
  * after or '', names wanted, state or '', node or '', the records' key
- * prefix, most entries to look at, '1' to compare the counts. Answers
- * {'build'} when the index is not built or (compared) the registry has
+ * prefix, most entries to look at, '1' to compare the counts, tenant or
+ * ''. Answers {'build'} when the index is not built (with a tenant: its
+ * tenants' sets) or (compared) the registry has
  * more names than it (names written by an older release);
  * else {'done' | 'more', last name looked at or '', name...}: up to
  * `wanted` names after the start whose record passes the filters now, in
  * name order; 'done' when the set has no more. An entry whose record is
  * gone leaves every set of the index and the set of names; one whose record no longer
- * fits the set is filed again where it fits.
+ * fits the set is filed again where it fits. A tenant's set is read with
+ * state and node as filters: a name of it desired otherwise stays there.
  */
 export const INDEX_PAGE = new LuaScript(`${INDEX_FUNCTIONS}
-if redis.call('EXISTS', KEYS[1]) == 0 or (ARGV[7] == '1' and redis.call('SCARD', KEYS[2]) > redis.call('ZCARD', KEYS[4])) then return {'build'} end
+local owner = ARGV[8]
+if redis.call('EXISTS', KEYS[1]) == 0 or (owner ~= '' and redis.call('EXISTS', KEYS[5]) == 0) or (ARGV[7] == '1' and redis.call('SCARD', KEYS[2]) > redis.call('ZCARD', KEYS[4])) then return {'build'} end
 local wanted, most = tonumber(ARGV[2]), tonumber(ARGV[6])
 local from = ARGV[1] == '' and '-' or '(' .. ARGV[1]
 local found, looked, last = {}, 0, ARGV[1]
@@ -110,14 +138,18 @@ while #found < wanted and looked < most do
     last = name
     local record = ARGV[5] .. name
     local state, node = indexedOf(record)
+    local tenant = state and indexedTenant(record)
     if not state then
       forget(KEYS[1], name)
       redis.call('SREM', KEYS[2], name)
+    elseif owner ~= '' and tenant ~= owner then
+      redis.call('ZREM', KEYS[3], name)
+      file(KEYS[1], name, state, node, tenant)
     elseif (ARGV[3] == '' or ARGV[3] == state) and (ARGV[4] == '' or ARGV[4] == node) then
       table.insert(found, name)
-    else
+    elseif owner == '' then
       redis.call('ZREM', KEYS[3], name)
-      file(KEYS[1], name, state, node)
+      file(KEYS[1], name, state, node, tenant)
     end
   end
   from = '(' .. last

@@ -1,4 +1,4 @@
-// The listing's filter index (SPEC 27): which sorted set a page reads,
+// The listing's filter index (SPEC 27; by tenant, SPEC 34): which sorted set a page reads,
 // the page's scan of it, and the build of the index over the records an
 // older release wrote, once, before the first page that needs it.
 import type { RedisClient } from '../redis-script.js';
@@ -20,8 +20,20 @@ export interface IndexScan {
   done: boolean;
 }
 
-/** The sorted set of the names a query's filters select (every name without a filter). */
-function setOf(stem: string, query: Pick<RegistryPageQuery, 'state' | 'node'>): string {
+type IndexQuery = Pick<RegistryPageQuery, 'state' | 'node' | 'tenant'>;
+
+/** Set once the tenants' sets are filed for every name (an index built before SPEC 34 is built again once). */
+function tenantsBuiltKey(stem: string): string {
+  return `${stem}:tenants-built`;
+}
+
+/**
+ * The sorted set of the names a query's filters select (every name without
+ * a filter). A tenant's own set when it names one: a tenant holds few of
+ * many names, so its pages read its names alone, state and node filtered as they are read.
+ */
+function setOf(stem: string, query: IndexQuery): string {
+  if (query.tenant !== undefined) return `${stem}:tenant:${query.tenant}`;
   if (query.state !== undefined && query.node !== undefined) return `${stem}:node-state:${query.state}:${query.node}`;
   if (query.state !== undefined) return `${stem}:state:${query.state}`;
   if (query.node !== undefined) return `${stem}:node:${query.node}`;
@@ -37,13 +49,13 @@ export class VmIndex {
   ) {}
 
   /** Up to `wanted` names after `after` that pass the query's filters, reading about as many entries as it returns. */
-  async scan(query: Pick<RegistryPageQuery, 'state' | 'node'>, after: string | undefined, wanted: number): Promise<IndexScan> {
+  async scan(query: IndexQuery, after: string | undefined, wanted: number): Promise<IndexScan> {
     const stem = keys.desiredBy(this.prefix);
-    const scriptKeys = [stem, keys.desiredIndex(this.prefix), setOf(stem, query), setOf(stem, {})];
+    const scriptKeys = [stem, keys.desiredIndex(this.prefix), setOf(stem, query), setOf(stem, {}), tenantsBuiltKey(stem)];
     const args = [after ?? '', wanted, query.state ?? '', query.node ?? '', keys.desired(this.prefix, ''), MOST_LOOKED_AT];
     // Right after a build the counts are not compared again: an older release still writing would make every page build.
     for (const compare of ['1', '0']) {
-      const [status, last = '', ...names] = (await INDEX_PAGE.run(this.redis, scriptKeys, [...args, compare])) as string[];
+      const [status, last = '', ...names] = (await INDEX_PAGE.run(this.redis, scriptKeys, [...args, compare, query.tenant ?? ''])) as string[];
       if (status !== 'build') return { names, last: last === '' ? undefined : last, done: status === 'done' };
       await this.build();
     }
@@ -71,5 +83,6 @@ export class VmIndex {
       await INDEX_NAMES.run(this.redis, [stem, keys.desiredIndex(this.prefix)], [keys.desired(this.prefix, ''), ...names.slice(i, i + BUILD_BATCH)]);
     }
     await this.redis.set(stem, '1');
+    await this.redis.set(tenantsBuiltKey(stem), '1');
   }
 }

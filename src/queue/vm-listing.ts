@@ -1,6 +1,6 @@
 // The query of a listing of names (SPEC 27: GET /v1/vms pages and
 // filters), for the producer library and the HTTP API alike: limit,
-// cursor, state, node, expiringBefore (SPEC 31), checked here so both refuse the same values naming
+// cursor, state, node, expiringBefore (SPEC 31), tenant (SPEC 34), checked here so both refuse the same values naming
 // the same field. Pages run in name order and the cursor is the last name
 // a page gave (base64url), so a page goes on after that name whatever was
 // added or removed meanwhile: no name twice, none skipped that stayed.
@@ -8,6 +8,7 @@ import { DNS_LABEL } from '../job-table/fields.js';
 import type { FieldError } from '../job-table/fields.js';
 import type { DesiredRecord } from '../desired-state.js';
 import { parseRfc3339 } from './rfc3339.js';
+import { TENANT_NAME_RE } from '../tenants/types.js';
 
 export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 1000;
@@ -24,10 +25,12 @@ export interface VmListQuery {
   node?: string;
   /** Only names whose lease ends before this time (RFC 3339, SPEC 31). */
   expiringBefore?: string;
+  /** Only the names of this tenant (SPEC 34); a tenant's own client lists its own alone, and only an admin may name another. */
+  tenant?: string;
 }
 
 /** The listing's parameters, as the API's query takes them. */
-export const LISTING_KEYS = ['limit', 'cursor', 'state', 'node', 'expiringBefore'] as const;
+export const LISTING_KEYS = ['limit', 'cursor', 'state', 'node', 'expiringBefore', 'tenant'] as const;
 
 /** What the registry's page reads: the names after `after`, in name order, that pass the filters. */
 export interface RegistryPageQuery {
@@ -37,6 +40,8 @@ export interface RegistryPageQuery {
   node?: string;
   /** Only names whose lease ends before this time (ms). */
   expiringBefore?: number;
+  /** Only the names this tenant owns (SPEC 34). */
+  tenant?: string;
 }
 
 export function encodeCursor(lastName: string): string {
@@ -65,7 +70,7 @@ export function parseVmListQuery(input: unknown): { ok: true; value: RegistryPag
     if (!(LISTING_KEYS as readonly string[]).includes(key) && given[key] !== undefined) errors.push({ field: key, message: `is not a listing parameter (${LISTING_KEYS.join(', ')})` });
   }
   const value: RegistryPageQuery = { limit: DEFAULT_PAGE_LIMIT };
-  const { limit, cursor, state, node, expiringBefore } = given;
+  const { limit, cursor, state, node, expiringBefore, tenant } = given;
   if (limit !== undefined) {
     if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT) value.limit = limit;
     else errors.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` });
@@ -87,6 +92,10 @@ export function parseVmListQuery(input: unknown): { ok: true; value: RegistryPag
     const at = parseRfc3339(expiringBefore);
     if (at !== undefined) value.expiringBefore = at.getTime();
     else errors.push({ field: 'expiringBefore', message: 'must be an RFC 3339 date-time with an offset, e.g. 2030-01-02T03:04:05Z' });
+  }
+  if (tenant !== undefined) {
+    if (typeof tenant === 'string' && TENANT_NAME_RE.test(tenant)) value.tenant = tenant;
+    else errors.push({ field: 'tenant', message: 'must be a tenant name: 1 to 32 of a-z, 0-9 and "-", starting with a letter' });
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
 }

@@ -24,6 +24,11 @@ export function deliveryIdFor(event: WebhookEvent, vmJobId: string, attempt?: nu
   return attempt === undefined ? `${event}-${vmJobId}` : `${event}-${vmJobId}-attempt-${attempt}`;
 }
 
+/** The delivery id of a tenant's copy of an event (SPEC 34): the operator's with the tenant added. */
+export function tenantDeliveryIdFor(deliveryId: string, tenant: string): string {
+  return `${deliveryId}-tenant-${tenant}`;
+}
+
 export interface WebhookQueue {
   readonly queue: Queue;
   /** Adds the delivery unless one with its id is already kept; resolves once Redis has it. */

@@ -7,6 +7,7 @@ import type { OperationContext } from '../provider/types.js';
 import type { Plan } from './decide.js';
 import { actOnSeeds, type Notes } from './act-seeds.js';
 import { actOnAddresses } from './act-addresses.js';
+import { actOnHolds } from './act-holds.js';
 import type { FindingKind, SweepDeps } from './ports.js';
 import type { MissingRef, OrphanVmRef, SweepError, SweepReport } from './report.js';
 
@@ -19,6 +20,7 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
   await actOnMissing(plan, deps, report, ctx, notes, dryRun);
   await actOnExpiredLeases(plan, deps, report, ctx, notes, dryRun);
   if (plan.addresses && deps.addresses) await actOnAddresses(plan.addresses, deps.addresses, deps, report, ctx, notes, dryRun);
+  if (plan.tenantHolds && deps.tenantHolds) await actOnHolds(plan.tenantHolds, deps.tenantHolds, deps, report, ctx, notes, dryRun);
 }
 
 /**

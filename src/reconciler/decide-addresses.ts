@@ -23,14 +23,20 @@ export interface AddressPlan {
 }
 
 export function planAddresses(inventory: Inventory, leases: readonly LeasedAddress[], poolOf: (address: string) => string | undefined): AddressPlan {
-  const unseenName = inventory.vms.some((vm) => vm.name === undefined && vm.ours !== false);
-  const orphanLeases = unseenName ? [] : leases.filter((lease) => !inUse(lease, inventory.entries.get(lease.name), inventory.vms));
+  const inUseNow = heldInUse(inventory);
+  const orphanLeases = leases.filter((lease) => !inUseNow(lease));
   return { orphanLeases, unleased: unleasedAddresses(inventory, leases, poolOf) };
 }
 
-function inUse(lease: LeasedAddress, entry: DesiredEntry | undefined, vms: readonly ListedVm[]): boolean {
-  if (entry?.state === 'present' && (entry.uid === undefined || entry.uid === lease.uid)) return true;
-  return vms.some((vm) => vm.name === lease.name && vm.ours !== false && (vm.ours === 'unknown' || vm.uid === undefined || vm.uid === lease.uid));
+/** Whether what a name+uid holds (a lease, a tenant's hold, SPEC 34) is still in use, by the rules above. */
+export function heldInUse(inventory: Inventory): (held: { name: string; uid: string }) => boolean {
+  const unseenName = inventory.vms.some((vm) => vm.name === undefined && vm.ours !== false);
+  return (held) => unseenName || inUse(held, inventory.entries.get(held.name), inventory.vms);
+}
+
+function inUse(held: { name: string; uid: string }, entry: DesiredEntry | undefined, vms: readonly ListedVm[]): boolean {
+  if (entry?.state === 'present' && (entry.uid === undefined || entry.uid === held.uid)) return true;
+  return vms.some((vm) => vm.name === held.name && vm.ours !== false && (vm.ours === 'unknown' || vm.uid === undefined || vm.uid === held.uid));
 }
 
 function unleasedAddresses(inventory: Inventory, leases: readonly LeasedAddress[], poolOf: (address: string) => string | undefined): UnleasedAddressRef[] {

@@ -34,6 +34,7 @@ import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
 import type { AddressPlan } from './decide-addresses.js';
+import type { HoldPlan } from './decide-holds.js';
 import type { FailedCreateRef, LeaseRef, MissingRef, OrphanReason, OrphanVmRef, SeedRef, UnknownVmRef } from './report.js';
 
 /** Why a seed whose name has a VM is still a candidate: that VM is elsewhere. */
@@ -65,6 +66,8 @@ export interface Plan {
   expiredLeases: LeaseRef[];
   /** The address pools' leases to free and addresses to report (SPEC 29, decide-addresses.ts); absent when the sweep has no pools' leases. */
   addresses?: AddressPlan;
+  /** The tenants' quota holds to free (SPEC 34, decide-holds.ts); absent when the sweep has no holds' book. */
+  tenantHolds?: HoldPlan;
 }
 
 /** Older than the grace period or not: a time unknown or unreadable counts as young. */

@@ -3,7 +3,7 @@
 // (src/queue/) satisfy them through small adapters in this folder; tests
 // use in-memory doubles. Nothing here knows BullMQ or Redis.
 import type { Provider } from '../provider/types.js';
-import type { UnleasedAddressRef } from './report.js';
+import type { TenantHoldRef, UnleasedAddressRef } from './report.js';
 
 /** One name the registry knows (SPEC 2): present, or a tombstone. */
 export interface DesiredEntry {
@@ -140,6 +140,14 @@ export interface AddressLeaseBook {
   holds(name: string, uid: string, address: string): Promise<boolean>;
 }
 
+/** The tenants' quota holds (SPEC 34) as the sweep reads and ends them. */
+export interface TenantHoldBook {
+  /** Every hold. Read before the registry: a hold taken after this read is not judged this sweep. */
+  list(): Promise<TenantHoldRef[]>;
+  /** Ends name+uid's hold unless the name is present with that uid by now (checked in the same script); what it freed. */
+  free(name: string, uid: string): Promise<TenantHoldRef | undefined>;
+}
+
 /**
  * When a sweep lists the seed storages besides reading the seed records
  * (SPEC 5, 26): the backstop that finds seeds no record names (uploaded by
@@ -183,6 +191,8 @@ export type FindingKind =
   | 'address_lease_freed'
   | 'address_lease_pending'
   | 'address_unleased'
+  | 'tenant_hold_freed'
+  | 'tenant_hold_pending'
   | 'error';
 
 export interface SweepDeps {
@@ -203,4 +213,6 @@ export interface SweepDeps {
   addresses?: AddressLeaseBook;
   /** An address seen on a VM of ours that no lease holds (SPEC 29): the warning and its counter. */
   onUnleasedAddress?: (seen: UnleasedAddressRef) => void;
+  /** The tenants' quota holds (SPEC 34); without them the sweep leaves holds alone. */
+  tenantHolds?: TenantHoldBook;
 }

@@ -15,6 +15,7 @@ import { acceptDelete } from '../queue/intent.js';
 import type { LeaseTimer } from '../queue/lease-timer.js';
 import { knownGeneration } from './registry-adapter.js';
 import type { Enqueuer, JobLookup } from './ports.js';
+import { ownerField } from '../tenants/types.js';
 
 /** The decision no longer holds: the next sweep decides again. */
 export class StaleDecisionError extends Error {
@@ -100,7 +101,8 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
       if (record?.state === 'present' && record.uid === uid) {
         throw new StaleDecisionError(`${name} is now present with uid ${uid}`);
       }
-      const job = await jobs.add('delete', { name, uid, generation: seenGeneration });
+      // The name's owner (SPEC 34) sees the job and gets its webhooks.
+      const job = await jobs.add('delete', { name, uid, generation: seenGeneration, ...ownerField(record) });
       await remember(name, job.id ?? '');
       await job.log(reason);
       return job.id ?? '';
@@ -115,7 +117,7 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
       // A new job id: the first create may still be kept as completed, and
       // adding under its id would add nothing.
       // The name's address lease goes with it (SPEC 29): the VM made again gets the address the name holds.
-      const job = await jobs.add('create', { ...record.spec, generation, ...(record.address === undefined ? {} : { address: record.address }) }, 'again');
+      const job = await jobs.add('create', { ...record.spec, generation, ...(record.address === undefined ? {} : { address: record.address }), ...ownerField(record) }, 'again');
       await remember(name, job.id ?? '');
       await job.log('reconciler: the present name had no VM, or an in-place change not applied, and no job; its create is enqueued again');
       return job.id ?? '';

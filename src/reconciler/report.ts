@@ -79,8 +79,15 @@ export interface UnleasedAddressRef {
   pool: string;
 }
 
+/** A tenant's quota hold (SPEC 34) the sweep found with no VM and no present name. */
+export interface TenantHoldRef {
+  name: string;
+  uid: string;
+  tenant: string;
+}
+
 export interface SweepError {
-  action: 'delete-vm' | 'delete-seed' | 'create' | 'expire-lease' | 'free-address';
+  action: 'delete-vm' | 'delete-seed' | 'create' | 'expire-lease' | 'free-address' | 'free-hold';
   name: string;
   message: string;
 }
@@ -101,6 +108,8 @@ export interface SweepCounts {
   addressesFreed: number;
   /** Addresses of VMs of ours that no lease holds (SPEC 29). */
   addressesUnleased: number;
+  /** Tenants' quota holds with no VM and no present name, freed (SPEC 34). */
+  tenantHoldsFreed: number;
   errors: number;
 }
 
@@ -165,13 +174,20 @@ export interface SweepReport {
     /** Seen on a VM of ours, inside a pool, held by no lease of its name and uid: reported, never changed. */
     unleased: UnleasedAddressRef[];
   };
+  /** The tenants' quota holds (SPEC 34). */
+  tenantHolds: {
+    /** No VM of ours carries the name and uid, and the name is not present with the uid: freed, its sizes off the tenant's usage. */
+    freed: TenantHoldRef[];
+    /** The same, but a job for the name is pending or holds its lock: left to that job. */
+    pending: TenantHoldRef[];
+  };
   errors: SweepError[];
 }
 
 export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
   return {
     dryRun,
-    counts: { listed: 0, ours: 0, orphansDeleted: 0, orphansSkipped: 0, unknown: 0, seedsDeleted: 0, seedsSkipped: 0, missingReenqueued: 0, missingSkipped: 0, leasesExpired: 0, addressesFreed: 0, addressesUnleased: 0, errors: 0 },
+    counts: { listed: 0, ours: 0, orphansDeleted: 0, orphansSkipped: 0, unknown: 0, seedsDeleted: 0, seedsSkipped: 0, missingReenqueued: 0, missingSkipped: 0, leasesExpired: 0, addressesFreed: 0, addressesUnleased: 0, tenantHoldsFreed: 0, errors: 0 },
     startedAt: startedAt.toISOString(),
     finishedAt: startedAt.toISOString(),
     listed: 0,
@@ -181,6 +197,7 @@ export function emptyReport(dryRun: boolean, startedAt: Date): SweepReport {
     missing: { reenqueued: [], skippedYoung: [], skippedLocked: [], notRecreated: [], failedPermanent: [] },
     leases: { expired: [], pending: [] },
     addresses: { freed: [], pending: [], unleased: [] },
+    tenantHolds: { freed: [], pending: [] },
     errors: [],
   };
 }
@@ -200,6 +217,7 @@ export function countsOf(report: SweepReport): SweepCounts {
     leasesExpired: report.leases.expired.length,
     addressesFreed: report.addresses.freed.length,
     addressesUnleased: report.addresses.unleased.length,
+    tenantHoldsFreed: report.tenantHolds.freed.length,
     errors: report.errors.length,
   };
 }
@@ -219,6 +237,7 @@ export function summarize(report: SweepReport): string {
       ? [`leases past due ${report.dryRun ? 'would expire' : 'expired'} ${report.leases.expired.length} (pending ${report.leases.pending.length})`]
       : []),
     ...addressSummary(report),
+    ...holdSummary(report),
     `errors ${report.errors.length}`,
   ].join('; ');
 }
@@ -228,4 +247,11 @@ function addressSummary(report: SweepReport): string[] {
   const { freed, pending, unleased } = report.addresses;
   if (freed.length + pending.length + unleased.length === 0) return [];
   return [`address leases ${report.dryRun ? 'would free' : 'freed'} ${freed.length} (pending ${pending.length}), unleased addresses seen ${unleased.length}`];
+}
+
+/** The summary's part for the tenants' holds (SPEC 34), only when the sweep found one to free. */
+function holdSummary(report: SweepReport): string[] {
+  const { freed, pending } = report.tenantHolds;
+  if (freed.length + pending.length === 0) return [];
+  return [`tenant holds ${report.dryRun ? 'would free' : 'freed'} ${freed.length} (pending ${pending.length})`];
 }

@@ -26,6 +26,8 @@ import { summarize } from './report.js';
 import type { SweepReport, UnleasedAddressRef } from './report.js';
 import { addressLeaseBook } from './address-adapter.js';
 import { AddressPoolStore } from '../addresses/address-pool-store.js';
+import { tenantHoldBook } from './hold-adapter.js';
+import { TenantHoldStore } from '../tenants/hold-store.js';
 import type { Logger } from '../log.js';
 import type { AddressMetrics } from '../metrics.js';
 
@@ -56,6 +58,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
   // One per runner, so per process: its first sweep lists the seed storages.
   const seedListing = seedListingSchedule(redis, prefix, config.reconciler.seedListingEvery);
   const addresses = addressLeaseBook(new AddressPoolStore(redis, prefix, config.proxmox.networks), config.proxmox.networks);
+  const tenantHolds = tenantHoldBook(new TenantHoldStore(redis, prefix));
   return async (data, ctx) => {
     const deps: SweepDeps = {
       registry: registryReader(registry, redis, prefix),
@@ -73,6 +76,7 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
         warnUnleased(ctx.logger ?? options.logger, seen);
         options.addressMetrics?.addressUnleasedSeen(seen.pool);
       },
+      tenantHolds,
     };
     const outcome = await withSweepLock(redis, keys.sweepLock(prefix), ttlMs, (lost) =>
       sweep(deps, { dryRun: data.dryRun, byHand: isAskedByHand(ctx.jobId), signal: AbortSignal.any([ctx.signal, lost]), job: { jobId: ctx.jobId, logger: ctx.logger } }),

@@ -1,8 +1,9 @@
 // One reconcile sweep (SPEC 5): take stock, decide, act, report; the
-// address pools' leases too (SPEC 29).
+// address pools' leases too (SPEC 29), and the tenants' holds (SPEC 34).
 import { takeInventory } from './inventory.js';
 import { decide } from './decide.js';
 import { planAddresses } from './decide-addresses.js';
+import { planHolds } from './decide-holds.js';
 import { act } from './act.js';
 import { countsOf, emptyReport } from './report.js';
 import type { OperationContext } from '../provider/types.js';
@@ -35,6 +36,8 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   // name's record (SPEC 29), so every lease read here has its name in the
   // registry read after it, unless that name has been deleted since.
   const leases = await deps.addresses?.list();
+  // The same for the tenants' holds, taken with the record too (SPEC 34).
+  const holds = await deps.tenantHolds?.list();
   // The registry is read before Proxmox: a VM created after this read is
   // younger than the grace period, so it cannot be mistaken for an orphan.
   const [entries, generations] = await Promise.all([deps.registry.listAll(), deps.registry.knownGenerations()]);
@@ -44,6 +47,7 @@ export async function sweep(deps: SweepDeps, options: SweepOptions): Promise<Swe
   const plan = decide(inventory, deps.clock.now(), deps.settings.graceSeconds);
   const book = deps.addresses;
   if (leases && book) plan.addresses = planAddresses(inventory, leases, (address) => book.poolOf(address));
+  if (holds) plan.tenantHolds = planHolds(inventory, holds);
   report.listed = plan.listed;
   report.ours = plan.ours;
   report.seeds.listed = inventory.seeds.length;

@@ -22,7 +22,7 @@ export function secretFilePaths(config: Config): string[] {
 }
 
 /** The password in a URL's user part, "" when it has none. */
-function passwordOf(url: string): string {
+export function passwordOf(url: string): string {
   if (!URL.canParse(url)) return '';
   const { password } = new URL(url);
   try {
@@ -34,7 +34,8 @@ function passwordOf(url: string): string {
 
 /**
  * Reads each secret file the config names, registering every line (and,
- * for `user:password` lines, the password alone) for redaction, and the
+ * for `user:password` lines, the password alone, for a tokens line the
+ * token alone) for redaction, and the
  * passwords in redis.url and webhooks.url, secrets that need no file.
  * Resolves with the files that were read.
  */
@@ -45,6 +46,8 @@ export async function learnSecretFiles(config: Config): Promise<string[]> {
     const text = await readSecretFile(path).catch(() => undefined);
     if (text === undefined) continue;
     read.push(path);
+    // A tokens line may go on with its tenant's words (SPEC 34): the token is its first word.
+    if (path === config.http.apiTokensFile) for (const line of text.split('\n')) registerSecret(line.trim().split(/[ \t]+/)[0] ?? '');
     if (path !== config.http.boardUsersFile) continue;
     for (const line of text.split('\n')) {
       const colon = line.indexOf(':');

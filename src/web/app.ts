@@ -3,11 +3,17 @@
 // Bull Board behind basic auth, open /healthz and /readyz, /metrics and
 // /readyz's checks behind a token unless http.metricsAuth is false. Built from its deps, not
 // listening: server.ts listens, tests use inject or listen themselves.
+// Tenants (SPEC 34): each request speaks for its token's tenant; a `read`
+// token only GETs, and /metrics and /readyz's checks want an admin token.
 import fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type onRequestAsyncHookHandler } from 'fastify';
 import { Registry } from 'prom-client';
 import { limitsFromConfig } from '../job-table/schema.js';
 import { boundConnections, listenerLimitsOf } from '../listener-limits.js';
 import { bearerAuth } from './auth/bearer.js';
+import { decorateRequestTenant } from './auth/request-tenant.js';
+import { adminOnly, refuseWritesOfReadScope } from './auth/scope.js';
+import { configuredTenants } from '../tenants/token-lines.js';
+import { registerTenantGauges } from './tenant-metrics.js';
 import { createHealthGate } from './create-health.js';
 import { FAILED_AUTH_DEFAULTS, FailedAuth } from './auth/failed-auth.js';
 import { mountBoard } from './board.js';
@@ -29,6 +35,7 @@ import { metricsRoute } from './routes/metrics.js';
 import { probeRoutes } from './routes/probes.js';
 import { readyRoute } from './routes/ready.js';
 import { refuseUnknownQuery } from './query-keys.js';
+import { tenantRoutes } from './routes/tenants.js';
 import { vmRoutes } from './routes/vms.js';
 import { redisNeverDown, refuseWhileRedisDown, type RedisDownProbe } from './redis-down.js';
 import { boundLargeBodies } from './large-bodies.js';
@@ -61,15 +68,17 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   registerAddressPoolGauge(webRegistry, deps.addressPools && sharedFor(redisFiguresMs, deps.addressPools), redisDown);
   const pools = deps.pools;
   registerPoolGauges(webRegistry, pools && sharedFor(redisFiguresMs, () => pools.listPools()), redisDown);
+  registerTenantGauges(webRegistry, configuredTenants(deps.credentials?.apiTokens ?? []), deps.tenantUsage && sharedFor(redisFiguresMs, deps.tenantUsage), redisDown);
   app.setErrorHandler(errorHandler(redisDown));
   app.setNotFoundHandler(notFound);
+  decorateRequestTenant(app);
 
   const failedAuth = new FailedAuth(webRegistry, deps.logger, { ...FAILED_AUTH_DEFAULTS, ...deps.failedAuth });
   const tokenGuard = deps.credentials === undefined ? undefined : bearerAuth(deps.credentials.apiTokens, failedAuth);
   const openApi = buildOpenApiDocument(deps.config);
 
-  // What names workers, hosts, nodes and images: /metrics and the checks of /readyz.
-  const operationsGuard = deps.config.http.metricsAuth ? tokenGuard : undefined;
+  // What names workers, hosts, nodes and images: /metrics and the checks of /readyz, an admin token's.
+  const operationsGuard = deps.config.http.metricsAuth && tokenGuard !== undefined ? adminOnly(tokenGuard) : undefined;
   // Our routes take only the query parameters each declares (query-keys.ts); Bull Board's, mounted apart, are its own.
   await app.register(async (ours) => {
     ours.addHook('preValidation', refuseUnknownQuery);
@@ -90,13 +99,15 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
 function v1Routes(deps: WebDeps, redisDown: RedisDownProbe, tokenGuard: onRequestAsyncHookHandler | undefined): FastifyPluginCallback {
   return (v1, _options, done) => {
     if (tokenGuard !== undefined) v1.addHook('onRequest', tokenGuard);
+    v1.addHook('onRequest', refuseWritesOfReadScope);
     // Every other /v1 route reads or writes Redis: 503 while it is down (SPEC 24).
     void v1.register((needsRedis, _scopeOptions, scopeDone) => {
       needsRedis.addHook('onRequest', refuseWhileRedisDown(redisDown));
-      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()), (pool) => deps.metrics.poolMissed(pool));
+      vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()), (pool) => deps.metrics.poolMissed(pool), (tenant, reason) => deps.metrics.tenantRefused(tenant, reason));
       jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
       imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
       poolRoutes(needsRedis, deps.pools);
+      tenantRoutes(needsRedis, deps.service, configuredTenants(deps.credentials?.apiTokens ?? []));
       jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, maxSeconds: deps.config.http.eventStreamMaxSeconds, ...deps.jobEvents });
       scopeDone();
     });

@@ -6,6 +6,7 @@ import type { UncheckedProvisionerClient } from '../client.js';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../log.js';
 import type { PoolCounts } from '../addresses/address-pool-store.js';
+import type { TenantUsage } from '../tenants/types.js';
 import type { Metrics } from '../metrics.js';
 import type { ReadyTokens } from '../queue/ready-signals.js';
 import type { Credentials } from './auth/credentials.js';
@@ -14,8 +15,15 @@ import type { ReadinessSources } from './readiness.js';
 import type { JobEventOptions } from './job-event-options.js';
 import type { RedisDownProbe } from './redis-down.js';
 
-/** The producer-side operations the /v1 routes forward to. */
-export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'renewLease'>;
+/**
+ * The producer-side operations the /v1 routes forward to. A route calls
+ * them as its request's tenant (asTenant, SPEC 34); the others are there
+ * for a test's wrapper to delegate to.
+ */
+export type VmService = Pick<UncheckedProvisionerClient, 'createVm' | 'deleteVm' | 'enqueueJob' | 'getJob' | 'waitForJob' | 'getVm' | 'listVms' | 'renewLease' | 'asTenant'>;
+
+/** One tenant's calls (SPEC 34): its names alone seen and acted on (admin: all). */
+export type TenantCalls = ReturnType<VmService['asTenant']>;
 
 /** The warm pools' listing (SPEC 30) GET /v1/pools forwards to. */
 export type PoolService = Pick<UncheckedProvisionerClient, 'listPools'>;
@@ -42,4 +50,6 @@ export interface WebDeps {
   failedAuth?: Partial<FailedAuthOptions>;
   /** The address pools' figures read from Redis (SPEC 29); no pool series when absent. */
   addressPools?: () => Promise<PoolCounts[]>;
+  /** Every tenant's usage read from Redis (SPEC 34); no usage series when absent. */
+  tenantUsage?: () => Promise<Map<string, TenantUsage>>;
 }

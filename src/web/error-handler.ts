@@ -3,8 +3,11 @@
 // a 409, and so is its PoolExhaustedError (naming the pool and network,
 // SPEC 29), fastify's own client errors keep their status, and anything
 // else is a 500 whose details go to the log (redacted), never to the caller.
+// Tenants (SPEC 34): a scope refused or a quota reached is a 403, the
+// creates per minute spent a 429, a name another tenant holds a 409 that
+// says nothing of whose, and a name not the caller's (or nobody's) a 404.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ConflictError, PoolExhaustedError, ValidationError } from '../client.js';
+import { ConflictError, NameNotFoundError, NameTakenError, PoolExhaustedError, QuotaExceededError, RateLimitedError, ScopeError, ValidationError } from '../client.js';
 import type { FieldError } from '../job-table/schema.js';
 import { RedisUnavailableError } from '../queue/connection.js';
 import { unavailableReason } from '../queue/redis-failure.js';
@@ -30,6 +33,7 @@ const BODY_ERRORS: Record<string, string> = {
 
 const CLIENT_ERROR_NAMES: Record<number, string> = {
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'NotFound',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
@@ -56,8 +60,26 @@ export function errorHandler(redisDown: RedisDownProbe) {
   };
 }
 
+/** The answer to a tenant's refusal (SPEC 34), or undefined when `err` is none. */
+function tenantRefusal(err: unknown, reply: FastifyReply): FastifyReply | undefined {
+  if (err instanceof ScopeError) return reply.code(403).send({ error: 'Forbidden', message: err.message });
+  if (err instanceof QuotaExceededError) {
+    const { message, vmName: name, tenant, quota, use, asked, limit } = err;
+    return reply.code(403).send({ error: 'QuotaExceeded', message, name, tenant, quota, use, asked, limit });
+  }
+  if (err instanceof RateLimitedError) {
+    const { message, vmName: name, tenant, limit, retryAfterSeconds } = err;
+    return reply.code(429).header('Retry-After', String(retryAfterSeconds)).send({ error: 'RateLimited', message, name, tenant, limit, retryAfterSeconds });
+  }
+  if (err instanceof NameTakenError) return reply.code(409).send({ error: 'NameTaken', message: err.message, name: err.vmName });
+  if (err instanceof NameNotFoundError) return reply.code(404).send({ error: 'NotFound', message: err.message });
+  return undefined;
+}
+
 function handleError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (err instanceof ValidationError) return reply.code(400).send(validationBody(err.fields, redactSecrets(err.message)));
+  const refused = tenantRefusal(err, reply);
+  if (refused !== undefined) return refused;
   if (err instanceof PoolExhaustedError) {
     return reply.code(409).send({ error: 'PoolExhausted', message: err.message, name: err.vmName, pool: err.pool, network: err.network });
   }

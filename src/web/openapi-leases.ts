@@ -3,11 +3,7 @@
 // /vms/{name}/lease with its body and answer.
 import type { JobLimits } from '../job-table/schema.js';
 
-type Schema = Record<string, unknown>;
-
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: Schema): Schema => ({ content: { 'application/json': { schema } } });
-const answer = (description: string, schema: Schema): Schema => ({ description, ...json(schema) });
+import { answer, json, ref, type Schema } from './openapi-parts.js';
 
 const onExpiry: Schema = { type: 'string', enum: ['delete', 'stop'], description: 'What runs at expiresAt: delete (the VM and the name go) or stop (the VM stops; the name stays recorded).' };
 

@@ -10,6 +10,7 @@ import { poolSchemas, originAnswerProperties } from './openapi-pools.js';
 import { CREATE_CONFLICT_TEXT, addressViewProperties } from './openapi-addresses.js';
 import { expiringBeforeParam, leasePath, leaseSchemas, leaseViewProperties } from './openapi-leases.js';
 import { jobSchemas } from './openapi-jobs.js';
+import { FORBIDDEN_WRITE, NAME_TAKEN_TEXT, NOT_OWN_NAME, tenantCreateAnswers, tenantErrorProperties, tenantPaths, tenantSchemas } from './openapi-tenants.js';
 import { EVENT_ID_PATTERN } from './job-event-cursor.js';
 import { DEFAULT_MAX_EVENT_STREAMS } from './job-event-options.js';
 import { MAX_WAIT_SECONDS } from './routes/jobs.js';
@@ -29,6 +30,9 @@ const ERROR_ANSWERS: Record<string, Schema> = {
   '401': answer('No bearer token, or one not in http.apiTokensFile.', ref('Error')),
 };
 
+/** A call that changes something: also refused to a read token (SPEC 34). */
+const WRITE_ERROR_ANSWERS: Record<string, Schema> = { ...ERROR_ANSWERS, '403': FORBIDDEN_WRITE };
+
 const nameParam = {
   name: 'name',
   in: 'path',
@@ -44,6 +48,7 @@ const listParams = [
   { name: 'state', in: 'query', required: false, description: 'Only names desired so.', schema: { type: 'string', enum: [...LISTED_STATES] } },
   { name: 'node', in: 'query', required: false, description: 'Only names whose VM was last seen on this node (lastKnown.node).', schema: { type: 'string' } },
   expiringBeforeParam,
+  { name: 'tenant', in: 'query', required: false, description: "Only this tenant's names (SPEC 34). An admin token may name any tenant; another token only its own (a 400 otherwise), and sees only its own names either way.", schema: { type: 'string' } },
 ];
 
 const vmPage: Schema = {
@@ -69,12 +74,14 @@ const JOB_EVENTS_DESCRIPTION = [
 const componentSchemas: Record<string, Schema> = {
   ...imageSchemas,
   ...poolSchemas,
+  ...tenantSchemas,
   Error: {
     type: 'object',
     required: ['error', 'message'],
     properties: {
-      error: { type: 'string', description: 'ValidationError, Conflict, PoolExhausted, NotFound, Unauthorized, ...' },
+      error: { type: 'string', description: 'ValidationError, Conflict, PoolExhausted, NotFound, Unauthorized, Forbidden, QuotaExceeded, RateLimited, NameTaken, ...' },
       message: { type: 'string' },
+      ...tenantErrorProperties,
       pool: { type: 'string', description: 'With PoolExhausted: the address pool with no free address (SPEC 29).' },
       network: { type: 'string', description: 'With PoolExhausted: its bridge, VLAN tag and cidr, in words.' },
       fields: {
@@ -120,6 +127,7 @@ const componentSchemas: Record<string, Schema> = {
       name: { type: 'string' },
       state: { type: 'string', enum: ['present', 'absent'], description: 'The desired state.' },
       uid: { type: 'string' },
+      tenant: { type: 'string', description: 'The tenant that owns the name (SPEC 34): the one whose create first recorded it; `default` for a name from before tenants.' },
       generation: { type: 'integer' },
       spec: { ...ref('VmSpec'), description: 'The create\'s fields, the sizes filled in; userData and networkConfig as a TextSummary, sshKeys as sent (public keys).' },
       updatedAt: { type: 'string', format: 'date-time' },
@@ -163,7 +171,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     },
     servers: [{ url: serverUrl(config.http.publicUrl) }],
     security: [{ bearer: [] }],
-    paths: { ...vmPaths(jobJsonSchema('create', limits)), ...imagePaths(), ...poolPaths(), ...jobPaths() },
+    paths: { ...vmPaths(jobJsonSchema('create', limits)), ...imagePaths(), ...poolPaths(), ...jobPaths(), ...tenantPaths(ERROR_ANSWERS) },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from http.apiTokensFile.' } },
       schemas: { ...componentSchemas, ...jobSchemas(limits), ...leaseSchemas(limits) },
@@ -177,8 +185,13 @@ function enqueued(what: string): Schema {
     '200': answer(`${what} was already there (existing: true): the same job.`, ref('Enqueued')),
     '202': answer(`${what} enqueued.`, ref('Enqueued')),
     '400': answer('The request is invalid; fields lists every failing field.', ref('Error')),
-    ...ERROR_ANSWERS,
+    ...WRITE_ERROR_ANSWERS,
   };
+}
+
+/** The answers of a call that enqueues a job on a present name. */
+function enqueuedOnName(what: string): Schema {
+  return { ...enqueued(what), '404': NOT_OWN_NAME };
 }
 
 /** /vms, /vms/{name} and a POST /vms/{name}/<job> per job of the job table that takes a name; `createBody` is the create's request body. */
@@ -191,7 +204,8 @@ function vmPaths(createBody: Schema): Schema {
         requestBody: { required: true, ...json(createBody) },
         responses: {
           ...enqueued('The create'),
-          '409': answer(CREATE_CONFLICT_TEXT, ref('Error')),
+          ...tenantCreateAnswers,
+          '409': answer(`${CREATE_CONFLICT_TEXT} ${NAME_TAKEN_TEXT}`, ref('Error')),
           '503': answer('No node can take a VM and jobs.acceptWhenUnhealthy is false (error NoHealthyNode, with Retry-After), or Redis is unreachable.', ref('Error')),
         },
       },
@@ -201,7 +215,7 @@ function vmPaths(createBody: Schema): Schema {
         parameters: listParams,
         responses: {
           '200': answer('A page of names.', vmPage),
-          '400': answer('limit, cursor, state, node or expiringBefore is invalid; fields names it.', ref('Error')),
+          '400': answer('limit, cursor, state, node, expiringBefore or tenant is invalid; fields names it.', ref('Error')),
           ...ERROR_ANSWERS,
         },
       },
@@ -217,12 +231,12 @@ function vmPaths(createBody: Schema): Schema {
         operationId: 'deleteVm',
         summary: 'Enqueue a delete',
         parameters: [{ name: 'uid', in: 'query', required: false, description: 'Only the VM whose mark carries this uid is touched.', schema: { type: 'string' } }],
-        responses: enqueued('The delete'),
+        responses: enqueuedOnName('The delete'),
       },
     },
-    '/vms/{name}/lease': leasePath(nameParam, ERROR_ANSWERS),
+    '/vms/{name}/lease': leasePath(nameParam, WRITE_ERROR_ANSWERS),
     ...Object.fromEntries(
-      NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueued(`The ${job}`) } }]),
+      NAME_JOBS.map((job) => [`/vms/{name}/${job}`, { parameters: [nameParam], post: { operationId: nameJobOperationId(job), summary: `Enqueue ${JOB_TABLE[job].summary}`, responses: enqueuedOnName(`The ${job}`) } }]),
     ),
   };
 }
@@ -274,7 +288,7 @@ function jobPath(): Schema {
       responses: {
         '200': answer('The job (finished, or as it stands when the wait ran out).', ref('Job')),
         '400': answer('waitSeconds is out of range.', ref('Error')),
-        '404': answer('No such job.', ref('Error')),
+        '404': answer("No such job, or another tenant's (SPEC 34).", ref('Error')),
         '503': answer('With waitSeconds: this web process holds its most waits (http.maxJobWaiters); Retry-After says when to try again.', ref('Error')),
         ...ERROR_ANSWERS,
       },
@@ -312,7 +326,7 @@ function jobEventsPath(): Schema {
         },
         '204': { description: 'Last-Event-ID is the end event: nothing follows (an EventSource stops reconnecting).' },
         '400': answer('Last-Event-ID (or lastEventId) is not an id this stream sends.', ref('Error')),
-        '404': answer('No such job.', ref('Error')),
+        '404': answer("No such job, or another tenant's (SPEC 34).", ref('Error')),
         '503': answer(`This web process holds its most event streams (${DEFAULT_MAX_EVENT_STREAMS}); Retry-After says when to try again.`, ref('Error')),
         ...ERROR_ANSWERS,
       },

@@ -9,12 +9,15 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { createWebConnection, type RedisClient } from '../queue/connection.js';
 import { producerConfigPublisher } from '../queue/producer-config-store.js';
+import { configuredTenants } from '../tenants/token-lines.js';
+import { tenantWebhookPublisher } from '../tenants/webhook-publish.js';
 import { keyPrefixOf } from '../queue/redis-target.js';
 import { createQueues } from '../queue/queues.js';
 import { createWebhookQueue } from '../queue/webhook-queue.js';
 import { buildWebApp } from './app.js';
 import { addressPoolFigures } from './address-pool-metrics.js';
-import { loadCredentials } from './auth/credentials.js';
+import { tenantUsageReader } from './tenant-metrics.js';
+import { loadCredentials, type Credentials } from './auth/credentials.js';
 import { ensureFingerprintKey } from './fingerprint-key.js';
 import { learnSecretFiles } from '../secrets/known-files.js';
 import { BOARD_PATH } from './board.js';
@@ -62,7 +65,7 @@ function publicHost(host: string): string {
 }
 
 /** The web process's own Redis connection and what stands on it; `close` ends them all. */
-function webConnections(config: Config, logger: Logger) {
+function webConnections(config: Config, logger: Logger, credentials: Credentials | undefined) {
   // Fails fast when Redis is down, so a request answers instead of hanging.
   const redis = createWebConnection(config.redis);
   const redisDown = redisDownProbe(redis, config.redis);
@@ -72,6 +75,8 @@ function webConnections(config: Config, logger: Logger) {
   const deliveries = createWebhookQueue(redis, prefix, config);
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
+  // The tenants' webhook URLs (SPEC 34), from the tokens file; without auth there is no file, and what is published stays.
+  const webhooks = credentials === undefined ? undefined : tenantWebhookPublisher(redis, prefix, configuredTenants(credentials.apiTokens));
   const client = createUncheckedProvisionerClient({
     redisUrl: config.redis.url,
     redis: config.redis,
@@ -82,10 +87,11 @@ function webConnections(config: Config, logger: Logger) {
   });
   const close = async (): Promise<void> => {
     published.stop();
+    webhooks?.stop();
     await Promise.allSettled([client.close(), queues.close(), deliveries.close()]);
     redis.disconnect();
   };
-  return { redis, redisDown, prefix, queues, deliveries, published, client, close };
+  return { redis, redisDown, prefix, queues, deliveries, published, webhooks, client, close };
 }
 
 export async function startWebServer(config: Config, logger: Logger, options: WebServerOptions): Promise<WebServer> {
@@ -93,7 +99,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
   await ensureFingerprintKey(config, logger);
   // The worker's secrets too (the Proxmox token, the webhook secret): the redactor knows them before any answer.
   await learnSecretFiles(config);
-  const { redis, redisDown, prefix, queues, deliveries, published, client, close: closeConnections } = webConnections(config, logger);
+  const { redis, redisDown, prefix, queues, deliveries, published, webhooks, client, close: closeConnections } = webConnections(config, logger, credentials);
   let app: FastifyInstance;
   try {
     app = await buildWebApp({
@@ -104,6 +110,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
       addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),
+      tenantUsage: tenantUsageReader(redis, prefix),
       readyTokens: redisReadySignals(redis, prefix),
       metrics: options.metrics,
       credentials,
@@ -120,7 +127,10 @@ export async function startWebServer(config: Config, logger: Logger, options: We
     logger.warn('http.boardWritable is ignored while http.authDisabled: Bull Board stays read-only, as a writable board needs its users');
   }
   const reached = await firstContact(redis, REDIS_FIRST_CONTACT_MS);
-  if (reached) await published.write().catch(() => undefined);
+  if (reached) {
+    await published.write().catch(() => undefined);
+    await webhooks?.write().catch(() => undefined);
+  }
   logListening(logger, config, url, credentials !== undefined, reached ? undefined : redisDown());
   return {
     app,

@@ -21,6 +21,13 @@ export interface Delivery {
   event: WebhookEvent;
   /** The JSON body, exactly the bytes signed and sent, the same on every attempt. */
   body: string;
+  /**
+   * A tenant's copy (SPEC 34): its webhook URL, and the tenant whose key
+   * (tenantWebhookKey) signs it; absent, the operator's delivery to
+   * webhooks.url under the secret. Never a key or secret.
+   */
+  url?: string;
+  tenant?: string;
 }
 
 export interface SendOptions {
@@ -28,6 +35,8 @@ export interface SendOptions {
   secret: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The receiver as errors name it (never its URL); default `webhooks.url`. */
+  receiver?: string;
 }
 
 /** The most of a receiver's answer body a delivery reads; the rest is never received. */
@@ -90,8 +99,8 @@ export async function sendDelivery(delivery: Delivery, options: SendOptions): Pr
     status = await answerStatus(stream);
   } catch (err) {
     const code = err instanceof RequestError ? err.code : 'ERR_UNKNOWN';
-    throw new DeliveryError(`webhook receiver (webhooks.url) not reached: ${code}`);
+    throw new DeliveryError(`webhook receiver (${options.receiver ?? 'webhooks.url'}) not reached: ${code}`);
   }
-  if (status < 200 || status > 299) throw new DeliveryError(`webhook receiver (webhooks.url) answered ${status}`);
+  if (status < 200 || status > 299) throw new DeliveryError(`webhook receiver (${options.receiver ?? 'webhooks.url'}) answered ${status}`);
   return status;
 }

@@ -8,7 +8,8 @@ import type { AddressLeaseDeps } from '../../jobs/types.js';
 import type { AddressPoolStore, ReleasedAddress } from '../addresses/address-pool-store.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 
-async function uidsOfName(registry: Pick<DesiredStateRegistry, 'get'>, name: string): Promise<string[]> {
+/** Every uid the name's record knows: the one it has and the ones it retired. */
+export async function uidsOfName(registry: Pick<DesiredStateRegistry, 'get'>, name: string): Promise<string[]> {
   const record = await registry.get(name);
   const uids = [record?.uid, ...(record?.retiredUids ?? [])].filter((uid): uid is string => uid !== undefined);
   return [...new Set(uids)];

@@ -7,6 +7,7 @@ import type { JobDoor } from '../queue/enqueue.js';
 import { expireLease } from '../queue/lease-expiry.js';
 import type { DesiredStateRegistry } from '../queue/registry.js';
 import type { JobEvents } from './webhook-events.js';
+import { ownerOf } from '../tenants/types.js';
 
 export interface LeaseDepsOptions {
   door: Pick<JobDoor, 'add' | 'ensure'>;
@@ -29,7 +30,7 @@ export function leaseDeps({ door, registry, events, metrics, now = () => new Dat
       const lease = record?.state === 'present' ? record.lease : undefined;
       if (lease === undefined || lease.version !== version || lease.warnedAt !== undefined || lease.expiredAt !== undefined) return { warned: false };
       // In Redis before the mark: a crash in between sends it again under the same delivery id, which adds nothing.
-      await events?.expiring(name, jobId, { expiresAt: lease.expiresAt, version, onExpiry: lease.onExpiry });
+      await events?.expiring(name, jobId, { expiresAt: lease.expiresAt, version, onExpiry: lease.onExpiry }, record === undefined ? undefined : ownerOf(record));
       const warned = await registry.markWarned(name, version, now());
       return warned ? { warned, expiresAt: lease.expiresAt } : { warned };
     },

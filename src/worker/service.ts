@@ -33,8 +33,12 @@ import type { CloseOutcome, ServiceParts } from './service-close.js';
 import { leaseDeps } from './lease-deps.js';
 import { addressLeaseDeps, NO_ADDRESS_POOLS } from './address-deps.js';
 import { AddressPoolStore } from '../addresses/address-pool-store.js';
+import { tenantHoldDeps } from './tenant-hold-deps.js';
+import { TenantHoldStore } from '../tenants/hold-store.js';
 import { webhookEvents } from './webhook-events.js';
-import { readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
+import { readOptionalWebhookSecret, readWebhookSecret, startWebhookWorker } from './webhook-worker.js';
+import { NO_DELIVERIES, webhookRoutes } from './webhook-routes.js';
+import { tenantWebhookUrls } from '../webhooks/tenant-urls.js';
 import { jobWorkerOptions } from './worker-options.js';
 import { POOL_REFILL_EVERY_MS, poolJobDeps } from './pool-deps.js';
 import type { PoolWiring } from './pool-deps.js';
@@ -168,7 +172,9 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const { config, logger, metrics } = options;
   const id = options.id ?? randomUUID();
   // Read first: a missing secret is a start-up error, before any connection.
-  const webhookSecret = config.webhooks.url === '' ? undefined : readWebhookSecret(config);
+  // With webhooks.url empty, tenants' webhooks (SPEC 34) still need it: read if usable.
+  const secretRead = config.webhooks.url === '' ? readOptionalWebhookSecret(config) : { secret: readWebhookSecret(config) };
+  const webhookSecret = 'secret' in secretRead ? secretRead.secret : undefined;
   const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const definitions = buildJobRegistry(options.definitions ?? jobDefinitions);
   const redis: RedisClient = createWorkerConnection(config.redis);
@@ -179,21 +185,23 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const health = createHealthWatch(redis, prefix, provider, logger);
   const reconcile = createReconcileRunner({ config, redis, provider, queues, registry, locks, logger, ...(metrics ? { metrics } : {}), ...(options.addressMetrics ? { addressMetrics: options.addressMetrics } : {}) });
   const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
-  const events = deliveries && webhookEvents(deliveries);
-  const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, ...(events ? { events } : {}), ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
+  const events = webhookEvents(deliveries ?? NO_DELIVERIES, undefined, webhookRoutes(config, secretRead, tenantWebhookUrls(redis, prefix), logger));
+  const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, events, ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
   const pools = config.proxmox.networks;
   const addresses = pools.length === 0 ? NO_ADDRESS_POOLS : addressLeaseDeps(new AddressPoolStore(redis, prefix, pools), registry);
+  // Always: the door takes holds whatever tokens the web process has (SPEC 34); the worker cannot tell.
+  const tenantHolds = tenantHoldDeps(new TenantHoldStore(redis, prefix), registry);
   const limits = limitsFromConfig(config);
   const poolWiring = options.pools ?? configuredPoolWiring(config, provider, options.poolMetrics);
   const poolDeps = poolJobDeps(poolWiring, { config, redis, prefix, queues, registry, door: jobDoor(queues, limits), limits, logger });
-  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, pools: poolDeps, logger };
+  const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, tenantHolds, pools: poolDeps, logger };
   const { leaseMetrics } = options;
   const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
   await prepare(config, options.schedule ?? true, poolWiring.configs.length > 0 ? 'scheduled' : poolDeps.store, published, queues, redis, deliveries);
 
-  const served = serveQueues(config, redis, prefix, logger, processorOptions, events && { events, logger });
+  const served = serveQueues(config, redis, prefix, logger, processorOptions, { events, logger });
   const webhooks =
     webhookSecret === undefined
       ? undefined

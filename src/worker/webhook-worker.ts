@@ -3,8 +3,9 @@
 // it with exponential backoff (webhooks.attempts, webhooks.backoffMs).
 // VM jobs never wait on it: they only add the delivery. A delivery cut
 // off by a crash is taken over as stalled after one lock TTL and sent
-// again with the same body and delivery id.
-import { Worker } from 'bullmq';
+// again with the same body and delivery id. A tenant's copy (SPEC 34)
+// goes to the URL its data carries, signed with that tenant's own key.
+import { UnrecoverableError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { ConfigError } from '../config/index.js';
 import type { Config } from '../config/types.js';
@@ -19,6 +20,7 @@ import { keyPrefixOf } from '../queue/redis-target.js';
 import { WEBHOOK_QUEUE } from '../queue/webhook-queue.js';
 import { sendDelivery } from '../webhooks/send.js';
 import type { Delivery } from '../webhooks/send.js';
+import { tenantWebhookKey } from '../webhooks/tenant-key.js';
 
 /** The secret of webhooks.secretFile, registered for redaction; a start-up error naming the key when it cannot be read or is under 128 bits. */
 export function readWebhookSecret(config: Pick<Config, 'webhooks'>): string {
@@ -32,6 +34,30 @@ export function readWebhookSecret(config: Pick<Config, 'webhooks'>): string {
   const weak = weakSecretProblem(secret);
   if (weak !== undefined) throw new ConfigError(`invalid configuration: webhooks.secretFile: ${config.webhooks.secretFile} ${weak}`);
   return secret;
+}
+
+/**
+ * With webhooks.url empty, the secret only tenants' webhooks need (SPEC
+ * 34): read when webhooks.secretFile holds a usable one; else why not, and
+ * tenants' URLs get nothing (webhook-routes.ts warns when one is there).
+ */
+export function readOptionalWebhookSecret(config: Pick<Config, 'webhooks'>): { secret: string } | { problem: string } {
+  try {
+    return { secret: readWebhookSecret(config) };
+  } catch (err) {
+    if (err instanceof ConfigError) return { problem: err.message.replace(/ \(it is required while webhooks\.url is set\)$/, '') };
+    throw err;
+  }
+}
+
+/** Where a delivery goes and its signing key: a tenant's copy to its URL under its key; the operator's to webhooks.url under the secret. */
+function targetOf(delivery: Delivery, url: string, secret: string): { url: string; key: string; receiver: string } {
+  if (delivery.url !== undefined && delivery.tenant !== undefined) {
+    return { url: delivery.url, key: tenantWebhookKey(secret, delivery.tenant), receiver: `tenant ${delivery.tenant}'s webhook URL` };
+  }
+  // Added while webhooks.url was set, taken by a worker that has none: nowhere to send it, and no retry will find one.
+  if (url === '') throw new UnrecoverableError('webhooks.url is not set: this delivery has nowhere to go');
+  return { url, key: secret, receiver: 'webhooks.url' };
 }
 
 export interface WebhookWorkerOptions {
@@ -55,7 +81,8 @@ export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker
     const started = Date.now();
     const seconds = (): number => (Date.now() - started) / 1000;
     try {
-      const status = await sendDelivery(job.data, { url, secret, timeoutMs, ...(signal ? { signal } : {}) });
+      const target = targetOf(job.data, url, secret);
+      const status = await sendDelivery(job.data, { url: target.url, secret: target.key, receiver: target.receiver, timeoutMs, ...(signal ? { signal } : {}) });
       metrics?.webhookDelivered(job.data.event, 'delivered', seconds());
       return { status };
     } catch (err) {

@@ -12,6 +12,7 @@ import { vmidForUid } from '../../src/provider/vmid.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
 import { addOurVm, harness, RANGE, type Harness } from '../provider/harness.js';
 import { NO_ADDRESS_LEASES } from '../support/address-leases.js';
+import { NO_TENANT_HOLDS } from '../support/tenant-holds.js';
 
 const NAME = 'proxy-a';
 const UID = '3f1c2a9e-6b7d-4e58-9a10-2c4d5e6f7a80';
@@ -36,6 +37,7 @@ function deps(h: Harness, record: DesiredRecord): JobDeps {
     reconcile: () => Promise.resolve({}),
     leases: { expire: () => Promise.resolve({ kind: 'gone' }), warn: () => Promise.resolve({ warned: false }) },
     addresses: NO_ADDRESS_LEASES,
+    tenantHolds: NO_TENANT_HOLDS,
     logger: silentLogger(),
   };
 }

@@ -15,6 +15,7 @@ import type { CreateResult, CreateSpec, DeleteRequest, Provider } from '../../sr
 import type { PoolClaim, PoolConfig, PoolMember } from '../../src/pools/types.js';
 import { InMemoryPoolStore } from '../fakes/pool-store.js';
 import { NO_ADDRESS_LEASES } from '../support/address-leases.js';
+import { NO_TENANT_HOLDS } from '../support/tenant-holds.js';
 
 class ClaimLost extends Error {}
 
@@ -93,6 +94,7 @@ function world(claimOutcome: 'renamed' | 'lost' | 'broken' | 'keys-failed' = 're
     reconcile: () => Promise.resolve({}),
     leases: { expire: () => Promise.resolve({ kind: 'gone' }), warn: () => Promise.resolve({ warned: false }) },
     addresses: NO_ADDRESS_LEASES,
+    tenantHolds: NO_TENANT_HOLDS,
     pools,
     logger: silentLogger(),
   };

@@ -69,6 +69,7 @@ describe('reconcile sweep over the provider and the seam fake (SPEC 5, real Redi
       leasesExpired: 0,
       addressesFreed: 0,
       addressesUnleased: 0,
+      tenantHoldsFreed: 0,
       errors: 0,
     });
     expect(w.findings.sort()).to.deep.equal(['missing_vm', 'orphan_seed', 'orphan_vm', 'orphan_vm']);

@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/log.js';
 import type { NameLocks } from '../../src/queue/name-lock.js';
 import type { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { NO_ADDRESS_LEASES } from './address-leases.js';
+import { NO_TENANT_HOLDS } from './tenant-holds.js';
 
 /** The job definitions with create's handler replaced. */
 export function withCreate(handler: AnyJobDefinition['handler']): AnyJobDefinition[] {
@@ -23,6 +24,7 @@ export function testJobDeps(provider: JobDeps['provider'], registry: DesiredStat
     reconcile: () => Promise.resolve({}),
     leases: { expire: () => Promise.resolve({ kind: 'gone' }), warn: () => Promise.resolve({ warned: false }) },
     addresses: NO_ADDRESS_LEASES,
+    tenantHolds: NO_TENANT_HOLDS,
     logger: silentLogger(),
   };
 }

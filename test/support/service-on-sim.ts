@@ -99,7 +99,9 @@ export async function startServiceOnSim(name: string, options: ServiceOnSimOptio
     running = await startAll(config, silentLogger(), { webPort, simPort: 0, ...(options.metrics ? { metrics: options.metrics } : {}) });
   }
   if (running === undefined || config === undefined) throw new Error('startAll refused to start');
-  const headers = { authorization: `Bearer ${readFileSync(join(dir, 'api-tokens'), 'utf8').trim()}`, 'content-type': 'application/json' };
+  // The tokens file's first token (a test may give its own file, SPEC 34: a token line may carry its tenant after it).
+  const token = readFileSync(config.http.apiTokensFile, 'utf8').trim().split(/\s+/)[0] ?? '';
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const first = running;
   const simUrl = first.sim?.url ?? '';
   const service: ServiceOnSim = {

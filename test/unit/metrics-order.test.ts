@@ -27,6 +27,7 @@ const ORDER = [
   'pvep_pool_claims_total',
   'pvep_pool_misses_total',
   'pvep_pool_claim_seconds',
+  'pvep_tenant_refusals_total',
 ];
 
 describe('the metrics of SPEC 9 in the /metrics text', () => {

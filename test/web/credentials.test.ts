@@ -13,6 +13,7 @@ import { redactSecrets } from '../../src/secrets/redact.js';
 import { MIN_SECRET_BITS, estimatedBits } from '../../src/secrets/strength.js';
 import { SecretSet } from '../../src/web/auth/compare.js';
 import { CredentialsError, loadCredentials, parseApiTokens, parseBoardUsers } from '../../src/web/auth/credentials.js';
+import { DEFAULT_TENANT } from '../../src/tenants/types.js';
 
 function captureLogger(): { logger: ReturnType<typeof createLogger>; lines: string[] } {
   const lines: string[] = [];
@@ -50,7 +51,7 @@ describe('web credentials (SPEC 6)', () => {
     const config = configWith({});
     const credentials = await loadCredentials(config, logger);
     expect(credentials).to.not.equal(undefined);
-    const token = credentials?.apiTokens[0] ?? '';
+    const token = credentials?.apiTokens[0]?.token ?? '';
     const password = credentials?.boardUsers[0]?.password ?? '';
     expect(token).to.have.length.greaterThan(30);
     expect(credentials?.boardUsers[0]?.user).to.equal('admin');
@@ -74,7 +75,7 @@ describe('web credentials (SPEC 6)', () => {
   it('registers the values it reads for redaction', async () => {
     const config = configWith({});
     const credentials = await loadCredentials(config, captureLogger().logger);
-    const token = credentials?.apiTokens[0] ?? '';
+    const token = credentials?.apiTokens[0]?.token ?? '';
     const password = credentials?.boardUsers[0]?.password ?? '';
     expect(redactSecrets(`x ${token} y ${password}`)).to.equal('x [REDACTED] y [REDACTED]');
   });
@@ -101,7 +102,10 @@ describe('web credentials (SPEC 6)', () => {
   });
 
   it('parses tokens and users, skipping blank lines and comments; a password may hold colons', () => {
-    expect(parseApiTokens(`# ops\n${TOKEN_1}\n\n  ${TOKEN_2}  \n`, 'f')).to.deep.equal([TOKEN_1, TOKEN_2]);
+    expect(parseApiTokens(`# ops\n${TOKEN_1}\n\n  ${TOKEN_2}  \n`, 'f')).to.deep.equal([
+      { token: TOKEN_1, tenant: DEFAULT_TENANT },
+      { token: TOKEN_2, tenant: DEFAULT_TENANT },
+    ]);
     expect(parseBoardUsers(`ops:${PASSWORD_1}:with:colons\n# c\nadmin:${PASSWORD_2}\n`, 'f')).to.deep.equal([
       { user: 'ops', password: `${PASSWORD_1}:with:colons` },
       { user: 'admin', password: PASSWORD_2 },

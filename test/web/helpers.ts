@@ -19,7 +19,8 @@ import { addressPoolFigures } from '../../src/web/address-pool-metrics.js';
 import type { NetworkPoolConfig } from '../../src/config/types.js';
 import { redisReadySignals } from '../../src/queue/ready-signals.js';
 import type { FailedAuthOptions } from '../../src/web/auth/failed-auth.js';
-import type { PoolService, VmService } from '../../src/web/deps.js';
+import type { PoolService, TenantCalls, VmService } from '../../src/web/deps.js';
+import { DEFAULT_TENANT, type Tenant } from '../../src/tenants/types.js';
 import type { JobEventOptions } from '../../src/web/job-event-options.js';
 import type { RedisDownProbe } from '../../src/web/redis-down.js';
 import { REDIS_URL, deletePrefix, uniquePrefix } from '../support/redis.js';
@@ -40,8 +41,10 @@ export interface TestWeb {
 
 export interface TestWebOptions {
   redisDown?: RedisDownProbe;
-  /** What the routes call instead of the client itself: a wrapper that counts or fails calls, delegating the rest. */
+  /** What the routes call instead of the client itself: a wrapper that counts or fails calls, delegating the rest; it wraps each tenant's calls too (SPEC 34). */
   service?: (client: UncheckedProvisionerClient) => VmService;
+  /** What a tenant's calls become (SPEC 34), after `service`: a fake that answers or throws for the tenant given. */
+  tenantCalls?: (calls: TenantCalls, tenant: Tenant) => TenantCalls;
   jobEvents?: Partial<JobEventOptions>;
   /** Config variables (PROXMOX_IMAGES, ...) the test's config is loaded with. */
   env?: Record<string, string>;
@@ -53,9 +56,32 @@ export interface TestWebOptions {
   networks?: NetworkPoolConfig[];
   /** GET /v1/pools's source (SPEC 30); the client itself when absent. */
   pools?: PoolService;
+  /** Lines of the tokens file after web.token's plain one (a token with its tenant's words, SPEC 34). */
+  tokenLines?: readonly string[];
 }
 
 const QUICK_FAILED_AUTH: Partial<FailedAuthOptions> = { firstDelayMs: 1, maxDelayMs: 8 };
+
+/** The tenant of a plain token line: the client's own (no tenant option), as before tenants. */
+function isClientsOwn(tenant: Tenant): boolean {
+  return tenant.name === DEFAULT_TENANT.name && tenant.scope === DEFAULT_TENANT.scope && Object.keys(tenant.quotas).length === 0;
+}
+
+/**
+ * The service the routes get: the client, or the test's wrapper of it,
+ * which each tenant's calls (asTenant) go through as well. A plain token's
+ * calls are the client's own, read at each request, so a test may still
+ * replace one of the client's methods as it did before tenants.
+ */
+function serviceOf(client: UncheckedProvisionerClient, options: TestWebOptions): VmService {
+  const { service: wrap, tenantCalls } = options;
+  const asTenant = (tenant: Tenant): TenantCalls => {
+    const own: TenantCalls = isClientsOwn(tenant) ? client : client.asTenant(tenant);
+    const wrapped: TenantCalls = wrap === undefined ? own : { ...own, ...wrap({ ...client, ...own }) };
+    return tenantCalls === undefined ? wrapped : tenantCalls(wrapped, tenant);
+  };
+  return { ...(wrap === undefined ? client : wrap(client)), asTenant };
+}
 
 export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, options: TestWebOptions = {}): Promise<TestWeb> {
   const prefix = uniquePrefix('web');
@@ -63,7 +89,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   const token = `test-token-${randomBytes(12).toString('hex')}`;
   const boardUser = 'ops';
   const boardPassword = `pw-${randomBytes(12).toString('hex')}`;
-  writeFileSync(join(dir, 'tokens'), `${token}\n`, { mode: 0o600 });
+  writeFileSync(join(dir, 'tokens'), [token, ...(options.tokenLines ?? [])].map((line) => `${line}\n`).join(''), { mode: 0o600 });
   writeFileSync(join(dir, 'users'), `${boardUser}:${boardPassword}\n`, { mode: 0o600 });
   writeFileSync(join(dir, 'fingerprint-key'), `fingerprint-key-${randomBytes(16).toString('hex')}\n`, { mode: 0o600 });
   const config = loadConfig({
@@ -82,7 +108,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
   const app = await buildWebApp({
     config,
     logger,
-    service: options.service?.(client) ?? client,
+    service: serviceOf(client, options),
     pools: options.pools ?? client,
     queues: [queues.vm, queues.system],
     readiness: redisReadinessSources(redis, prefix, options.redisDown),

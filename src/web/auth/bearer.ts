@@ -1,7 +1,9 @@
 // Bearer-token check for /v1 (and /metrics when http.metricsAuth): an
 // onRequest hook answering 401 with a JSON body and WWW-Authenticate; a
 // wrong token is answered only after its address's delay (failed-auth.ts).
+// An accepted token's tenant becomes the request's (SPEC 34, request-tenant.ts).
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { ApiToken } from '../../tenants/token-lines.js';
 import { SecretSet } from './compare.js';
 import type { FailedAuth } from './failed-auth.js';
 
@@ -14,8 +16,8 @@ function refuse(reply: FastifyReply, error: string, message: string): FastifyRep
     .send({ error: 'Unauthorized', message });
 }
 
-export function bearerAuth(tokens: readonly string[], failures: FailedAuth): onRequestAsyncHookHandler {
-  const accepted = new SecretSet(tokens);
+export function bearerAuth(tokens: readonly ApiToken[], failures: FailedAuth): onRequestAsyncHookHandler {
+  const accepted = new SecretSet(tokens.map(({ token }) => token));
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const header = request.headers.authorization;
     if (header === undefined) {
@@ -23,9 +25,13 @@ export function bearerAuth(tokens: readonly string[], failures: FailedAuth): onR
       return;
     }
     const match = BEARER.exec(header);
-    if (match?.[1] === undefined || !accepted.has(match[1])) {
+    // Every token is compared (SecretSet): the time says nothing of which one matched.
+    const entry = match?.[1] === undefined ? undefined : tokens[accepted.indexOf(match[1])];
+    if (entry === undefined) {
       await failures.refusedRequest(request, 'api');
       await refuse(reply, 'invalid_token', 'the bearer token is not accepted');
+      return;
     }
+    request.tenant = entry.tenant;
   };
 }

@@ -21,12 +21,18 @@ export class SecretSet {
   }
 
   has(candidate: string): boolean {
+    return this.indexOf(candidate) !== -1;
+  }
+
+  /** Which stored secret the candidate is (its index as given), -1 when none; every one is compared all the same. */
+  indexOf(candidate: string): number {
     const presented = digest(candidate);
-    let found = false;
-    for (const stored of this.digests) {
-      // No short-circuit: every stored digest is compared.
-      found = timingSafeEqual(presented, stored) || found;
-    }
+    let found = -1;
+    this.digests.forEach((stored, index) => {
+      // No short-circuit: every stored digest is compared, and the first match kept.
+      const equal = timingSafeEqual(presented, stored);
+      found = found === -1 && equal ? index : found;
+    });
     return found;
   }
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../../log.js';
 import { registerSecret } from '../../secrets/redact.js';
 import { weakSecretProblem } from '../../secrets/strength.js';
 import { readSecretFile, SecretFileError } from '../../secrets/read.js';
+import { parseTokenLines, TokenLinesError, type ApiToken } from '../../tenants/token-lines.js';
 import { createSecretFileIfMissing, newApiTokensFile, newBoardUsersFile } from '../../secrets/create-missing.js';
 
 export interface BoardUser {
@@ -16,7 +17,8 @@ export interface BoardUser {
 }
 
 export interface Credentials {
-  apiTokens: string[];
+  /** Each bearer token with its tenant and scope (SPEC 34); a plain line's is the default tenant, admin. */
+  apiTokens: ApiToken[];
   boardUsers: BoardUser[];
 }
 
@@ -31,15 +33,19 @@ function meaningfulLines(text: string): { line: string; number: number }[] {
     .filter(({ line }) => line !== '' && !line.startsWith('#'));
 }
 
-/** One token per line; blank lines and `#` comments are skipped. Each must hold 128 bits (strength.ts). */
-export function parseApiTokens(text: string, path: string): string[] {
-  const tokens = meaningfulLines(text).map(({ line, number }) => {
-    const weak = weakSecretProblem(line);
-    if (weak !== undefined) throw new CredentialsError(`http.apiTokensFile ${path} line ${number}: the token ${weak}`);
-    return line;
-  });
-  if (tokens.length === 0) throw new CredentialsError(`http.apiTokensFile ${path} holds no token; put one bearer token per line`);
-  return tokens;
+/**
+ * One token per line, optionally followed by its tenant's words (SPEC 34,
+ * src/tenants/token-lines.ts); blank lines and `#` comments are skipped.
+ * Each token must hold 128 bits (strength.ts) and is registered for redaction.
+ */
+export function parseApiTokens(text: string, path: string): ApiToken[] {
+  try {
+    const tokens = parseTokenLines(text, path);
+    for (const { token } of tokens) registerSecret(token);
+    return tokens;
+  } catch (err) {
+    throw err instanceof TokenLinesError ? new CredentialsError(err.message) : err;
+  }
 }
 
 /** `user:password` per line; the password may itself hold colons and must hold 128 bits (strength.ts). */

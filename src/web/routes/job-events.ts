@@ -5,12 +5,15 @@
 // with any number of workers and web processes, a Redis blip only delays
 // the next read, and the Redis work grows with the jobs followed, not the
 // streams. A stream lasts at most options.maxSeconds (docs/decisions.md).
+// Another tenant's job is not found (SPEC 34); once a stream is open on
+// its tenant's job, the shared reads see every job (a job keeps its tenant).
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isJobIdShape } from '../../job-table/job-ids.js';
 import type { JobView } from '../../queue/job-view.js';
 import { JobWatch, type JobRead } from '../../queue/job-watch.js';
 import { unavailableReason } from '../../queue/redis-failure.js';
 import { redactSecrets } from '../../secrets/redact.js';
+import { DEFAULT_TENANT } from '../../tenants/types.js';
 import type { VmService } from '../deps.js';
 import { validationBody } from '../error-handler.js';
 import { openEventStream, type EventStream } from '../event-stream.js';
@@ -80,9 +83,10 @@ function follow({ stream, watch, id, options, log }: Follow, first: JobView, fro
   if (!stream.closed) stop = watch.watch(id, heard);
 }
 
-export function jobEventRoutes(app: FastifyInstance, service: Pick<VmService, 'getJob'>, options: JobEventOptions = JOB_EVENT_DEFAULTS): void {
+export function jobEventRoutes(app: FastifyInstance, service: Pick<VmService, 'asTenant'>, options: JobEventOptions = JOB_EVENT_DEFAULTS): void {
   const open = new Set<EventStream>();
-  const watch = new JobWatch((id) => service.getJob(id), options.pollMs);
+  const everyJob = service.asTenant(DEFAULT_TENANT);
+  const watch = new JobWatch((id) => everyJob.getJob(id), options.pollMs);
   // A stream would hold app.close() until its job ends: end them first.
   app.addHook('preClose', (done) => {
     for (const stream of open) stream.end();
@@ -100,7 +104,7 @@ export function jobEventRoutes(app: FastifyInstance, service: Pick<VmService, 'g
       if (parsed === undefined) return reply.code(400).send(validationBody([{ field: fromHeader ? 'Last-Event-ID' : 'lastEventId', message: 'must be an id this stream sent, such as 7s.active.1' }]));
       from = parsed;
     }
-    const first = await service.getJob(id);
+    const first = await service.asTenant(request.tenant).getJob(id);
     if (first === undefined) return noSuchJob(reply, id);
     // The client has the end: 204 tells an EventSource to stop reconnecting.
     if (cursorEnded(from)) return reply.code(204).send();

@@ -1,6 +1,7 @@
 // GET /v1/jobs/:id (SPEC 6), with an optional wait bounded at
 // MAX_WAIT_SECONDS so a client cannot hold a connection open forever, and
-// at most http.maxJobWaiters waits at once per process (SPEC 24).
+// at most http.maxJobWaiters waits at once per process (SPEC 24). Another
+// tenant's job is not found (SPEC 34).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isJobIdShape } from '../../job-table/job-ids.js';
 import type { VmService } from '../deps.js';
@@ -33,7 +34,8 @@ export function jobRoutes(app: FastifyInstance, service: VmService, maxWaiters: 
     const wait = parseWaitSeconds(request.query.waitSeconds);
     if (typeof wait === 'string') return reply.code(400).send(validationBody([{ field: 'waitSeconds', message: wait }]));
     if (!isJobIdShape(request.params.id)) return noSuchJob(reply, request.params.id);
-    const job = await service.getJob(request.params.id);
+    const calls = service.asTenant(request.tenant);
+    const job = await calls.getJob(request.params.id);
     if (job === undefined) return noSuchJob(reply, request.params.id);
     if (wait === 0 || FINISHED.has(job.state)) return job;
     if (waiting >= maxWaiters) {
@@ -44,10 +46,10 @@ export function jobRoutes(app: FastifyInstance, service: VmService, maxWaiters: 
     }
     waiting += 1;
     try {
-      return await service.waitForJob(request.params.id, { timeoutMs: wait * 1000 });
+      return await calls.waitForJob(request.params.id, { timeoutMs: wait * 1000 });
     } catch (err) {
       // Removed while we waited (retention, or an operator in Bull Board).
-      if ((await service.getJob(request.params.id)) === undefined) return reply.code(404).send({ error: 'NotFound', message: `job ${request.params.id} is gone` });
+      if ((await calls.getJob(request.params.id)) === undefined) return reply.code(404).send({ error: 'NotFound', message: `job ${request.params.id} is gone` });
       throw err;
     } finally {
       waiting -= 1;

@@ -3,7 +3,7 @@
 // Redis: the process lives through an outage (SPEC 24). Behind a detail
 // guard (http.metricsAuth), /readyz tells anyone ready or not and why in
 // words; its checks, which name workers, hosts and nodes, only a request
-// with a token the guard accepts (a wrong one is its 401).
+// with a token the guard accepts (a wrong one is its 401, one not admin a 403).
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { checkReadiness, type ReadinessReport, type ReadinessSources } from '../readiness.js';
 import type { RedisDownProbe } from '../redis-down.js';
@@ -11,7 +11,7 @@ import type { RedisDownProbe } from '../redis-down.js';
 // Probes come every few seconds: their request lines are logged at warn only.
 const QUIET = { logLevel: 'warn' } as const;
 
-const DETAIL_HINT = 'each check (workers, hosts, nodes) is shown to a request with "Authorization: Bearer <token>", a token from http.apiTokensFile';
+const DETAIL_HINT = 'each check (workers, hosts, nodes) is shown to a request with "Authorization: Bearer <token>", an admin token from http.apiTokensFile';
 
 function withoutDetail(report: ReadinessReport): { ready: boolean; reason?: string; details: string } {
   return report.summary === undefined ? { ready: report.ready, details: DETAIL_HINT } : { ready: report.ready, reason: report.summary, details: DETAIL_HINT };

@@ -2,10 +2,11 @@
 // validator behind the producer decides, so the API and the library
 // refuse the same inputs with the same field errors (SPEC 1). A request
 // that was already there answers 200 (`existing: true`), a new one 202
-// (SPEC 2). PUT /vms/:name/lease renews a name's lease (SPEC 31).
+// (SPEC 2). PUT /vms/:name/lease renews a name's lease (SPEC 31). Each
+// call is the request's tenant's (SPEC 34): another tenant's name is not found.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { NAME_JOBS } from '../../job-table/schema.js';
-import { LeaseExpiredError, LeaseShortenError, NameNotFoundError, SpecConflictError } from '../../client.js';
+import { LeaseExpiredError, LeaseShortenError, NameNotFoundError, QuotaExceededError, RateLimitedError, SpecConflictError } from '../../client.js';
 import type { EnqueueResult, VmListQuery } from '../../client.js';
 import { LISTING_KEYS, parseVmListQuery } from '../../queue/vm-listing.js';
 import type { CreateHealthGate } from '../create-health.js';
@@ -43,55 +44,68 @@ function isObject(body: unknown): body is Record<string, unknown> {
 /** SPEC 30: a create of a warm pool's shape that found it empty, counted once (not on a repeat). */
 type PoolMissCounter = (pool: string) => void;
 
+/** SPEC 34: a create refused by its tenant's quota (the quota's name) or rate (`rate`). */
+type TenantRefusalCounter = (tenant: string, reason: string) => void;
+
 /** POST /vms: refused while no node is healthy (SPEC 19), else the create's accept; a warm pool's miss counted (SPEC 30). */
-function createRoute(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate, poolMissed: PoolMissCounter): void {
+function createRoute(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate, poolMissed: PoolMissCounter, tenantRefused: TenantRefusalCounter): void {
   app.post('/vms', async (request, reply) => {
     const health = await createHealth();
     if (!health.accept) {
       return reply.code(503).header('Retry-After', String(health.retryAfterSeconds)).send({ error: 'NoHealthyNode', message: health.message });
     }
     try {
-      const result = await service.createVm(request.body);
+      const result = await service.asTenant(request.tenant).createVm(request.body);
       if (result.origin === 'cold' && result.warmPool !== undefined && !result.existing) poolMissed(result.warmPool);
       return accepted(reply, health.warning === undefined || result.existing ? result : { ...result, warning: health.warning });
     } catch (err) {
       if (err instanceof SpecConflictError) return specConflict(reply, err);
+      if (err instanceof QuotaExceededError) tenantRefused(err.tenant, err.quota);
+      if (err instanceof RateLimitedError) tenantRefused(err.tenant, 'rate');
       throw err;
     }
   });
 }
 
-export function vmRoutes(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate = noHealthGate, poolMissed: PoolMissCounter = () => undefined): void {
-  createRoute(app, service, createHealth, poolMissed);
+export function vmRoutes(
+  app: FastifyInstance,
+  service: VmService,
+  createHealth: CreateHealthGate = noHealthGate,
+  poolMissed: PoolMissCounter = () => undefined,
+  tenantRefused: TenantRefusalCounter = () => undefined,
+): void {
+  createRoute(app, service, createHealth, poolMissed, tenantRefused);
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
   app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery(...LISTING_KEYS), async (request, reply) => {
-    const { limit, cursor, state, node, expiringBefore } = request.query;
-    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node, expiringBefore };
+    const { limit, cursor, state, node, expiringBefore, tenant } = request.query;
+    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node, expiringBefore, tenant };
     const checked = parseVmListQuery(query);
     if (!checked.ok) return reply.code(400).send(validationBody(checked.errors));
-    return service.listVms(query as VmListQuery);
+    // SPEC 34: a tenant's own names; `tenant` filters by owner (admin), another's for a non-admin is a 400 naming it.
+    return service.asTenant(request.tenant).listVms(query as VmListQuery);
   });
 
   app.get<{ Params: NameParams }>('/vms/:name', async (request, reply) => {
-    const desired = await service.getVm(request.params.name);
+    const calls = service.asTenant(request.tenant);
+    const desired = await calls.getVm(request.params.name);
     if (desired === undefined) {
       return reply.code(404).send({ error: 'NotFound', message: `no VM named ${request.params.name} is known` });
     }
-    const job = desired.jobId === undefined ? undefined : await service.getJob(desired.jobId);
+    const job = desired.jobId === undefined ? undefined : await calls.getJob(desired.jobId);
     return { ...desired, job };
   });
 
   app.delete<{ Params: NameParams; Querystring: Record<string, unknown> }>('/vms/:name', takesQuery('uid'), async (request, reply) => {
     const input: Record<string, unknown> = { name: request.params.name };
     if (request.query.uid !== undefined) input.uid = request.query.uid;
-    return accepted(reply, await service.deleteVm(input));
+    return accepted(reply, await service.asTenant(request.tenant).deleteVm(input));
   });
 
   app.put<{ Params: NameParams }>('/vms/:name/lease', async (request, reply) => {
     try {
       // The body holds shorten too; the library checks it with the rest.
-      return await service.renewLease(request.params.name, request.body);
+      return await service.asTenant(request.tenant).renewLease(request.params.name, request.body);
     } catch (err) {
       if (err instanceof NameNotFoundError) return reply.code(404).send({ error: 'NotFound', message: err.message });
       if (err instanceof LeaseShortenError || err instanceof LeaseExpiredError) return reply.code(409).send({ error: 'Conflict', message: err.message, name: err.vmName, expiresAt: err.expiresAt });
@@ -105,7 +119,7 @@ export function vmRoutes(app: FastifyInstance, service: VmService, createHealth:
       // The name is the path's; a body's fields are the job's other fields, checked by its schema.
       // No body is no other fields; a body that is no object (`[1,2]`, `"x"`, `null`) is refused, not read as empty.
       if (request.body !== undefined && !isObject(request.body)) return reply.code(400).send(validationBody([{ field: 'body', message: 'must be a JSON object' }]));
-      return accepted(reply, await service.enqueueJob(job, { ...request.body, name: request.params.name }));
+      return accepted(reply, await service.asTenant(request.tenant).enqueueJob(job, { ...request.body, name: request.params.name }));
     });
   }
 }
