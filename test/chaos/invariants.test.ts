@@ -3,6 +3,7 @@
 // VM, and a seed left on another node than its VM.
 import { expect } from 'chai';
 import { foreignViolations, leaseViolations, stateViolations, type SimStateView, type SimVmView } from './invariants.js';
+import { holdViolations } from './tenant-holds.js';
 
 const mark = (uid: string): string => `managed-by: pve-provisioner\nuid: ${uid}\nwritten-at-create: 2026-11-30T12:00:00Z`;
 const vm = (vmid: number, node: string, name: string, uid: string): SimVmView => ({ vmid, node, status: 'running', cloning: false, config: { name, description: mark(uid) } });
@@ -65,6 +66,28 @@ describe('chaos lease invariant (SPEC 31)', () => {
     ]);
     expect(leaseViolations([span()], [], [{ jobId: 'stop-web-2', name: 'web', leaseVersion: 1, expiredAt: 10_000, recordedAt: 9_000 }], 4_000)).to.deep.equal([
       'web: job stop-web-2 ended the VM 1000 ms before its lease expired',
+    ]);
+  });
+});
+
+describe('chaos tenant holds invariant (SPEC 34)', () => {
+  const hold = (tenant: string, cores: number): string => JSON.stringify({ tenant, vms: 1, cores, memoryMiB: 1024, diskGiB: 4 });
+
+  it('passes holds that are exactly the VMs of ours and the present names, with sums that add up; a pool VM holds nothing', () => {
+    const state: SimStateView = { vms: [vm(100, 'a', 'web', 'u1'), vm(101, 'a', 'pvep-pool-web-1', 'm1')], nodes: [] };
+    const holds = { 'web u1': hold('acme', 2), 'db u2': hold('acme', 1) };
+    const sums = { 'acme vms': '2', 'acme cores': '3', 'acme memoryMiB': '2048', 'acme diskGiB': '8' };
+    expect(holdViolations(state, holds, sums, [{ name: 'web', state: 'present', uid: 'u1' }, { name: 'db', state: 'present', uid: 'u2' }])).to.deep.equal([]);
+  });
+
+  it('names a hold left behind, a VM that holds nothing, and a sum that drifted', () => {
+    const state: SimStateView = { vms: [vm(100, 'a', 'web', 'u1'), vm(102, 'b', 'api', 'u3')], nodes: [] };
+    const holds = { 'web u1': hold('acme', 2), 'gone u9': hold('acme', 1) };
+    const sums = { 'acme vms': '1', 'acme cores': '3', 'acme memoryMiB': '2048', 'acme diskGiB': '8' };
+    expect(holdViolations(state, holds, sums, [{ name: 'web', state: 'present', uid: 'u1' }, { name: 'gone', state: 'absent' }, { name: 'api', state: 'present', uid: 'u3' }])).to.deep.equal([
+      'hold of gone u9 left: no VM of that name and uid, and the name is not present with it',
+      'VM 102 (api u3) holds no quota',
+      'tenant sum acme vms is 1, its holds add up to 2',
     ]);
   });
 });

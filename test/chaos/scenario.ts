@@ -19,6 +19,8 @@ import { keyPrefixOf, type RedisConnection } from '../../src/queue/redis-target.
 import { LEASE_QUEUE, SYSTEM_QUEUE, VM_QUEUE } from '../../src/queue/queues.js';
 import { chaosLeases } from './leases.js';
 import { CHAOS_NETWORK, chaosAddresses } from './addresses.js';
+import { holdViolations } from './tenant-holds.js';
+import { keys } from '../../src/redis-keys.js';
 import { chaosKeys, chaosWarmPool, warmPoolEnv, type GuestFiles } from './warm-pool.js';
 import { serviceEnv, startCli, startSimChild, type Child, type SimChild } from '../../bench/_processes.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
@@ -391,6 +393,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const state = await sim.control<SimStateView>('GET', '/_sim/state');
     leases.sample(state);
     report.violations.push(...stateViolations(state, [...desired, ...((await warm?.members()) ?? [])]), ...foreignViolations(state, foreign), ...report.tally.problems, ...(await leases.violations(vmQueue, LEASE_END_BOUND_MS)));
+    // SPEC 34: every create took a hold (the default tenant's); each is its VM's, and the sums add up.
+    report.violations.push(...holdViolations(state, await redis.hgetall(keys.tenantHolds(keyPrefix)), await redis.hgetall(keys.tenantUse(keyPrefix)), desired));
     if (addresses !== undefined) {
       await addresses.sample(names);
       report.violations.push(...(await addresses.violations(names, true)));
