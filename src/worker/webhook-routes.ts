@@ -20,7 +20,8 @@ export function webhookRoutes(config: Pick<Config, 'webhooks'>, secret: { secret
   return {
     operator: false,
     async tenantUrl(tenant) {
-      if (!warned && (await tenantUrl(tenant)) !== undefined) {
+      // Checked again after the read: two jobs ending at once both read the URL.
+      if (!warned && (await tenantUrl(tenant)) !== undefined && !warned) {
         warned = true;
         logger.warn({ tenant }, `tenant ${tenant} has a webhook URL, but ${secret.problem}: no tenant's webhooks are sent until the worker restarts with a secret`);
       }
