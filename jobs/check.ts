@@ -1,10 +1,12 @@
 // check (SPEC 1, 3, 10): takes no lock; reports Provisioning while a
-// create or delete holds the name, else what the provider sees.
+// create or delete holds the name, else what the provider sees; NotFound
+// for a name another tenant holds now than the one that asked (SPEC 34).
 import { NotFoundError } from '../src/errors.js';
 import type { VmObservation, VmRef } from '../src/provider/types.js';
 import type { CheckResult } from '../src/job-table/result.schema.js';
 import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob } from './types.js';
+import { DEFAULT_TENANT_NAME } from '../src/tenants/types.js';
 import type { JobContext, JobDeps } from './types.js';
 
 /** The name's uid, and the VMID the registry last saw its VM at (SPEC 28: read there even under another name). */
@@ -33,6 +35,12 @@ export const checkJob = defineJob({
   name: 'check',
   validate: (data, limits) => validateStoredJobData('check', data, limits),
   async handler(data, deps, ctx) {
+    // SPEC 34: the name went to another tenant since this check was asked: its VM is not the asker's to see.
+    const owner = (await deps.registry.get(data.name))?.tenant ?? DEFAULT_TENANT_NAME;
+    if (owner !== (data.tenant ?? DEFAULT_TENANT_NAME)) {
+      await ctx.log?.('the name belongs to another tenant now: nothing to report');
+      return { state: 'NotFound' } satisfies CheckResult;
+    }
     const seen = await observe(data.name, deps, ctx);
     const result: CheckResult = { state: seen.state, address: seen.address, vmid: seen.vmid, node: seen.node };
     ctx.setLastKnown(data.name, { ...result, at: new Date().toISOString() });

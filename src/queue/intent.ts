@@ -161,7 +161,7 @@ export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters,
   return door.accept(async () => {
     const outcome = await registry.recordAbsent(value.name, value.uid, { name: tenant.name, admin: tenant.scope === 'admin' });
     // The job reaches the name's owner alone (SPEC 34): its views and webhooks.
-    const data = { ...value, generation: outcome.generation, ...ownerField(await registry.get(value.name)) };
+    const data = { ...value, generation: outcome.generation, ...ownerField(outcome) };
     if (outcome.kind === 'foreign') {
       const added = await door.add('delete', data);
       return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };

@@ -94,13 +94,16 @@ local function addressFor(uid)
   if ARGV[11] == '' then return nil end
   return takeAddress(KEYS[5], KEYS[9], KEYS[10], KEYS[11], holder, uid, cjson.decode(ARGV[11]), ARGV[12])
 end
+-- A tombstone's uids with a hold still there (SPEC 34): their VMs may not be gone yet (set below, before any record()).
+local oldHeld = false
 -- keepClaim: a new generation of the present uid keeps its claim (SPEC 30), so its create renames the member first.
 -- tenant (SPEC 34): a fresh record's owner (false: none, a pool member's); nil keeps the present one.
 local function record(uid, spec, address, keepClaim, tenant)
   local wasState, wasNode = indexedOf(KEYS[1])
   if tenant then
-    -- A name that changes owner (SPEC 34; its old VMs are gone, or the create was refused as taken) starts a history of its own.
-    if redis.call('EXISTS', KEYS[1]) == 1 and (redis.call('HGET', KEYS[1], 'tenant') or 'default') ~= tenant then
+    -- A name that changes owner (SPEC 34) once its old VMs are gone starts a history of its own; an admin's
+    -- create while one is still there keeps the uids its delete and the releases need.
+    if not oldHeld and redis.call('EXISTS', KEYS[1]) == 1 and (redis.call('HGET', KEYS[1], 'tenant') or 'default') ~= tenant then
       redis.call('HDEL', KEYS[1], 'retiredUids', 'lastKnown', 'failed')
     end
     redis.call('HSET', KEYS[1], 'tenant', tenant)
@@ -152,17 +155,24 @@ local function commit(owner, field, newGeneration, inPlace)
 end
 local state = redis.call('HGET', KEYS[1], 'state')
 local owner = redis.call('HGET', KEYS[1], 'tenant') or 'default'
+-- Every uid the tombstone knows (its last and the retired ones) whose hold is still there: a VM of it may be too.
+local oldHolders = {}
+if state == 'absent' then
+  local uids = cjson.decode(redis.call('HGET', KEYS[1], 'retiredUids') or '[]')
+  table.insert(uids, redis.call('HGET', KEYS[1], 'uid'))
+  for _, oldUid in ipairs(uids) do
+    local oldHold = heldBy(KEYS[6], ARGV[1] .. ' ' .. oldUid)
+    if oldHold then
+      oldHeld = true
+      table.insert(oldHolders, oldHold.tenant)
+    end
+  end
+end
 -- Another tenant's name (SPEC 34): present, or deleted while its VM (its hold) is not yet gone.
 if caller and not caller.admin then
   if state == 'present' and owner ~= caller.name then return {'taken'} end
-  -- Every uid the tombstone knows (its last and the retired ones): a VM of any of them may still be there.
-  if state == 'absent' then
-    local uids = cjson.decode(redis.call('HGET', KEYS[1], 'retiredUids') or '[]')
-    table.insert(uids, redis.call('HGET', KEYS[1], 'uid'))
-    for _, oldUid in ipairs(uids) do
-      local oldHold = heldBy(KEYS[6], ARGV[1] .. ' ' .. oldUid)
-      if oldHold and oldHold.tenant ~= caller.name then return {'taken'} end
-    end
+  for _, holder in ipairs(oldHolders) do
+    if holder ~= caller.name then return {'taken'} end
   end
 end
 if state == 'present' then
@@ -289,7 +299,9 @@ return 1
  * tenant that is not admin deletes only a name it owns ({'notfound'}
  * otherwise, also for a name with no record: nothing of it is its).
  * Returns {'recorded', generation, jobId, '1' when it ended a lease else
- * '0'} | {'existing', generation, jobId} | {'foreign', generation} | {'notfound'}.
+ * '0', tenant or ''} | {'existing', generation, jobId, '', tenant or ''} |
+ * {'foreign', generation, '', '', tenant or ''} | {'notfound'}; the tenant is the name's
+ * owner (SPEC 34), for its job.
  */
 export const RECORD_ABSENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -299,10 +311,10 @@ if caller and not caller.admin and (not state or (redis.call('HGET', KEYS[1], 't
   return {'notfound'}
 end
 if ARGV[2] ~= '' and state == 'present' and uid ~= ARGV[2] then
-  return {'foreign', redis.call('HGET', KEYS[1], 'generation')}
+  return {'foreign', redis.call('HGET', KEYS[1], 'generation'), '', '', redis.call('HGET', KEYS[1], 'tenant') or ''}
 end
 if state == 'absent' then
-  return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId')}
+  return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), '', redis.call('HGET', KEYS[1], 'tenant') or ''}
 end
 local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
@@ -314,7 +326,7 @@ local ended = dropLease(KEYS[1], KEYS[4], ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
 reindex(KEYS[1], wasState, wasNode)
-return {'recorded', tostring(gen), jobId, ended and '1' or '0'}
+return {'recorded', tostring(gen), jobId, ended and '1' or '0', redis.call('HGET', KEYS[1], 'tenant') or ''}
 `);
 
 // Writes json as the record's lastKnown, only into an existing record

@@ -121,9 +121,9 @@ export type ExpiryOutcome =
   | { kind: 'gone' | 'renewed' };
 
 export type AbsentOutcome =
-  | { kind: 'recorded'; generation: number; jobId: string; endedLease: boolean }
-  | { kind: 'existing'; generation: number; jobId: string }
-  | { kind: 'foreign'; generation: number };
+  | { kind: 'recorded'; generation: number; jobId: string; endedLease: boolean; tenant?: string }
+  | { kind: 'existing'; generation: number; jobId: string; tenant?: string }
+  | { kind: 'foreign'; generation: number; tenant?: string };
 
 /** One page of the registry in name order; `more` when a name after the last one passes the filters too. */
 export interface RegistryPage {
@@ -231,11 +231,12 @@ export class DesiredStateRegistry {
   async recordAbsent(name: string, uid: string | undefined, tenant?: Pick<TenantAdmission, 'name' | 'admin'>): Promise<AbsentOutcome> {
     const caller = tenant === undefined ? '' : JSON.stringify({ name: tenant.name, admin: tenant.admin });
     const reply = (await RECORD_ABSENT.run(this.redis, this.scriptKeys(name), [name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), caller])) as string[];
-    const [kind, a = '', b = '', c = ''] = reply;
+    const [kind, a = '', b = '', c = '', owner = ''] = reply;
     if (kind === 'notfound') throw new NameNotFoundError(name);
-    if (kind === 'foreign') return { kind, generation: Number(a) };
-    if (kind === 'existing') return { kind, generation: Number(a), jobId: b };
-    return { kind: 'recorded', generation: Number(a), jobId: b, endedLease: c === '1' };
+    const owned = owner === '' ? {} : { tenant: owner };
+    if (kind === 'foreign') return { kind, generation: Number(a), ...owned };
+    if (kind === 'existing') return { kind, generation: Number(a), jobId: b, ...owned };
+    return { kind: 'recorded', generation: Number(a), jobId: b, endedLease: c === '1', ...owned };
   }
 
   /**

@@ -39,6 +39,11 @@ export function clientTenant(option: { name: string; scope?: TenantScope; quotas
     if (!(QUOTA_NAMES as readonly string[]).includes(quota)) throw new ProducerConfigError(`tenant.quotas.${quota} is not a quota (${QUOTA_NAMES.join(', ')})`);
     if (limit !== undefined && (!Number.isSafeInteger(limit) || (limit as number) < 1)) throw new ProducerConfigError(`tenant.quotas.${quota} is ${JSON.stringify(limit)}; it must be a positive integer`);
   }
+  // The default tenant is the operator's (SPEC 34), as in the tokens file: admin, no quotas.
+  if (option.name === DEFAULT_TENANT_NAME) {
+    if ((option.scope ?? 'admin') !== 'admin' || Object.keys(quotas).length > 0) throw new ProducerConfigError(`tenant ${DEFAULT_TENANT_NAME} is the operator's: admin, no quotas; name another tenant`);
+    return DEFAULT_TENANT;
+  }
   return { name: option.name, scope: option.scope ?? 'write', quotas };
 }
 

@@ -43,8 +43,6 @@ interface ParsedLine {
   settings: TenantSettings | undefined;
 }
 
-/** A key short and plain enough to be named in an error; anything else might be a pasted secret. */
-const NAMEABLE_KEY = /^[A-Za-z][A-Za-z0-9_-]{0,23}$/;
 
 function webhookUrlProblem(value: string): string | undefined {
   if (!URL.canParse(value)) return 'must be an https:// or http:// URL';
@@ -76,8 +74,8 @@ function parseLine(line: string, number: number, where: (n: number) => string): 
     const eq = word.indexOf('=');
     const key = eq > 0 ? word.slice(0, eq) : '';
     if (!isKey(key)) {
-      const named = NAMEABLE_KEY.test(key) ? `has an unknown key ${key}` : `has word ${index + 2}, which is no key=value`;
-      throw new TokenLinesError(`${where(number)} ${named}; the keys are ${KEYS.join(', ')}`);
+      // Never the word itself: a second token pasted after the first would be echoed.
+      throw new TokenLinesError(`${where(number)} has word ${index + 2}, which is no known key=value; the keys are ${KEYS.join(', ')}`);
     }
     if (given.has(key)) throw new TokenLinesError(`${where(number)} gives ${key} twice`);
     const value = word.slice(eq + 1);
@@ -94,6 +92,10 @@ function parseLine(line: string, number: number, where: (n: number) => string): 
   }
   const webhookUrl = given.get('webhookUrl');
   const givesSettings = Object.keys(quotas).length > 0 || webhookUrl !== undefined;
+  // The default tenant is the operator's, as every token was before tenants: admin, no quotas, webhooks.url.
+  if ((tenant === undefined || tenant === DEFAULT_TENANT_NAME) && (scope !== 'admin' || givesSettings)) {
+    throw new TokenLinesError(`${where(number)} gives the ${DEFAULT_TENANT_NAME} tenant ${scope !== 'admin' ? `the ${scope} scope` : 'quotas or a webhookUrl'}: it is the operator's (admin, no quotas); name a tenant with tenant=<name>`);
+  }
   return {
     number,
     token,

@@ -203,5 +203,8 @@ describe('tenants in the producer library (SPEC 34)', function () {
     expect(() => createProvisionerClient({ redisUrl: REDIS_URL, prefix: 'x', tenant: { name: 'Bad Name' } })).to.throw(ProducerConfigError, /tenant\.name/);
     expect(() => createProvisionerClient({ redisUrl: REDIS_URL, prefix: 'x', tenant: { name: 'alpha', quotas: { cores: 0 } } })).to.throw(ProducerConfigError, 'tenant.quotas.cores is 0; it must be a positive integer');
     expect(() => createProvisionerClient({ redisUrl: REDIS_URL, prefix: 'x', tenant: { name: 'alpha', scope: 'root' as never } })).to.throw(ProducerConfigError, /tenant\.scope/);
+    // The default tenant is the operator's: admin, no quotas (as a plain line of the tokens file).
+    expect(() => createProvisionerClient({ redisUrl: REDIS_URL, prefix: 'x', tenant: { name: 'default', scope: 'read' } })).to.throw(ProducerConfigError, /tenant default is the operator's/);
+    expect(() => createProvisionerClient({ redisUrl: REDIS_URL, prefix: 'x', tenant: { name: 'default', quotas: { vms: 1 } } })).to.throw(ProducerConfigError, /tenant default is the operator's/);
   });
 });

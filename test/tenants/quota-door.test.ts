@@ -169,6 +169,13 @@ describe('tenants at the door: quotas, rate and ownership (SPEC 34)', function (
     expect(JSON.stringify(record)).to.not.match(/secret-u|123/);
   });
 
+  it("an admin's create of a name whose old VM is not gone yet takes it but keeps the old uid its delete and release need", async () => {
+    await create(tenant('alpha'), { name: 'took-1', uid: 'ua' });
+    await acceptDelete(writers, { name: 'took-1' }, tenant('alpha'));
+    await create(tenant('ops', {}, 'admin'), { name: 'took-1', uid: 'uo' });
+    expect(await writers.registry.get('took-1')).to.deep.include({ tenant: 'ops', uid: 'uo', retiredUids: ['ua'] });
+  });
+
   it('an in-place shrink holds the larger size until its job has run, then gives the difference back', async () => {
     const beta = tenant('beta', { cores: 4 });
     await create(beta, { name: 's-1', uid: 'u1', cores: 4 });
@@ -190,15 +197,29 @@ describe('tenants at the door: quotas, rate and ownership (SPEC 34)', function (
     expect(await create(beta, { name: 's-4', cores: 1 }).catch((err: unknown) => err)).to.be.instanceOf(QuotaExceededError);
   });
 
-  it("the service's own jobs (a sweep, a health check) are the admin's alone, even to a token of the default tenant that is not admin", async () => {
+  it("a check asked by the name's old owner reports nothing of the VM its new owner made", async () => {
+    await create(tenant('alpha'), { name: 'c-1', uid: 'ua' });
+    await acceptDelete(writers, { name: 'c-1' }, tenant('alpha'));
+    await h.redis.hdel(keys.tenantHolds(h.prefix), 'c-1 ua');
+    const made = await create(tenant('beta'), { name: 'c-1', uid: 'ub' });
+    await h.startWorker();
+    await eventually(async () => ((await h.queues.vm.getJob(made.jobId))?.finishedOn === undefined ? undefined : true), 60_000);
+    const stale = await writers.door.add('check', { name: 'c-1', tenant: 'alpha' });
+    const own = await writers.door.add('check', { name: 'c-1', tenant: 'beta' });
+    const result = async (id: string | undefined) => (await h.client.waitForJob(id ?? '', { timeoutMs: 30_000 })).result as { state?: string; vmid?: number };
+    expect(await result(stale.id)).to.deep.equal({ state: 'NotFound' });
+    expect((await result(own.id)).state).to.not.equal('NotFound');
+  });
+
+  it("the service's own jobs (a sweep, a health check) are the admin's alone", async () => {
     const health = await writers.door.add('health', {});
     const reconcile = await writers.door.add('reconcile', {});
-    const reader = h.client.asTenant({ name: 'default', scope: 'read', quotas: {} });
+    const reader = h.client.asTenant({ name: 'alpha', scope: 'read', quotas: {} });
     expect(await reader.getJob(health.id ?? '')).to.equal(undefined);
     expect(await reader.getJob(reconcile.id ?? '')).to.equal(undefined);
     expect((await h.client.getJob(reconcile.id ?? ''))?.job).to.equal('reconcile');
     // Its own name's jobs it sees.
-    const own = await create(tenant('default', {}, 'write'), { name: 'd-1' });
+    const own = await create(tenant('alpha'), { name: 'd-1' });
     expect((await reader.getJob(own.jobId))?.job).to.equal('create');
   });
 

@@ -55,10 +55,17 @@ describe('tokens file lines (SPEC 34)', () => {
   });
 
   describe('words after the token', () => {
-    it('tenant= gives that tenant with the write scope; scope= without tenant= is the default tenant', () => {
-      const [acme, reader] = parseTokenLines(`${T1} tenant=acme\n${T2} scope=read\n`, PATH);
+    it('tenant= gives that tenant with the write scope; scope=admin without tenant= is the default tenant', () => {
+      const [acme, admin] = parseTokenLines(`${T1} tenant=acme\n${T2} scope=admin\n`, PATH);
       expect(acme).to.deep.equal({ token: T1, tenant: { name: 'acme', scope: 'write', quotas: {} } });
-      expect(reader).to.deep.equal({ token: T2, tenant: { name: 'default', scope: 'read', quotas: {} } });
+      expect(admin).to.deep.equal({ token: T2, tenant: DEFAULT_TENANT });
+    });
+
+    it("refuses the default tenant (no tenant=, or tenant=default) another scope than admin, quotas or a webhookUrl: it is the operator's", () => {
+      expect(refusal(`${T1}\n${T2} scope=read\n`)).to.match(/line 2 gives the default tenant the read scope: it is the operator's .*tenant=<name>/);
+      expect(refusal(`${T1} tenant=default scope=write\n`)).to.contain('line 1 gives the default tenant the write scope');
+      expect(refusal(`${T1} vms=3\n`)).to.contain('line 1 gives the default tenant quotas or a webhookUrl');
+      expect(refusal(`${T1} webhookUrl=https://ops.example/hook\n`)).to.contain('line 1 gives the default tenant quotas or a webhookUrl');
     });
 
     it('reads every quota and the webhook URL, separated by spaces or tabs', () => {
@@ -72,16 +79,17 @@ describe('tokens file lines (SPEC 34)', () => {
     });
 
     it('refuses an unknown key by line and name, listing the keys', () => {
-      expect(refusal(`${T1}\n${T2} tenant=acme colour=blue\n`)).to.match(/line 2 has an unknown key colour; the keys are tenant, scope, vms, .*webhookUrl$/);
+      expect(refusal(`${T1}\n${T2} tenant=acme colour=blue\n`)).to.match(/line 2 has word 3, which is no known key=value; the keys are tenant, scope, vms, .*webhookUrl$/);
     });
 
     it('refuses a word that is no key=value, or a key that could be a secret, without quoting it', () => {
       const bare = refusal(`${T1} acme\n`);
-      expect(bare).to.contain('line 1 has word 2, which is no key=value');
+      expect(bare).to.contain('line 1 has word 2, which is no known key=value');
       expect(bare).to.not.contain('acme');
-      // Two tokens pasted on one line, the second with base64 padding: not named as a "key".
-      const pasted = refusal(`${T1} ${T2}=\n`);
-      expect(pasted).to.contain('line 1 has word 2, which is no key=value');
+      // Two tokens pasted on one line, the second with base64 padding (a 16-byte token: 24 characters, the last two `=`).
+      const pasted = refusal(`${T1} QkFCREVGR0hJSktMTU5PUA==\n`);
+      expect(pasted).to.contain('line 1 has word 2, which is no known key=value');
+      expect(pasted).to.not.contain('QkFCREVG');
     });
 
     it('refuses a repeated key', () => {
