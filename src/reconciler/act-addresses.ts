@@ -9,25 +9,20 @@ import type { OperationContext } from '../provider/types.js';
 import type { Notes } from './act-seeds.js';
 import type { AddressPlan } from './decide-addresses.js';
 import type { AddressLeaseBook, SweepDeps } from './ports.js';
+import { freeOrphans } from './free-orphans.js';
 import type { SweepReport } from './report.js';
 
 export async function actOnAddresses(plan: AddressPlan, book: AddressLeaseBook, deps: SweepDeps, report: SweepReport, ctx: OperationContext, notes: Notes, dryRun: boolean): Promise<void> {
-  for (const lease of plan.orphanLeases) {
-    ctx.signal.throwIfAborted();
-    const what = `address ${lease.address} (pool ${lease.pool}) of ${lease.name} uid ${lease.uid}`;
-    try {
-      if ((await deps.locks.isHeld(lease.name)) || (await deps.jobs.hasPendingJob(lease.name))) {
-        report.addresses.pending.push(lease);
-        notes.note('address_lease_pending', `left to the name's pending or running job: ${what}, no VM and no present name`);
-        continue;
-      }
-      if (!dryRun && (await book.free(lease.name, lease.uid)) === undefined) continue; // claimed or gone since the sweep read it
-      report.addresses.freed.push(lease);
-      notes.note('address_lease_freed', `${dryRun ? 'would free' : 'freed'} ${what}: no VM of ours carries it and the name is not present with it`);
-    } catch (err) {
-      notes.failed('free-address', lease.name, err);
-    }
-  }
+  const orphans = {
+    describe: (lease: (typeof plan.orphanLeases)[number]) => `address ${lease.address} (pool ${lease.pool}) of ${lease.name} uid ${lease.uid}`,
+    free: (name: string, uid: string) => book.free(name, uid),
+    pending: report.addresses.pending,
+    freed: report.addresses.freed,
+    pendingKind: 'address_lease_pending',
+    freedKind: 'address_lease_freed',
+    failedAction: 'free-address',
+  } as const;
+  await freeOrphans(plan.orphanLeases, orphans, deps, ctx, notes, dryRun);
   for (const seen of plan.unleased) {
     ctx.signal.throwIfAborted();
     if (await book.holds(seen.name, seen.uid, seen.address)) continue;
