@@ -6,7 +6,7 @@ import type { VmObservation, VmRef } from '../src/provider/types.js';
 import type { CheckResult } from '../src/job-table/result.schema.js';
 import { validateStoredJobData } from '../src/job-table/schema.js';
 import { defineJob } from './types.js';
-import { DEFAULT_TENANT_NAME } from '../src/tenants/types.js';
+import { ownerOf } from '../src/tenants/types.js';
 import type { JobContext, JobDeps } from './types.js';
 
 /** The name's uid, and the VMID the registry last saw its VM at (SPEC 28: read there even under another name). */
@@ -36,8 +36,7 @@ export const checkJob = defineJob({
   validate: (data, limits) => validateStoredJobData('check', data, limits),
   async handler(data, deps, ctx) {
     // SPEC 34: the name went to another tenant since this check was asked: its VM is not the asker's to see.
-    const owner = (await deps.registry.get(data.name))?.tenant ?? DEFAULT_TENANT_NAME;
-    if (owner !== (data.tenant ?? DEFAULT_TENANT_NAME)) {
+    if (ownerOf(await deps.registry.get(data.name)) !== ownerOf(data)) {
       await ctx.log?.('the name belongs to another tenant now: nothing to report');
       return { state: 'NotFound' } satisfies CheckResult;
     }

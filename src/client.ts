@@ -40,7 +40,7 @@ import { listPoolViews } from './pools/pool-view.js';
 import type { PoolList } from './pools/pool-view.js';
 import type { PoolStore } from './pools/types.js';
 import { RedisPoolStore } from './pools/pool-store.js';
-import { DEFAULT_TENANT_NAME, ownerOf } from './tenants/types.js';
+import { ownerField, ownerOf } from './tenants/types.js';
 import type { Tenant, TenantQuotas, TenantScope, TenantUsageView } from './tenants/types.js';
 import { clientTenant, listTenantUsage, ownerForJob, refuseOthersName, refuseReadScope, tenantReads, tenantUsage } from './tenants/tenant-calls.js';
 
@@ -295,8 +295,7 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>, tenant: T
     const value = orThrow(validateJobData(job, input, await limitsNow()));
     const { door, registry } = await ready();
     // Its view, events and webhooks reach the name's owner (and admins) alone; the default tenant's data is as before tenants.
-    const owner = await ownerForJob(registry, tenant, value.name);
-    const owned = owner === DEFAULT_TENANT_NAME ? value : { ...value, tenant: owner };
+    const owned = { ...value, ...ownerField({ tenant: await ownerForJob(registry, tenant, value.name) }) };
     const added = await door.accept(() => door.add(job, owned));
     return { jobId: added.id ?? '', name: value.name, existing: false };
   };

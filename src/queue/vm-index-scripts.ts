@@ -50,19 +50,15 @@ local function indexedTenant(record)
   if not tenant or tenant == '' then return 'default' end
   return tenant
 end
-local function dropTenant(stem, name)
-  local was = redis.call('HGET', stem .. ':tenant-of', name)
-  if was then
-    redis.call('ZREM', stem .. ':tenant:' .. was, name)
-    redis.call('HDEL', stem .. ':tenant-of', name)
-  end
-end
+-- The name in its tenant's set alone (tenant nil: in none).
 local function fileTenant(stem, name, tenant)
-  local was = redis.call('HGET', stem .. ':tenant-of', name)
+  local was = redis.call('HGET', stem .. ':tenant-of', name) or nil
   if was == tenant then return end
   if was then redis.call('ZREM', stem .. ':tenant:' .. was, name) end
-  redis.call('ZADD', stem .. ':tenant:' .. tenant, 0, name)
-  redis.call('HSET', stem .. ':tenant-of', name, tenant)
+  if tenant then
+    redis.call('ZADD', stem .. ':tenant:' .. tenant, 0, name)
+    redis.call('HSET', stem .. ':tenant-of', name, tenant)
+  else redis.call('HDEL', stem .. ':tenant-of', name) end
 end
 local function file(stem, name, state, node, tenant)
   for _, key in ipairs(indexKeys(stem, state, node)) do redis.call('ZADD', key, 0, name) end
@@ -70,7 +66,7 @@ local function file(stem, name, state, node, tenant)
   if tenant then fileTenant(stem, name, tenant) end
 end
 local function forget(stem, name)
-  dropTenant(stem, name)
+  fileTenant(stem, name, nil)
   redis.call('ZREM', stem .. ':all', name)
   for _, state in ipairs({'present', 'absent'}) do redis.call('ZREM', stem .. ':state:' .. state, name) end
   for _, node in ipairs(redis.call('SMEMBERS', stem .. ':nodes')) do
@@ -82,7 +78,7 @@ local function reindex(record, oldState, oldNode)
   local stem, name = indexStem(record)
   local state, node = indexedOf(record)
   if oldState then for _, key in ipairs(indexKeys(stem, oldState, oldNode)) do redis.call('ZREM', key, name) end end
-  if state then file(stem, name, state, node, indexedTenant(record)) else dropTenant(stem, name) end
+  if state then file(stem, name, state, node, indexedTenant(record)) else fileTenant(stem, name, nil) end
 end
 `;
 

@@ -10,7 +10,18 @@
 // in-place change, a repeat after a failure gave it back) counts only the
 // difference from the hold it has. `caller`: the ARGV JSON {name, admin,
 // quotas, size}; the sums are per `<tenant> <quota>`.
-export const TENANT_FUNCTIONS = `
+/** Moves one of a tenant's sums by n, never below 0 (a sum a lost write left short stays at 0); for every script that writes the sums. */
+export const SUM_FUNCTIONS = `
+local function addToSum(use, field, n)
+  if n > 0 then redis.call('HINCRBY', use, field, n)
+  elseif n < 0 then
+    local sum = tonumber(redis.call('HGET', use, field) or '0') or 0
+    if sum + n >= 0 then redis.call('HINCRBY', use, field, n) else redis.call('HSET', use, field, 0) end
+  end
+end
+`;
+
+export const TENANT_FUNCTIONS = `${SUM_FUNCTIONS}
 local HELD = {'vms', 'cores', 'memoryMiB', 'diskGiB'}
 local function tenantNowMs()
   local t = redis.call('TIME')
@@ -72,17 +83,8 @@ local function takeToken(rate, tenant, limit)
   local tokens, now = bucketOf(rate, tenant, limit)
   redis.call('HSET', rate, tenant, string.format('%.6f %d', tokens - 1, now))
 end
--- Never below 0: a sum a release clamped stays at 0.
 local function addToSums(use, hold, sign)
-  for _, q in ipairs(HELD) do
-    local n = (hold[q] or 0) * sign
-    local field = hold.tenant .. ' ' .. q
-    if n > 0 then redis.call('HINCRBY', use, field, n)
-    elseif n < 0 then
-      local sum = tonumber(redis.call('HGET', use, field) or '0')
-      if sum + n >= 0 then redis.call('HINCRBY', use, field, n) else redis.call('HSET', use, field, 0) end
-    end
-  end
+  for _, q in ipairs(HELD) do addToSum(use, hold.tenant .. ' ' .. q, (hold[q] or 0) * sign) end
 end
 -- Writes want as the field's hold: the hold it had leaves its tenant's sums, want joins its owner's.
 local function writeHold(holds, use, field, have, want)

@@ -5,6 +5,7 @@
 // ends (SPEC 29), with the same guards as RELEASE_ADDRESS. Every key is in
 // KEYS; under a Cluster they share the service's hash tag (one slot).
 import { LuaScript } from '../redis-script.js';
+import { SUM_FUNCTIONS } from './admit-functions.js';
 
 /**
  * KEYS: the holds hash, the sums hash, the name's desired record. ARGV:
@@ -19,7 +20,7 @@ import { LuaScript } from '../redis-script.js';
  * {'none'} (no hold) | {'claimed'} (the guard kept it). A hold that is not
  * JSON naming a tenant is removed, no sum touched, and answered with tenant ''.
  */
-export const RELEASE_HOLD = new LuaScript(`
+export const RELEASE_HOLD = new LuaScript(`${SUM_FUNCTIONS}
 local json = redis.call('HGET', KEYS[1], ARGV[1])
 if not json then return {'none'} end
 if ARGV[2] ~= 'none' then
@@ -32,11 +33,7 @@ local ok, hold = pcall(cjson.decode, json)
 if not ok or type(hold) ~= 'table' or type(hold.tenant) ~= 'string' then return {'released', '', json} end
 for _, quota in ipairs({'vms', 'cores', 'memoryMiB', 'diskGiB'}) do
   local size = math.floor(tonumber(hold[quota]) or 0)
-  if size > 0 then
-    local field = hold.tenant .. ' ' .. quota
-    local sum = tonumber(redis.call('HGET', KEYS[2], field)) or 0
-    if sum >= size then redis.call('HINCRBY', KEYS[2], field, -size) else redis.call('HSET', KEYS[2], field, 0) end
-  end
+  if size > 0 then addToSum(KEYS[2], hold.tenant .. ' ' .. quota, -size) end
 end
 return {'released', hold.tenant, json}
 `);
@@ -52,7 +49,7 @@ return {'released', hold.tenant, json}
  * moves the owner's sums by the difference, never below 0. Returns 1 when
  * the hold changed, else 0.
  */
-export const SETTLE_HOLD = new LuaScript(`
+export const SETTLE_HOLD = new LuaScript(`${SUM_FUNCTIONS}
 local json = redis.call('HGET', KEYS[1], ARGV[1])
 if not json then return 0 end
 local head = redis.call('HMGET', KEYS[3], 'state', 'uid', 'generation')
@@ -66,9 +63,7 @@ for i, quota in ipairs({'cores', 'memoryMiB', 'diskGiB'}) do
   if delta ~= 0 then
     changed = 1
     hold[quota] = now
-    local field = hold.tenant .. ' ' .. quota
-    local sum = tonumber(redis.call('HGET', KEYS[2], field)) or 0
-    if sum + delta >= 0 then redis.call('HINCRBY', KEYS[2], field, delta) else redis.call('HSET', KEYS[2], field, 0) end
+    addToSum(KEYS[2], hold.tenant .. ' ' .. quota, delta)
   end
 end
 if changed == 1 then redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hold)) end

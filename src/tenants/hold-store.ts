@@ -7,7 +7,7 @@ import type { ReleaseGuard } from '../addresses/address-pool-store.js';
 import type { RedisClient } from '../redis-script.js';
 import { keys } from '../redis-keys.js';
 import { RELEASE_HOLD, SETTLE_HOLD } from './hold-scripts.js';
-import { HELD_QUOTAS, type TenantUsage } from './types.js';
+import { HELD_QUOTAS, NO_USAGE, type TenantUsage } from './types.js';
 import { readAllUsage, readUsage } from './usage-read.js';
 
 /** One create's hold: its tenant, and what it counts against that tenant's quotas (vms is 1). */
@@ -37,7 +37,7 @@ export function parseHold(json: string): TenantHold | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const fields = value as Record<string, unknown>;
   if (typeof fields.tenant !== 'string' || fields.tenant === '') return undefined;
-  const hold: TenantHold = { tenant: fields.tenant, vms: 0, cores: 0, memoryMiB: 0, diskGiB: 0 };
+  const hold: TenantHold = { tenant: fields.tenant, ...NO_USAGE };
   for (const quota of HELD_QUOTAS) {
     const size = fields[quota];
     hold[quota] = typeof size === 'number' && Number.isFinite(size) && size > 0 ? size : 0;
@@ -50,6 +50,11 @@ export class TenantHoldStore {
     private readonly redis: RedisClient,
     private readonly prefix: string,
   ) {}
+
+  /** RELEASE_HOLD's and SETTLE_HOLD's keys: the holds, the sums, the name's record. */
+  private scriptKeys(name: string): string[] {
+    return [keys.tenantHolds(this.prefix), keys.tenantUse(this.prefix), keys.desired(this.prefix, name)];
+  }
 
   async holdOf(name: string, uid: string): Promise<TenantHold | undefined> {
     const json = await this.redis.hget(keys.tenantHolds(this.prefix), holdField(name, uid));
@@ -70,18 +75,16 @@ export class TenantHoldStore {
 
   /** Ends name+uid's hold and takes it off its tenant's sums, unless its guard holds; undefined when there was none or the guard kept it. Idempotent. */
   async release(name: string, uid: string, guard: ReleaseGuard = 'none'): Promise<HeldTenantHold | undefined> {
-    const scriptKeys = [keys.tenantHolds(this.prefix), keys.tenantUse(this.prefix), keys.desired(this.prefix, name)];
-    const [kind, , json = ''] = (await RELEASE_HOLD.run(this.redis, scriptKeys, [holdField(name, uid), guard, uid])) as string[];
+    const [kind, , json = ''] = (await RELEASE_HOLD.run(this.redis, this.scriptKeys(name), [holdField(name, uid), guard, uid])) as string[];
     if (kind !== 'released') return undefined;
     const hold = parseHold(json);
     // A hold naming no tenant was removed all the same: say so with an empty tenant and no sizes.
-    return { name, uid, ...(hold ?? { tenant: '', vms: 0, cores: 0, memoryMiB: 0, diskGiB: 0 }) };
+    return { name, uid, ...(hold ?? { tenant: '', ...NO_USAGE }) };
   }
 
   /** SETTLE_HOLD: the hold of name+uid on what its VM has after the create of `generation` completed (an in-place change's shrink given back). */
   async settle(name: string, uid: string, generation: number, size: { cores: number; memoryMiB: number; diskGiB: number }): Promise<boolean> {
-    const scriptKeys = [keys.tenantHolds(this.prefix), keys.tenantUse(this.prefix), keys.desired(this.prefix, name)];
-    return (await SETTLE_HOLD.run(this.redis, scriptKeys, [holdField(name, uid), uid, generation, size.cores, size.memoryMiB, size.diskGiB])) === 1;
+    return (await SETTLE_HOLD.run(this.redis, this.scriptKeys(name), [holdField(name, uid), uid, generation, size.cores, size.memoryMiB, size.diskGiB])) === 1;
   }
 
   /** What the tenant holds now (zeros when nothing). */

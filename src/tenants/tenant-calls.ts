@@ -60,7 +60,7 @@ export function refuseReadScope(tenant: Tenant, action: string): void {
  */
 export async function ownerForJob(registry: Pick<DesiredStateRegistry, 'get'>, tenant: Tenant, name: string): Promise<string> {
   const record = await registry.get(name);
-  if (tenant.scope === 'admin') return record === undefined ? DEFAULT_TENANT_NAME : ownerOf(record);
+  if (tenant.scope === 'admin') return ownerOf(record);
   if (record === undefined || !mayActOn(tenant, ownerOf(record))) throw new NameNotFoundError(name);
   return ownerOf(record);
 }
@@ -72,15 +72,12 @@ export async function refuseOthersName(registry: Pick<DesiredStateRegistry, 'get
   if (record !== undefined && !mayActOn(tenant, ownerOf(record))) throw new NameNotFoundError(name);
 }
 
-/** The tenant a job's data names: absent on jobs from before tenants and the system's jobs (the default tenant's). */
 /** The jobs of a name (SPEC 34): the service's own (a sweep, a health check, a refill, a lease's timers) are the admin's alone, whatever their data says. */
 const NAME_OWNED_JOBS: ReadonlySet<string> = new Set(JOB_NAMES.filter((job) => JOB_TABLE[job].queue === 'vm'));
 
 /** The job's owner, or undefined for a job no non-admin tenant may see. */
 function jobTenant(view: JobView): string | undefined {
-  if (!NAME_OWNED_JOBS.has(view.job)) return undefined;
-  const tenant = (view.data as { tenant?: unknown }).tenant;
-  return typeof tenant === 'string' ? tenant : DEFAULT_TENANT_NAME;
+  return NAME_OWNED_JOBS.has(view.job) ? ownerOf(view.data as { tenant?: unknown }) : undefined;
 }
 
 /** A non-admin's listing is of its own names: naming another tenant is a ValidationError, naming none lists its own. */
@@ -110,7 +107,7 @@ export function tenantReads<V extends { tenant?: string }, P, L>(tenant: Tenant,
     },
     async getVm(name) {
       const view = await base.getVm(name);
-      return view !== undefined && mayActOn(tenant, view.tenant ?? DEFAULT_TENANT_NAME) ? view : undefined;
+      return view !== undefined && mayActOn(tenant, ownerOf(view)) ? view : undefined;
     },
     listVms: (query) => base.listVms(ownListing(tenant, query)),
     listPools: () => base.listPools(),

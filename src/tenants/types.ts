@@ -46,9 +46,9 @@ export const DEFAULT_TENANT_NAME = 'default';
 
 export const DEFAULT_TENANT: Tenant = { name: DEFAULT_TENANT_NAME, scope: 'admin', quotas: {} };
 
-/** The tenant a record belongs to: its `tenant`, or the default one for a record written before tenants. */
-export function ownerOf(record: { tenant?: string }): string {
-  return record.tenant ?? DEFAULT_TENANT_NAME;
+/** The tenant a record, a view or a job's data belongs to: its `tenant`, or the default one (written before tenants, the default tenant's, or none at all). */
+export function ownerOf(owned: { tenant?: unknown } | undefined): string {
+  return typeof owned?.tenant === 'string' ? owned.tenant : DEFAULT_TENANT_NAME;
 }
 
 /** Whether `tenant` may see and act on a name `owner` holds: its own, or any with the admin scope. */

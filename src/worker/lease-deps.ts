@@ -30,7 +30,7 @@ export function leaseDeps({ door, registry, events, metrics, now = () => new Dat
       const lease = record?.state === 'present' ? record.lease : undefined;
       if (lease === undefined || lease.version !== version || lease.warnedAt !== undefined || lease.expiredAt !== undefined) return { warned: false };
       // In Redis before the mark: a crash in between sends it again under the same delivery id, which adds nothing.
-      await events?.expiring(name, jobId, { expiresAt: lease.expiresAt, version, onExpiry: lease.onExpiry }, record === undefined ? undefined : ownerOf(record));
+      await events?.expiring(name, jobId, { expiresAt: lease.expiresAt, version, onExpiry: lease.onExpiry }, ownerOf(record));
       const warned = await registry.markWarned(name, version, now());
       return warned ? { warned, expiresAt: lease.expiresAt } : { warned };
     },

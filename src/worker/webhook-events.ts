@@ -16,7 +16,7 @@ import { completedBody, failedBody } from '../webhooks/body.js';
 import type { JobEnd, WebhookBody } from '../webhooks/body.js';
 import { deliveryIdFor, tenantDeliveryIdFor } from '../queue/webhook-queue.js';
 import type { TenantUrlOf } from '../webhooks/tenant-urls.js';
-import { DEFAULT_TENANT_NAME } from '../tenants/types.js';
+import { DEFAULT_TENANT_NAME, ownerOf } from '../tenants/types.js';
 import type { WebhookQueue } from '../queue/webhook-queue.js';
 
 /** What the processor tells of a VM job's end; each resolves once the event is in Redis. */
@@ -39,8 +39,7 @@ export const OPERATOR_ONLY: WebhookRoutes = { operator: true, tenantUrl: () => P
 
 /** The tenant a VM job's data names (SPEC 34); absent, the default tenant. */
 function tenantOf(job: Job): string {
-  const tenant = (job.data as { tenant?: unknown } | undefined)?.tenant;
-  return typeof tenant === 'string' ? tenant : DEFAULT_TENANT_NAME;
+  return ownerOf(job.data as { tenant?: unknown } | undefined);
 }
 
 /** The expiresAt a lease's expiry put on the delete or stop it added (SPEC 31); undefined for any other job. */
