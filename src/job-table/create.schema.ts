@@ -40,6 +40,15 @@ const createVmFields = {
     flag: { name: 'node' },
     rule: { kind: 'string', description: 'Configured node to place the VM on; the one serving the image with most free memory when absent', oneOf: (l) => l.nodes },
   },
+  cluster: {
+    presence: 'optional',
+    flag: { name: 'cluster' },
+    rule: {
+      kind: 'string',
+      description: 'Configured Proxmox cluster to place the VM in (SPEC 32, GET /v1/clusters); when absent, the name\'s cluster if it has one, else a healthy one that serves the image (most free memory, then the configured order)',
+      oneOf: (l) => (l.clusters ?? []).map((cluster) => cluster.name),
+    },
+  },
   image: {
     presence: 'defaulted',
     default: (l) => l.defaultImage,

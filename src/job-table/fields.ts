@@ -28,6 +28,23 @@ export interface JobLimits {
   networks?: NetworkLimits;
   /** The warm pools a create may claim from (SPEC 30); absent: none. */
   pools?: PoolConfig[];
+  /**
+   * Each cluster (SPEC 32) and what a create placed there is checked
+   * against, in the configured order; absent: the one-cluster form (a
+   * create may name only "default"). The top-level nodes and images are
+   * then every cluster's together, so the field table's checks pass any
+   * cluster's, and the door checks the chosen cluster's.
+   */
+  clusters?: ClusterLimits[];
+}
+
+/** One cluster's part of JobLimits (SPEC 32). */
+export interface ClusterLimits {
+  name: string;
+  nodes: string[];
+  images: Record<string, string[]>;
+  defaultImage: string;
+  networks?: NetworkLimits;
 }
 
 /** What limitsFromConfig reads: the service's Config, or the producer's (src/config/producer.ts), which knows no templates. */
