@@ -86,6 +86,13 @@ export function clusterKeyPrefix(prefix: string, clusterName: string | undefined
   return clusterName === undefined ? prefix : `${prefix}:cluster:${clusterName}`;
 }
 
+/** Every cluster's address pools (SPEC 29, 32), each name once: a pool's leases are global, whichever cluster's VMs take them. */
+export function allNetworks(config: Pick<Config, 'proxmox'>): NetworkPoolConfig[] {
+  const byName = new Map<string, NetworkPoolConfig>();
+  for (const cluster of clustersOf(config)) for (const pool of cluster.networks) if (!byName.has(pool.name)) byName.set(pool.name, pool);
+  return [...byName.values()];
+}
+
 /** What the per-cluster lists must agree on across clusters: an address pool's name is global (its Redis keys are). */
 export function clusterProblems(clusters: readonly ClusterConfig[]): string[] {
   const problems: string[] = [];

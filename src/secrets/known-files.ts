@@ -6,13 +6,16 @@
 // job's failure reason. A file that cannot be read is passed over: the
 // process that needs it says so at its own start.
 import type { Config } from '../config/types.js';
+import { clustersOf } from '../config/clusters.js';
 import { registerSecret } from './redact.js';
 import { readSecretFile } from './read.js';
 
 /** The secret files of the config, "" (unset) left out. */
 export function secretFilePaths(config: Config): string[] {
+  // Every cluster's token (SPEC 32): the one-cluster form's is proxmox.tokenFile.
+  const tokenFiles = new Set([config.proxmox.tokenFile, ...clustersOf(config).map((cluster) => cluster.tokenFile)]);
   return [
-    config.proxmox.tokenFile,
+    ...tokenFiles,
     config.redis.passwordFile,
     config.http.apiTokensFile,
     config.http.boardUsersFile,

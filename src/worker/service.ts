@@ -1,6 +1,7 @@
 // The worker process's job service: a worker on each queue, the health
 // and reconcile schedules, heartbeats, webhook deliveries (SPEC 27), and
 // graceful shutdown (SPEC 1 to 4, 19), the close itself in service-close.ts.
+import { allNetworks } from '../config/clusters.js';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
@@ -187,7 +188,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
   const events = webhookEvents(deliveries ?? NO_DELIVERIES, undefined, webhookRoutes(config, secretRead, tenantWebhookUrls(redis, prefix), logger));
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, events, ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
-  const pools = config.proxmox.networks;
+  const pools = allNetworks(config);
   const addresses = pools.length === 0 ? NO_ADDRESS_POOLS : addressLeaseDeps(new AddressPoolStore(redis, prefix, pools), registry);
   // Always: the door takes holds whatever tokens the web process has (SPEC 34); the worker cannot tell.
   const tenantHolds = tenantHoldDeps(new TenantHoldStore(redis, prefix), registry);
