@@ -69,6 +69,17 @@ describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
     expect((await queues.vm.getJobLogs(jobId)).logs).to.deep.equal(['orphan']);
   });
 
+  it('SPEC 32: a delete of a VM found in one of several clusters carries that cluster, which the stored delete keeps', async () => {
+    const generation = await present('web', 'uid-new');
+    const jobId = await enqueuer.enqueueDelete({ name: 'web', uid: 'uid-old', reason: 'orphan', seenGeneration: generation, cluster: 'dc-2' });
+    const job = (await queues.vm.getJob(jobId)) as Job;
+    expect(job.data).to.deep.equal({ name: 'web', uid: 'uid-old', generation, cluster: 'dc-2' });
+    const stored = deleteJob.validate(job.data, limits);
+    expect(stored.ok && stored.value.cluster).to.equal('dc-2');
+    const refused = deleteJob.validate({ name: 'web', uid: 'uid-old', generation, cluster: 'DC 2' }, limits);
+    expect(refused.ok ? [] : refused.errors.map((e) => e.field)).to.deep.equal(['cluster']);
+  });
+
   it("deletes an abandoned claim's member as a caller's delete: its name recorded absent, its intent's delete job added (SPEC 30)", async () => {
     const member = 'pvep-pool-small-1';
     const generation = await present(member, 'mu1');
