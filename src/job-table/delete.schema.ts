@@ -3,7 +3,7 @@
 import { generationField, nameField, tenantField, uidField } from './fields.js';
 import type { DataOf, FieldSpec } from './fields.js';
 import { expiryFields } from './lease.schema.js';
-import { CLUSTER_NAME_RE } from '../config/cluster-format.js';
+import { CLUSTER_NAME_RE } from '../config/name-patterns.js';
 
 export const deleteInputFields = { name: nameField, uid: uidField } satisfies Record<string, FieldSpec>;
 

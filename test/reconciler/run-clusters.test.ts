@@ -109,7 +109,7 @@ describe('the reconcile job with several clusters (SPEC 32, real Redis)', functi
     expect(await holdJson(redis, prefix, 'far', 'u-far-old'), "the skipped cluster's name keeps its hold").to.not.equal(null);
 
     const jobs = await queues.vm.getJobs(['waiting']);
-    expect(jobs.map((job) => [job.name, job.data])).to.deep.equal([['delete', { name: 'old', uid: 'u-old', generation: 2, cluster: 'c1' }]]);
+    expect(jobs.map((job): [string, unknown] => [job.name, job.data])).to.deep.equal([['delete', { name: 'old', uid: 'u-old', generation: 2, cluster: 'c1' }]]);
     expect(lines).to.include('cluster c2: skipped, nothing of its names judged: its listing failed: connect ECONNREFUSED 127.0.0.1:8006');
     expect(lines.some((line) => line.startsWith('cluster c1: listed 1, ours 1; orphan VMs deleted 1'))).to.equal(true);
     expect(lines.some((line) => line.startsWith('cluster c1: enqueued job'))).to.equal(true);
