@@ -6,9 +6,8 @@
 // form is one cluster that judges every name, with no `cluster` on its
 // calls, its keys and its result as they always were.
 import type { RedisClient } from '../redis-script.js';
-import type { Config, NetworkPoolConfig } from '../config/types.js';
-import { clusterKeyPrefix, clustersOf, configForCluster, firstCluster, isMultiCluster } from '../config/clusters.js';
-import type { ClusterConfig } from '../config/clusters.js';
+import type { Config } from '../config/types.js';
+import { allNetworks, clusterKeyPrefix, clustersOf, configForCluster, firstCluster, isMultiCluster } from '../config/clusters.js';
 import { AddressPoolStore } from '../addresses/address-pool-store.js';
 import { addressLeaseBook } from './address-adapter.js';
 import { ownedByRecord } from './cluster-share.js';
@@ -33,7 +32,8 @@ export function sweptClusters(config: Config, redis: RedisClient, prefix: string
   const several = isMultiCluster(config);
   const clusters = clustersOf(config);
   const first = firstCluster(config).name;
-  const store = new AddressPoolStore(redis, prefix, several ? everyPool(clusters) : config.proxmox.networks);
+  // Every cluster's pools: a lease is read and freed whichever cluster's VM took it.
+  const store = new AddressPoolStore(redis, prefix, allNetworks(config));
   const parts = clusters.map((cluster) => {
     const view = configForCluster(config, cluster);
     return {
@@ -69,9 +69,4 @@ export function sweptClusters(config: Config, redis: RedisClient, prefix: string
       return report;
     },
   };
-}
-
-/** Every cluster's pools, once each (a pool's name names one pool, config/clusters.ts clusterProblems): the leases are read and freed in all of them. */
-function everyPool(clusters: readonly ClusterConfig[]): NetworkPoolConfig[] {
-  return [...new Map(clusters.flatMap((cluster) => cluster.networks).map((pool) => [pool.name, pool])).values()];
 }
