@@ -47,6 +47,11 @@ export function simulatedClustersOf(config: Pick<Config, 'proxmox'>): ClusterCon
   return clustersOf(config).filter((cluster) => cluster.url === 'sim');
 }
 
+/** The port of the simulated cluster at `index`: the first's as given, every other one's free (0). */
+export function simPortFor(firstPort: number, index: number): number {
+  return index === 0 ? firstPort : 0;
+}
+
 /** sim.stateFile for the simulated cluster at `index`: the file itself for the first, `<name>.<cluster><ext>` beside it for the others. */
 export function stateFileFor(stateFile: string, index: number, cluster: string): string {
   if (index === 0) return stateFile;
@@ -57,7 +62,7 @@ export function stateFileFor(stateFile: string, index: number, cluster: string):
 async function startOne(config: Config, cluster: ClusterConfig, index: number, options: StartClusterSimulatorsOptions): Promise<ClusterSimulator> {
   const { token, created } = await ensureSimToken(cluster.tokenFile);
   if (created) options.onTokenFileCreated?.(cluster.tokenFile);
-  const port = index === 0 ? (options.firstPort ?? config.sim.port) : 0;
+  const port = simPortFor(options.firstPort ?? config.sim.port, index);
   // The one-cluster form's simulator is the one it always was, its cluster still `pv1` in /cluster/status.
   const clusterName = isMultiCluster(config) ? cluster.name : undefined;
   const started = await startSimulator({ ...config.sim, port, tokens: [token], logger: options.logger, ...(clusterName === undefined ? {} : { clusterName }) });
