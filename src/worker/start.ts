@@ -28,6 +28,8 @@ export interface WorkerProcessOptions {
   metrics: Metrics;
   /** Where Proxmox answers: proxmox.url, or the simulator's address when it is "sim". */
   proxmoxUrl: string;
+  /** Each cluster whose url is "sim" by name, its simulator's URL (SPEC 32; `all` fills it). */
+  proxmoxUrls?: ReadonlyMap<string, string>;
 }
 
 /** The job service; its close also closes the Proxmox client. */
