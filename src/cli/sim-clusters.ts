@@ -1,6 +1,6 @@
 // One Proxmox VE simulator per cluster whose url is "sim" (SPEC 8, 32),
 // for `all` and `sim`: each its own server, ports, VMIDs and state, the
-// first on sim.port and the others on free ports, each accepting the token
+// i-th on sim.port + i, each accepting the token
 // of its cluster's tokenFile (created 0600 when missing). In the
 // one-cluster form that is the one simulator of proxmox.url "sim", as
 // before. With sim.stateFile set the first keeps its VMs in that file and
@@ -47,9 +47,19 @@ export function simulatedClustersOf(config: Pick<Config, 'proxmox'>): ClusterCon
   return clustersOf(config).filter((cluster) => cluster.url === 'sim');
 }
 
-/** The port of the simulated cluster at `index`: the first's as given, every other one's free (0). */
+/**
+ * The port of the simulated cluster at `index`: sim.port + index, so a
+ * worker or `verify --cluster` in another process finds each; with port
+ * 0 (a free one) every cluster's is free.
+ */
 export function simPortFor(firstPort: number, index: number): number {
-  return index === 0 ? firstPort : 0;
+  return firstPort === 0 ? 0 : firstPort + index;
+}
+
+/** Where each simulated cluster listens, as a process that did not start them (a worker, verify) finds it: sim.port + its index among them. */
+export function simulatedClusterUrls(config: Pick<Config, 'proxmox' | 'sim'>): Map<string, string> {
+  const simulated = clustersOf(config).filter((cluster) => cluster.url === 'sim');
+  return new Map(simulated.map((cluster, i) => [cluster.name, `http://${config.sim.host}:${simPortFor(config.sim.port, i)}`]));
 }
 
 /** sim.stateFile for the simulated cluster at `index`: the file itself for the first, `<name>.<cluster><ext>` beside it for the others. */

@@ -7,6 +7,7 @@
 // stopped the create.
 import type { Config } from '../config/index.js';
 import { clusterNamed, clustersOf, configForCluster, isMultiCluster } from '../config/clusters.js';
+import { simulatedClusterUrls } from './sim-clusters.js';
 import { silentLogger } from '../log.js';
 import { proxmoxApiFromConfig } from '../worker/proxmox-api.js';
 import { verifyCreate, type NodeCreateReport } from '../verify/create/verify-create.js';
@@ -64,8 +65,8 @@ function flagsOf(args: string[]): Flags {
  */
 export function proxmoxUrlOf(config: Config): string {
   if (config.proxmox.url !== 'sim') return config.proxmox.url;
-  const index = Math.max(0, clustersOf(config).findIndex((cluster) => cluster.name === config.proxmox.clusterName));
-  return `http://${config.sim.host}:${config.sim.port + index}`;
+  const urls = simulatedClusterUrls(config);
+  return urls.get(config.proxmox.clusterName ?? '') ?? `http://${config.sim.host}:${config.sim.port}`;
 }
 
 /** SIGINT once: abort the create (it deletes what it made); twice: exit 130 at once. */

@@ -292,7 +292,7 @@ export const schema: Schema<Config> = {
   sim: {
     host: { doc: 'Address the simulator listens on.', format: String, default: '127.0.0.1' },
     clusters: {
-      doc: 'Simulated clusters (SPEC 32) with proxmox.url "sim" and proxmox.clusters empty: 1 (the default) is the one-cluster form; 2 or more starts that many simulators, clusters sim1, sim2, ..., the first on sim.port, the others on free ports (SIM_CLUSTERS=2 npm start).',
+      doc: 'Simulated clusters (SPEC 32) with proxmox.url "sim" and proxmox.clusters empty: 1 (the default) is the one-cluster form; 2 or more starts that many simulators, clusters sim1, sim2, ..., the i-th (from 0) on sim.port + i (SIM_CLUSTERS=2 npm start).',
       format: 'positive-int',
       default: 1,
     },
