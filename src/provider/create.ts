@@ -208,7 +208,7 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
 
 /** 5. One synchronous config write. */
 async function configure(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vm: FoundVm): Promise<void> {
-  const params = configParams(spec, node, vm.config, deps.config.proxmox.tag, seedVolid(node.isoStorage, spec.name));
+  const params = configParams(spec, node, vm.config, deps.config.proxmox.tag, seedVolid(node.isoStorage, spec.name), deps.config.proxmox.clusterName);
   beforeWrite(ctx);
   await jobSeam(deps, ctx).putConfig(vm.node, vm.vmid, params).catch((err: unknown) => {
     // SPEC 28: the seed's storage went disabled between the upload and this write.
