@@ -41,7 +41,10 @@ async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
  */
 export function validateCreateSpec(deps: Pick<ProviderDeps, 'config'>, spec: CreateSpec): void {
   // The lease, the generation and the pool are the job's, not fields a create is given (ready-refusal.ts checks the lease).
-  const { address: _address, generation: _generation, poolMember: _poolMember, ...fields } = spec;
+  // The cluster chose this provider (SPEC 32): one of another cluster is a routing mistake, refused before any call.
+  const { address: _address, generation: _generation, poolMember: _poolMember, cluster, ...fields } = spec;
+  const here = deps.config.proxmox.clusterName;
+  if (cluster !== undefined && here !== undefined && cluster !== here) throw permanent(`create ${spec.name}: its cluster is ${cluster}, but it reached cluster ${here}'s provider`);
   const checked = validateFields(createSpecFields, fields, limitsFromConfig(deps.config));
   if (!checked.ok) throw permanent(`create ${spec.name}: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
 }

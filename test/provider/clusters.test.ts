@@ -4,11 +4,13 @@
 // mark names no cluster (made in the one-cluster form) is the first
 // cluster's. The one-cluster form writes no cluster line and no cluster tag.
 import { expect } from 'chai';
+import { PermanentError } from '../../src/errors.js';
 import { formatMark, parseMark } from '../../src/provider/mark.js';
 import { clusterTag, taggedClusters } from '../../src/provider/tags.js';
 import type { ClaimRequest, CreateSpec } from '../../src/provider/types.js';
 import { vmidForUid } from '../../src/provider/vmid.js';
 import { FakeProxmox } from '../fakes/fake-proxmox.js';
+import { rejection } from '../support/rejection.js';
 import { addOurVm, clusterView, harness, RANGE, TAG, type Harness } from './harness.js';
 
 const CREATED = new Date('2026-11-30T09:00:00Z');
@@ -51,6 +53,16 @@ describe('marks and tags name the cluster in the several-clusters form (SPEC 32)
     const put = h.pve.callsTo('putConfig')[0]?.args[2] as { tags: string };
     expect(put.tags.split(';')).to.include.members([TAG, EAST_TAG]);
     expect(parseMark(h.pve.vm(result.vmid)?.config.description)).to.include({ uid, cluster: 'east' });
+  });
+
+  it("a create naming another cluster than its provider's is refused Permanent before any call; its own cluster passes", async () => {
+    const h = on('east');
+    const err = await rejection(h.provider.create({ ...spec('app-1', 'e0000000-0000-4000-8000-000000000003'), cluster: 'west' }, h.ctx));
+    expect(err).to.be.instanceOf(PermanentError);
+    expect(err.message).to.equal("create app-1: its cluster is west, but it reached cluster east's provider");
+    expect(h.pve.methods()).to.deep.equal([]);
+    const made = await h.provider.create({ ...spec('app-1', 'e0000000-0000-4000-8000-000000000003'), cluster: 'east' }, h.ctx);
+    expect(parseMark(h.pve.vm(made.vmid)?.config.description)?.cluster).to.equal('east');
   });
 
   it('the one-cluster form writes no cluster line and no cluster tag', async () => {
