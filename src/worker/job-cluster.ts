@@ -13,10 +13,17 @@ export async function jobCluster(data: unknown, recorded: RecordedCluster | unde
   return recorded(name);
 }
 
-/** RecordedCluster over a registry: the record's spec.cluster (absent, or no record: the first cluster's). */
-export function recordedClusterOf(registry: { get(name: string): Promise<{ spec?: Record<string, unknown> } | undefined> }): RecordedCluster {
+/** What recordedClusterOf reads of a record: its spec's cluster, or a cluster the record keeps beside its spec (a tombstone drops its spec). */
+interface ClusterOfRecord {
+  spec?: Record<string, unknown>;
+  cluster?: unknown;
+}
+
+/** RecordedCluster over a registry: the record's spec.cluster, else its own `cluster` field (absent, or no record: the first cluster's). */
+export function recordedClusterOf(registry: { get(name: string): Promise<ClusterOfRecord | undefined> }): RecordedCluster {
   return async (name) => {
-    const cluster = (await registry.get(name))?.spec?.cluster;
+    const record = await registry.get(name);
+    const cluster = record?.spec?.cluster ?? record?.cluster;
     return typeof cluster === 'string' ? cluster : undefined;
   };
 }

@@ -132,3 +132,16 @@ describe('the processor gives a job its cluster (SPEC 32)', function () {
     expect(seen).to.deep.equal([undefined]);
   });
 });
+
+describe("a name's recorded cluster (SPEC 32)", () => {
+  const records: Record<string, { spec?: Record<string, unknown>; cluster?: string } | undefined> = {
+    present: { spec: { cluster: 'west' } },
+    tombstone: { cluster: 'west' },
+    first: { spec: {} },
+  };
+  const recorded = recordedClusterOf({ get: (name) => Promise.resolve(records[name]) });
+
+  it("is the spec's, else the cluster a tombstone keeps beside it, else none (the first cluster)", async () => {
+    expect(await Promise.all(['present', 'tombstone', 'first', 'never'].map(recorded))).to.deep.equal(['west', 'west', undefined, undefined]);
+  });
+});
