@@ -41,10 +41,11 @@ async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
  */
 export function validateCreateSpec(deps: Pick<ProviderDeps, 'config'>, spec: CreateSpec): void {
   // The lease, the generation and the pool are the job's, not fields a create is given (ready-refusal.ts checks the lease).
-  // The cluster chose this provider (SPEC 32): one of another cluster is a routing mistake, refused before any call.
-  const { address: _address, generation: _generation, poolMember: _poolMember, cluster, ...fields } = spec;
+  const { address: _address, generation: _generation, poolMember: _poolMember, ...fields } = spec;
+  // SPEC 32: a cluster's provider takes its own cluster's creates only (another's is a routing mistake), so that is the check of the field.
   const here = deps.config.proxmox.clusterName;
-  if (cluster !== undefined && here !== undefined && cluster !== here) throw permanent(`create ${spec.name}: its cluster is ${cluster}, but it reached cluster ${here}'s provider`);
+  if (here !== undefined && spec.cluster !== undefined && spec.cluster !== here) throw permanent(`create ${spec.name}: its cluster is ${spec.cluster}, but it reached cluster ${here}'s provider`);
+  if (here !== undefined) delete fields.cluster;
   const checked = validateFields(createSpecFields, fields, limitsFromConfig(deps.config));
   if (!checked.ok) throw permanent(`create ${spec.name}: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
 }
