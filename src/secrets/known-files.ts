@@ -6,22 +6,21 @@
 // job's failure reason. A file that cannot be read is passed over: the
 // process that needs it says so at its own start.
 import type { Config } from '../config/types.js';
-import { clustersOf } from '../config/clusters.js';
 import { registerSecret } from './redact.js';
 import { readSecretFile } from './read.js';
 
-/** The secret files of the config, "" (unset) left out. */
+/** The secret files of the config, "" (unset) left out; each cluster's token file too (SPEC 32), each file once. */
 export function secretFilePaths(config: Config): string[] {
-  // Every cluster's token (SPEC 32): the one-cluster form's is proxmox.tokenFile.
-  const tokenFiles = new Set([config.proxmox.tokenFile, ...clustersOf(config).map((cluster) => cluster.tokenFile)]);
-  return [
-    ...tokenFiles,
+  const paths = [
+    config.proxmox.tokenFile,
     config.redis.passwordFile,
     config.http.apiTokensFile,
     config.http.boardUsersFile,
     config.http.fingerprintKeyFile,
     config.webhooks.secretFile,
-  ].filter((path) => path !== '');
+    ...(config.proxmox.clusters ?? []).map((cluster) => cluster.tokenFile),
+  ];
+  return [...new Set(paths)].filter((path) => path !== '');
 }
 
 /** The password in a URL's user part, "" when it has none. */

@@ -17,6 +17,7 @@ import { jobContext, jobLogger } from './job-context.js';
 import { afterPermanentFailure, recordPermanentFailure, settlement } from './job-settle.js';
 import { claimName, generationOf } from './name-claim.js';
 import { BadJobDataError, failsForGood, toJobError } from './retry.js';
+import { jobCluster, type RecordedCluster } from './job-cluster.js';
 
 export interface JobRunOptions {
   definitions: ReadonlyMap<JobName, AnyJobDefinition>;
@@ -31,6 +32,11 @@ export interface JobRunOptions {
   locks: NameLocks;
   lockTtlMs: number;
   metrics?: JobMetrics;
+  /**
+   * SPEC 32, the several-clusters form only: a name's recorded cluster,
+   * for a job whose data names none; absent (the one-cluster form): no read.
+   */
+  recordedCluster?: RecordedCluster;
 }
 
 /**
@@ -68,8 +74,12 @@ export async function runJob(job: Job, token: string | undefined, aborter: LazyA
   // What the handler leaves as last-known states, written once it has ended.
   const lastKnown = new Map<string, LastKnownWrite>();
   const settle = settlement(options.registry, held, lastKnown);
-  const ctx = jobContext(job, () => jobLogger(options.deps.logger, job, held?.name), aborter, held?.lock, lastKnown);
+  let cluster: string | undefined;
+  const ctx = jobContext(job, () => jobLogger(options.deps.logger, job, held?.name, cluster), aborter, held?.lock, lastKnown);
   try {
+    // Read under the name's lock, after any wait for it; a failed read fails the attempt, and the lock goes with the settle.
+    cluster = await jobCluster(data, options.recordedCluster);
+    if (cluster !== undefined) ctx.cluster = cluster;
     const result = redactResult(await definition.handler(data, options.deps, ctx));
     await settle(); // a failed last-known write fails the attempt, as it did inside the handler
     finish('completed');

@@ -46,6 +46,8 @@ import type { PoolWiring } from './pool-deps.js';
 import { configuredPoolWiring } from './pool-wiring.js';
 import type { PoolStore } from '../pools/types.js';
 import { schedulerId } from '../job-table/job-ids.js';
+import { isMultiCluster } from '../config/clusters.js';
+import { recordedClusterOf } from './job-cluster.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -197,7 +199,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const poolDeps = poolJobDeps(poolWiring, { config, redis, prefix, queues, registry, door: jobDoor(queues, limits), limits, logger });
   const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, tenantHolds, pools: poolDeps, logger };
   const { leaseMetrics } = options;
-  const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
+  // SPEC 32: a job's cluster from its name's record is read only with several clusters.
+  const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(isMultiCluster(config) ? { recordedCluster: recordedClusterOf(registry) } : {}), ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
   await prepare(config, options.schedule ?? true, poolWiring.configs.length > 0 ? 'scheduled' : poolDeps.store, published, queues, redis, deliveries);
