@@ -10,10 +10,8 @@ import type { LastHealth } from '../queue/health-store.js';
 export interface ClusterReadiness {
   /** Each configured cluster, in the configured order. */
   clusters: { name: string; state: ClusterState }[];
-  /** Some clusters are away, not all: which, in words. */
-  warning?: string;
-  /** The same naming no cluster: what /readyz tells anyone. */
-  warningSummary?: string;
+  /** Some clusters are away, not all: which, in words (`named`), and how many, naming none (`counted`: what /readyz tells anyone). */
+  warning?: { named: string; counted: string };
   /** Every cluster is away: why /readyz is not ready, naming them. */
   allAway?: string;
 }
@@ -35,5 +33,5 @@ export function clusterReadiness(last: LastHealth, configured: readonly Pick<Clu
   if (away.length === clusters.length) return { clusters, allAway: `every Proxmox cluster is away (${away.join(', ')}): none of their nodes answered the last health check` };
   const whose = away.length === 1 ? 'its' : 'their';
   const count = `${away.length} of ${clusters.length} Proxmox clusters ${away.length === 1 ? 'is' : 'are'} away`;
-  return { clusters, warning: `${areAway(away)}: ${awayMeans(whose)}`, warningSummary: `${count}: ${awayMeans(whose)}` };
+  return { clusters, warning: { named: `${areAway(away)}: ${awayMeans(whose)}`, counted: `${count}: ${awayMeans(whose)}` } };
 }

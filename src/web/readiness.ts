@@ -84,7 +84,7 @@ export async function checkReadiness(sources: ReadinessSources, clusters?: reado
   const byCluster = clusters === undefined || last === undefined ? undefined : clusterReadiness(last, clusters);
   if (byCluster !== undefined && last !== undefined) {
     checks.clusters = byCluster.clusters;
-    if (byCluster.allAway !== undefined) checks.health.error = `${byCluster.allAway} (${last.at}): ${failingNodes(last.nodes)}`;
+    if (byCluster.allAway !== undefined && !checks.health.ok) checks.health.error = `${byCluster.allAway} (${last.at}): ${failingNodes(last.nodes)}`;
   }
   if (!checks.redis.ok) {
     // Their reads failed for the same reason; ioredis's words would only hide it.
@@ -94,7 +94,7 @@ export async function checkReadiness(sources: ReadinessSources, clusters?: reado
   }
   const ready = checks.redis.ok && checks.workers.ok && checks.health.ok;
   const reason = [checks.redis, checks.workers, checks.health].find((check) => !check.ok)?.error;
-  const warned = byCluster?.warning === undefined || !checks.redis.ok ? {} : { warning: byCluster.warning, warningSummary: byCluster.warningSummary ?? byCluster.warning };
+  const warned = byCluster?.warning === undefined || !checks.redis.ok ? {} : { warning: byCluster.warning.named, warningSummary: byCluster.warning.counted };
   if (reason === undefined) return { ready, ...warned, checks };
   return { ready, reason, summary: summaryOf(checks, workers.status === 'rejected', byCluster?.allAway !== undefined), ...warned, checks };
 }
