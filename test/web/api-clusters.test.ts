@@ -101,5 +101,8 @@ describe('GET /v1/clusters (SPEC 32)', () => {
     expect(doc.components.schemas.ClusterList?.required).to.deep.equal(['clusters']);
     // A VM's view documents its cluster and whether that cluster is away.
     expect(doc.components.schemas.Vm?.properties).to.include.keys('cluster', 'clusterAway');
+    // An image's node names its cluster (GET /v1/images with several clusters).
+    const imageNodes = (doc.components.schemas.Image?.properties as Record<string, { items?: { properties?: object } }> | undefined)?.nodes?.items?.properties;
+    expect(imageNodes).to.include.keys('cluster');
   });
 });
