@@ -43,6 +43,9 @@ import { RedisPoolStore } from './pools/pool-store.js';
 import { ownerField, ownerOf } from './tenants/types.js';
 import type { Tenant, TenantQuotas, TenantScope, TenantUsageView } from './tenants/types.js';
 import { clientTenant, listTenantUsage, ownerForJob, refuseOthersName, refuseReadScope, tenantReads, tenantUsage } from './tenants/tenant-calls.js';
+import { clusterShapesOfLimits, clusterViews } from './queue/cluster-views.js';
+import type { ClusterView } from './queue/cluster-views.js';
+import { readLastHealth } from './queue/health-store.js';
 
 export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, NameTakenError, PoolExhaustedError, QuotaExceededError, RateLimitedError, ScopeError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { Tenant, TenantQuotas, TenantScope, TenantUsage, TenantUsageView } from './tenants/types.js';
@@ -55,6 +58,8 @@ export type { TextSummary } from './queue/text-summary.js';
 export type { JobName } from './job-table/schema.js';
 export type { VmListQuery } from './queue/vm-listing.js';
 export type { PoolList, PoolView } from './pools/pool-view.js';
+export type { ClusterNodeView, ClusterView } from './queue/cluster-views.js';
+export type { ClusterState } from './queue/cluster-health.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
 export { ReplicaAcksError } from './queue/replica-acks.js';
@@ -182,6 +187,11 @@ export interface VmPage {
   nextCursor: string | null;
 }
 
+/** The Proxmox clusters behind the service (SPEC 32), in the configured order. */
+export interface ClusterList {
+  clusters: ClusterView[];
+}
+
 /** Every input is checked at run time whatever its type says: the same ValidationError either way. */
 export interface ProvisionerClientOf<I extends CallInputs> {
   /**
@@ -228,6 +238,14 @@ export interface ProvisionerClientOf<I extends CallInputs> {
   renewLease(name: string, renewal: I['renewal'], options?: LeaseRenewalOptions): Promise<LeaseView>;
   /** Each configured warm pool (SPEC 30): its shape, minIdle, maxIdle, maxAgeMinutes, and its members idle, claimed and creating. */
   listPools(): Promise<PoolList>;
+  /**
+   * Each Proxmox cluster (SPEC 32), in the configured order: its health
+   * (up, degraded, away, unknown), nodes and images from the config this
+   * client checks creates against, and its nodes' health and free memory
+   * from the last health check; the one-cluster form is one cluster,
+   * `default`. Any tenant may read it.
+   */
+  listClusters(): Promise<ClusterList>;
   /** This client's tenant (SPEC 34): its quotas and what it holds now. */
   tenantUsage(): Promise<TenantUsageView>;
   /** Every tenant that holds something or is given (`known`, the configured ones): admin scope only, else a ScopeError. */
@@ -431,6 +449,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   const callsOf = (tenant: Tenant): TenantClientOf<CallInputs> => ({
     ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow, tenant), ...tenantReads(tenant, reads) }),
     tenantUsage: guarded(() => tenantUsage(connected, prefix, tenant)),
+    listClusters: guarded(async () => ({ clusters: clusterViews(clusterShapesOfLimits(await limitsNow()), await readLastHealth(await connected(), prefix)) })),
     listTenantUsage: guarded((known?: readonly Tenant[]) => listTenantUsage(connected, prefix, tenant, known)),
   });
   return {
