@@ -7,9 +7,10 @@ import type { Format } from 'convict';
 import { parseJsonIfString, validateImage, validateNode } from './list-formats.js';
 import { networkListProblems } from './network-pools.js';
 import { proxmoxUrlProblem } from './url-formats.js';
+import { CLUSTER_NAME_RE } from './name-patterns.js';
 
-/** A cluster's name: in Proxmox tags (`<tag>-cluster-<name>`), Redis keys and metric labels. */
-export const CLUSTER_NAME_RE = /^[a-z][a-z0-9-]{0,19}$/;
+// The producer library checks cluster names too, so the pattern lives where convict is not.
+export { CLUSTER_NAME_RE };
 export const CLUSTER_KEYS = ['name', 'url', 'tokenFile', 'caFile', 'nodes', 'images', 'defaultImage', 'networks', 'maxRequestsPerSecond', 'daemonSlotsPerNode'] as const;
 const CLUSTER_FORM = `{${CLUSTER_KEYS.map((key) => (key === 'name' || key === 'url' ? key : `${key}?`)).join(', ')}}`;
 

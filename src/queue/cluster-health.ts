@@ -3,7 +3,7 @@
 // it, so all of them say the same cluster is away.
 import type { ClusterConfig } from '../config/types.js';
 import { DEFAULT_CLUSTER } from '../config/clusters.js';
-import type { NodeHealth } from '../provider/types.js';
+import type { NodeHealth } from '../job-table/health-result.schema.js';
 import { nodeCanProvision, type LastHealth } from './health-store.js';
 
 /**
