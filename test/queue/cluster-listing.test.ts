@@ -11,7 +11,9 @@ import type { DesiredView } from '../../src/client.js';
 import type { NodeHealth } from '../../src/provider/types.js';
 import { writeLastHealth } from '../../src/queue/health-store.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
+import { keys } from '../../src/redis-keys.js';
 import { createHarness, type Harness } from '../support/harness.js';
+import { CAN_MONITOR, monitorPrefix } from '../support/redis-monitor.js';
 import { REDIS_URL } from '../support/redis.js';
 import { rejection } from '../support/rejection.js';
 
@@ -97,6 +99,53 @@ describe('names by cluster in the listing and the views (SPEC 32)', function () 
     // Back: as it was seen.
     await writeLastHealth(h.redis, h.prefix, [{ node: 'pve1', cluster: 'west', ok: true, reasons: [], freeMemoryMiB: 100 }]);
     expect(await h.client.getVm('c-west')).to.deep.include({ cluster: 'west', lastKnown: seen }).and.not.to.have.property('clusterAway');
+  });
+});
+
+describe("the listing index's sets per cluster (SPEC 32, 27)", function () {
+  this.timeout(120_000);
+  let h: Harness;
+  let registry: DesiredStateRegistry;
+  beforeEach(() => {
+    h = createHarness('cluster-index', { config: { proxmox: { clusters: CLUSTERS } } });
+    registry = new DesiredStateRegistry(h.redis, h.prefix, 3600);
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  const record = (name: string, cluster: string): Promise<unknown> => registry.recordPresent(name, `u-${name}`, { name, cluster });
+
+  it("a page of 1 of a cluster with one name among a thousand of another's runs a handful of Redis commands", async function () {
+    if (!CAN_MONITOR) this.skip();
+    for (let i = 0; i < 1000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => record(`east-${String(i + j).padStart(4, '0')}`, 'east')));
+    await record('zz-west', 'west');
+    // The first page may build the index; what is measured is a page after it.
+    await registry.page({ limit: 1, cluster: 'west', firstCluster: 'east' });
+    const monitor = await monitorPrefix(h.prefix);
+    try {
+      const page = await registry.page({ limit: 1, cluster: 'west', firstCluster: 'east' });
+      await monitor.settle();
+      expect(page.records.map((r) => r.name)).to.deep.equal(['zz-west']);
+      expect(monitor.commands().length, monitor.commands().join(', ')).to.be.at.most(20);
+    } finally {
+      monitor.close();
+    }
+  });
+
+  it("moves a name deleted and created again in another cluster to that cluster's set, and forgets an expired tombstone in its cluster's set", async () => {
+    await registry.page({ limit: 1, cluster: 'east', firstCluster: 'east' });
+    await record('moved', 'east');
+    await record('gone', 'west');
+    await registry.recordAbsent('moved', 'u-moved');
+    await registry.recordPresent('moved', 'u-moved-2', { name: 'moved', cluster: 'west' });
+    const set = (cluster: string): Promise<string[]> => h.redis.zrange(`${keys.desiredBy(h.prefix)}:cluster:${cluster}`, 0, -1);
+    expect(await set('east')).to.deep.equal([]);
+    expect(await set('west')).to.deep.equal(['gone', 'moved']);
+    await registry.recordAbsent('gone', 'u-gone');
+    await h.redis.del(keys.desired(h.prefix, 'gone'));
+    await registry.list();
+    expect(await set('west')).to.deep.equal(['moved']);
   });
 });
 
