@@ -31,7 +31,8 @@ import { redactSecrets } from './secrets/redact.js';
 import { fingerprintKeySource } from './config/producer-fingerprint-key.js';
 import type { FingerprintKeySource } from './config/producer-fingerprint-key.js';
 import type { TextsSummarized } from './queue/text-summary.js';
-import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
+import { encodeCursor, parseVmListQuery, withConfiguredCluster } from './queue/vm-listing.js';
+import { clusterViewer, type ClusterViewer } from './queue/cluster-view.js';
 import type { VmListQuery } from './queue/vm-listing.js';
 import { acceptRenewal, checkRenewal } from './queue/lease-renewal.js';
 import type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
@@ -178,6 +179,10 @@ export interface DesiredView {
   address?: string;
   /** The address pool it came from. */
   addressPool?: string;
+  /** With several clusters (SPEC 32): the cluster the name lives in. */
+  cluster?: string;
+  /** With several clusters: the last health found the name's cluster away, so its VM is Unknown (lastKnown.state) until it answers again. */
+  clusterAway?: true;
 }
 
 /** One page of names in name order (SPEC 27). */
@@ -224,7 +229,8 @@ export interface ProvisionerClientOf<I extends CallInputs> {
    * A page of the names, in name order: `limit` (1 to 1000, default 100),
    * `cursor` (the previous page's nextCursor), `state` and `node` (where
    * the VM was last seen), `expiringBefore` (RFC 3339: only names whose
-   * lease ends before then, SPEC 31). Throws ValidationError naming a bad parameter.
+   * lease ends before then, SPEC 31), `cluster` (a configured cluster:
+   * the names that live in it, SPEC 32). Throws ValidationError naming a bad parameter.
    */
   listVms(query?: VmListQuery): Promise<VmPage>;
   /**
@@ -269,15 +275,21 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 
 const WAIT_POLL_MS = 100;
 
-function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
+function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined, clusterOf: ClusterViewer | undefined): DesiredView {
   // A warm pool's claim (SPEC 30) is the workers' business: the answer's `origin` said it.
-  const { spec, failed, lease, address, claim: _claim, claimedBy: _claimedBy, ...kept } = record;
+  const { spec, failed, lease, address, claim: _claim, claimedBy: _claimedBy, cluster: _cluster, ...kept } = record;
   // The lease as its expiry and action: its version and warning are the timers' business.
-  const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), tenant: ownerOf(record), ...addressShown(address) };
+  // SPEC 32: the cluster (several clusters only), its VM Unknown while the cluster is away.
+  const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), tenant: ownerOf(record), ...addressShown(address), ...clusterOf?.(record) };
   // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
   const view: DesiredView = failed === undefined ? rest : { ...rest, failed: { ...failed, reason: redactSecrets(failed.reason) } };
   // The registry holds what createVm recorded: a validated create with its uid.
   return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec as Omit<CreateSpec, 'image'>, fingerprintKey) };
+}
+
+/** SPEC 32: a create that sent no image takes its cluster's default image (several clusters). */
+function namesImage(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && (input as Record<string, unknown>).image !== undefined;
 }
 
 function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: ValidationError['fields'] }): T {
@@ -321,7 +333,7 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>, tenant: T
     async createVm(input) {
       refuseReadScope(tenant, 'create');
       const value = orThrow(validateJobData('create', input, await limitsNow()));
-      return acceptCreate(await ready(), value, { tenant });
+      return acceptCreate(await ready(), value, { tenant, defaultedImage: !namesImage(input) });
     },
     async deleteVm(input) {
       refuseReadScope(tenant, 'delete');
@@ -368,17 +380,19 @@ function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore
     getJob,
     waitForJob: (id, waitOptions) => waitForJob(watch, getJob, id, waitOptions),
     async getVm(name) {
-      const { registry } = await ready();
+      const { registry, limits, lastHealth } = await ready();
       const record = await registry.get(name);
-      return record && toDesiredView(record, await fingerprintKey());
+      return record && toDesiredView(record, await fingerprintKey(), await clusterViewer(limits, lastHealth));
     },
     async listVms(query) {
-      const page = orThrow(parseVmListQuery(query));
-      const { registry } = await ready();
+      const parsed = orThrow(parseVmListQuery(query));
+      const { registry, limits, lastHealth } = await ready();
+      const page = orThrow(withConfiguredCluster(parsed, limits.clusters?.map((cluster) => cluster.name)));
       const { records, more } = await registry.page(page);
       const last = records.at(-1);
       const key = await fingerprintKey();
-      return { vms: records.map((record) => toDesiredView(record, key)), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
+      const clusterOf = await clusterViewer(limits, lastHealth);
+      return { vms: records.map((record) => toDesiredView(record, key, clusterOf)), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
     async listPools() {
       const { pools } = await ready();

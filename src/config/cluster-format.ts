@@ -9,6 +9,7 @@ import { networkListProblems } from './network-pools.js';
 import { proxmoxUrlProblem } from './url-formats.js';
 import { CLUSTER_NAME_RE } from './name-patterns.js';
 
+// The producer library checks cluster names too, so the pattern lives where convict is not.
 export { CLUSTER_NAME_RE };
 export const CLUSTER_KEYS = ['name', 'url', 'tokenFile', 'caFile', 'nodes', 'images', 'defaultImage', 'networks', 'maxRequestsPerSecond', 'daemonSlotsPerNode'] as const;
 const CLUSTER_FORM = `{${CLUSTER_KEYS.map((key) => (key === 'name' || key === 'url' ? key : `${key}?`)).join(', ')}}`;

@@ -78,6 +78,9 @@ import { TENANT_FUNCTIONS } from '../tenants/admit-functions.js';
  * {'rate', seconds, limit}. Either writes nothing. Accepted, the hold of
  * `<name> <uid>` is the create's size and the sums follow; a fresh
  * record's `tenant` is the caller's.
+ * The cluster (SPEC 32): a write of the record sets its `cluster` field
+ * to the spec's (none: the field goes), which RECORD_ABSENT leaves on the
+ * tombstone; `cluster` is compared as a spec field when the caller lists it.
  */
 export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}${CLAIM_FUNCTIONS}${TENANT_FUNCTIONS}
 local function leaseOf(kind, fresh, rest, address, claim)
@@ -111,6 +114,10 @@ local function record(uid, spec, address, keepClaim, tenant)
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
+  -- SPEC 32: the spec's cluster as a field of its own, which the tombstone keeps (a delete and the sweep know where its VM is).
+  local okSpec, decoded = pcall(cjson.decode, spec)
+  if okSpec and type(decoded) == 'table' and type(decoded.cluster) == 'string' then redis.call('HSET', KEYS[1], 'cluster', decoded.cluster)
+  else redis.call('HDEL', KEYS[1], 'cluster') end
   if address then redis.call('HSET', KEYS[1], 'address', address) else redis.call('HDEL', KEYS[1], 'address') end
   if not keepClaim then redis.call('HDEL', KEYS[1], 'claim') end
   -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms;

@@ -13,6 +13,7 @@ import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from
 import { EXPIRE_LEASE, MARK_WARNED } from './lease-expiry-scripts.js';
 import { VmIndex } from './vm-index.js';
 import { ownerOf } from '../tenants/types.js';
+import { clusterOfRecord } from './record-cluster.js';
 import { allocationArgs } from '../addresses/pool-args.js';
 import { poolExhausted } from './address-door.js';
 import type { AddressLease } from '../addresses/types.js';
@@ -134,7 +135,8 @@ export interface RegistryPage {
 function passes(record: DesiredRecord, query: RegistryPageQuery): boolean {
   const expiring = query.expiringBefore === undefined || (record.lease !== undefined && Date.parse(record.lease.expiresAt) < query.expiringBefore);
   const owned = query.tenant === undefined || ownerOf(record) === query.tenant;
-  return owned && expiring && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
+  const inCluster = query.cluster === undefined || clusterOfRecord(record, query.firstCluster ?? query.cluster) === query.cluster;
+  return owned && expiring && inCluster && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
 }
 
 function parseJson<T>(text: string | undefined): T | undefined {
@@ -346,5 +348,6 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   if (claim) record.claim = claim;
   if (fields.claimedBy !== undefined) record.claimedBy = fields.claimedBy;
   if (fields.tenant !== undefined) record.tenant = fields.tenant;
+  if (fields.cluster !== undefined) record.cluster = fields.cluster;
   return record;
 }

@@ -2,13 +2,18 @@
 // process knows node health from the last result the workers stored. By
 // default the create is accepted with a warning saying why it will wait;
 // with jobs.acceptWhenUnhealthy false it is refused before anything is
-// recorded.
+// recorded. Several clusters (SPEC 32): the create's cluster is judged,
+// the one it names, else every one (placement skips an away cluster, so
+// only all of them failing stops it), and the words name the clusters.
 import type { Config } from '../config/types.js';
+import { clustersOf, isMultiCluster } from '../config/clusters.js';
+import { clusterHealth } from '../queue/cluster-health.js';
 import { failedChecks, nodeCanProvision, type LastHealth } from '../queue/health-store.js';
 
 export type CreateHealthVerdict = { accept: true; warning?: string } | { accept: false; message: string; retryAfterSeconds: number };
 
-export type CreateHealthGate = () => Promise<CreateHealthVerdict>;
+/** `cluster`: the one the create names (SPEC 32); absent: it names none. */
+export type CreateHealthGate = (cluster?: string) => Promise<CreateHealthVerdict>;
 
 /** Why no node can take a VM, in words, or undefined when one can or nothing is known yet. */
 export function noNodeReason(last: LastHealth | undefined): string | undefined {
@@ -17,14 +22,32 @@ export function noNodeReason(last: LastHealth | undefined): string | undefined {
   return `no node can take a VM: the last health check (${last.at}) found ${nodes.join('; ')}`;
 }
 
-export function createHealthGate(config: Pick<Config, 'jobs' | 'health'>, lastHealth: () => Promise<LastHealth | undefined>): CreateHealthGate {
-  return async () => {
-    const reason = noNodeReason(await lastHealth());
+/**
+ * SPEC 32: why the create's cluster (`named`, else none of them) cannot
+ * take a VM, or undefined when one can, or nothing is known of it yet.
+ */
+export function noClusterReason(last: LastHealth | undefined, clusters: readonly { name: string }[], named: string | undefined): string | undefined {
+  if (last === undefined) return undefined;
+  const judged = clusterHealth(last, clusters).filter((cluster) => named === undefined || cluster.name === named);
+  // An unknown name is the field table's to refuse, naming `cluster`.
+  if (judged.length === 0 || judged.some((cluster) => cluster.state === 'unknown' || cluster.nodes.some(nodeCanProvision))) return undefined;
+  const found = judged.map((cluster) => `cluster ${cluster.name} ${cluster.state === 'away' ? 'away' : 'with no fit node'} (${cluster.nodes.map((node) => `${node.node}: ${failedChecks(node)}`).join('; ')})`);
+  const who = named === undefined ? 'no cluster can' : `cluster ${named} cannot`;
+  return `${who} take a VM: the last health check (${last.at}) found ${found.join('; ')}`;
+}
+
+export function createHealthGate(config: Pick<Config, 'jobs' | 'health' | 'proxmox'>, lastHealth: () => Promise<LastHealth | undefined>): CreateHealthGate {
+  const several = isMultiCluster(config);
+  const clusters = clustersOf(config);
+  return async (cluster) => {
+    const last = await lastHealth();
+    const reason = several ? noClusterReason(last, clusters, cluster) : noNodeReason(last);
     if (reason === undefined) return { accept: true };
-    if (config.jobs.acceptWhenUnhealthy) return { accept: true, warning: `${reason}; the create waits and retries until a node passes the health check` };
+    const where = several ? `a node of ${cluster === undefined ? 'a cluster' : `cluster ${cluster}`}` : 'a node';
+    if (config.jobs.acceptWhenUnhealthy) return { accept: true, warning: `${reason}; the create waits and retries until ${where} passes the health check` };
     return {
       accept: false,
-      message: `${reason}; creates are refused while no node passes (jobs.acceptWhenUnhealthy is false): nothing was recorded, try again later`,
+      message: `${reason}; creates are refused while no ${several ? `node of ${cluster === undefined ? 'any cluster' : `cluster ${cluster}`}` : 'node'} passes (jobs.acceptWhenUnhealthy is false): nothing was recorded, try again later`,
       retryAfterSeconds: config.health.everySeconds,
     };
   };
