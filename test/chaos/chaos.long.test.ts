@@ -56,6 +56,7 @@ const RUNS = Number(process.env.CHAOS_RUNS ?? 1);
       process.stdout.write(`      ${clusterSummary(report, options.seed)}\n`);
       expect(report.awaySeconds).to.be.at.least(60);
       expect(report.lateOnEast).to.equal(10);
+      expect(report.kept, 'VMs of the away cluster checked kept').to.be.at.least(1);
       expect(report.violations, report.violations.slice(0, 30).join('\n')).to.deep.equal([]);
     });
   }

@@ -39,6 +39,7 @@ describe('chaos, quick (SPEC 22)', function () {
     expect(report.kills, 'workers were killed').to.be.at.least(2);
     expect(report.awayNoticedAfterMs, 'the health said the cluster away').not.to.equal(undefined);
     expect(report.lateOnEast, 'creates made while it was away ran on the other').to.equal(4);
+    expect(report.kept, 'VMs of the away cluster checked kept').to.be.at.least(1);
     expect(report.violations, report.violations.slice(0, 20).join('\n')).to.deep.equal([]);
   });
 });

@@ -38,8 +38,10 @@ export interface ClusterChaosOptions {
   lateNames: number;
   /** How long the random operations go on. */
   driveMs: number;
-  /** West goes away this long after the drive's start. */
+  /** West goes away this long after the drive's start, or later, once it runs at least minKept VMs the run asked for (at most 60 s more). */
   awayAtMs: number;
+  /** West's running VMs (of names present) the outage must find, so "nothing of it deleted" is checked on something; default 1. */
+  minKept?: number;
   /** West stays away at least this long (wall ms), longer until the health saw it, the late creates ran and a sweep ended. */
   awayMs: number;
   /** A worker is killed every this many ms, give or take half. */
@@ -187,6 +189,8 @@ export async function runClusterChaos(options: ClusterChaosOptions): Promise<Clu
     /** Set when west's VMs are read before it goes away: deletes accepted from then on. */
     let awaySnapshotAt: number | undefined;
     const deletedSinceAway = new Set<string>();
+    /** West's names the outage found running: the drive asks nothing more of them, so each must be there, the same VM, once west is back. */
+    const untouched = new Set<string>();
     const accepted = async (name: string, verb: 'create' | 'delete', jobId: string): Promise<void> => {
       jobIds.add(jobId);
       lastIntent.set(name, verb === 'create' ? 'present' : 'absent');
@@ -210,6 +214,7 @@ export async function runClusterChaos(options: ClusterChaosOptions): Promise<Clu
       plans.map(async ({ name, ops }) => {
         for (const op of ops) {
           await sleep(op.afterMs);
+          if (untouched.has(name)) return;
           await operate(name, op.verb);
         }
       }),
@@ -219,9 +224,17 @@ export async function runClusterChaos(options: ClusterChaosOptions): Promise<Clu
     let kept: KeptVm[] = [];
     const away = (async () => {
       await sleep(options.awayAtMs);
+      const minKept = options.minKept ?? 1;
+      const waitUntil = Date.now() + 60_000;
+      const runningOnWest = async (): Promise<KeptVm[]> => {
+        const intentNow = new Map(lastIntent);
+        return keptVms(await west.state(), (name) => intentNow.get(name) === 'present');
+      };
+      while ((await runningOnWest()).length < minKept && Date.now() < waitUntil) await sleep(250);
       awaySnapshotAt = Date.now();
       const intentAtAway = new Map(lastIntent);
       kept = keptVms(await west.state(), (name) => intentAtAway.get(name) === 'present');
+      for (const vm of kept) untouched.add(vm.name);
       const awayAt = Date.now();
       await west.running.offline();
       log(`${AWAY} away (${kept.length} of its VMs to keep)`);
