@@ -11,7 +11,8 @@ import type { JobLimits } from '../job-table/fields.js';
 import type { PoolConfig } from '../pools/types.js';
 import { poolsInCluster } from '../pools/pool-for-create.js';
 import { limitsInCluster, placeCreate } from './cluster-placement.js';
-import type { IntentWriters } from './intent.js';
+import type { DesiredStateRegistry } from './registry.js';
+import type { LastHealth } from './health-store.js';
 import { clusterOfRecord } from './record-cluster.js';
 
 export interface PlacedCreate {
@@ -29,7 +30,14 @@ export interface PlacedCreate {
 const NO_HEALTH = (): Promise<undefined> => Promise.resolve(undefined);
 
 /** Throws ValidationError naming `cluster`, `image` or `node` when the create's cluster cannot take it. */
-export async function placedCreate(writers: Pick<IntentWriters, 'registry' | 'limits' | 'lastHealth'>, given: CreateJobInput, defaultedImage: boolean): Promise<PlacedCreate> {
+/** What placement reads (intent.ts IntentWriters has them). */
+export interface PlacementSources {
+  registry: DesiredStateRegistry;
+  limits: JobLimits;
+  lastHealth?: () => Promise<LastHealth | undefined>;
+}
+
+export async function placedCreate(writers: PlacementSources, given: CreateJobInput, defaultedImage: boolean): Promise<PlacedCreate> {
   const { limits } = writers;
   const [first] = limits.clusters ?? [];
   if (first === undefined) {
