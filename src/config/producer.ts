@@ -11,6 +11,7 @@ import { networkListProblems, withNetworkDefaults, type NetworkPoolInput } from 
 import { poolContextProblems, poolListProblems, withPoolDefaults, type PoolInput } from './pools.js';
 import type { PoolConfig } from '../pools/types.js';
 import { CLUSTER_NAME_RE } from './name-patterns.js';
+import { DEFAULT_CLUSTER } from './clusters.js';
 import type { Config, ImageConfig, LeaseConfig, NetworkPoolConfig, NodeConfig } from './types.js';
 
 type JobOptionKey = 'attempts' | 'backoffMs' | 'keepCompletedCount' | 'keepCompletedSeconds' | 'keepFailedCount' | 'keepFailedSeconds';
@@ -152,8 +153,9 @@ function checkedPools(pools: unknown, proxmox: ProducerConfig['proxmox']): PoolC
   const given = pools as PoolInput[];
   const clusters = proxmox.clusters ?? [];
   if (clusters.length === 0) {
-    const named = given.find((pool) => pool.cluster !== undefined);
-    if (named !== undefined) throw new ProducerConfigError(`config.pools (${named.name}): cluster "${named.cluster ?? ''}" names a cluster, and config.proxmox.clusters is empty`);
+    // The one-cluster form's one cluster is `default`, as the service's loader has it.
+    const named = given.find((pool) => pool.cluster !== undefined && pool.cluster !== DEFAULT_CLUSTER);
+    if (named !== undefined) throw new ProducerConfigError(`config.pools (${named.name}): cluster "${named.cluster ?? ''}" is not "${DEFAULT_CLUSTER}", and config.proxmox.clusters is empty`);
     return checkedInContext(given, proxmox);
   }
   const unknown = given.find((pool) => pool.cluster !== undefined && !clusters.some((cluster) => cluster.name === pool.cluster));

@@ -117,7 +117,7 @@ describe('several clusters in the producer config (SPEC 32, 6)', () => {
     expect(refused({ proxmox: { clusters: [{ name: 'a' }, { name: 'a' }] } })).to.contain('names cluster "a" twice');
     expect(refused({ proxmox: { clusters: [{ name: 'a', images: [{ name: 'x', templates: { nowhere: 1 } }] }] } })).to.match(/^config\.proxmox\.clusters\[0\] \(a\): config\.proxmox\.images\[0\] \(x\) names node "nowhere"/);
     expect(refused({ proxmox: { clusters: [{ name: 'a' }] }, pools: [{ name: 'p', minIdle: 1, cluster: 'b' }] })).to.contain('cluster "b" is not in config.proxmox.clusters (a)');
-    expect(refused({ pools: [{ name: 'p', minIdle: 1, cluster: 'b' }] })).to.contain('names a cluster, and config.proxmox.clusters is empty');
+    expect(refused({ pools: [{ name: 'p', minIdle: 1, cluster: 'b' }] })).to.contain('is not "default", and config.proxmox.clusters is empty');
     expect(producerConfig({ pools: [{ name: 'p', minIdle: 1, cluster: 'default' }] }).pools[0]?.cluster, "the one-cluster form's cluster, as the loader takes it").to.equal('default');
   });
 });
