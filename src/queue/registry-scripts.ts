@@ -265,7 +265,16 @@ end
 -- A tombstone keeps the uid that was deleted; a new uid retires it, so a
 -- create may replace that uid's VM if its delete never ran (superseded).
 local old = redis.call('HGET', KEYS[1], 'uid')
-if state == 'absent' and old and old ~= ARGV[2] then
+-- SPEC 32: created again in another cluster (absent: the first, absentMeans'), its old uids' VMs are in the
+-- old one, whose sweep deletes them by uid; the new cluster's create cannot replace them, nor its delete
+-- without a uid end their address leases and holds. The one-cluster form has no cluster on either side.
+local absentMeans = cjson.decode(ARGV[7])
+local oldCluster = redis.call('HGET', KEYS[1], 'cluster') or absentMeans.cluster
+local okSpec, wanted = pcall(cjson.decode, ARGV[3])
+local newCluster = okSpec and type(wanted) == 'table' and wanted.cluster or absentMeans.cluster
+if state == 'absent' and oldCluster ~= newCluster then
+  redis.call('HDEL', KEYS[1], 'retiredUids')
+elseif state == 'absent' and old and old ~= ARGV[2] then
   local raw = redis.call('HGET', KEYS[1], 'retiredUids')
   local retired = raw and cjson.decode(raw) or {}
   table.insert(retired, old)

@@ -15,7 +15,10 @@ import { expireLease } from '../../src/queue/lease-expiry.js';
 import { NameLocks } from '../../src/queue/name-lock.js';
 import { DesiredStateRegistry } from '../../src/queue/registry.js';
 import { keys } from '../../src/redis-keys.js';
+import { TenantHoldStore } from '../../src/tenants/hold-store.js';
 import { recordedClusterOf } from '../../src/worker/job-cluster.js';
+import { tenantHoldDeps } from '../../src/worker/tenant-hold-deps.js';
+import { holdJson } from '../support/tenant-holds.js';
 import { createProcessor, type JobProcessor } from '../../src/worker/processor.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { testJobDeps } from '../support/processor-deps.js';
@@ -91,5 +94,35 @@ describe('a delete runs in the cluster its VM was in when it was recorded (SPEC 
     await h.client.createVm({ name: 'plain-1', uid: 'u-1' });
     const deleted = await h.client.deleteVm({ name: 'plain-1', uid: 'u-1' });
     expect((await queued(deleted.jobId)).data).not.to.have.property('cluster');
+  });
+});
+
+describe('a name created again in another cluster leaves its old uids to their own cluster (SPEC 32)', function () {
+  let h: Harness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it("a later delete without a uid in the new cluster ends no hold (nor address lease) of the old cluster's uid", async () => {
+    h = createHarness('delete-cluster-retired', { config: { proxmox: { clusters: TWO_CLUSTERS } } });
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    await h.client.createVm({ name: 'moved-3', uid: 'u-1', cluster: 'west' });
+    // Deleted while west is away: its delete waits there (a delete without a uid is superseded by the create below).
+    await h.client.deleteVm({ name: 'moved-3' });
+    await h.client.createVm({ name: 'moved-3', uid: 'u-2', cluster: 'east' });
+    await h.client.deleteVm({ name: 'moved-3' });
+    // What east's delete job does once its VM is gone (jobs/delete.ts): the holds of every uid the name had there.
+    await tenantHoldDeps(new TenantHoldStore(h.redis, h.prefix), registry).vmGone('moved-3', undefined);
+    expect(await holdJson(h.redis, h.prefix, 'moved-3', 'u-2'), "east's VM is gone").to.equal(null);
+    expect(await holdJson(h.redis, h.prefix, 'moved-3', 'u-1'), "west's VM may still be there").to.not.equal(null);
+  });
+
+  it('a name created again in its own cluster retires its old uid as before', async () => {
+    h = createHarness('delete-cluster-same', { config: { proxmox: { clusters: TWO_CLUSTERS } } });
+    const registry = new DesiredStateRegistry(h.redis, h.prefix, 60);
+    await h.client.createVm({ name: 'stays-1', uid: 'u-1', cluster: 'west' });
+    await h.client.deleteVm({ name: 'stays-1' });
+    await h.client.createVm({ name: 'stays-1', uid: 'u-2' });
+    expect((await registry.get('stays-1'))?.retiredUids).to.deep.equal(['u-1']);
   });
 });
