@@ -170,7 +170,9 @@ export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters,
   return door.accept(async () => {
     const outcome = await registry.recordAbsent(value.name, value.uid, { name: tenant.name, admin: tenant.scope === 'admin' });
     // The job reaches the name's owner alone (SPEC 34): its views and webhooks.
-    const data = { ...value, generation: outcome.generation, ...ownerField(outcome) };
+    // SPEC 32: it runs where the name's VM is, though the name be created again in another cluster before it runs.
+    const where = outcome.kind === 'foreign' || outcome.cluster === undefined ? {} : { cluster: outcome.cluster };
+    const data = { ...value, generation: outcome.generation, ...ownerField(outcome), ...where };
     if (outcome.kind === 'foreign') {
       const added = await door.add('delete', data);
       return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };

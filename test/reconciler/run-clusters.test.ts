@@ -131,4 +131,24 @@ describe('the reconcile job with several clusters (SPEC 32, real Redis)', functi
     expect(c2Report.report.tenantHolds.freed.map((h) => [h.name, h.uid])).to.deep.equal([['far', 'u-far-old']]);
     expect(await holdJson(redis, prefix, 'far', 'u-far-old')).to.equal(null);
   });
+
+  it("frees no hold of a present name's other uid while a cluster is skipped: that uid's VM may be there (a name created again elsewhere)", async () => {
+    // moved: made on c2 with u-moved-old, deleted, created again on c1 (naming it) while c2 was away; its old VM is still on c2.
+    const c1 = new ProviderDouble().addVm({ vmid: 101, node: 'n1', name: 'moved', tags: [OUR_TAG], description: mark('u-moved-new', OLD) });
+    const c2 = new UnreachableDouble().addVm({ vmid: 100, node: 'n1', name: 'moved', tags: [OUR_TAG], description: mark('u-moved-old', OLD) });
+    await registry.recordPresent('moved', 'u-moved-new', { name: 'moved', uid: 'u-moved-new', cluster: 'c1' });
+    await putHold(redis, prefix, 'moved', 'u-moved-old', testHold('acme'));
+    const { sweep } = runner(c1, c2);
+
+    const report = await sweep();
+
+    expect(report.clusters.map((c) => c.state)).to.deep.equal(['swept', 'skipped']);
+    expect(report.tenantHolds).to.deep.equal({ freed: [], pending: [] });
+    expect(await holdJson(redis, prefix, 'moved', 'u-moved-old'), 'its VM on the skipped cluster still counts').to.not.equal(null);
+
+    // c2 back, the VM still there: it keeps the hold (c2's sweep deletes it as an orphan, and its delete ends the hold).
+    c2.reachable = true;
+    await sweep();
+    expect(await holdJson(redis, prefix, 'moved', 'u-moved-old')).to.not.equal(null);
+  });
 });

@@ -180,7 +180,7 @@ describe('the sweep per cluster (SPEC 32)', () => {
     expect(world.enqueuer.deletes.map((d) => [d.name, d.uid, d.cluster])).to.deep.equal([['gone', 'u-gone', 'c2']]);
   });
 
-  it("leaves the leases and holds of an unreachable cluster's names, and of names not present, to a sweep that lists every cluster", async () => {
+  it("leaves the leases and holds of an unreachable cluster's names, and of names not present with their uid, to a sweep that lists every cluster", async () => {
     const c1 = new ProviderDouble();
     const away = new UnreachableDouble();
     world.registry.present('web', 'u-web').present('db', 'u-db').expired('lost');
@@ -208,9 +208,10 @@ describe('the sweep per cluster (SPEC 32)', () => {
     const outcomes = await sweepClusters(sweeps, { dryRun: false, skipUnlisted: true, log: (line) => runLines.push(line) });
 
     expect(outcomes.map((o) => o.state)).to.deep.equal(['swept', 'skipped']);
-    expect(addresses.freed).to.deep.equal(['web u-web-old']);
-    expect(holds.freed).to.deep.equal(['web u-web-old']);
-    expect(runLines).to.include('not judged this sweep: 2 address leases and tenant holds of names not present, as a VM on cluster c2 (not listed) may carry them');
+    // web's old uid may be on c2: web deleted there and created again on c1 while c2 was away (SPEC 32).
+    expect(addresses.freed).to.deep.equal([]);
+    expect(holds.freed).to.deep.equal([]);
+    expect(runLines).to.include('not judged this sweep: 4 address leases and tenant holds of names not present with their uid, as a VM on cluster c2 (not listed) may carry them');
 
     away.reachable = true;
     await sweepClusters(sweeps, { dryRun: false, skipUnlisted: true });
