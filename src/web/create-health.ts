@@ -3,8 +3,9 @@
 // default the create is accepted with a warning saying why it will wait;
 // with jobs.acceptWhenUnhealthy false it is refused before anything is
 // recorded. Several clusters (SPEC 32): the create's cluster is judged,
-// the one it names, else every one (placement skips an away cluster, so
-// only all of them failing stops it), and the words name the clusters.
+// the one it names, else the one its name lives in, else every one
+// (placement skips an away cluster, so only all of them failing stops
+// it), and the words name the clusters.
 import type { Config } from '../config/types.js';
 import { clustersOf, isMultiCluster } from '../config/clusters.js';
 import { clusterHealth } from '../queue/cluster-health.js';
@@ -12,8 +13,13 @@ import { failedChecks, nodeCanProvision, type LastHealth } from '../queue/health
 
 export type CreateHealthVerdict = { accept: true; warning?: string } | { accept: false; message: string; retryAfterSeconds: number };
 
-/** `cluster`: the one the create names (SPEC 32); absent: it names none. */
-export type CreateHealthGate = (cluster?: string) => Promise<CreateHealthVerdict>;
+/**
+ * `cluster`: the one the create names (SPEC 32); absent: it names none.
+ * `clusterOfName`: the cluster the create's name already lives in (its
+ * record's, present or tombstone), read only with several clusters when
+ * the create names none, as placement sends it there.
+ */
+export type CreateHealthGate = (cluster?: string, clusterOfName?: () => Promise<string | undefined>) => Promise<CreateHealthVerdict>;
 
 /** Why no node can take a VM, in words, or undefined when one can or nothing is known yet. */
 export function noNodeReason(last: LastHealth | undefined): string | undefined {
@@ -39,7 +45,9 @@ export function noClusterReason(last: LastHealth | undefined, clusters: readonly
 export function createHealthGate(config: Pick<Config, 'jobs' | 'health' | 'proxmox'>, lastHealth: () => Promise<LastHealth | undefined>): CreateHealthGate {
   const several = isMultiCluster(config);
   const clusters = clustersOf(config);
-  return async (cluster) => {
+  return async (named, clusterOfName) => {
+    // SPEC 32: a create naming no cluster goes to its name's, when it has one (cluster-placement.ts): that one is judged.
+    const cluster = several && named === undefined && clusterOfName !== undefined ? await clusterOfName() : named;
     const last = await lastHealth();
     const reason = several ? noClusterReason(last, clusters, cluster) : noNodeReason(last);
     if (reason === undefined) return { accept: true };

@@ -52,7 +52,10 @@ function createRoute(app: FastifyInstance, service: VmService, createHealth: Cre
   app.post('/vms', async (request, reply) => {
     // SPEC 32: the cluster the create names is the one judged; a bad value is the field table's to refuse.
     const named = isObject(request.body) && typeof request.body.cluster === 'string' ? request.body.cluster : undefined;
-    const health = await createHealth(named);
+    const name = isObject(request.body) && typeof request.body.name === 'string' ? request.body.name : undefined;
+    // Else the name's own cluster, where placement sends it; a bad name is the field table's to refuse.
+    const clusterOfName = name === undefined ? undefined : () => service.asTenant(request.tenant).getVm(name).then((view) => view?.cluster, () => undefined);
+    const health = await createHealth(named, clusterOfName);
     if (!health.accept) {
       return reply.code(503).header('Retry-After', String(health.retryAfterSeconds)).send({ error: 'NoHealthyNode', message: health.message });
     }
