@@ -107,4 +107,26 @@ describe('several clusters at /v1/vms (SPEC 32)', () => {
       expect((await create({ name: 'new-name' })).statusCode, 'a new name goes to east').to.equal(202);
     });
   });
+
+  describe('with jobs.acceptWhenUnhealthy false and an image only one cluster serves', () => {
+    beforeEach(async () => {
+      web = await buildTestWeb({}, {
+        clusters: [
+          { name: 'east', url: 'sim', images: [{ name: 'debian', templates: { pve1: 9001 } }], defaultImage: 'debian' },
+          { name: 'west', url: 'sim', images: [{ name: 'shared', templates: { pve1: 9200 } }], defaultImage: 'shared' },
+        ],
+        env: { JOBS_ACCEPT_WHEN_UNHEALTHY: 'false' },
+      });
+    });
+
+    it('refuses a create naming no cluster whose image only an away cluster serves, naming it (review of issue 34)', async () => {
+      await writeLastHealth(web.redis, web.prefix, WEST_AWAY);
+      const res = await create({ name: 'wants-shared', image: 'shared' });
+      expect(res.statusCode).to.equal(503);
+      expect(res.json<{ message: string }>().message).to.match(/^cluster west cannot take a VM: .*no node of cluster west passes/);
+      expect((await get('/v1/vms/wants-shared')).statusCode, 'nothing recorded').to.equal(404);
+      expect((await create({ name: 'wants-debian', image: 'debian' })).statusCode).to.equal(202);
+      expect((await create({ name: 'wants-default' })).statusCode, "east's default").to.equal(202);
+    });
+  });
 });
