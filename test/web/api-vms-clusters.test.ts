@@ -92,5 +92,41 @@ describe('several clusters at /v1/vms (SPEC 32)', () => {
       expect(none.statusCode).to.equal(503);
       expect(none.json<{ message: string }>().message).to.match(/^no cluster can take a VM: .*found cluster east away \(pve1: Unreachable .*\); cluster west away \(pve1: Unreachable .*no node of any cluster passes/);
     });
+
+    it("judges the cluster a name lives in when the create names none: a create of a name of an away cluster is refused naming it (review of issue 34)", async () => {
+      expect((await create({ name: 'vm-west', cluster: 'west' })).statusCode).to.equal(202);
+      expect((await create({ name: 'gone-west', cluster: 'west' })).statusCode).to.equal(202);
+      expect((await web.app.inject({ method: 'DELETE', url: '/v1/vms/gone-west', headers: { authorization: `Bearer ${web.token}` } })).statusCode).to.equal(202);
+      await writeLastHealth(web.redis, web.prefix, WEST_AWAY);
+      for (const payload of [{ name: 'vm-west', cores: 4 }, { name: 'gone-west' }]) {
+        const res = await create(payload);
+        expect(res.statusCode, payload.name).to.equal(503);
+        expect(res.json<{ message: string }>().message, payload.name).to.match(/^cluster west cannot take a VM: .*no node of cluster west passes/);
+      }
+      expect((await get('/v1/vms/vm-west')).json<{ generation: number }>().generation, 'nothing recorded').to.equal(1);
+      expect((await create({ name: 'new-name' })).statusCode, 'a new name goes to east').to.equal(202);
+    });
+  });
+
+  describe('with jobs.acceptWhenUnhealthy false and an image only one cluster serves', () => {
+    beforeEach(async () => {
+      web = await buildTestWeb({}, {
+        clusters: [
+          { name: 'east', url: 'sim', images: [{ name: 'debian', templates: { pve1: 9001 } }], defaultImage: 'debian' },
+          { name: 'west', url: 'sim', images: [{ name: 'shared', templates: { pve1: 9200 } }], defaultImage: 'shared' },
+        ],
+        env: { JOBS_ACCEPT_WHEN_UNHEALTHY: 'false' },
+      });
+    });
+
+    it('refuses a create naming no cluster whose image only an away cluster serves, naming it (review of issue 34)', async () => {
+      await writeLastHealth(web.redis, web.prefix, WEST_AWAY);
+      const res = await create({ name: 'wants-shared', image: 'shared' });
+      expect(res.statusCode).to.equal(503);
+      expect(res.json<{ message: string }>().message).to.match(/^cluster west cannot take a VM: .*no node of cluster west passes/);
+      expect((await get('/v1/vms/wants-shared')).statusCode, 'nothing recorded').to.equal(404);
+      expect((await create({ name: 'wants-debian', image: 'debian' })).statusCode).to.equal(202);
+      expect((await create({ name: 'wants-default' })).statusCode, "east's default").to.equal(202);
+    });
   });
 });

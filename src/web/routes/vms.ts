@@ -51,8 +51,12 @@ type TenantRefusalCounter = (tenant: string, reason: string) => void;
 function createRoute(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate, poolMissed: PoolMissCounter, tenantRefused: TenantRefusalCounter): void {
   app.post('/vms', async (request, reply) => {
     // SPEC 32: the cluster the create names is the one judged; a bad value is the field table's to refuse.
-    const named = isObject(request.body) && typeof request.body.cluster === 'string' ? request.body.cluster : undefined;
-    const health = await createHealth(named);
+    const text = (field: string): string | undefined => (isObject(request.body) && typeof request.body[field] === 'string' ? request.body[field] : undefined);
+    const name = text('name');
+    // Else the name's own cluster, else those serving its image, where placement sends it; a bad name is the field table's to refuse.
+    const clusterOfName = name === undefined ? undefined : () => service.asTenant(request.tenant).getVm(name).then((view) => view?.cluster, () => undefined);
+    const ask = { cluster: text('cluster'), image: text('image'), node: text('node') };
+    const health = await createHealth(Object.fromEntries(Object.entries(ask).filter(([, value]) => value !== undefined)), clusterOfName);
     if (!health.accept) {
       return reply.code(503).header('Retry-After', String(health.retryAfterSeconds)).send({ error: 'NoHealthyNode', message: health.message });
     }
