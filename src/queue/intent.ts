@@ -46,6 +46,8 @@ export interface EnqueueResult {
   origin?: CreateSource;
   /** A create's that tried a warm pool (SPEC 30: a fresh record of the pool's shape, or a repeat of one that claimed): that pool's name; with origin cold, the pool had no idle VM (a miss, counted once). */
   warmPool?: string;
+  /** A create's with several clusters (SPEC 32): the cluster its VM lives in, the one named, the name's own, or placement's choice. */
+  cluster?: string;
 }
 
 /** How the service's own creates differ from a caller's (SPEC 30); a caller's create passes none. */
@@ -136,7 +138,7 @@ export async function acceptCreate(writers: IntentWriters, given: CreateJobInput
     else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);
     const shown = outcome.lease === undefined ? {} : { expiresAt: outcome.lease.expiresAt, onExpiry: outcome.lease.onExpiry };
     const origin: CreateSource = outcome.claim === undefined ? 'cold' : 'pool';
-    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warmPoolShown(warm?.name, outcome)) };
+    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warmPoolShown(warm?.name, outcome)), ...(spec.cluster === undefined ? {} : { cluster: spec.cluster }) };
     return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
   });
 }

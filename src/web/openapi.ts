@@ -112,6 +112,7 @@ const componentSchemas: Record<string, Schema> = {
       ...leaseViewProperties,
       ...addressViewProperties,
       ...originAnswerProperties,
+      cluster: { type: 'string', description: "A create's with several clusters (SPEC 32): the cluster its VM lives in: the one it named, the name's own, or placement's choice. Absent in the one-cluster form." },
     },
   },
   TextSummary: {

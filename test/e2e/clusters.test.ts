@@ -27,6 +27,7 @@ interface Accepted {
   jobId: string;
   uid: string;
   existing: boolean;
+  cluster?: string;
 }
 interface JobAnswer {
   state: string;
@@ -191,7 +192,8 @@ describe('two Proxmox clusters end to end on two simulators (SPEC 32)', function
   it('honours a named cluster over the placement\'s choice', async () => {
     // One VM each: a tie, which placement would give sim1.
     await healthAfter(Date.now());
-    const { job } = await created({ name: 'named', cluster: 'sim2' });
+    const { accepted, job } = await created({ name: 'named', cluster: 'sim2' });
+    expect(accepted.cluster, 'the answer names the cluster').to.equal('sim2');
     expect(job.data.cluster).to.equal('sim2');
     expect((await vm('named')).cluster).to.equal('sim2');
     const where = await whereIs('named');
@@ -205,6 +207,7 @@ describe('two Proxmox clusters end to end on two simulators (SPEC 32)', function
     const before = await whereIs('named');
     const { accepted } = await created({ name: 'named' }, 200);
     expect(accepted.existing).to.equal(true);
+    expect(accepted.cluster, "a repeat's answer names the name's cluster").to.equal('sim2');
     expect((await vm('named')).cluster).to.equal('sim2');
     const after = await whereIs('named');
     expect(after.sim1).to.deep.equal([]);
