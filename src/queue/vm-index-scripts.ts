@@ -54,40 +54,30 @@ local function indexedTenant(record)
   if not tenant or tenant == '' then return 'default' end
   return tenant
 end
--- The name in its tenant's set alone (tenant nil: in none).
-local function fileTenant(stem, name, tenant)
-  local was = redis.call('HGET', stem .. ':tenant-of', name) or nil
-  if was == tenant then return end
-  if was then redis.call('ZREM', stem .. ':tenant:' .. was, name) end
-  if tenant then
-    redis.call('ZADD', stem .. ':tenant:' .. tenant, 0, name)
-    redis.call('HSET', stem .. ':tenant-of', name, tenant)
-  else redis.call('HDEL', stem .. ':tenant-of', name) end
+-- The name in the one set of its tenant, or cluster (kind), alone (value nil: in none of that kind).
+local function fileBy(stem, kind, name, value)
+  local was = redis.call('HGET', stem .. ':' .. kind .. '-of', name) or nil
+  if was == value then return end
+  if was then redis.call('ZREM', stem .. ':' .. kind .. ':' .. was, name) end
+  if value then
+    redis.call('ZADD', stem .. ':' .. kind .. ':' .. value, 0, name)
+    redis.call('HSET', stem .. ':' .. kind .. '-of', name, value)
+  else redis.call('HDEL', stem .. ':' .. kind .. '-of', name) end
 end
 local function indexedCluster(record, stem)
   local cluster = redis.call('HGET', record, 'cluster')
   if cluster and cluster ~= '' then return cluster end
   return redis.call('GET', stem .. ':cluster-first') or nil
 end
--- The name in its cluster's set alone (cluster nil: in none).
-local function fileCluster(stem, name, cluster)
-  local was = redis.call('HGET', stem .. ':cluster-of', name) or nil
-  if was == cluster then return end
-  if was then redis.call('ZREM', stem .. ':cluster:' .. was, name) end
-  if cluster then
-    redis.call('ZADD', stem .. ':cluster:' .. cluster, 0, name)
-    redis.call('HSET', stem .. ':cluster-of', name, cluster)
-  else redis.call('HDEL', stem .. ':cluster-of', name) end
-end
 local function file(stem, name, state, node, tenant, cluster)
   for _, key in ipairs(indexKeys(stem, state, node)) do redis.call('ZADD', key, 0, name) end
   if node then redis.call('SADD', stem .. ':nodes', node) end
-  if tenant then fileTenant(stem, name, tenant) end
-  fileCluster(stem, name, cluster)
+  if tenant then fileBy(stem, 'tenant', name, tenant) end
+  fileBy(stem, 'cluster', name, cluster)
 end
 local function forget(stem, name)
-  fileTenant(stem, name, nil)
-  fileCluster(stem, name, nil)
+  fileBy(stem, 'tenant', name, nil)
+  fileBy(stem, 'cluster', name, nil)
   redis.call('ZREM', stem .. ':all', name)
   for _, state in ipairs({'present', 'absent'}) do redis.call('ZREM', stem .. ':state:' .. state, name) end
   for _, node in ipairs(redis.call('SMEMBERS', stem .. ':nodes')) do
@@ -101,8 +91,8 @@ local function reindex(record, oldState, oldNode)
   if oldState then for _, key in ipairs(indexKeys(stem, oldState, oldNode)) do redis.call('ZREM', key, name) end end
   if state then file(stem, name, state, node, indexedTenant(record), indexedCluster(record, stem))
   else
-    fileTenant(stem, name, nil)
-    fileCluster(stem, name, nil)
+    fileBy(stem, 'tenant', name, nil)
+    fileBy(stem, 'cluster', name, nil)
   end
 end
 `;
