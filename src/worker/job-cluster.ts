@@ -2,6 +2,8 @@
 // (a create's, placed at the accept), else, in the several-clusters form
 // only, its name's recorded one (the record's spec.cluster); undefined:
 // the first cluster. The one-cluster form reads nothing more from Redis.
+import { awayClusters } from '../queue/cluster-health.js';
+import type { LastHealth } from '../queue/health-store.js';
 
 /** The cluster a name's record says it lives in; given only in the several-clusters form. */
 export type RecordedCluster = (name: string) => Promise<string | undefined>;
@@ -25,5 +27,21 @@ export function recordedClusterOf(registry: { get(name: string): Promise<Cluster
     const record = await registry.get(name);
     const cluster = record?.spec?.cluster ?? record?.cluster;
     return typeof cluster === 'string' ? cluster : undefined;
+  };
+}
+
+/**
+ * How long a job of an away cluster waits (SPEC 32): the cluster away in
+ * the last health result (the first cluster's for none), a health
+ * interval give or take half, so the jobs of a cluster that came back
+ * spread; a health read that fails is no wait (the job runs and its calls
+ * say what they find).
+ */
+export function awayWaitOf(lastHealth: () => Promise<LastHealth | undefined>, clusters: readonly { name: string }[], everyMs: number, random: () => number = Math.random): (cluster: string | undefined) => Promise<number | undefined> {
+  return async (cluster) => {
+    const name = cluster ?? clusters[0]?.name;
+    const last = await lastHealth().catch(() => undefined);
+    if (name === undefined || !awayClusters(last, clusters).includes(name)) return undefined;
+    return Math.round(everyMs * (0.5 + random()));
   };
 }

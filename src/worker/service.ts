@@ -46,8 +46,9 @@ import type { PoolWiring } from './pool-deps.js';
 import { configuredPoolWiring } from './pool-wiring.js';
 import type { PoolStore } from '../pools/types.js';
 import { schedulerId } from '../job-table/job-ids.js';
-import { isMultiCluster } from '../config/clusters.js';
-import { recordedClusterOf } from './job-cluster.js';
+import { clustersOf, isMultiCluster } from '../config/clusters.js';
+import { readLastHealth } from '../queue/health-store.js';
+import { awayWaitOf, recordedClusterOf } from './job-cluster.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -200,7 +201,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, tenantHolds, pools: poolDeps, logger };
   const { leaseMetrics } = options;
   // SPEC 32: a job's cluster from its name's record is read only with several clusters.
-  const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(isMultiCluster(config) ? { recordedCluster: recordedClusterOf(registry) } : {}), ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
+  const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(isMultiCluster(config) ? { recordedCluster: recordedClusterOf(registry), awayWaitMs: awayWaitOf(() => readLastHealth(redis, prefix), clustersOf(config), config.health.everySeconds * 1000) } : {}), ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
   await prepare(config, options.schedule ?? true, poolWiring.configs.length > 0 ? 'scheduled' : poolDeps.store, published, queues, redis, deliveries);
