@@ -31,7 +31,8 @@ import { redactSecrets } from './secrets/redact.js';
 import { fingerprintKeySource } from './config/producer-fingerprint-key.js';
 import type { FingerprintKeySource } from './config/producer-fingerprint-key.js';
 import type { TextsSummarized } from './queue/text-summary.js';
-import { encodeCursor, parseVmListQuery } from './queue/vm-listing.js';
+import { encodeCursor, parseVmListQuery, withConfiguredCluster } from './queue/vm-listing.js';
+import { clusterViewer, type ClusterViewer } from './queue/cluster-view.js';
 import type { VmListQuery } from './queue/vm-listing.js';
 import { acceptRenewal, checkRenewal } from './queue/lease-renewal.js';
 import type { LeaseRenewal, LeaseRenewalOptions, LeaseView } from './queue/lease-renewal.js';
@@ -43,6 +44,9 @@ import { RedisPoolStore } from './pools/pool-store.js';
 import { ownerField, ownerOf } from './tenants/types.js';
 import type { Tenant, TenantQuotas, TenantScope, TenantUsageView } from './tenants/types.js';
 import { clientTenant, listTenantUsage, ownerForJob, refuseOthersName, refuseReadScope, tenantReads, tenantUsage } from './tenants/tenant-calls.js';
+import { clusterShapesOfLimits, clusterViews } from './queue/cluster-views.js';
+import type { ClusterView } from './queue/cluster-views.js';
+import { readLastHealth } from './queue/health-store.js';
 
 export { ConflictError, LeaseExpiredError, LeaseShortenError, NameNotFoundError, NameTakenError, PoolExhaustedError, QuotaExceededError, RateLimitedError, ScopeError, SpecConflictError, ValidationError } from './queue/producer-errors.js';
 export type { Tenant, TenantQuotas, TenantScope, TenantUsage, TenantUsageView } from './tenants/types.js';
@@ -55,6 +59,8 @@ export type { TextSummary } from './queue/text-summary.js';
 export type { JobName } from './job-table/schema.js';
 export type { VmListQuery } from './queue/vm-listing.js';
 export type { PoolList, PoolView } from './pools/pool-view.js';
+export type { ClusterNodeView, ClusterView } from './queue/cluster-views.js';
+export type { ClusterState } from './queue/cluster-health.js';
 export { ProducerConfigError, PRODUCER_DEFAULTS } from './config/producer.js';
 export { RedisUnavailableError } from './queue/connection.js';
 export { ReplicaAcksError } from './queue/replica-acks.js';
@@ -173,6 +179,10 @@ export interface DesiredView {
   address?: string;
   /** The address pool it came from. */
   addressPool?: string;
+  /** With several clusters (SPEC 32): the cluster the name lives in. */
+  cluster?: string;
+  /** With several clusters: the last health found the name's cluster away, so its VM is Unknown (lastKnown.state) until it answers again. */
+  clusterAway?: true;
 }
 
 /** One page of names in name order (SPEC 27). */
@@ -180,6 +190,11 @@ export interface VmPage {
   vms: DesiredView[];
   /** Pass it as `cursor` for the next page; null on the last page. */
   nextCursor: string | null;
+}
+
+/** The Proxmox clusters behind the service (SPEC 32), in the configured order. */
+export interface ClusterList {
+  clusters: ClusterView[];
 }
 
 /** Every input is checked at run time whatever its type says: the same ValidationError either way. */
@@ -214,7 +229,8 @@ export interface ProvisionerClientOf<I extends CallInputs> {
    * A page of the names, in name order: `limit` (1 to 1000, default 100),
    * `cursor` (the previous page's nextCursor), `state` and `node` (where
    * the VM was last seen), `expiringBefore` (RFC 3339: only names whose
-   * lease ends before then, SPEC 31). Throws ValidationError naming a bad parameter.
+   * lease ends before then, SPEC 31), `cluster` (a configured cluster:
+   * the names that live in it, SPEC 32). Throws ValidationError naming a bad parameter.
    */
   listVms(query?: VmListQuery): Promise<VmPage>;
   /**
@@ -228,6 +244,14 @@ export interface ProvisionerClientOf<I extends CallInputs> {
   renewLease(name: string, renewal: I['renewal'], options?: LeaseRenewalOptions): Promise<LeaseView>;
   /** Each configured warm pool (SPEC 30): its shape, minIdle, maxIdle, maxAgeMinutes, and its members idle, claimed and creating. */
   listPools(): Promise<PoolList>;
+  /**
+   * Each Proxmox cluster (SPEC 32), in the configured order: its health
+   * (up, degraded, away, unknown), nodes and images from the config this
+   * client checks creates against, and its nodes' health and free memory
+   * from the last health check; the one-cluster form is one cluster,
+   * `default`. Any tenant may read it.
+   */
+  listClusters(): Promise<ClusterList>;
   /** This client's tenant (SPEC 34): its quotas and what it holds now. */
   tenantUsage(): Promise<TenantUsageView>;
   /** Every tenant that holds something or is given (`known`, the configured ones): admin scope only, else a ScopeError. */
@@ -251,15 +275,21 @@ export type UncheckedProvisionerClient = ProvisionerClientOf<CallInputs>;
 
 const WAIT_POLL_MS = 100;
 
-function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined): DesiredView {
+function toDesiredView(record: DesiredRecord, fingerprintKey: string | undefined, clusterOf: ClusterViewer | undefined): DesiredView {
   // A warm pool's claim (SPEC 30) is the workers' business: the answer's `origin` said it.
-  const { spec, failed, lease, address, claim: _claim, claimedBy: _claimedBy, ...kept } = record;
+  const { spec, failed, lease, address, claim: _claim, claimedBy: _claimedBy, cluster: _cluster, ...kept } = record;
   // The lease as its expiry and action: its version and warning are the timers' business.
-  const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), tenant: ownerOf(record), ...addressShown(address) };
+  // SPEC 32: the cluster (several clusters only), its VM Unknown while the cluster is away.
+  const rest: DesiredView = { ...(lease === undefined ? kept : { ...kept, expiresAt: lease.expiresAt, onExpiry: lease.onExpiry }), tenant: ownerOf(record), ...addressShown(address), ...clusterOf?.(record) };
   // Redacted again, like a job view's failure: a worker that did not know a secret may have written it.
   const view: DesiredView = failed === undefined ? rest : { ...rest, failed: { ...failed, reason: redactSecrets(failed.reason) } };
   // The registry holds what createVm recorded: a validated create with its uid.
   return spec === undefined ? view : { ...view, spec: withTextsSummarized(spec as Omit<CreateSpec, 'image'>, fingerprintKey) };
+}
+
+/** SPEC 32: a create that sent no image takes its cluster's default image (several clusters). */
+function namesImage(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && (input as Record<string, unknown>).image !== undefined;
 }
 
 function orThrow<T>(result: { ok: true; value: T } | { ok: false; errors: ValidationError['fields'] }): T {
@@ -303,7 +333,7 @@ function writeCalls(ready: Ready, limitsNow: () => Promise<JobLimits>, tenant: T
     async createVm(input) {
       refuseReadScope(tenant, 'create');
       const value = orThrow(validateJobData('create', input, await limitsNow()));
-      return acceptCreate(await ready(), value, { tenant });
+      return acceptCreate(await ready(), value, { tenant, defaultedImage: !namesImage(input) });
     },
     async deleteVm(input) {
       refuseReadScope(tenant, 'delete');
@@ -350,17 +380,19 @@ function readCalls(ready: Ready, fingerprintKey: FingerprintKeySource, poolStore
     getJob,
     waitForJob: (id, waitOptions) => waitForJob(watch, getJob, id, waitOptions),
     async getVm(name) {
-      const { registry } = await ready();
+      const { registry, limits, lastHealth } = await ready();
       const record = await registry.get(name);
-      return record && toDesiredView(record, await fingerprintKey());
+      return record && toDesiredView(record, await fingerprintKey(), await clusterViewer(limits, lastHealth));
     },
     async listVms(query) {
-      const page = orThrow(parseVmListQuery(query));
-      const { registry } = await ready();
+      const parsed = orThrow(parseVmListQuery(query));
+      const { registry, limits, lastHealth } = await ready();
+      const page = orThrow(withConfiguredCluster(parsed, limits.clusters?.map((cluster) => cluster.name)));
       const { records, more } = await registry.page(page);
       const last = records.at(-1);
       const key = await fingerprintKey();
-      return { vms: records.map((record) => toDesiredView(record, key)), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
+      const clusterOf = await clusterViewer(limits, lastHealth);
+      return { vms: records.map((record) => toDesiredView(record, key, clusterOf)), nextCursor: more && last !== undefined ? encodeCursor(last.name) : null };
     },
     async listPools() {
       const { pools } = await ready();
@@ -431,6 +463,7 @@ export function createUncheckedProvisionerClient(options: ProvisionerClientOptio
   const callsOf = (tenant: Tenant): TenantClientOf<CallInputs> => ({
     ...unavailableAsOne(redis, { ...writeCalls(ready, limitsNow, tenant), ...tenantReads(tenant, reads) }),
     tenantUsage: guarded(() => tenantUsage(connected, prefix, tenant)),
+    listClusters: guarded(async () => ({ clusters: clusterViews(clusterShapesOfLimits(await limitsNow()), await readLastHealth(await connected(), prefix)) })),
     listTenantUsage: guarded((known?: readonly Tenant[]) => listTenantUsage(connected, prefix, tenant, known)),
   });
   return {

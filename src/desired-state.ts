@@ -52,6 +52,12 @@ export interface DesiredRecord {
   retiredUids?: string[];
   /** The tenant that created the name (SPEC 34); absent on records from before tenants: the default tenant's. */
   tenant?: string;
+  /**
+   * The cluster the name lives in (SPEC 32), written with its spec in the
+   * several-clusters form and kept on its tombstone; absent: the first
+   * cluster (src/queue/record-cluster.ts clusterOfRecord).
+   */
+  cluster?: string;
   /** Set while the present generation's create failed Permanent; a new create clears it. */
   failed?: RecordedFailure;
   /** The generation of an in-place change (SPEC 2) no job of which has taken the name's lock yet; the reconciler adds its create again when none is pending (SPEC 5). */

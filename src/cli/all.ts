@@ -1,22 +1,24 @@
 // `pve-provisioner all` (SPEC 6): web and worker in one process, and first
 // the simulator when proxmox.url is "sim" (the default, SPEC 7, 8), so
-// `npm start` gives a working service with no set-up. Exit 2 on bad
-// config or credentials files, 0 after a clean shutdown.
+// `npm start` gives a working service with no set-up; with several
+// clusters (SPEC 32) one simulator per cluster whose url is "sim"
+// (`SIM_CLUSTERS=2 npm start`). Exit 2 on bad config or credentials
+// files, 0 after a clean shutdown.
 import { ConfigError } from '../config/index.js';
 import type { Config } from '../config/index.js';
+import { firstCluster, isMultiCluster } from '../config/clusters.js';
 import type { Logger } from '../log.js';
 import { metrics, type Metrics } from '../metrics.js';
 import type { WorkerService } from '../worker/service.js';
 import { startWorkerProcess } from '../worker/start.js';
-import { startSimulator, type RunningSimulator } from '../sim/index.js';
-import { keepStateIn } from '../sim/state-file.js';
-import { ensureSimToken } from '../sim/token-file.js';
+import type { RunningSimulator } from '../sim/index.js';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExplain, waitForSignal } from './common.js';
 import { answerUsage, describeParseError, wantsHelp } from './help.js';
 import { redisUrlSetByUser, startPrivateRedisIfNeeded } from './private-redis.js';
 import { processLogger, startWebOrExplain } from './web.js';
 import { withSimScaledTimes } from './sim-scaled-times.js';
+import { startClusterSimulators, type ClusterSimulator, type ClusterSimulators } from './sim-clusters.js';
 import type { WebServer } from '../web/server.js';
 
 /** sim.stateFile for `all` (npm start) when config leaves it empty. */
@@ -31,33 +33,53 @@ export function withSimStateFile(config: Config, env: NodeJS.ProcessEnv): Config
 export interface RunningAll {
   web: WebServer;
   worker: WorkerService;
-  /** The simulator, when proxmox.url is "sim". */
+  /** The simulator, when proxmox.url is "sim"; with several clusters (SPEC 32) the first simulated cluster's. */
   sim?: RunningSimulator;
+  /** Every simulated cluster's simulator by cluster name (SPEC 32; `default` in the one-cluster form); empty when none is "sim". */
+  sims: ReadonlyMap<string, RunningSimulator>;
   close(): Promise<void>;
 }
 
 export interface StartAllOptions {
   metrics?: Metrics;
-  /** Ports instead of http.port and sim.port (0 picks a free one; tests). */
+  /** Ports instead of http.port and sim.port (0 picks a free one; tests). With several simulated clusters simPort is the first's. */
   webPort?: number;
   simPort?: number;
 }
 
-async function startSimulatorFor(config: Config, logger: Logger, port: number): Promise<RunningSimulator> {
-  const { token, created } = await ensureSimToken(config.proxmox.tokenFile);
-  if (created) logger.info({ file: config.proxmox.tokenFile }, `created ${config.proxmox.tokenFile} with a random simulator API token (mode 0600)`);
-  const started = await startSimulator({ ...config.sim, port, tokens: [token], logger });
-  const sim = config.sim.stateFile === '' ? started : await keepStateIn(started, config.sim.stateFile).catch(async (err: unknown) => {
-    await started.close();
-    throw err;
-  });
-  if (config.sim.stateFile !== '') logger.info({ file: config.sim.stateFile }, `the simulator keeps its VMs and volumes in ${config.sim.stateFile} (sim.stateFile)`);
+function announce(config: Config, logger: Logger, one: ClusterSimulator): void {
+  const { running: sim, stateFile } = one;
+  if (stateFile !== undefined) logger.info({ file: stateFile }, `the simulator keeps its VMs and volumes in ${stateFile} (sim.stateFile)`);
+  const nodes = Object.entries(sim.nodeUrls).map(([node, url]) => `${node} ${url}`).join(', ');
+  if (!isMultiCluster(config)) {
+    logger.warn(
+      { proxmox: sim.url, nodeUrls: sim.nodeUrls },
+      `proxmox.url is "sim": VMs are made on the built-in Proxmox VE simulator at ${sim.url}, not on a real host ` +
+        `(each node's own pveproxy: ${nodes}). Set PROXMOX_URL=https://your-host:8006 for a real one.`,
+    );
+    return;
+  }
   logger.warn(
-    { proxmox: sim.url, nodeUrls: sim.nodeUrls },
-    `proxmox.url is "sim": VMs are made on the built-in Proxmox VE simulator at ${sim.url}, not on a real host ` +
-      `(each node's own pveproxy: ${Object.entries(sim.nodeUrls).map(([node, url]) => `${node} ${url}`).join(', ')}). Set PROXMOX_URL=https://your-host:8006 for a real one.`,
+    { cluster: one.cluster, proxmox: sim.url, nodeUrls: sim.nodeUrls },
+    `cluster ${one.cluster}'s url is "sim": its VMs are made on a built-in Proxmox VE simulator at ${sim.url}, not on a real host ` +
+      `(each node's own pveproxy: ${nodes}; it accepts the token in ${one.tokenFile}).`,
   );
-  return sim;
+}
+
+async function startSimulatorsFor(config: Config, logger: Logger, port: number): Promise<ClusterSimulators> {
+  const sims = await startClusterSimulators(config, {
+    logger,
+    firstPort: port,
+    onTokenFileCreated: (file) => logger.info({ file }, `created ${file} with a random simulator API token (mode 0600)`),
+  });
+  for (const one of sims.list) announce(config, logger, one);
+  return sims;
+}
+
+/** Where the worker sends the first cluster's calls: its simulator's URL when it is "sim". */
+function firstProxmoxUrl(config: Config, sims: ClusterSimulators): string {
+  const first = firstCluster(config);
+  return sims.urls.get(first.name) ?? (isMultiCluster(config) ? first.url : config.proxmox.url);
 }
 
 /**
@@ -67,10 +89,9 @@ async function startSimulatorFor(config: Config, logger: Logger, port: number): 
  */
 export async function startAll(config: Config, logger: Logger, options: StartAllOptions = {}): Promise<RunningAll | undefined> {
   const processMetrics = options.metrics ?? metrics;
-  const sim = config.proxmox.url === 'sim' ? await startSimulatorFor(config, logger, options.simPort ?? config.sim.port) : undefined;
-  const stopSim = async (): Promise<void> => {
-    await sim?.close();
-  };
+  const sims = await startSimulatorsFor(config, logger, options.simPort ?? config.sim.port);
+  const sim = sims.list[0]?.running;
+  const stopSim = (): Promise<void> => sims.close();
   // The web server starts first: a bad credentials file or a taken port
   // stops the start before any worker has taken a job.
   const webConfig: Config = options.webPort === undefined ? config : { ...config, http: { ...config.http, port: options.webPort } };
@@ -85,7 +106,7 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
   }
   let worker: WorkerService;
   try {
-    worker = await startWorkerProcess({ config, logger, metrics: processMetrics, proxmoxUrl: sim?.url ?? config.proxmox.url });
+    worker = await startWorkerProcess({ config, logger, metrics: processMetrics, proxmoxUrl: firstProxmoxUrl(config, sims), proxmoxUrls: sims.urls });
   } catch (err) {
     await web.close();
     await stopSim();
@@ -97,6 +118,7 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
     web,
     worker,
     ...(sim ? { sim } : {}),
+    sims: new Map(sims.list.map((one) => [one.cluster, one.running])),
     async close() {
       await web.close();
       await worker.close();
@@ -109,7 +131,8 @@ export async function startAll(config: Config, logger: Logger, options: StartAll
 const EXIT_SETTLE_MS = 2_000;
 
 const USAGE = `usage: pve-provisioner all [--private-redis]
-  Runs web and worker in one process, and the simulator first when proxmox.url is "sim".
+  Runs web and worker in one process, and the simulator first when proxmox.url is "sim"
+  (one per cluster whose url is "sim" with several clusters: SIM_CLUSTERS=2, proxmox.clusters).
   --private-redis  when redis.url is not set (REDIS_URL, PVE_PROVISIONER_CONFIG) and nothing
                    answers on it, start a private redis-server there (AOF on, data in var/redis),
                    stopped with the service; exit 2 when redis-server is not installed. npm start

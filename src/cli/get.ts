@@ -14,16 +14,20 @@ import { jsonDocument } from './terminal-text.js';
 
 const USAGE = [
   'usage: pve-provisioner get NAME [--json]',
-  '  One name: its desired state and spec, when its lease expires, its leased address (SPEC 29), what the last job saw (state, node, VMID, address), and that job (state, step, result or failure).',
+  '  One name: its desired state and spec, its cluster (with several Proxmox clusters, SPEC 32), when its lease expires, its leased address (SPEC 29), what the last job saw (state, node, VMID, address), and that job (state, step, result or failure).',
   '  --json  one JSON document, as GET /v1/vms/{name} answers, instead of the lines.',
   '',
 ].join('\n');
 
-function lines(vm: DesiredView, job: JobView | undefined): string {
+/** A name's view with the cluster it lives in, shown with several Proxmox clusters (SPEC 32), and whether that cluster is away. */
+type ClusteredView = DesiredView & { cluster?: string; clusterAway?: boolean };
+
+function lines(vm: ClusteredView, job: JobView | undefined): string {
   const seen = vm.lastKnown;
   return labelledLines([
     ['name', vm.name],
     ['state', `${vm.state} (generation ${vm.generation}, ${vm.updatedAt})`],
+    ['cluster', vm.cluster === undefined ? undefined : `${vm.cluster}${vm.clusterAway === true ? ' (away: its VMs are Unknown until it answers)' : ''}`],
     ['uid', vm.uid],
     ['spec', vm.spec === undefined ? undefined : JSON.stringify(vm.spec)],
     ['failed', vm.failed === undefined ? undefined : `${vm.failed.reason} (job ${vm.failed.jobId})`],

@@ -3,14 +3,9 @@
 // producer library's listPools (as GET /v1/pools answers); a table, or
 // with --json one JSON document `{ "pools": [...] }`. Exit 0, 2 on bad
 // input, 1 when Redis is not reachable.
-import { parseArgs } from 'node:util';
-import { createProvisionerClient } from '../client.js';
 import type { PoolView } from '../client.js';
-import { cliClientOptions } from './client-options.js';
-import { loadConfigOrExplain } from './common.js';
-import { answerUsage, describeParseError, wantsHelp } from './help.js';
+import { runListing } from './listing-command.js';
 import { table } from './table.js';
-import { jsonDocument } from './terminal-text.js';
 
 const USAGE = [
   'usage: pve-provisioner pools [--json]',
@@ -20,8 +15,6 @@ const USAGE = [
   '  --json   one JSON document {"pools": [...]} (as GET /v1/pools answers) instead of the table.',
   '',
 ].join('\n');
-
-const OPTIONS = { json: { type: 'boolean' } } as const;
 
 function network(pool: PoolView): string {
   if (pool.bridge === undefined && pool.vlanTag === undefined) return '-';
@@ -34,22 +27,9 @@ export function poolsTable(pools: readonly PoolView[]): string {
   return table(['POOL', 'IMAGE', 'CORES', 'MEMORY MIB', 'DISK GIB', 'NETWORK', 'NODE', 'MIN/MAX IDLE', 'MAX AGE', 'IDLE', 'CLAIMED', 'CREATING', 'TARGET'], rows);
 }
 
-export async function run(args: string[]): Promise<number> {
-  if (wantsHelp(args)) return answerUsage('pools', USAGE, undefined);
-  let values: { json?: boolean };
-  try {
-    values = parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false }).values;
-  } catch (err) {
-    return answerUsage('pools', USAGE, describeParseError(err));
-  }
-  const config = loadConfigOrExplain('pools');
-  if (config === undefined) return 2;
-  const client = createProvisionerClient(cliClientOptions(config));
-  try {
+export function run(args: string[]): Promise<number> {
+  return runListing('pools', USAGE, args, async (client) => {
     const { pools } = await client.listPools();
-    process.stdout.write(values.json ? jsonDocument({ pools }) : pools.length === 0 ? 'no pools configured\n' : poolsTable(pools));
-    return 0;
-  } finally {
-    await client.close();
-  }
+    return { document: { pools }, text: pools.length === 0 ? 'no pools configured\n' : poolsTable(pools) };
+  });
 }

@@ -6,12 +6,14 @@
 // simulated guest has after a few) and proxmox.daemonSlotWorstCaseScale
 // (how long an abandoned call may still hold a pvedaemon worker) (SPEC 8, 28).
 import type { Config } from '../config/index.js';
+import { clustersOf } from '../config/clusters.js';
 
 const FIRST_ADDRESS_DEFAULT_SECONDS = 30;
 const WORST_CASE_SCALE_DEFAULT = 1;
 
 export function withSimScaledTimes(config: Config, env: NodeJS.ProcessEnv): Config {
-  if (config.proxmox.url !== 'sim') return config;
+  // Every cluster simulated (SPEC 32; the one-cluster form: proxmox.url "sim"): a real cluster's times stay unscaled.
+  if (!clustersOf(config).every((cluster) => cluster.url === 'sim')) return config;
   const scale = Math.min(1, config.sim.timeScale);
   let scaled = config;
   if (env.BUDGETS_FIRST_ADDRESS_SECONDS === undefined && config.budgets.firstAddressSeconds === FIRST_ADDRESS_DEFAULT_SECONDS) {

@@ -2,15 +2,18 @@
 // the Proxmox VE simulator alone (SPEC 6, 8), on the `sim` config section.
 // It accepts the token in proxmox.tokenFile (created when missing) and
 // prints the URL it listens on and each node's own (SPEC 28), never the
-// token. Exit 2 on bad flags.
+// token. With several clusters (SPEC 32: SIM_CLUSTERS=2, proxmox.clusters)
+// one simulator per cluster whose url is "sim", each accepting its
+// cluster's tokenFile, the first on --port, each printed with its cluster.
+// Exit 2 on bad flags.
 import { loadConfig } from '../config/index.js';
+import { clustersOf, isMultiCluster } from '../config/clusters.js';
+import type { Config } from '../config/types.js';
 import { createLogger } from '../log.js';
-import { startSimulator } from '../sim/index.js';
-import { keepStateIn } from '../sim/state-file.js';
-import { ensureSimToken } from '../sim/token-file.js';
 import { waitForSignal } from './common.js';
 import { BadInput, parseFlags } from './flags.js';
 import { answerUsage, wantsHelp } from './help.js';
+import { simulatedClustersOf, startClusterSimulators, type ClusterSimulator } from './sim-clusters.js';
 
 const USAGE = 'usage: pve-provisioner sim [--port N] [--vms N] [--tls-cert FILE --tls-key FILE]\n';
 
@@ -56,24 +59,35 @@ export async function run(args: string[]): Promise<number> {
     if (!(err instanceof BadInput)) throw err;
     return answerUsage('sim', USAGE, err.message);
   }
-  const config = loadConfig();
-  const { token, created } = await ensureSimToken(config.proxmox.tokenFile);
-  if (created) process.stdout.write(`created ${config.proxmox.tokenFile} with a random API token (mode 0600)\n`);
-  const started = await startSimulator({
-    ...config.sim,
-    port: flags.port ?? config.sim.port,
-    vms: flags.vms ?? config.sim.vms,
-    tlsCert: flags.tlsCert ?? config.sim.tlsCert,
-    tlsKey: flags.tlsKey ?? config.sim.tlsKey,
-    tokens: [token],
+  const loaded = loadConfig();
+  const config: Config = {
+    ...loaded,
+    sim: { ...loaded.sim, vms: flags.vms ?? loaded.sim.vms, tlsCert: flags.tlsCert ?? loaded.sim.tlsCert, tlsKey: flags.tlsKey ?? loaded.sim.tlsKey },
+  };
+  // The one-cluster form simulates its cluster whatever proxmox.url says (a worker elsewhere may name the simulator's URL).
+  const clusters = isMultiCluster(config) ? simulatedClustersOf(config) : clustersOf(config);
+  if (clusters.length === 0) {
+    process.stderr.write('pve-provisioner sim: no entry of proxmox.clusters has url "sim": nothing to simulate\n');
+    return 2;
+  }
+  const sims = await startClusterSimulators(config, {
+    clusters,
     logger: createLogger({ level: config.log.level, pretty: config.log.pretty, name: 'pve-provisioner-sim' }),
+    firstPort: flags.port ?? config.sim.port,
+    onTokenFileCreated: (file) => process.stdout.write(`created ${file} with a random API token (mode 0600)\n`),
   });
-  const running = config.sim.stateFile === '' ? started : await keepStateIn(started, config.sim.stateFile);
-  process.stdout.write(
-    `Proxmox VE simulator listening on ${running.url} (API ${running.url}/api2/json, nodes ${config.sim.nodes.join(', ')}); ` +
-      `it accepts the token in ${config.proxmox.tokenFile}\n${nodeUrlLines(running.nodeUrls, running.url)}`,
-  );
+  for (const one of sims.list) process.stdout.write(listeningLines(config, one));
   await waitForSignal();
-  await running.close();
+  await sims.close();
   return 0;
+}
+
+/** What the simulator of one cluster prints: its URL, nodes and token file; with several clusters the cluster's name first. */
+function listeningLines(config: Config, one: ClusterSimulator): string {
+  const { running } = one;
+  const of = isMultiCluster(config) ? ` of cluster ${one.cluster}` : '';
+  return (
+    `Proxmox VE simulator${of} listening on ${running.url} (API ${running.url}/api2/json, nodes ${config.sim.nodes.join(', ')}); ` +
+    `it accepts the token in ${one.tokenFile}\n${nodeUrlLines(running.nodeUrls, running.url)}`
+  );
 }

@@ -6,6 +6,8 @@
 // holds, 1 when a check fails, 2 on bad usage or config, 130 when Ctrl-C
 // stopped the create.
 import type { Config } from '../config/index.js';
+import { clusterNamed, clustersOf, configForCluster, isMultiCluster } from '../config/clusters.js';
+import { simulatedClusterUrls } from './sim-clusters.js';
 import { silentLogger } from '../log.js';
 import { proxmoxApiFromConfig } from '../worker/proxmox-api.js';
 import { verifyCreate, type NodeCreateReport } from '../verify/create/verify-create.js';
@@ -20,10 +22,11 @@ import { answerUsage, wantsHelp } from './help.js';
 import { jsonDocument } from './terminal-text.js';
 import { checkLines, createTable, summaryLine } from './verify-output.js';
 
-const USAGE = `usage: pve-provisioner verify [--create] [--node NODE]... [--record DIR] [--json]
+const USAGE = `usage: pve-provisioner verify [--cluster NAME] [--create] [--node NODE]... [--record DIR] [--json]
   Checks the configured Proxmox VE: the API and its version, the token's
   privileges, the nodes, storages, bridges and templates; a failed check
   says what to do in one line.
+  --cluster NAME  with proxmox.clusters, the cluster to check (default: the first)
   --create      then create one VM on each node (or each --node), wait for
                 its address, delete it; Ctrl-C deletes what it made
   --node NODE   the node to create on (repeat for more; default: every node)
@@ -34,6 +37,7 @@ const USAGE = `usage: pve-provisioner verify [--create] [--node NODE]... [--reco
 `;
 
 interface Flags {
+  cluster?: string;
   create: boolean;
   nodes: string[];
   record?: string;
@@ -42,6 +46,7 @@ interface Flags {
 
 function flagsOf(args: string[]): Flags {
   const values = parseFlags(args, {
+    cluster: { type: 'string' },
     create: { type: 'boolean' },
     node: { type: 'string', multiple: true },
     record: { type: 'string' },
@@ -50,12 +55,18 @@ function flagsOf(args: string[]): Flags {
   });
   if (values.record === '') throw new BadInput('--record needs a directory');
   if (values.node !== undefined && values.create !== true) throw new BadInput('--node names where --create creates: give --create too');
-  return { create: values.create === true, nodes: values.node ?? [], ...(values.record === undefined ? {} : { record: values.record }), json: values.json === true };
+  if (values.cluster === '') throw new BadInput('--cluster needs a cluster name');
+  return { ...(values.cluster === undefined ? {} : { cluster: values.cluster }), create: values.create === true, nodes: values.node ?? [], ...(values.record === undefined ? {} : { record: values.record }), json: values.json === true };
 }
 
-/** The simulator's address when proxmox.url is "sim", as the worker resolves it. */
+/**
+ * The simulator's address when proxmox.url is "sim", as the worker
+ * resolves it: the i-th simulated cluster's (SPEC 32) listens on sim.port + i.
+ */
 export function proxmoxUrlOf(config: Config): string {
-  return config.proxmox.url === 'sim' ? `http://${config.sim.host}:${config.sim.port}` : config.proxmox.url;
+  if (config.proxmox.url !== 'sim') return config.proxmox.url;
+  const urls = simulatedClusterUrls(config);
+  return urls.get(config.proxmox.clusterName ?? '') ?? `http://${config.sim.host}:${config.sim.port}`;
 }
 
 /** SIGINT once: abort the create (it deletes what it made); twice: exit 130 at once. */
@@ -140,8 +151,12 @@ export async function run(args: string[], deps: VerifyDeps = { verifyCreate }): 
   }
   const loaded = loadConfigOrExplain('verify');
   if (loaded === undefined) return 2;
+  // SPEC 32: one cluster's view; the one-cluster form's is the config itself.
+  const cluster = clusterNamed(loaded, flags.cluster);
+  if (cluster === undefined) return answerUsage('verify', USAGE, `--cluster ${flags.cluster ?? ''}: not a configured cluster (${clustersOf(loaded).map((c) => c.name).join(', ')})`);
+  if (isMultiCluster(loaded) && !flags.json) process.stderr.write(`pve-provisioner verify: cluster ${cluster.name}\n`);
   // On the simulator its first address comes after a few seconds, not the 30 s guessed of a real boot (SPEC 8).
-  const config = withSimScaledTimes(loaded, process.env);
+  const config = withSimScaledTimes(configForCluster(loaded, cluster), process.env);
   const problem = usageProblem(config, flags);
   if (problem !== undefined) return answerUsage('verify', USAGE, problem);
   const recorder = await openRecording(flags.record);

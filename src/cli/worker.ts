@@ -2,6 +2,7 @@
 // Proxmox API of proxmox.url (the simulator on sim.host:sim.port when it
 // is "sim"). SIGTERM or SIGINT: no new jobs, running ones get
 // jobs.shutdownGraceSeconds, then exit 0. Exit 2 on bad config.
+import { simulatedClusterUrls } from './sim-clusters.js';
 import { ConfigError } from '../config/index.js';
 import { listenerLimitsOf } from '../listener-limits.js';
 import { createLogger } from '../log.js';
@@ -36,7 +37,7 @@ export async function run(args: string[]): Promise<number> {
   const simulator = watchSimulator(config, logger, 'worker');
   let service: WorkerService;
   try {
-    service = await startWorkerProcess({ config, logger, metrics, proxmoxUrl: baseUrl });
+    service = await startWorkerProcess({ config, logger, metrics, proxmoxUrl: baseUrl, proxmoxUrls: simulatedClusterUrls(config) });
   } catch (err) {
     simulator?.stop();
     // A config the worker finds wrong only at start (webhooks.secretFile): exit 2, as for any bad config.

@@ -8,6 +8,7 @@ import { LIST_FORMATS } from './list-formats.js';
 import { NETWORK_LIST_FORMAT } from './network-format.js';
 import { NUMBER_FORMATS } from './number-formats.js';
 import { POOL_LIST_FORMAT } from './pool-format.js';
+import { CLUSTER_LIST_FORMAT } from './cluster-format.js';
 import { URL_FORMATS } from './url-formats.js';
 
 const TAG_RE = /^[a-z0-9_][a-z0-9_+.-]*$/;
@@ -32,7 +33,7 @@ const NAME_FORMATS: readonly Format[] = [
 ];
 
 /** Every format the schema names (convict keeps them by name, so their order is free). */
-const CONFIG_FORMATS: readonly Format[] = [booleanWordFormat, ...URL_FORMATS, ...NAME_FORMATS, ...NUMBER_FORMATS, ...LIST_FORMATS, NETWORK_LIST_FORMAT, POOL_LIST_FORMAT];
+const CONFIG_FORMATS: readonly Format[] = [booleanWordFormat, ...URL_FORMATS, ...NAME_FORMATS, ...NUMBER_FORMATS, ...LIST_FORMATS, NETWORK_LIST_FORMAT, POOL_LIST_FORMAT, CLUSTER_LIST_FORMAT];
 
 export function registerFormats(): void {
   for (const format of CONFIG_FORMATS) convict.addFormat(format);

@@ -13,6 +13,7 @@ import { withNetworkDefaults } from './network-pools.js';
 import { poolContextProblems, withPoolDefaults, type PoolInput } from './pools.js';
 import { schema } from './schema.js';
 import type { Config } from './types.js';
+import { clusterProblems, clustersOf, configForCluster, resolveCluster, simulatedClusters, type ClusterInput } from './clusters.js';
 
 export type { Config } from './types.js';
 
@@ -98,13 +99,22 @@ export function loadConfig(options: LoadOptions = {}): Config {
   } catch (err) {
     throw new ConfigError(`invalid configuration: ${withoutUrlCredentials((err as Error).message)}`);
   }
-  const loaded = config.getProperties();
+  const raw = config.getProperties();
+  // SPEC 32: each cluster's entry filled from the single-cluster keys (or SIM_CLUSTERS' simulated ones).
+  const inputs = (raw.proxmox.clusters ?? []).length > 0 ? (raw.proxmox.clusters as ClusterInput[]) : simulatedClusters(raw);
+  const loaded: Config = { ...raw, proxmox: { ...raw.proxmox, clusters: inputs.map((input) => resolveCluster(input, raw.proxmox)) } };
   crossCheck(loaded);
   // Filled here, not by the format's coerce: convict coerces only text, and a file or code gives objects.
-  const pools = (loaded.pools as PoolInput[]).map((pool) => withPoolDefaults(pool, loaded.proxmox));
-  const poolProblems = poolContextProblems(pools, loaded.proxmox, true);
-  if (poolProblems.length > 0) throw new ConfigError(`invalid configuration: ${poolProblems.join('; ')}`);
+  const clusters = clustersOf(loaded);
+  const pools = (loaded.pools as PoolInput[]).map((pool) => withPoolDefaults(pool, configForCluster(loaded, clusters.find((c) => c.name === pool.cluster) ?? clusters[0]!).proxmox));
+  const poolProblems = [...unknownPoolClusters(pools, clusters.map((c) => c.name)), ...clusters.flatMap((cluster) => poolContextProblems(pools.filter((pool) => (pool.cluster ?? clusters[0]?.name) === cluster.name), configForCluster(loaded, cluster).proxmox, true))];
+  if (poolProblems.length > 0) throw new ConfigError(`invalid configuration: ${[...new Set(poolProblems)].join('; ')}`);
   return { ...loaded, pools, proxmox: { ...loaded.proxmox, networks: loaded.proxmox.networks.map(withNetworkDefaults) } };
+}
+
+/** SPEC 32: a pool's cluster must be a configured one. */
+function unknownPoolClusters(pools: readonly { name: string; cluster?: string }[], names: readonly string[]): string[] {
+  return pools.flatMap((pool, i) => (pool.cluster === undefined || names.includes(pool.cluster) ? [] : [`pools[${i}].cluster "${pool.cluster}" is not a configured cluster (${names.join(', ')})`]));
 }
 
 function crossCheck(config: Config): void {
@@ -126,6 +136,12 @@ function crossCheck(config: Config): void {
   if (defaults.diskGiB > limits.maxDiskGiB) fail(`proxmox.defaults.diskGiB (${defaults.diskGiB}) is above proxmox.limits.maxDiskGiB (${limits.maxDiskGiB})`);
   const leases = leaseProblems(config.leases);
   if (leases.length > 0) fail(leases.join('; '));
-  const images = [...imageProblems(config.proxmox), ...readinessProblems(config)];
-  if (images.length > 0) fail(images.join('; '));
+  // Each cluster's images against its own nodes (SPEC 32); the one-cluster form's view is the config itself.
+  const images = clustersOf(config).flatMap((cluster) => {
+    const view = configForCluster(config, cluster);
+    const named = (problem: string): string => (view.proxmox.clusterName === undefined ? problem : `cluster ${cluster.name}: ${problem}`);
+    return [...imageProblems(view.proxmox), ...readinessProblems(view)].map(named);
+  });
+  const all = [...new Set(images), ...clusterProblems(clustersOf(config))];
+  if (all.length > 0) fail(all.join('; '));
 }

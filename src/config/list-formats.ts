@@ -55,7 +55,7 @@ function validateTemplate(template: unknown, at: string): void {
   if (typeof ref.node !== 'string' || !NODE_NAME_RE.test(ref.node)) throw new Error(`${at}: template.node must be a Proxmox node name (letters, digits, "-")`);
 }
 
-function validateNode(node: unknown, index: number): void {
+export function validateNode(node: unknown, index: number): void {
   const at = `entry ${index}`;
   if (typeof node !== 'object' || node === null || Array.isArray(node)) {
     throw new Error(`${at} must be an object {name, template, isoStorage, storage?, bridge?, vlanTag?, apiUrl?}`);
@@ -87,7 +87,7 @@ function validateNode(node: unknown, index: number): void {
   }
 }
 
-function validateImage(image: unknown, index: number): void {
+export function validateImage(image: unknown, index: number): void {
   const at = `entry ${index}`;
   if (typeof image !== 'object' || image === null || Array.isArray(image)) throw new Error(`${at} must be an object {name, description?, templates, readiness?, readinessPort?, user?}`);
   const entry = image as Record<string, unknown>;

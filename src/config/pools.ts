@@ -11,7 +11,7 @@ import { IMPLICIT_IMAGE, defaultImageOf } from './images.js';
 import { BRIDGE_RE, IMAGE_NAME_RE, NODE_NAME_RE, isInt } from './name-patterns.js';
 import type { Config } from './types.js';
 
-export const POOL_KEYS = ['name', 'image', 'cores', 'memoryMiB', 'diskGiB', 'bridge', 'vlanTag', 'node', 'minIdle', 'maxIdle', 'maxAgeMinutes'] as const;
+export const POOL_KEYS = ['name', 'image', 'cores', 'memoryMiB', 'diskGiB', 'bridge', 'vlanTag', 'node', 'minIdle', 'maxIdle', 'maxAgeMinutes', 'cluster'] as const;
 export const POOL_FORM = `{${POOL_KEYS.map((key) => (key === 'name' || key === 'minIdle' ? key : `${key}?`)).join(', ')}}`;
 
 /** 1 to 20 of a-z, 0-9, `-`, starting with a letter: a member's name `pvep-pool-<pool>-<n>` stays a DNS label. */
@@ -65,6 +65,7 @@ export function poolEntryProblems(value: unknown, i: number): string[] {
     problems.push(intProblem(value.maxIdle, `${at}.maxIdle`, least, MAX_POOL_IDLE) === undefined ? undefined : `${at}.maxIdle must be an integer from minIdle (${least}) to ${MAX_POOL_IDLE}, got ${JSON.stringify(value.maxIdle)}`);
   }
   if (value.maxAgeMinutes !== undefined) problems.push(intProblem(value.maxAgeMinutes, `${at}.maxAgeMinutes`, 0, MAX_AGE_MINUTES));
+  if (value.cluster !== undefined && (typeof value.cluster !== 'string' || !/^[a-z][a-z0-9-]{0,19}$/.test(value.cluster))) problems.push(`${at}.cluster must be a cluster name of proxmox.clusters, got ${JSON.stringify(value.cluster)}`);
   return problems.filter((problem): problem is string => problem !== undefined);
 }
 
@@ -125,7 +126,7 @@ export function poolContextProblems(pools: readonly PoolConfig[], context: PoolC
     if (pool.cores > limits.maxCores) problems.push(`${at}.cores (${pool.cores}) is above proxmox.limits.maxCores (${limits.maxCores})`);
     if (pool.memoryMiB > limits.maxMemoryMiB) problems.push(`${at}.memoryMiB (${pool.memoryMiB}) is above proxmox.limits.maxMemoryMiB (${limits.maxMemoryMiB})`);
     if (pool.diskGiB > limits.maxDiskGiB) problems.push(`${at}.diskGiB (${pool.diskGiB}) is above proxmox.limits.maxDiskGiB (${limits.maxDiskGiB})`);
-    const twin = pools.findIndex((other) => shapeFingerprint(other) === shapeFingerprint(pool));
+    const twin = pools.findIndex((other) => shapeFingerprint(other) === shapeFingerprint(pool) && other.cluster === pool.cluster);
     if (twin < i) problems.push(`${at} (${pool.name}) has the same shape as pools[${twin}] (${pools[twin]?.name ?? ''}); a create could claim from either: give each pool a shape of its own`);
   });
   return problems;

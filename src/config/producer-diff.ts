@@ -1,7 +1,7 @@
 // Where two producer configs disagree on what a job means (SPEC 6, 27):
 // the node names, the defaults and limits key by key, the images (names
 // and the nodes serving each), the default image, the leases (SPEC 31),
-// the nodes' networks and the address pools (SPEC 29), the warm pools (SPEC 30). Job options and the
+// the nodes' networks and the address pools (SPEC 29), the warm pools (SPEC 30), the clusters (SPEC 32). Job options and the
 // tombstone time change how a job is kept, not what it is, and are not compared.
 import { isDeepStrictEqual } from 'node:util';
 import { defaultImageOf } from './images.js';
@@ -33,7 +33,18 @@ function poolsByName(networks: Proxmox['networks']): Proxmox['networks'] {
 
 /** Each warm pool's name and shape (SPEC 30): what decides a create's claim; minIdle and the like are the workers' business. */
 function poolShapes(pools: ProducerConfig['pools']): string[] {
-  return pools.map((pool) => `${pool.name}: ${shapeFingerprint(pool)}`).sort();
+  return pools.map((pool) => `${pool.name}: ${shapeFingerprint(pool)}${pool.cluster === undefined ? '' : ` in ${pool.cluster}`}`).sort();
+}
+
+/** Each cluster (SPEC 32) as what decides a create placed there: its nodes and their networks, the images each serves, its default image, its address pools. */
+function clusterMeanings(clusters: Proxmox['clusters']): unknown[] {
+  return (clusters ?? []).map((cluster) => ({
+    name: cluster.name,
+    nodes: nodeNetworks(cluster.nodes),
+    images: servedBy(cluster.images),
+    defaultImage: defaultImageOf(cluster),
+    networks: poolsByName(cluster.networks),
+  }));
 }
 
 function byKey(group: 'defaults' | 'limits', given: Proxmox, published: Proxmox): [string, unknown, unknown][] {
@@ -50,6 +61,7 @@ export function jobMeaningDifferences(given: ProducerConfig, published: Producer
     ['proxmox.defaultImage', defaultImageOf(g), defaultImageOf(p)],
     ['proxmox.nodes[].bridge/vlanTag', nodeNetworks(g.nodes), nodeNetworks(p.nodes)],
     ['proxmox.networks', poolsByName(g.networks), poolsByName(p.networks)],
+    ['proxmox.clusters', clusterMeanings(g.clusters), clusterMeanings(p.clusters)],
     ['pools', poolShapes(given.pools), poolShapes(published.pools)],
     ...Object.entries(published.leases).map(([key, value]): [string, unknown, unknown] => [`leases.${key}`, (given.leases as Record<string, unknown>)[key], value]),
   ];

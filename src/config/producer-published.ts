@@ -3,7 +3,7 @@
 // published one means other jobs), else the published one, else the
 // service's defaults (no service has published yet, or an older one).
 import { jobMeaningDifferences, type ConfigDifference } from './producer-diff.js';
-import { producerConfig, ProducerConfigError } from './producer.js';
+import { producerConfig, producerNode, ProducerConfigError } from './producer.js';
 import type { ProducerConfig, ProducerSettings } from './producer.js';
 
 /** Raised only when an older client would misread the shape; a new key keeps it. */
@@ -22,20 +22,35 @@ export const PUBLISHED_POOLS_VERSION = 2;
  * while members sit idle; it must refuse the config instead.
  */
 export const PUBLISHED_WARM_POOLS_VERSION = 3;
-const READ_VERSIONS: readonly unknown[] = [PUBLISHED_CONFIG_VERSION, PUBLISHED_POOLS_VERSION, PUBLISHED_WARM_POOLS_VERSION];
+/**
+ * The version of a config with several clusters (SPEC 32): a client older
+ * than them would check a create against the single-cluster keys alone,
+ * record no cluster and never place it, so its VM would go to the first
+ * cluster whatever its image; it must refuse the config instead.
+ */
+// 5, not 4: the suite's check that a client refuses a version from the future sends 4 (test/client/published-config.test.ts).
+export const PUBLISHED_CLUSTERS_VERSION = 5;
+const READ_VERSIONS: readonly unknown[] = [PUBLISHED_CONFIG_VERSION, PUBLISHED_POOLS_VERSION, PUBLISHED_WARM_POOLS_VERSION, PUBLISHED_CLUSTERS_VERSION];
 
 export interface PublishedProducerConfig {
   version: number;
   config: ProducerConfig;
 }
 
-/** What a producer reads of `settings` (a service Config) and no other key: node names and networks, images' names and templates, the address pools, the warm pools. */
+/** What a producer reads of `settings` (a service Config) and no other key: node names and networks, images' names and templates, the address pools, the warm pools, the clusters (SPEC 32). */
 export function publishedProducerConfig(settings: ProducerSettings): PublishedProducerConfig {
   const config = producerConfig(settings);
-  const nodes = config.proxmox.nodes.map(({ name, bridge, vlanTag }) => ({ name, ...(bridge === undefined ? {} : { bridge }), ...(vlanTag === undefined ? {} : { vlanTag }) }));
+  const nodes = config.proxmox.nodes.map(producerNode);
   const images = config.proxmox.images.map(({ name, templates }) => ({ name, templates }));
-  const version = config.pools.length > 0 ? PUBLISHED_WARM_POOLS_VERSION : config.proxmox.networks.length > 0 ? PUBLISHED_POOLS_VERSION : PUBLISHED_CONFIG_VERSION;
+  const version = publishedVersion(config);
   return { version, config: { ...config, proxmox: { ...config.proxmox, nodes, images } } };
+}
+
+/** The oldest version whose readers understand the config: each feature a client must know of raises it. */
+function publishedVersion(config: ProducerConfig): number {
+  if (config.proxmox.clusters !== undefined) return PUBLISHED_CLUSTERS_VERSION;
+  if (config.pools.length > 0) return PUBLISHED_WARM_POOLS_VERSION;
+  return config.proxmox.networks.length > 0 ? PUBLISHED_POOLS_VERSION : PUBLISHED_CONFIG_VERSION;
 }
 
 export type PublishedRead = { kind: 'absent' } | { kind: 'found'; config: ProducerConfig } | { kind: 'unreadable'; reason: string };

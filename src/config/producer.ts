@@ -10,6 +10,8 @@ import { leaseProblems } from './leases.js';
 import { networkListProblems, withNetworkDefaults, type NetworkPoolInput } from './network-pools.js';
 import { poolContextProblems, poolListProblems, withPoolDefaults, type PoolInput } from './pools.js';
 import type { PoolConfig } from '../pools/types.js';
+import { CLUSTER_NAME_RE } from './name-patterns.js';
+import { DEFAULT_CLUSTER } from './clusters.js';
 import type { Config, ImageConfig, LeaseConfig, NetworkPoolConfig, NodeConfig } from './types.js';
 
 type JobOptionKey = 'attempts' | 'backoffMs' | 'keepCompletedCount' | 'keepCompletedSeconds' | 'keepFailedCount' | 'keepFailedSeconds';
@@ -24,6 +26,25 @@ export type ProducerLeases = Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' |
 /** A node as the producer sees it: its name, and the network its VMs land on when a create names none (SPEC 29). */
 export type ProducerNode = Pick<NodeConfig, 'name' | 'bridge' | 'vlanTag'>;
 
+/** One of several clusters as the producer sees it (SPEC 32): what a create placed there is checked against and takes its address lease from. */
+export interface ProducerCluster {
+  name: string;
+  nodes: ProducerNode[];
+  images: Pick<ImageConfig, 'name' | 'templates'>[];
+  /** Empty: its first image, or the implicit `default` without images. */
+  defaultImage: string;
+  networks: NetworkPoolConfig[];
+}
+
+/** A cluster as given (a service ClusterConfig will do): what it leaves out is the single-cluster keys' (src/config/clusters.ts resolveCluster). */
+export interface ProducerClusterInput {
+  name: string;
+  nodes?: ProducerNode[];
+  images?: Pick<ImageConfig, 'name' | 'templates'>[];
+  defaultImage?: string;
+  networks?: NetworkPoolInput[];
+}
+
 export interface ProducerConfig {
   proxmox: {
     /** The configured nodes: a create's `node` must be one of their names; bridge and vlanTag pick a create's address pool (SPEC 29). */
@@ -36,6 +57,12 @@ export interface ProducerConfig {
     defaultImage: string;
     /** The address pools (SPEC 29): a create on a pooled network takes its lease at the door. */
     networks: NetworkPoolConfig[];
+    /**
+     * Several clusters (SPEC 32), in the order placement prefers them: a
+     * create is placed in one and checked against its nodes, images and
+     * networks. Absent: the one-cluster form (the keys above).
+     */
+    clusters?: ProducerCluster[];
   };
   /** The warm pools (SPEC 30): a create of a pool's shape claims an idle member at the door. */
   pools: PoolConfig[];
@@ -54,6 +81,8 @@ export interface ProducerSettings {
     defaultImage?: string;
     /** dns, exclude and reuseCooldownSeconds default as the service's do. */
     networks?: NetworkPoolInput[];
+    /** Several clusters (SPEC 32); absent or empty: the one-cluster form. */
+    clusters?: ProducerClusterInput[];
   };
   /** The shape, maxIdle and maxAgeMinutes default as the service's do. */
   pools?: PoolInput[];
@@ -115,18 +144,36 @@ function checkedNetworks(networks: unknown): NetworkPoolConfig[] {
 /**
  * The warm pools checked as the service checks them (SPEC 30), with their
  * defaults; not whether an image has a user, which a producer is not told
- * (the service refuses to start without it).
+ * (the service refuses to start without it). Several clusters (SPEC 32):
+ * each pool against its cluster's (absent: the first's) images and nodes.
  */
 function checkedPools(pools: unknown, proxmox: ProducerConfig['proxmox']): PoolConfig[] {
   const listProblem = poolListProblems(pools)[0];
   if (listProblem !== undefined) throw new ProducerConfigError(`config.${listProblem}`);
-  const filled = (pools as PoolInput[]).map((pool) => withPoolDefaults(pool, proxmox));
-  const problem = poolContextProblems(filled, proxmox, false)[0];
+  const given = pools as PoolInput[];
+  const clusters = proxmox.clusters ?? [];
+  if (clusters.length === 0) {
+    // The one-cluster form's one cluster is `default`, as the service's loader has it.
+    const named = given.find((pool) => pool.cluster !== undefined && pool.cluster !== DEFAULT_CLUSTER);
+    if (named !== undefined) throw new ProducerConfigError(`config.pools (${named.name}): cluster "${named.cluster ?? ''}" is not "${DEFAULT_CLUSTER}", and config.proxmox.clusters is empty`);
+    return checkedInContext(given, proxmox);
+  }
+  const unknown = given.find((pool) => pool.cluster !== undefined && !clusters.some((cluster) => cluster.name === pool.cluster));
+  if (unknown !== undefined) throw new ProducerConfigError(`config.pools (${unknown.name}): cluster "${unknown.cluster ?? ''}" is not in config.proxmox.clusters (${clusters.map((c) => c.name).join(', ')})`);
+  const inCluster = (pool: PoolInput, i: number): boolean => (pool.cluster ?? clusters[0]?.name) === clusters[i]?.name;
+  const checked = clusters.map((cluster, i) => checkedInContext(given.filter((pool) => inCluster(pool, i)), { ...proxmox, ...cluster }));
+  // In the given order, each with its cluster's defaults.
+  return given.map((pool) => checked.flat().find((filled) => filled.name === pool.name) ?? withPoolDefaults(pool, proxmox));
+}
+
+function checkedInContext(pools: PoolInput[], context: ProducerConfig['proxmox']): PoolConfig[] {
+  const filled = pools.map((pool) => withPoolDefaults(pool, context));
+  const problem = poolContextProblems(filled, context, false)[0];
   if (problem !== undefined) throw new ProducerConfigError(`config.${problem}`);
   return filled;
 }
 
-function checkImages({ nodes, images, defaultImage }: ProducerConfig['proxmox']): void {
+function checkImages({ nodes, images, defaultImage }: Pick<ProducerConfig['proxmox'], 'nodes' | 'images' | 'defaultImage'>): void {
   if (!Array.isArray(images)) throw new ProducerConfigError('config.proxmox.images must be a list of { name, templates }');
   const nodeNames = nodes.map((node) => node.name);
   images.forEach((image: unknown, i) => {
@@ -138,6 +185,47 @@ function checkImages({ nodes, images, defaultImage }: ProducerConfig['proxmox'])
   });
   const names = images.length === 0 ? [IMPLICIT_IMAGE] : images.map((image) => image.name);
   if (defaultImage !== '' && !names.includes(defaultImage)) throw new ProducerConfigError(`config.proxmox.defaultImage "${defaultImage}" is not an image (images: ${names.join(', ')})`);
+}
+
+/**
+ * Several clusters (SPEC 32) as given, each filled from the single-cluster
+ * keys where it leaves one out and checked as they are; undefined for the
+ * one-cluster form (none or an empty list).
+ */
+function checkedClusters(given: unknown, top: ProducerConfig['proxmox']): ProducerCluster[] | undefined {
+  if (given === undefined) return undefined;
+  if (!Array.isArray(given)) throw new ProducerConfigError('config.proxmox.clusters must be a list of { name, nodes?, images?, defaultImage?, networks? }');
+  if (given.length === 0) return undefined;
+  const clusters = given.map((entry: unknown, i): ProducerCluster => {
+    const input = (typeof entry === 'object' && entry !== null ? entry : {}) as Partial<ProducerClusterInput>;
+    if (typeof input.name !== 'string' || !CLUSTER_NAME_RE.test(input.name)) throw new ProducerConfigError(`config.proxmox.clusters[${i}].name must be 1 to 20 of a-z, 0-9, "-", starting with a letter`);
+    const at = `config.proxmox.clusters[${i}] (${input.name})`;
+    const cluster: ProducerCluster = {
+      name: input.name,
+      nodes: input.nodes ?? top.nodes,
+      images: input.images ?? top.images,
+      defaultImage: input.defaultImage ?? (input.images === undefined ? top.defaultImage : ''),
+      networks: [],
+    };
+    try {
+      cluster.networks = checkedNetworks(input.networks ?? top.networks);
+      checkNodes(cluster.nodes);
+      checkImages(cluster);
+    } catch (err) {
+      if (err instanceof ProducerConfigError) throw new ProducerConfigError(`${at}: ${err.message}`);
+      throw err;
+    }
+    return { ...cluster, nodes: cluster.nodes.map(producerNode), images: cluster.images.map(({ name, templates }) => ({ name, templates })) };
+  });
+  const names = clusters.map((cluster) => cluster.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) throw new ProducerConfigError(`config.proxmox.clusters names cluster "${twice}" twice; each cluster may appear once`);
+  return clusters;
+}
+
+/** A node's name and network alone (a service NodeConfig has its template too). */
+export function producerNode({ name, bridge, vlanTag }: ProducerNode): ProducerNode {
+  return { name, ...(bridge === undefined ? {} : { bridge }), ...(vlanTag === undefined ? {} : { vlanTag }) };
 }
 
 function checkLeases(leases: ProducerLeases): void {
@@ -171,6 +259,8 @@ export function producerConfig(given: ProducerSettings = {}): ProducerConfig {
   };
   checkNodes(config.proxmox.nodes);
   checkImages(config.proxmox);
+  const clusters = checkedClusters(given.proxmox?.clusters, config.proxmox);
+  if (clusters !== undefined) config.proxmox.clusters = clusters;
   checkNumbers('proxmox.defaults', config.proxmox.defaults);
   checkNumbers('proxmox.limits', config.proxmox.limits);
   checkNumbers('jobs', config.jobs);

@@ -6,6 +6,11 @@ import type { Config } from './types.js';
 
 export const schema: Schema<Config> = {
   proxmox: {
+    clusters: {
+      doc: 'Several Proxmox VE clusters behind one service (SPEC 32): a JSON list of {name, url, tokenFile?, caFile?, nodes?, images?, defaultImage?, networks?, maxRequestsPerSecond?, daemonSlotsPerNode?}, in the order placement prefers them. name: 1 to 20 of a-z, 0-9, "-", starting with a letter; url as proxmox.url ("sim": a simulator this process starts); every other key as its proxmox.* namesake, taken from it when absent. Each cluster has its own VMIDs, request budget, daemon slots, learned times, health and sweep; a name lives in exactly one (a create names it with `cluster`, else placement picks a healthy one that serves the image, by free memory, then this order), and its VMs carry it in their mark and a tag `<tag>-cluster-<name>`. Empty (the default): one cluster made of proxmox.url, proxmox.nodes, ..., as before.',
+      format: 'cluster-list',
+      default: [],
+    },
     url: {
       doc: 'Proxmox VE API base, e.g. https://pve.example:8006. "sim" uses the built-in simulator (SPEC 8) on sim.host:sim.port; plain http:// is allowed only for loopback addresses.',
       format: 'proxmox-url',
@@ -286,6 +291,11 @@ export const schema: Schema<Config> = {
   },
   sim: {
     host: { doc: 'Address the simulator listens on.', format: String, default: '127.0.0.1' },
+    clusters: {
+      doc: 'Simulated clusters (SPEC 32) with proxmox.url "sim" and proxmox.clusters empty: 1 (the default) is the one-cluster form; 2 or more starts that many simulators, clusters sim1, sim2, ..., the i-th (from 0) on sim.port + i (SIM_CLUSTERS=2 npm start).',
+      format: 'positive-int',
+      default: 1,
+    },
     port: { doc: "Port of the simulator: its first node's pveproxy, the URL proxmox.url \"sim\" uses. Every other node listens on a free port of its own (printed by pve-provisioner sim, GET /_sim/nodes; SPEC 28).", format: 'port', default: 8006 },
     nodes: { doc: 'Simulated nodes, a JSON list of names; each has storages local, local-lvm, proxy-seeds and the shared vm-shared; node i (0-based) holds template 9001+i (debian) and 9100+i (unsuitable), the first node also 9200 on vm-shared.', format: 'name-list', default: ['pve1', 'pve2'] },
     vms: { doc: 'Foreign VMs the simulator starts with (not ours), spread over its nodes.', format: 'nat', default: 3 },

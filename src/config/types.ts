@@ -91,8 +91,38 @@ export interface NodeConfig {
   apiUrl?: string;
 }
 
+/**
+ * One Proxmox VE cluster of several (SPEC 32, `proxmox.clusters`), its
+ * fields filled from the single-cluster keys where the entry gives none.
+ */
+export interface ClusterConfig {
+  /** 1 to 20 of a-z, 0-9, "-", starting with a letter: in records, marks, tags, Redis keys and metric labels. */
+  name: string;
+  /** As proxmox.url: the cluster's API, or "sim" for a simulator this process starts. */
+  url: string;
+  tokenFile: string;
+  caFile: string;
+  nodes: NodeConfig[];
+  images: ImageConfig[];
+  defaultImage: string;
+  networks: NetworkPoolConfig[];
+  maxRequestsPerSecond: number;
+  daemonSlotsPerNode: number;
+}
+
 export interface Config {
   proxmox: {
+    /**
+     * Several clusters (SPEC 32), each resolved; empty: the one-cluster
+     * form, made of the single-cluster keys (src/config/clusters.ts clustersOf).
+     */
+    clusters?: ClusterConfig[];
+    /**
+     * Set only on one cluster's view in the several-clusters form
+     * (configForCluster): the provider marks and tags its VMs with it and
+     * leaves other clusters' VMs alone. Absent: the one-cluster form.
+     */
+    clusterName?: string;
     url: string;
     tokenFile: string;
     caFile: string;
@@ -180,6 +210,8 @@ export interface Config {
   sim: {
     host: string;
     port: number;
+    /** Simulated clusters `npm start` runs with proxmox.url "sim" and no proxmox.clusters (SPEC 32): 1 is the one-cluster form. */
+    clusters: number;
     nodes: string[];
     vms: number;
     timeScale: number;

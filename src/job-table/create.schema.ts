@@ -9,6 +9,7 @@
 import { ADDRESS_LEASE_MAX_JSON_BYTES, ADDRESS_LEASE_SCHEMA, addressLeaseProblem } from '../addresses/lease-shape.js';
 import type { AddressLease } from '../addresses/types.js';
 import { POOL_CLAIM_MAX_JSON_BYTES, POOL_CLAIM_SCHEMA, poolClaimProblem } from '../pools/claim-shape.js';
+import { DEFAULT_CLUSTER } from '../config/clusters.js';
 import { POOL_NAME_RE } from '../config/pools.js';
 import type { PoolClaim } from '../pools/types.js';
 import { BRIDGE, TEXT_MAX_BYTES, generationField, nameField, requiredField, tenantField, uidField } from './fields.js';
@@ -39,6 +40,16 @@ const createVmFields = {
     presence: 'optional',
     flag: { name: 'node' },
     rule: { kind: 'string', description: 'Configured node to place the VM on; the one serving the image with most free memory when absent', oneOf: (l) => l.nodes },
+  },
+  cluster: {
+    presence: 'optional',
+    flag: { name: 'cluster' },
+    rule: {
+      kind: 'string',
+      description: 'Configured Proxmox cluster to place the VM in (SPEC 32, GET /v1/clusters); when absent, the name\'s cluster if it has one, else a healthy one that serves the image (most free memory, then the configured order)',
+      // The one-cluster form's one cluster is `default` (GET /v1/clusters lists it); the door records no cluster there.
+      oneOf: (l) => (l.clusters === undefined ? [DEFAULT_CLUSTER] : l.clusters.map((cluster) => cluster.name)),
+    },
   },
   image: {
     presence: 'defaulted',

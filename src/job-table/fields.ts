@@ -28,6 +28,32 @@ export interface JobLimits {
   networks?: NetworkLimits;
   /** The warm pools a create may claim from (SPEC 30); absent: none. */
   pools?: PoolConfig[];
+  /**
+   * Each cluster (SPEC 32) and what a create placed there is checked
+   * against, in the configured order; absent: the one-cluster form (a
+   * create may name only "default"). The top-level nodes and images are
+   * then every cluster's together, so the field table's checks pass any
+   * cluster's, and the door checks the chosen cluster's.
+   */
+  clusters?: ClusterLimits[];
+}
+
+/** One cluster's part of JobLimits (SPEC 32). */
+export interface ClusterLimits {
+  name: string;
+  nodes: string[];
+  images: Record<string, string[]>;
+  defaultImage: string;
+  networks?: NetworkLimits;
+}
+
+/** One cluster as limitsFromConfig reads it (SPEC 32): a service ClusterConfig, or the producer's (src/config/producer.ts). */
+export interface LimitsCluster {
+  name: string;
+  nodes: ({ name: string } & NodeNetwork)[];
+  images: Pick<ImageConfig, 'name' | 'templates'>[];
+  defaultImage: string;
+  networks?: NetworkPoolConfig[];
 }
 
 /** What limitsFromConfig reads: the service's Config, or the producer's (src/config/producer.ts), which knows no templates. */
@@ -37,6 +63,10 @@ export interface LimitsSource {
     images: Pick<ImageConfig, 'name' | 'templates'>[];
     /** Absent (a config from before pools): none. */
     networks?: NetworkPoolConfig[];
+    /** Several clusters (SPEC 32); absent or empty: the one-cluster form. */
+    clusters?: LimitsCluster[];
+    /** Set on one cluster's view (src/config/clusters.ts configForCluster): its own keys are the top level's. */
+    clusterName?: string;
   };
   /** Absent (the provider's config, which checks no lease): the service's defaults. */
   leases?: Pick<LeaseConfig, 'defaultSeconds' | 'maxSeconds' | 'onExpiry'>;
@@ -48,26 +78,58 @@ function nodeNetwork({ bridge, vlanTag }: NodeNetwork): NodeNetwork {
   return { ...(bridge === undefined ? {} : { bridge }), ...(vlanTag === undefined ? {} : { vlanTag }) };
 }
 
+/** One cluster's (or the one-cluster form's) node names, images and their serving nodes, default image and networks. */
+function clusterLimitsOf(cluster: Omit<LimitsCluster, 'name'>): Omit<ClusterLimits, 'name'> & { networks: NetworkLimits } {
+  const { nodes, images } = cluster;
+  const names = nodes.map((node) => node.name);
+  return {
+    nodes: names,
+    images: images.length === 0 ? { [IMPLICIT_IMAGE]: names } : Object.fromEntries(images.map((image) => [image.name, names.filter((node) => image.templates[node] !== undefined)])),
+    defaultImage: defaultImageOf(cluster),
+    networks: { pools: cluster.networks ?? [], nodes: Object.fromEntries(nodes.map((node) => [node.name, nodeNetwork(node)])) },
+  };
+}
+
+/**
+ * SPEC 32: every cluster's nodes and images together (a node or image
+ * name may be in several), so the field table passes what any cluster
+ * has; the door checks the chosen cluster's (src/queue/cluster-placement.ts).
+ * The default image and the networks are the first cluster's.
+ */
+function unionOf(clusters: readonly ClusterLimits[]): Omit<ClusterLimits, 'name'> {
+  const nodes = [...new Set(clusters.flatMap((cluster) => cluster.nodes))];
+  const images: Record<string, string[]> = {};
+  for (const cluster of clusters) {
+    for (const [image, serving] of Object.entries(cluster.images)) images[image] = [...new Set([...(images[image] ?? []), ...serving])];
+  }
+  const [first] = clusters;
+  return { nodes, images, defaultImage: first?.defaultImage ?? '', ...(first?.networks === undefined ? {} : { networks: first.networks }) };
+}
+
 /**
  * The image names and their serving nodes from the node names and each
  * image's templates' keys alone: without proxmox.images, the one implicit
  * image every node serves (a service config refuses a node without a
- * template then, src/config/images.ts).
+ * template then, src/config/images.ts). Several clusters (SPEC 32): each
+ * cluster's in `clusters`, and at the top every cluster's together
+ * (unionOf), or, on one cluster's view, that cluster's own.
  */
 export function limitsFromConfig(config: LimitsSource): JobLimits {
-  const { nodes, images } = config.proxmox;
   const { defaultSeconds, maxSeconds, onExpiry } = config.leases ?? PRODUCER_DEFAULTS.leases;
   const leases = { defaultSeconds, maxSeconds, onExpiry };
-  const names = nodes.map((node) => node.name);
+  const clusters = (config.proxmox.clusters ?? []).map((cluster) => ({ name: cluster.name, ...clusterLimitsOf(cluster) }));
+  const own = clusterLimitsOf(config.proxmox);
+  const top = clusters.length === 0 || config.proxmox.clusterName !== undefined ? own : unionOf(clusters);
   return {
-    nodes: names,
+    nodes: top.nodes,
     limits: config.proxmox.limits,
     defaults: config.proxmox.defaults,
-    images: images.length === 0 ? { [IMPLICIT_IMAGE]: names } : Object.fromEntries(images.map((image) => [image.name, names.filter((node) => image.templates[node] !== undefined)])),
-    defaultImage: defaultImageOf(config.proxmox),
+    images: top.images,
+    defaultImage: top.defaultImage,
     leases: { ...leases, maxSeconds: leaseMaxSeconds(leases) },
-    networks: { pools: config.proxmox.networks ?? [], nodes: Object.fromEntries(nodes.map((node) => [node.name, nodeNetwork(node)])) },
+    networks: top.networks ?? { pools: [], nodes: {} },
     pools: config.pools ?? [],
+    ...(clusters.length === 0 ? {} : { clusters }),
   };
 }
 

@@ -28,6 +28,10 @@ export interface ImageHealth {
 
 export interface NodeHealth {
   node: string;
+  /** The node's cluster in the several-clusters form (SPEC 32); absent: the one-cluster form's. */
+  cluster?: string;
+  /** Memory the node has free (MiB) when the check read it: the door's placement among clusters (SPEC 32). */
+  freeMemoryMiB?: number;
   /** Fit for every image it serves: its reasons are the node's own and every image's. */
   ok: boolean;
   reasons: { reason: HealthReason; detail: string }[];

@@ -29,7 +29,8 @@ export function createStepPercent(step: CreateStep, waitForAddress: boolean): nu
   return Math.min(100, Math.round(((index + 1) * 100) / last));
 }
 
-export const VM_STATES = ['Provisioning', 'Running', 'Stopped', 'NotFound'] as const;
+/** `Unknown`: the VM's cluster cannot be reached (SPEC 32): views say so while the last health finds it away. */
+export const VM_STATES = ['Provisioning', 'Running', 'Stopped', 'NotFound', 'Unknown'] as const;
 export type VmState = (typeof VM_STATES)[number];
 
 /** A create's result (SPEC 1). */

@@ -8,7 +8,13 @@ import type { PoolShape } from './types.js';
 
 const ABSENT = '-';
 
-export function shapeFingerprint(shape: PoolShape): string {
+/**
+ * A pool that names its cluster (SPEC 32) has it at the end, so a pool
+ * moved to another cluster drains the members made in the old one: a
+ * claim never takes a VM of another cluster than its create's. A pool
+ * naming none (the one-cluster form's) keeps the fingerprint it had.
+ */
+export function shapeFingerprint(shape: PoolShape & { cluster?: string }): string {
   const fields: [string, string | number | undefined][] = [
     ['image', shape.image],
     ['cores', shape.cores],
@@ -18,5 +24,6 @@ export function shapeFingerprint(shape: PoolShape): string {
     ['vlanTag', shape.vlanTag],
     ['node', shape.node],
   ];
-  return `v1 ${fields.map(([key, value]) => `${key}=${value === undefined ? ABSENT : String(value)}`).join(' ')}`;
+  const cluster = shape.cluster === undefined ? '' : ` cluster=${shape.cluster}`;
+  return `v1 ${fields.map(([key, value]) => `${key}=${value === undefined ? ABSENT : String(value)}`).join(' ')}${cluster}`;
 }

@@ -13,8 +13,14 @@ import type { EnqueueResult, IntentWriters } from '../queue/intent.js';
 import { ValidationError } from '../queue/producer-errors.js';
 import type { PoolConfig, PoolMember } from './types.js';
 
-/** The member's create as a caller's would be sent: the pool's shape under the member's name and uid, checked by the field table (its defaults filled). */
+/**
+ * The member's create as a caller's would be sent: the pool's shape under
+ * the member's name and uid, checked by the field table (its defaults
+ * filled); with several clusters, naming the pool's (SPEC 32: a pool with
+ * none is the first's), so its VM is where the pool's claims look.
+ */
 export function memberInput(pool: PoolConfig, member: Pick<PoolMember, 'name' | 'uid'>, limits: JobLimits): CreateJobInput {
+  const [firstCluster] = limits.clusters ?? [];
   const input = {
     name: member.name,
     uid: member.uid,
@@ -27,6 +33,7 @@ export function memberInput(pool: PoolConfig, member: Pick<PoolMember, 'name' | 
     ...(pool.node === undefined ? {} : { node: pool.node }),
     ...(pool.bridge === undefined ? {} : { bridge: pool.bridge }),
     ...(pool.vlanTag === undefined ? {} : { vlanTag: pool.vlanTag }),
+    ...(firstCluster === undefined ? {} : { cluster: pool.cluster ?? firstCluster.name }),
   };
   const checked = validateJobData('create', input, limits);
   if (!checked.ok) throw new ValidationError(checked.errors);

@@ -1,6 +1,7 @@
 // Which warm pool a create claims from (SPEC 30): a validated create (its
 // defaults filled) whose shape is a pool's, asking for nothing a member
-// was not made with. Producer-safe: the door decides with it.
+// was not made with, among its cluster's pools (SPEC 32). Producer-safe:
+// the door decides with it.
 import { keysFitFileWrite } from './guest-user.js';
 import type { PoolConfig, PoolShape } from './types.js';
 
@@ -16,6 +17,14 @@ export interface PoolDeciding extends PoolShape {
 
 function sameShape(create: PoolDeciding, pool: PoolConfig): boolean {
   return create.image === pool.image && create.cores === pool.cores && create.memoryMiB === pool.memoryMiB && create.diskGiB === pool.diskGiB && create.bridge === pool.bridge && create.vlanTag === pool.vlanTag;
+}
+
+/**
+ * SPEC 32: the pools whose members live in `cluster` (a pool naming none
+ * lives in the first), the only ones a create placed there claims from.
+ */
+export function poolsInCluster(pools: readonly PoolConfig[], cluster: string, firstCluster: string): PoolConfig[] {
+  return pools.filter((pool) => (pool.cluster ?? firstCluster) === cluster);
 }
 
 /**

@@ -15,6 +15,8 @@ export interface PoolConfig {
   vlanTag?: number;
   /** Absent: the members go where a create without a node would (placement by free memory). */
   node?: string;
+  /** The cluster its members live in (SPEC 32); absent: the first cluster. A create claims only from its own cluster's pools. */
+  cluster?: string;
   /** Idle members the refill keeps ready. */
   minIdle: number;
   /** The most members (creating, idle) the pool holds; minIdle when absent from config. */

@@ -20,7 +20,8 @@ import { jobSeam } from './job-seam.js';
 import { formatMark, parseMark } from './mark.js';
 import { otherVmNamed } from './ownership.js';
 import { configuredNode, requireImage } from './placement.js';
-import { poolTag, withoutTag } from './tags.js';
+import { clusterTag, mergeTags, poolTag, withoutTag } from './tags.js';
+import { otherCluster } from './cluster-owner.js';
 import { templateFor } from './template-ref.js';
 import type { ClaimRequest, CreateResult, OperationContext } from './types.js';
 import { providerId } from './vmid.js';
@@ -39,13 +40,15 @@ export async function claimVm(deps: ProviderDeps, request: ClaimRequest, ctx: Op
   // 1. The member's config, where the claim says it is (SPEC 28: read at its VMID, whatever it is called).
   const config = await memberConfig(deps, ctx, request);
   const mark = parseMark(config.description);
-  if (config.name === spec.name && mark?.uid === spec.uid) {
+  // SPEC 32: a VM another cluster's mark or tag names is neither the member nor the claimer's.
+  const here = otherCluster(deps.config.proxmox, config) === undefined;
+  if (here && config.name === spec.name && mark?.uid === spec.uid) {
     await logLine(ctx, `VM ${claim.vmid} was renamed to ${spec.name} before; going on with its keys`);
-  } else if (config.name === claim.member && mark?.uid === claim.memberUid) {
+  } else if (here && config.name === claim.member && mark?.uid === claim.memberUid) {
     await refuseNameHeld(deps, ctx, request);
     await rename(deps, ctx, request, config);
   } else {
-    const holds = `${config.name === undefined ? 'no name' : `name ${config.name}`} and ${mark?.uid === undefined ? 'no mark' : `mark uid ${mark.uid}`}`;
+    const holds = `${config.name === undefined ? 'no name' : `name ${config.name}`} and ${mark?.uid === undefined ? 'no mark' : `mark uid ${mark.uid}`}${here ? '' : ` of cluster ${otherCluster(deps.config.proxmox, config) ?? ''}`}`;
     throw new ClaimLostError(`claim of ${claim.member} for ${spec.name}: VM ${claim.vmid} on ${claim.node} holds ${holds}, neither the member's nor the claimer's`, 'not-the-member');
   }
   // The VM is the claimer's now: the member is forgotten before anything else can fail.
@@ -102,13 +105,19 @@ async function memberConfig(deps: ProviderDeps, ctx: OperationContext, { spec, c
   }
 }
 
-/** 2. One config write: the claimer's name and mark (the member's creation time kept), no pool tag, the member's seed ejected. */
+/**
+ * 2. One config write: the claimer's name and mark (the member's creation
+ * time kept), no pool tag, the member's seed ejected; in the
+ * several-clusters form the cluster in the mark and its tag (SPEC 32).
+ */
 async function rename(deps: ProviderDeps, ctx: OperationContext, { spec, claim }: ClaimRequest, config: VmConfig): Promise<void> {
   const createdAt = new Date(parseMark(config.description)?.writtenAtCreate ?? Number.NaN);
+  const { tag, clusterName } = deps.config.proxmox;
+  const tags = withoutTag(config.tags, poolTag(tag));
   const params = {
     name: spec.name,
-    description: formatMark(spec.uid, Number.isNaN(createdAt.getTime()) ? deps.now() : createdAt),
-    tags: withoutTag(config.tags, poolTag(deps.config.proxmox.tag)),
+    description: formatMark(spec.uid, Number.isNaN(createdAt.getTime()) ? deps.now() : createdAt, clusterName),
+    tags: clusterName === undefined ? tags : mergeTags(tags, clusterTag(tag, clusterName)),
     ide2: EJECTED_CDROM,
   };
   beforeWrite(ctx);

@@ -66,7 +66,8 @@ async function tryClone(
       {
         newid: vmid,
         name: spec.name,
-        description: formatMark(spec.uid, deps.now()),
+        // SPEC 32: the cluster in the mark from the clone on, so no other cluster's provider ever takes the VM for its own.
+        description: formatMark(spec.uid, deps.now(), deps.config.proxmox.clusterName),
         // Proxmox makes a linked clone of a template unless told otherwise.
         full: true,
         ...(node.storage !== undefined ? { storage: node.storage } : {}),

@@ -1,12 +1,13 @@
 // SPEC 13 step 5: the one synchronous config write: cores, memory, the
-// agent, the tags (the template's plus ours), the seed on ide2, and net0
+// agent, the tags (the template's plus ours, and in the several-clusters
+// form the cluster's, SPEC 32), the seed on ide2, and net0
 // with bridge and VLAN tag when configured, keeping its MAC. A clone
 // copies `protection` from its template (SPEC 28, audit 7.1): the write
 // deletes it, so no VM of ours is left that its delete cannot remove.
 import type { NodeConfig } from '../config/types.js';
 import type { VmConfig } from '../proxmox/api.js';
 import type { CreateSpec } from './types.js';
-import { mergeTags, poolTag } from './tags.js';
+import { clusterTag, mergeTags, poolTag } from './tags.js';
 import { isProtected, rewriteNet0 } from './vm-config.js';
 
 export function configParams(
@@ -15,13 +16,15 @@ export function configParams(
   current: VmConfig,
   tag: string,
   seedVolid: string,
+  cluster?: string,
 ): Record<string, string | number> {
+  // A pool's member also carries the pool tag (SPEC 30), which its claim removes.
+  const ours = spec.poolMember === undefined ? mergeTags(current.tags, tag) : mergeTags(mergeTags(current.tags, tag), poolTag(tag));
   const params: Record<string, string | number> = {
     cores: spec.cores,
     memory: spec.memoryMiB,
     agent: '1',
-    // A pool's member also carries the pool tag (SPEC 30), which its claim removes.
-    tags: spec.poolMember === undefined ? mergeTags(current.tags, tag) : mergeTags(mergeTags(current.tags, tag), poolTag(tag)),
+    tags: cluster === undefined ? ours : mergeTags(ours, clusterTag(tag, cluster)),
     ide2: `${seedVolid},media=cdrom`,
   };
   // `delete` rather than `protection=0`: the config ends as if never protected, and nothing more is sent for a template without it.

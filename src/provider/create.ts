@@ -42,6 +42,10 @@ async function reached(ctx: OperationContext, step: CreateStep): Promise<void> {
 export function validateCreateSpec(deps: Pick<ProviderDeps, 'config'>, spec: CreateSpec): void {
   // The lease, the generation and the pool are the job's, not fields a create is given (ready-refusal.ts checks the lease).
   const { address: _address, generation: _generation, poolMember: _poolMember, ...fields } = spec;
+  // SPEC 32: a cluster's provider takes its own cluster's creates only (another's is a routing mistake), so that is the check of the field.
+  const here = deps.config.proxmox.clusterName;
+  if (here !== undefined && spec.cluster !== undefined && spec.cluster !== here) throw permanent(`create ${spec.name}: its cluster is ${spec.cluster}, but it reached cluster ${here}'s provider`);
+  if (here !== undefined) delete fields.cluster;
   const checked = validateFields(createSpecFields, fields, limitsFromConfig(deps.config));
   if (!checked.ok) throw permanent(`create ${spec.name}: ${checked.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`);
 }
@@ -208,7 +212,7 @@ async function uploadSeed(deps: ProviderDeps, ctx: OperationContext, spec: Creat
 
 /** 5. One synchronous config write. */
 async function configure(deps: ProviderDeps, ctx: OperationContext, spec: CreateSpec, node: NodeConfig, vm: FoundVm): Promise<void> {
-  const params = configParams(spec, node, vm.config, deps.config.proxmox.tag, seedVolid(node.isoStorage, spec.name));
+  const params = configParams(spec, node, vm.config, deps.config.proxmox.tag, seedVolid(node.isoStorage, spec.name), deps.config.proxmox.clusterName);
   beforeWrite(ctx);
   await jobSeam(deps, ctx).putConfig(vm.node, vm.vmid, params).catch((err: unknown) => {
     // SPEC 28: the seed's storage went disabled between the upload and this write.

@@ -26,6 +26,7 @@ import { runTask, taskExitOf } from './tasks.js';
 import { isProtected, protectedBySomeone } from './vm-config.js';
 import { messageMatches, PROTECTION_ENABLED } from '../proxmox/messages.js';
 import { configuredNode } from './placement.js';
+import { otherCluster } from './cluster-owner.js';
 
 export interface Doomed {
   node: string;
@@ -75,7 +76,8 @@ export async function resolveOurs(deps: ProviderDeps, ctx: OperationContext, req
       throw err;
     }
     const uid = parseMark(config.description)?.uid;
-    if (config.name !== request.name || uid === undefined) continue;
+    // SPEC 32: another cluster's VM is never touched, nor does it keep this cluster's seed.
+    if (config.name !== request.name || uid === undefined || otherCluster(deps.config.proxmox, config) !== undefined) continue;
     if (request.uid !== undefined && uid !== request.uid) {
       othersWithName += 1;
       continue;

@@ -16,6 +16,7 @@ import { providerId } from './vmid.js';
 import { parseMark } from './mark.js';
 import { pickAddress } from './address.js';
 import { knownButRenamed, walkChain } from './resolve.js';
+import { otherCluster } from './cluster-owner.js';
 
 const NOT_FOUND: VmObservation = { state: 'NotFound' };
 
@@ -28,13 +29,14 @@ function unsureEntries(unsure: Placed[], known: Placed | undefined): Placed[] {
 
 /** The first unsure entry whose config carries the name and the uid's mark (a lock is step 2's to judge); undefined when none does. */
 async function readUnsure(
+  deps: ProviderDeps,
   entries: Placed[],
   ref: VmRef,
   readConfig: (node: string, vmid: number) => Promise<VmConfig | undefined>,
 ): Promise<(Placed & { config: VmConfig }) | undefined> {
   for (const { node, vmid } of entries) {
     const config = await readConfig(node, vmid);
-    if (config?.name === ref.name && parseMark(config.description)?.uid === ref.uid) return { node, vmid, config };
+    if (config?.name === ref.name && parseMark(config.description)?.uid === ref.uid && otherCluster(deps.config.proxmox, config) === undefined) return { node, vmid, config };
   }
   return undefined;
 }
@@ -50,7 +52,8 @@ export async function getVm(deps: ProviderDeps, ref: VmRef, ctx: OperationContex
     throw new TransientError(`${ref.name}: VM ${vmid} holds lock '${config.lock}'`);
   }
   const mark = parseMark(config.description);
-  if (config.name !== ref.name || mark?.uid !== ref.uid) return NOT_FOUND;
+  // SPEC 32: a VM another cluster's mark or tag names is never this cluster's.
+  if (config.name !== ref.name || mark?.uid !== ref.uid || otherCluster(deps.config.proxmox, config) !== undefined) return NOT_FOUND;
   const seen: VmObservation = {
     state: 'Stopped',
     providerId: providerId(vmid, ref.name),
@@ -94,7 +97,7 @@ async function locate(deps: ProviderDeps, ref: VmRef, ctx: OperationContext): Pr
   // Never NotFound from the listing alone (SPEC 28): an entry at the uid's
   // VMIDs or at the registry's last-known one, under another name or
   // `VM <vmid>`, may be ours behind a stale pvestatd sample.
-  return readUnsure(unsureEntries(found.unsure, knownButRenamed(resources, ref.name, ref.knownVmid)), ref, readConfig);
+  return readUnsure(deps, unsureEntries(found.unsure, knownButRenamed(resources, ref.name, ref.knownVmid)), ref, readConfig);
 }
 
 /** 4. The agent (F5, F21) of a VM that runs: its address, or why there is none yet. */

@@ -20,14 +20,35 @@ import { isProtected, volumeStorages } from './vm-config.js';
 import { storageListings, storageProblems, type StorageListing } from './health-storage.js';
 import { apiUrlProblem } from './health-api-url.js';
 import { finding, type Finding } from './health-finding.js';
-import type { VmConfig } from '../proxmox/api.js';
+import type { NodeEntry, VmConfig } from '../proxmox/api.js';
+
+const MIB = 2 ** 20;
+
+/** The node's free memory in MiB from its `/nodes` entry, when the entry says. */
+function freeMemoryMiB(entry: NodeEntry | undefined): number | undefined {
+  if (typeof entry?.maxmem !== 'number' || typeof entry.mem !== 'number') return undefined;
+  return Math.max(0, Math.floor((entry.maxmem - entry.mem) / MIB));
+}
+
+/**
+ * The several-clusters form's fields of an entry (SPEC 32): its cluster,
+ * and the free memory the door places creates among clusters by. The
+ * one-cluster form's entries stay as they always were.
+ */
+function clusterFields(deps: ProviderDeps, free: number | undefined): Pick<NodeHealth, 'cluster' | 'freeMemoryMiB'> {
+  const cluster = deps.config.proxmox.clusterName;
+  if (cluster === undefined) return {};
+  return { cluster, ...(free === undefined ? {} : { freeMemoryMiB: free }) };
+}
 
 async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeConfig, listing: StorageListing): Promise<NodeHealth> {
   const reasons: Finding[] = [];
   const served = imagesOf(deps.config.proxmox).flatMap((image) => templateFor(image, node) ?? []);
+  let free: number | undefined;
   // A node that fails before its templates are read is fit for none of its images, for the same reasons.
   const done = (images: ImageHealth[] = served.map((t) => ({ image: t.image, ok: false, reasons }))): NodeHealth => ({
     node: node.name,
+    ...clusterFields(deps, free),
     ok: reasons.length === 0,
     reasons,
     images,
@@ -42,6 +63,7 @@ async function checkNode(deps: ProviderDeps, ctx: OperationContext, node: NodeCo
   try {
     const cluster = await jobSeam(deps, ctx).nodes();
     const entry = cluster.find((n) => n.node === node.name);
+    free = freeMemoryMiB(entry);
     if (entry?.status !== 'online') {
       reasons.push({ reason: 'NodeOffline', detail: entry ? `node ${node.name} is ${entry.status}` : `node ${node.name} is not in the cluster` });
       return done();

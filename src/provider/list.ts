@@ -2,6 +2,8 @@
 // one config read per candidate, a few at a time, for the mark. A
 // candidate whose config read fails is reported as unknown, never
 // dropped; only the resources call or a cancelled job fails the whole.
+// In the several-clusters form a VM whose tag or mark names another
+// cluster is that cluster's and left out (SPEC 32, cluster-owner.ts).
 import type { ClusterResource } from '../proxmox/api.js';
 import type { KnownVm, ListedVm, OperationContext } from './types.js';
 import { callOpts, logFor } from './context.js';
@@ -12,21 +14,25 @@ import { parseMark } from './mark.js';
 import { hasTag } from './tags.js';
 import { isPlaceholderName, maybeNamed, qemuEntries } from './resolve.js';
 import { protectedBySomeone } from './vm-config.js';
+import { otherCluster, otherClusterTagged } from './cluster-owner.js';
 
 /** Config reads in flight at once while listing. */
 export const LIST_CONCURRENCY = 8;
 
 type Entry = ClusterResource & { node: string; vmid: number };
 
+/** The VMs of the listing that are not templates, but another cluster's by their tag (SPEC 32): those cost no config read. */
 async function resources(deps: ProviderDeps, ctx: OperationContext): Promise<Entry[]> {
   try {
-    return qemuEntries(await deps.api.clusterResources('vm', callOpts(ctx))).filter((r) => r.template !== 1);
+    const entries = qemuEntries(await deps.api.clusterResources('vm', callOpts(ctx)));
+    return entries.filter((r) => r.template !== 1 && otherClusterTagged(deps.config.proxmox, r.tags) === undefined);
   } catch (err) {
     throw classifyCall(err, ctx.signal);
   }
 }
 
-async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry): Promise<ListedVm> {
+/** The candidate as its config shows it; undefined when its config says it is another cluster's (SPEC 32). */
+async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry): Promise<ListedVm | undefined> {
   const base: ListedVm = {
     vmid: entry.vmid,
     node: entry.node,
@@ -38,6 +44,7 @@ async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry)
   };
   try {
     const config = await deps.api.getConfig(entry.node, entry.vmid, callOpts(ctx));
+    if (otherCluster(deps.config.proxmox, config) !== undefined) return undefined;
     const mark = parseMark(config.description);
     return {
       ...base,
@@ -57,7 +64,22 @@ async function describe(deps: ProviderDeps, ctx: OperationContext, entry: Entry)
 export async function listByTag(deps: ProviderDeps, ctx: OperationContext): Promise<ListedVm[]> {
   const tag = deps.config.proxmox.tag;
   const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag));
-  return mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal);
+  return describeAll(deps, ctx, candidates);
+}
+
+/** Each candidate described, a few at a time, a known VM's from the listing (SPEC 26); another cluster's left out (SPEC 32). */
+async function describeAll(deps: ProviderDeps, ctx: OperationContext, candidates: Entry[], known: ReadonlyMap<number, KnownVm> = new Map()): Promise<ListedVm[]> {
+  const tag = deps.config.proxmox.tag;
+  const described = await mapLimit(
+    candidates,
+    LIST_CONCURRENCY,
+    async (c) => {
+      const vm = knownEntry(c, tag, known);
+      return vm === undefined ? describe(deps, ctx, c) : confirmed(c, vm);
+    },
+    ctx.signal,
+  );
+  return described.filter((vm): vm is ListedVm => vm !== undefined);
 }
 
 /**
@@ -85,7 +107,7 @@ export async function findByNames(deps: ProviderDeps, names: string[], ctx: Oper
   const wanted = new Set(names);
   const range = deps.config.proxmox.vmidRange;
   const candidates = (await resources(deps, ctx)).filter((r) => maybeNamed(r, wanted, range));
-  return named(await mapLimit(candidates, LIST_CONCURRENCY, (c) => describe(deps, ctx, c), ctx.signal), wanted);
+  return named(await describeAll(deps, ctx, candidates), wanted);
 }
 
 /**
@@ -134,14 +156,5 @@ export async function listTaggedOrNamed(deps: ProviderDeps, names: string[], ctx
   const knownByVmid = new Map(known.map((vm) => [vm.vmid, vm]));
   // An entry at a known VMID is a candidate under any name: a stale pvestatd sample may hide the known VM (SPEC 28).
   const candidates = (await resources(deps, ctx)).filter((r) => hasTag(r.tags, tag) || maybeNamed(r, wanted, range) || knownByVmid.has(r.vmid));
-  const listed = await mapLimit(
-    candidates,
-    LIST_CONCURRENCY,
-    async (c) => {
-      const vm = knownEntry(c, tag, knownByVmid);
-      return vm === undefined ? describe(deps, ctx, c) : confirmed(c, vm);
-    },
-    ctx.signal,
-  );
-  return named(listed, wanted, (vm) => vm.tagged);
+  return named(await describeAll(deps, ctx, candidates, knownByVmid), wanted, (vm) => vm.tagged);
 }

@@ -1,15 +1,20 @@
 // The ownership mark written into `description` by the clone call
-// (SPEC 11, F10, F11): a fixed first line, the uid, the creation time.
+// (SPEC 11, F10, F11): a fixed first line, the uid, the creation time, and
+// in the several-clusters form the cluster (SPEC 32).
 export const MARK_FIRST_LINE = 'managed-by: pve-provisioner';
 
 export interface Mark {
   uid?: string;
   /** RFC 3339; the clone's `meta` is the template's, so this is the only creation time (F11). */
   writtenAtCreate?: string;
+  /** The cluster that made it (SPEC 32); absent on the one-cluster form's marks: the first cluster's. */
+  cluster?: string;
 }
 
-export function formatMark(uid: string, writtenAt: Date): string {
-  return `${MARK_FIRST_LINE}\nuid: ${uid}\nwritten-at-create: ${writtenAt.toISOString()}`;
+/** The mark; `cluster` only in the several-clusters form (SPEC 32), so the one-cluster form's mark is as it always was. */
+export function formatMark(uid: string, writtenAt: Date, cluster?: string): string {
+  const mark = `${MARK_FIRST_LINE}\nuid: ${uid}\nwritten-at-create: ${writtenAt.toISOString()}`;
+  return cluster === undefined ? mark : `${mark}\ncluster: ${cluster}`;
 }
 
 /**
@@ -28,6 +33,7 @@ export function parseMark(description: string | undefined): Mark | undefined {
     if (!m?.[1] || m[2] === undefined) continue;
     if (m[1] === 'uid' && mark.uid === undefined && m[2] !== '') mark.uid = m[2];
     if (m[1] === 'written-at-create' && mark.writtenAtCreate === undefined && m[2] !== '') mark.writtenAtCreate = m[2];
+    if (m[1] === 'cluster' && mark.cluster === undefined && m[2] !== '') mark.cluster = m[2];
   }
   return mark;
 }

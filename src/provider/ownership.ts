@@ -14,6 +14,7 @@ import { parseMark } from './mark.js';
 import { qemuEntries } from './resolve.js';
 import { waitUnlocked } from './tasks.js';
 import { NameHeldByOtherUidError } from './name-held.js';
+import { otherCluster } from './cluster-owner.js';
 
 export interface FoundVm {
   node: string;
@@ -56,7 +57,8 @@ export async function judge(
     if (err instanceof NotFoundError) return { kind: 'gone' };
     throw err;
   }
-  if (config.name !== spec.name) return { kind: 'other' };
+  // SPEC 32: another cluster's VM is someone else's, whatever its name (never adopted, never refused as a foreign mark).
+  if (config.name !== spec.name || otherCluster(deps.config.proxmox, config) !== undefined) return { kind: 'other' };
   if (parseMark(config.description)?.uid !== spec.uid) throw foreignMark(spec.name, vmid, config);
   if (config.lock === 'suspended') throw hibernated(spec.name, vmid);
   return { kind: 'ours', vm: { node, vmid, config } };
@@ -117,7 +119,7 @@ export async function otherVmNamed(deps: ProviderDeps, ctx: OperationContext, na
   for (const entry of named) {
     try {
       const config = await jobSeam(deps, ctx).getConfig(entry.node, entry.vmid);
-      if (config.name === name) return { node: entry.node, vmid: entry.vmid, config };
+      if (config.name === name && otherCluster(deps.config.proxmox, config) === undefined) return { node: entry.node, vmid: entry.vmid, config };
     } catch (err) {
       // Gone since the listing: it holds no name.
       if (!(err instanceof NotFoundError)) throw err;

@@ -35,3 +35,14 @@ export function mergeTags(existing: string | undefined, ours: string): string {
   if (!hasTag(existing, ours)) tags.push(ours.toLowerCase());
   return tags.join(';');
 }
+
+/** The tag a VM of one cluster carries beside ours in the several-clusters form (SPEC 32): `<tag>-cluster-<name>`. */
+export function clusterTag(tag: string, cluster: string): string {
+  return `${tag}-cluster-${cluster}`.toLowerCase();
+}
+
+/** The clusters the tags name with clusterTag, folded. */
+export function taggedClusters(tags: string | undefined, tag: string): string[] {
+  const prefix = `${tag}-cluster-`.toLowerCase();
+  return parseTags(tags).flatMap((t) => (t.toLowerCase().startsWith(prefix) && t.length > prefix.length ? [t.toLowerCase().slice(prefix.length)] : []));
+}

@@ -14,6 +14,11 @@ export type { HealthReason, ImageHealth, NodeHealth } from '../job-table/health-
 
 export interface OperationContext {
   signal: AbortSignal;
+  /**
+   * The cluster the operation is for (SPEC 32): the job's, from its data
+   * or its name's record; absent: the first cluster (the one-cluster form's only one).
+   */
+  cluster?: string;
   /** The job's id, when a job runs the operation. */
   jobId?: string;
   /**

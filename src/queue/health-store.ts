@@ -1,7 +1,7 @@
 // The last health result (SPEC 19), written by the health job and read by
 // /readyz. Kept as one JSON string; the newest result replaces the last.
 import type { RedisClient } from '../redis-script.js';
-import type { NodeHealth } from '../provider/types.js';
+import type { NodeHealth } from '../job-table/health-result.schema.js';
 import { keys } from '../redis-keys.js';
 
 export interface LastHealth {

@@ -6,7 +6,7 @@
 // waits for the replicas (SPEC 22, 25). The producer library calls it
 // (and through it the HTTP API and the CLI). Producer-safe: no worker code.
 import { randomUUID } from 'node:crypto';
-import { IN_PLACE_FIELDS, SPEC_FIELDS, specFieldDefaults } from '../job-table/create.schema.js';
+import { IN_PLACE_FIELDS } from '../job-table/create.schema.js';
 import type { CreateJobInput } from '../job-table/create.schema.js';
 import type { Lease } from '../desired-state.js';
 import type { LeaseTimer } from './lease-timer.js';
@@ -21,6 +21,8 @@ import { poolForCreate } from '../pools/pool-for-create.js';
 import { shapeFingerprint } from '../pools/fingerprint.js';
 import { POOL_MEMBER_PREFIX, type CreateSource } from '../pools/types.js';
 import { DEFAULT_TENANT, ownerField, type Tenant } from '../tenants/types.js';
+import { placedCreate } from './create-cluster.js';
+import type { LastHealth } from './health-store.js';
 
 export interface EnqueueResult {
   jobId: string;
@@ -44,6 +46,8 @@ export interface EnqueueResult {
   origin?: CreateSource;
   /** A create's that tried a warm pool (SPEC 30: a fresh record of the pool's shape, or a repeat of one that claimed): that pool's name; with origin cold, the pool had no idle VM (a miss, counted once). */
   warmPool?: string;
+  /** A create's with several clusters (SPEC 32): the cluster its VM lives in, the one named, the name's own, or placement's choice. */
+  cluster?: string;
 }
 
 /** How the service's own creates differ from a caller's (SPEC 30); a caller's create passes none. */
@@ -54,6 +58,8 @@ export interface CreateOptions {
   order?: JobOrder;
   /** The caller (SPEC 34): the name is recorded as its tenant's, its quotas checked; DEFAULT_TENANT when absent (and for a pool member, which is no tenant's). */
   tenant?: Tenant;
+  /** The caller named no image (its default was filled): with several clusters (SPEC 32), the create's cluster's default image is taken. */
+  defaultedImage?: boolean;
 }
 
 /** What an intent is recorded and enqueued with: the door, the registry, the limits the sizes default from, and the leases' timers (SPEC 31). */
@@ -62,6 +68,8 @@ export interface IntentWriters {
   registry: DesiredStateRegistry;
   limits: JobLimits;
   leaseTimer: LeaseTimer;
+  /** The last health result (SPEC 19), which a create's placement among several clusters reads (SPEC 32); absent: none known, so the configured order decides. */
+  lastHealth?: () => Promise<LastHealth | undefined>;
 }
 
 /** What the lease fields say: onExpiry is checked by the field table to be one of these. */
@@ -87,22 +95,25 @@ function leaseAction(value: string): Lease['onExpiry'] {
  * waits in its order; any other create of a member's reserved name is a
  * ValidationError naming `name`, recording nothing.
  */
-export async function acceptCreate({ door, registry, limits, leaseTimer }: IntentWriters, value: CreateJobInput, options: CreateOptions = {}): Promise<EnqueueResult> {
+export async function acceptCreate(writers: IntentWriters, given: CreateJobInput, options: CreateOptions = {}): Promise<EnqueueResult> {
+  const { door, registry, leaseTimer } = writers;
   const { poolMember, order = 'fifo', tenant = DEFAULT_TENANT } = options;
   // The members' names are the service's own (SPEC 30): only the refill's creates (poolMember) take them.
-  if (poolMember === undefined && value.name.startsWith(POOL_MEMBER_PREFIX)) {
+  if (poolMember === undefined && given.name.startsWith(POOL_MEMBER_PREFIX)) {
     throw new ValidationError([{ field: 'name', message: `must not start with "${POOL_MEMBER_PREFIX}": that prefix names the warm pools' VMs (SPEC 30)` }]);
   }
+  // SPEC 32: the create's cluster, and what it is checked and compared with there; the one-cluster form's is the create as it came.
+  const { value, limits, pools, compare, absentMeans } = await placedCreate(writers, given, options.defaultedImage === true);
   const pool = poolOfCreate(value, limits);
-  const warm = poolMember === undefined ? poolForCreate(value, limits.pools ?? []) : undefined;
+  const warm = poolMember === undefined ? poolForCreate(value, pools) : undefined;
   return door.accept(async () => {
     const { ttlSeconds, onExpiry, pool: _pool, ...vm } = value;
     const spec = { ...vm, uid: value.uid ?? randomUUID(), ...(poolMember === undefined ? {} : { poolMember }) };
     const lease = { ttlSeconds, onExpiry: leaseAction(onExpiry), expiresAt: new Date(Date.now() + ttlSeconds * 1000) };
     const outcome = await registry.recordPresent(spec.name, spec.uid, spec, {
       uidGiven: value.uid !== undefined,
-      compare: SPEC_FIELDS,
-      absentMeans: specFieldDefaults(limits),
+      compare,
+      absentMeans,
       inPlace: IN_PLACE_FIELDS,
       lease,
       ...(pool === undefined ? {} : { pool }),
@@ -127,7 +138,7 @@ export async function acceptCreate({ door, registry, limits, leaseTimer }: Inten
     else if (outcome.leaseChange === 'clear') await leaseTimer.clear(spec.name);
     const shown = outcome.lease === undefined ? {} : { expiresAt: outcome.lease.expiresAt, onExpiry: outcome.lease.onExpiry };
     const origin: CreateSource = outcome.claim === undefined ? 'cold' : 'pool';
-    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warmPoolShown(warm?.name, outcome)) };
+    const accepted = { jobId: outcome.jobId, name: spec.name, generation: outcome.generation, uid: outcome.uid, existing: outcome.kind === 'existing', ...shown, ...addressShown(outcome.address), origin, ...(warmPoolShown(warm?.name, outcome)), ...(spec.cluster === undefined ? {} : { cluster: spec.cluster }) };
     return outcome.kind === 'updated' ? { ...accepted, changes: outcome.changedFields } : accepted;
   });
 }
@@ -161,7 +172,9 @@ export function acceptDelete({ door, registry, leaseTimer }: Omit<IntentWriters,
   return door.accept(async () => {
     const outcome = await registry.recordAbsent(value.name, value.uid, { name: tenant.name, admin: tenant.scope === 'admin' });
     // The job reaches the name's owner alone (SPEC 34): its views and webhooks.
-    const data = { ...value, generation: outcome.generation, ...ownerField(outcome) };
+    // SPEC 32: it runs where the name's VM is, though the name be created again in another cluster before it runs.
+    const where = outcome.kind === 'foreign' || outcome.cluster === undefined ? {} : { cluster: outcome.cluster };
+    const data = { ...value, generation: outcome.generation, ...ownerField(outcome), ...where };
     if (outcome.kind === 'foreign') {
       const added = await door.add('delete', data);
       return { jobId: added.id ?? '', name: value.name, generation: outcome.generation, existing: false };

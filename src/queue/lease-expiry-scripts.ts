@@ -42,7 +42,8 @@ end`;
  * `expiredAt`; a delete also forgets the name's recorded timer ids (its
  * timers have run), or a name that never comes back would keep them for
  * ever. Returns {'recorded' | 'existing', action, generation,
- * jobId, uid, expiresAt} ('existing': this version's stop was recorded
+ * jobId, uid, expiresAt, tenant or '', cluster or ''} (the record's
+ * `cluster` field, SPEC 32; 'existing': this version's stop was recorded
  * before) | {'not-due', ms left} | {'renewed'} | {'gone'}.
  */
 export const EXPIRE_LEASE = new LuaScript(`${INDEX_FUNCTIONS}${ISO_MS}
@@ -55,7 +56,7 @@ if due > tonumber(ARGV[3]) then return {'not-due', tostring(due - tonumber(ARGV[
 local uid = redis.call('HGET', KEYS[1], 'uid') or ''
 local action = lease.onExpiry == 'stop' and 'stop' or 'delete'
 if lease.expiredAt then
-  return {'existing', action, redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid, lease.expiresAt, redis.call('HGET', KEYS[1], 'tenant') or ''}
+  return {'existing', action, redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), uid, lease.expiresAt, redis.call('HGET', KEYS[1], 'tenant') or '', redis.call('HGET', KEYS[1], 'cluster') or ''}
 end
 local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
@@ -76,7 +77,7 @@ end
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
 reindex(KEYS[1], wasState, wasNode)
-return {'recorded', action, tostring(gen), jobId, uid, lease.expiresAt, redis.call('HGET', KEYS[1], 'tenant') or ''}
+return {'recorded', action, tostring(gen), jobId, uid, lease.expiresAt, redis.call('HGET', KEYS[1], 'tenant') or '', redis.call('HGET', KEYS[1], 'cluster') or ''}
 `);
 
 /**

@@ -19,7 +19,9 @@ export interface LeaseExpiryWriters {
 export async function expireLease({ door, registry, now = () => new Date() }: LeaseExpiryWriters, name: string, version: number): Promise<ExpiryOutcome> {
   const outcome = await registry.expireLease(name, version, now());
   if (outcome.kind !== 'recorded' && outcome.kind !== 'existing') return outcome;
-  const data = { name, ...(outcome.uid === '' ? {} : { uid: outcome.uid }), generation: outcome.generation, expiredAt: outcome.expiresAt, leaseVersion: version, ...ownerField(outcome) };
+  // SPEC 32: a delete runs where the name's VM is, though the name be created again in another cluster before it runs.
+  const where = outcome.action === 'delete' && outcome.cluster !== undefined ? { cluster: outcome.cluster } : {};
+  const data = { name, ...(outcome.uid === '' ? {} : { uid: outcome.uid }), generation: outcome.generation, expiredAt: outcome.expiresAt, leaseVersion: version, ...ownerField(outcome), ...where };
   // At the head of the vm queue: the VM must go within the lease's bound, not after every create waiting (SPEC 31).
   if (outcome.kind === 'recorded') await door.add(outcome.action, data, { recorded: outcome.jobId }, 'next');
   else await door.ensure(outcome.action, data, outcome.jobId, 'next');

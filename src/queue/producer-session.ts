@@ -21,6 +21,7 @@ import type { ReplicaAcks } from './replica-acks.js';
 import type { LeaseTimer } from './lease-timer.js';
 import { serviceLeaseTimers, type LeaseTimerFactory } from './lease-timer-source.js';
 import type { PoolConfig } from '../pools/types.js';
+import { readLastHealth, type LastHealth } from './health-store.js';
 
 export interface ProducerSession {
   limits: JobLimits;
@@ -31,6 +32,8 @@ export interface ProducerSession {
   leaseTimer: LeaseTimer;
   /** The configured warm pools (SPEC 30), as the config chosen says. */
   pools: readonly PoolConfig[];
+  /** The last health result (SPEC 19): a create's placement among several clusters and the views' Unknown read it (SPEC 32). */
+  lastHealth: () => Promise<LastHealth | undefined>;
 }
 
 export interface LazyProducerSession {
@@ -62,7 +65,8 @@ export function lazyProducerSession({ redis, prefix, given, acks, onConfigMismat
     const registry = new DesiredStateRegistry(redis, prefix, config.registry.tombstoneSeconds);
     const door = jobDoor(queues, limits, acks);
     const pools = config.pools;
-    return { limits, queues, registry, door, leaseTimer: leaseTimers({ redis, prefix, queues, door, warnSeconds: config.leases.warnSeconds }), pools };
+    const lastHealth = (): Promise<LastHealth | undefined> => readLastHealth(redis, prefix);
+    return { limits, queues, registry, door, leaseTimer: leaseTimers({ redis, prefix, queues, door, warnSeconds: config.leases.warnSeconds }), pools, lastHealth };
   };
   return {
     // A failed start (Redis down, an unreadable published config) is tried again by the next call.

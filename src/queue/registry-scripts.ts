@@ -78,6 +78,9 @@ import { TENANT_FUNCTIONS } from '../tenants/admit-functions.js';
  * {'rate', seconds, limit}. Either writes nothing. Accepted, the hold of
  * `<name> <uid>` is the create's size and the sums follow; a fresh
  * record's `tenant` is the caller's.
+ * The cluster (SPEC 32): a write of the record sets its `cluster` field
+ * to the spec's (none: the field goes), which RECORD_ABSENT leaves on the
+ * tombstone; `cluster` is compared as a spec field when the caller lists it.
  */
 export const RECORD_PRESENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}${ADDRESS_FUNCTIONS}${CLAIM_FUNCTIONS}${TENANT_FUNCTIONS}
 local function leaseOf(kind, fresh, rest, address, claim)
@@ -111,6 +114,10 @@ local function record(uid, spec, address, keepClaim, tenant)
   local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
   local jobId = ARGV[6] .. gen
   redis.call('HSET', KEYS[1], 'state', 'present', 'uid', uid, 'generation', gen, 'spec', spec, 'updatedAt', ARGV[4], 'jobId', jobId)
+  -- SPEC 32: the spec's cluster as a field of its own, which the tombstone keeps (a delete and the sweep know where its VM is).
+  local okSpec, decoded = pcall(cjson.decode, spec)
+  if okSpec and type(decoded) == 'table' and type(decoded.cluster) == 'string' then redis.call('HSET', KEYS[1], 'cluster', decoded.cluster)
+  else redis.call('HDEL', KEYS[1], 'cluster') end
   if address then redis.call('HSET', KEYS[1], 'address', address) else redis.call('HDEL', KEYS[1], 'address') end
   if not keepClaim then redis.call('HDEL', KEYS[1], 'claim') end
   -- A stopped name (SPEC 31) created again, in place or not: its expired lease ends with it, and its terms;
@@ -258,7 +265,16 @@ end
 -- A tombstone keeps the uid that was deleted; a new uid retires it, so a
 -- create may replace that uid's VM if its delete never ran (superseded).
 local old = redis.call('HGET', KEYS[1], 'uid')
-if state == 'absent' and old and old ~= ARGV[2] then
+-- SPEC 32: created again in another cluster (absent: the first, absentMeans'), its old uids' VMs are in the
+-- old one, whose sweep deletes them by uid; the new cluster's create cannot replace them, nor its delete
+-- without a uid end their address leases and holds. The one-cluster form has no cluster on either side.
+local absentMeans = cjson.decode(ARGV[7])
+local oldCluster = redis.call('HGET', KEYS[1], 'cluster') or absentMeans.cluster
+local okSpec, wanted = pcall(cjson.decode, ARGV[3])
+local newCluster = okSpec and type(wanted) == 'table' and wanted.cluster or absentMeans.cluster
+if state == 'absent' and oldCluster ~= newCluster then
+  redis.call('HDEL', KEYS[1], 'retiredUids')
+elseif state == 'absent' and old and old ~= ARGV[2] then
   local raw = redis.call('HGET', KEYS[1], 'retiredUids')
   local retired = raw and cjson.decode(raw) or {}
   table.insert(retired, old)
@@ -299,9 +315,11 @@ return 1
  * tenant that is not admin deletes only a name it owns ({'notfound'}
  * otherwise, also for a name with no record: nothing of it is its).
  * Returns {'recorded', generation, jobId, '1' when it ended a lease else
- * '0', tenant or ''} | {'existing', generation, jobId, '', tenant or ''} |
- * {'foreign', generation, '', '', tenant or ''} | {'notfound'}; the tenant is the name's
- * owner (SPEC 34), for its job.
+ * '0', tenant or '', cluster or ''} | {'existing', generation, jobId, '',
+ * tenant or '', cluster or ''} | {'foreign', generation, '', '', tenant or
+ * ''} | {'notfound'}; the tenant is the name's owner (SPEC 34), for its
+ * job; the cluster the record's `cluster` field (SPEC 32: where its VM is,
+ * which its delete runs in though the name be created again elsewhere).
  */
 export const RECORD_ABSENT = new LuaScript(`${INDEX_FUNCTIONS}${LEASE_FUNCTIONS}
 local state = redis.call('HGET', KEYS[1], 'state')
@@ -314,7 +332,7 @@ if ARGV[2] ~= '' and state == 'present' and uid ~= ARGV[2] then
   return {'foreign', redis.call('HGET', KEYS[1], 'generation'), '', '', redis.call('HGET', KEYS[1], 'tenant') or ''}
 end
 if state == 'absent' then
-  return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), '', redis.call('HGET', KEYS[1], 'tenant') or ''}
+  return {'existing', redis.call('HGET', KEYS[1], 'generation'), redis.call('HGET', KEYS[1], 'jobId'), '', redis.call('HGET', KEYS[1], 'tenant') or '', redis.call('HGET', KEYS[1], 'cluster') or ''}
 end
 local wasState, wasNode = indexedOf(KEYS[1])
 local gen = redis.call('HINCRBY', KEYS[2], ARGV[1], 1)
@@ -326,7 +344,7 @@ local ended = dropLease(KEYS[1], KEYS[4], ARGV[1])
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SADD', KEYS[3], ARGV[1])
 reindex(KEYS[1], wasState, wasNode)
-return {'recorded', tostring(gen), jobId, ended and '1' or '0', redis.call('HGET', KEYS[1], 'tenant') or ''}
+return {'recorded', tostring(gen), jobId, ended and '1' or '0', redis.call('HGET', KEYS[1], 'tenant') or '', redis.call('HGET', KEYS[1], 'cluster') or ''}
 `);
 
 // Writes json as the record's lastKnown, only into an existing record

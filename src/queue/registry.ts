@@ -13,6 +13,7 @@ import { RECORD_ABSENT, RECORD_FAILURE, RECORD_LAST_KNOWN, RECORD_PRESENT } from
 import { EXPIRE_LEASE, MARK_WARNED } from './lease-expiry-scripts.js';
 import { VmIndex } from './vm-index.js';
 import { ownerOf } from '../tenants/types.js';
+import { clusterOfRecord } from './record-cluster.js';
 import { allocationArgs } from '../addresses/pool-args.js';
 import { poolExhausted } from './address-door.js';
 import type { AddressLease } from '../addresses/types.js';
@@ -116,13 +117,13 @@ export type InPlaceChange = 'any' | 'grow';
  * not due yet.
  */
 export type ExpiryOutcome =
-  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; generation: number; jobId: string; uid: string; expiresAt: string; tenant?: string }
+  | { kind: 'recorded' | 'existing'; action: 'delete' | 'stop'; generation: number; jobId: string; uid: string; expiresAt: string; tenant?: string; cluster?: string }
   | { kind: 'not-due'; dueInMs: number }
   | { kind: 'gone' | 'renewed' };
 
 export type AbsentOutcome =
-  | { kind: 'recorded'; generation: number; jobId: string; endedLease: boolean; tenant?: string }
-  | { kind: 'existing'; generation: number; jobId: string; tenant?: string }
+  | { kind: 'recorded'; generation: number; jobId: string; endedLease: boolean; tenant?: string; cluster?: string }
+  | { kind: 'existing'; generation: number; jobId: string; tenant?: string; cluster?: string }
   | { kind: 'foreign'; generation: number; tenant?: string };
 
 /** One page of the registry in name order; `more` when a name after the last one passes the filters too. */
@@ -134,7 +135,8 @@ export interface RegistryPage {
 function passes(record: DesiredRecord, query: RegistryPageQuery): boolean {
   const expiring = query.expiringBefore === undefined || (record.lease !== undefined && Date.parse(record.lease.expiresAt) < query.expiringBefore);
   const owned = query.tenant === undefined || ownerOf(record) === query.tenant;
-  return owned && expiring && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
+  const inCluster = query.cluster === undefined || clusterOfRecord(record, query.firstCluster ?? query.cluster) === query.cluster;
+  return owned && expiring && inCluster && (query.state === undefined || record.state === query.state) && (query.node === undefined || record.lastKnown?.node === query.node);
 }
 
 function parseJson<T>(text: string | undefined): T | undefined {
@@ -231,12 +233,14 @@ export class DesiredStateRegistry {
   async recordAbsent(name: string, uid: string | undefined, tenant?: Pick<TenantAdmission, 'name' | 'admin'>): Promise<AbsentOutcome> {
     const caller = tenant === undefined ? '' : JSON.stringify({ name: tenant.name, admin: tenant.admin });
     const reply = (await RECORD_ABSENT.run(this.redis, this.scriptKeys(name), [name, uid ?? '', new Date().toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), caller])) as string[];
-    const [kind, a = '', b = '', c = '', owner = ''] = reply;
+    const [kind, a = '', b = '', c = '', owner = '', cluster = ''] = reply;
     if (kind === 'notfound') throw new NameNotFoundError(name);
     const owned = owner === '' ? {} : { tenant: owner };
     if (kind === 'foreign') return { kind, generation: Number(a), ...owned };
-    if (kind === 'existing') return { kind, generation: Number(a), jobId: b, ...owned };
-    return { kind: 'recorded', generation: Number(a), jobId: b, endedLease: c === '1', ...owned };
+    // SPEC 32: the cluster the name's VM is in (the tombstone's), for its delete; none in the one-cluster form.
+    const where = cluster === '' ? {} : { cluster };
+    if (kind === 'existing') return { kind, generation: Number(a), jobId: b, ...owned, ...where };
+    return { kind: 'recorded', generation: Number(a), jobId: b, endedLease: c === '1', ...owned, ...where };
   }
 
   /**
@@ -248,10 +252,10 @@ export class DesiredStateRegistry {
    */
   async expireLease(name: string, version: number, now: Date): Promise<ExpiryOutcome> {
     const args = [name, version, now.getTime(), now.toISOString(), this.tombstoneSeconds, intentJobIdPrefix('delete', name), intentJobIdPrefix('stop', name)];
-    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = '', tenant = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
+    const [kind, action = '', generation = '', jobId = '', uid = '', expiresAt = '', tenant = '', cluster = ''] = (await EXPIRE_LEASE.run(this.redis, [...this.scriptKeys(name), keys.leaseTimers(this.prefix)], args)) as string[];
     if (kind === 'not-due') return { kind, dueInMs: Number(action) };
     if (kind !== 'recorded' && kind !== 'existing') return { kind: kind === 'renewed' ? kind : 'gone' };
-    return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt, ...(tenant === '' ? {} : { tenant }) };
+    return { kind, action: action === 'stop' ? 'stop' : 'delete', generation: Number(generation), jobId, uid, expiresAt, ...(tenant === '' ? {} : { tenant }), ...(cluster === '' ? {} : { cluster }) };
   }
 
   /** Marks the lease version warned (SPEC 31: vm.expiring once per version); false when it was already, or the name has no such lease. */
@@ -346,5 +350,6 @@ function toRecord(name: string, fields: Record<string, string>): DesiredRecord |
   if (claim) record.claim = claim;
   if (fields.claimedBy !== undefined) record.claimedBy = fields.claimedBy;
   if (fields.tenant !== undefined) record.tenant = fields.tenant;
+  if (fields.cluster !== undefined) record.cluster = fields.cluster;
   return record;
 }

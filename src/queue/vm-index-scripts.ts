@@ -1,5 +1,5 @@
 // Lua for the listing's filter index (SPEC 27: GET /v1/vms by state and
-// node; SPEC 34: by tenant): per filter a sorted set of names, all scores 0, so a page is a
+// node; SPEC 34: by tenant; SPEC 32: by cluster): per filter a sorted set of names, all scores 0, so a page is a
 // ZRANGEBYLEX from the cursor of about its limit. The registry's scripts
 // keep it with the record they write (INDEX_FUNCTIONS), atomically; a
 // record of an older release is indexed by INDEX_NAMES, and a set entry a
@@ -20,6 +20,10 @@ import { LuaScript } from '../redis-script.js';
  * `:tenant:<tenant>`, its record's owner's (SPEC 34; no `tenant` field:
  * `default`), and the hash `:tenant-of` says which, so a name a new
  * owner's create takes leaves the old owner's set with no caller saying so.
+ * Likewise `:cluster:<cluster>` and the hash `:cluster-of` (SPEC 32): the
+ * record's `cluster`, else the first cluster as the listing last stored
+ * it in `:cluster-first` (a record of the one-cluster form), else none
+ * (no listing by cluster asked yet: such a name is in no cluster's set).
  */
 export const INDEX_FUNCTIONS = `
 local function indexedNode(json)
@@ -50,23 +54,30 @@ local function indexedTenant(record)
   if not tenant or tenant == '' then return 'default' end
   return tenant
 end
--- The name in its tenant's set alone (tenant nil: in none).
-local function fileTenant(stem, name, tenant)
-  local was = redis.call('HGET', stem .. ':tenant-of', name) or nil
-  if was == tenant then return end
-  if was then redis.call('ZREM', stem .. ':tenant:' .. was, name) end
-  if tenant then
-    redis.call('ZADD', stem .. ':tenant:' .. tenant, 0, name)
-    redis.call('HSET', stem .. ':tenant-of', name, tenant)
-  else redis.call('HDEL', stem .. ':tenant-of', name) end
+-- The name in the one set of its tenant, or cluster (kind), alone (value nil: in none of that kind).
+local function fileBy(stem, kind, name, value)
+  local was = redis.call('HGET', stem .. ':' .. kind .. '-of', name) or nil
+  if was == value then return end
+  if was then redis.call('ZREM', stem .. ':' .. kind .. ':' .. was, name) end
+  if value then
+    redis.call('ZADD', stem .. ':' .. kind .. ':' .. value, 0, name)
+    redis.call('HSET', stem .. ':' .. kind .. '-of', name, value)
+  else redis.call('HDEL', stem .. ':' .. kind .. '-of', name) end
 end
-local function file(stem, name, state, node, tenant)
+local function indexedCluster(record, stem)
+  local cluster = redis.call('HGET', record, 'cluster')
+  if cluster and cluster ~= '' then return cluster end
+  return redis.call('GET', stem .. ':cluster-first') or nil
+end
+local function file(stem, name, state, node, tenant, cluster)
   for _, key in ipairs(indexKeys(stem, state, node)) do redis.call('ZADD', key, 0, name) end
   if node then redis.call('SADD', stem .. ':nodes', node) end
-  if tenant then fileTenant(stem, name, tenant) end
+  if tenant then fileBy(stem, 'tenant', name, tenant) end
+  fileBy(stem, 'cluster', name, cluster)
 end
 local function forget(stem, name)
-  fileTenant(stem, name, nil)
+  fileBy(stem, 'tenant', name, nil)
+  fileBy(stem, 'cluster', name, nil)
   redis.call('ZREM', stem .. ':all', name)
   for _, state in ipairs({'present', 'absent'}) do redis.call('ZREM', stem .. ':state:' .. state, name) end
   for _, node in ipairs(redis.call('SMEMBERS', stem .. ':nodes')) do
@@ -78,7 +89,11 @@ local function reindex(record, oldState, oldNode)
   local stem, name = indexStem(record)
   local state, node = indexedOf(record)
   if oldState then for _, key in ipairs(indexKeys(stem, oldState, oldNode)) do redis.call('ZREM', key, name) end end
-  if state then file(stem, name, state, node, indexedTenant(record)) else fileTenant(stem, name, nil) end
+  if state then file(stem, name, state, node, indexedTenant(record), indexedCluster(record, stem))
+  else
+    fileBy(stem, 'tenant', name, nil)
+    fileBy(stem, 'cluster', name, nil)
+  end
 end
 `;
 
@@ -94,7 +109,7 @@ for i = 2, #ARGV do
   local record = ARGV[1] .. ARGV[i]
   local state, node = indexedOf(record)
   if state then
-    file(KEYS[1], ARGV[i], state, node, indexedTenant(record))
+    file(KEYS[1], ARGV[i], state, node, indexedTenant(record), indexedCluster(record, KEYS[1]))
     indexed = indexed + 1
   else
     forget(KEYS[1], ARGV[i])
@@ -106,23 +121,27 @@ return indexed
 
 /**
  * KEYS: the stem, the registry's set of names, the set to read (all,
- * state, node or both; a tenant's when ARGV[8] names one), the set of all
- * names, the mark of the tenants' sets built. ARGV: the name to start
+ * state, node or both; a tenant's when ARGV[8] names one, else a
+ * cluster's when ARGV[9] does), the set of all names, the mark of the
+ * tenants' sets built, the mark of the clusters' sets built (holding the
+ * first cluster they were built for). ARGV: the name to start
  * after or '', names wanted, state or '', node or '', the records' key
  * prefix, most entries to look at, '1' to compare the counts, tenant or
- * ''. Answers {'build'} when the index is not built (with a tenant: its
- * tenants' sets) or (compared) the registry has
+ * '', cluster or '', the first cluster or ''. Answers {'build'} when the
+ * index is not built (with a tenant: its tenants' sets; with a cluster:
+ * its clusters' sets, for that first cluster) or (compared) the registry has
  * more names than it (names written by an older release);
  * else {'done' | 'more', last name looked at or '', name...}: up to
  * `wanted` names after the start whose record passes the filters now, in
  * name order; 'done' when the set has no more. An entry whose record is
  * gone leaves every set of the index and the set of names; one whose record no longer
  * fits the set is filed again where it fits. A tenant's set is read with
- * state and node as filters: a name of it desired otherwise stays there.
+ * state, node and cluster as filters, a cluster's with state and node: a
+ * name of it desired otherwise stays there.
  */
 export const INDEX_PAGE = new LuaScript(`${INDEX_FUNCTIONS}
-local owner = ARGV[8]
-if redis.call('EXISTS', KEYS[1]) == 0 or (owner ~= '' and redis.call('EXISTS', KEYS[5]) == 0) or (ARGV[7] == '1' and redis.call('SCARD', KEYS[2]) > redis.call('ZCARD', KEYS[4])) then return {'build'} end
+local owner, wantCluster = ARGV[8], ARGV[9]
+if redis.call('EXISTS', KEYS[1]) == 0 or (owner ~= '' and redis.call('EXISTS', KEYS[5]) == 0) or (wantCluster ~= '' and redis.call('GET', KEYS[6]) ~= ARGV[10]) or (ARGV[7] == '1' and redis.call('SCARD', KEYS[2]) > redis.call('ZCARD', KEYS[4])) then return {'build'} end
 local wanted, most = tonumber(ARGV[2]), tonumber(ARGV[6])
 local from = ARGV[1] == '' and '-' or '(' .. ARGV[1]
 local found, looked, last = {}, 0, ARGV[1]
@@ -135,17 +154,21 @@ while #found < wanted and looked < most do
     local record = ARGV[5] .. name
     local state, node = indexedOf(record)
     local tenant = state and indexedTenant(record)
+    local cluster = state and indexedCluster(record, KEYS[1])
     if not state then
       forget(KEYS[1], name)
       redis.call('SREM', KEYS[2], name)
     elseif owner ~= '' and tenant ~= owner then
       redis.call('ZREM', KEYS[3], name)
-      file(KEYS[1], name, state, node, tenant)
-    elseif (ARGV[3] == '' or ARGV[3] == state) and (ARGV[4] == '' or ARGV[4] == node) then
-      table.insert(found, name)
-    elseif owner == '' then
+      file(KEYS[1], name, state, node, tenant, cluster)
+    elseif owner == '' and wantCluster ~= '' and cluster ~= wantCluster then
       redis.call('ZREM', KEYS[3], name)
-      file(KEYS[1], name, state, node, tenant)
+      file(KEYS[1], name, state, node, tenant, cluster)
+    elseif (ARGV[3] == '' or ARGV[3] == state) and (ARGV[4] == '' or ARGV[4] == node) and (wantCluster == '' or wantCluster == cluster) then
+      table.insert(found, name)
+    elseif owner == '' and wantCluster == '' then
+      redis.call('ZREM', KEYS[3], name)
+      file(KEYS[1], name, state, node, tenant, cluster)
     end
   end
   from = '(' .. last

@@ -1,6 +1,6 @@
 // The query of a listing of names (SPEC 27: GET /v1/vms pages and
 // filters), for the producer library and the HTTP API alike: limit,
-// cursor, state, node, expiringBefore (SPEC 31), tenant (SPEC 34), checked here so both refuse the same values naming
+// cursor, state, node, expiringBefore (SPEC 31), tenant (SPEC 34), cluster (SPEC 32), checked here so both refuse the same values naming
 // the same field. Pages run in name order and the cursor is the last name
 // a page gave (base64url), so a page goes on after that name whatever was
 // added or removed meanwhile: no name twice, none skipped that stayed.
@@ -9,6 +9,8 @@ import type { FieldError } from '../job-table/fields.js';
 import type { DesiredRecord } from '../desired-state.js';
 import { parseRfc3339 } from './rfc3339.js';
 import { TENANT_NAME_RE } from '../tenants/types.js';
+import { CLUSTER_NAME_RE } from '../config/name-patterns.js';
+import { DEFAULT_CLUSTER } from '../config/clusters.js';
 
 export const DEFAULT_PAGE_LIMIT = 100;
 export const MAX_PAGE_LIMIT = 1000;
@@ -27,10 +29,12 @@ export interface VmListQuery {
   expiringBefore?: string;
   /** Only the names of this tenant (SPEC 34); a tenant's own client lists its own alone, and only an admin may name another. */
   tenant?: string;
+  /** Only the names that live in this configured cluster (SPEC 32). */
+  cluster?: string;
 }
 
 /** The listing's parameters, as the API's query takes them. */
-export const LISTING_KEYS = ['limit', 'cursor', 'state', 'node', 'expiringBefore', 'tenant'] as const;
+export const LISTING_KEYS = ['limit', 'cursor', 'state', 'node', 'expiringBefore', 'tenant', 'cluster'] as const;
 
 /** What the registry's page reads: the names after `after`, in name order, that pass the filters. */
 export interface RegistryPageQuery {
@@ -42,6 +46,10 @@ export interface RegistryPageQuery {
   expiringBefore?: number;
   /** Only the names this tenant owns (SPEC 34). */
   tenant?: string;
+  /** Only the names that live in this cluster (SPEC 32): their record's, else the first cluster. */
+  cluster?: string;
+  /** With `cluster`: the first cluster, which a record naming none lives in. */
+  firstCluster?: string;
 }
 
 export function encodeCursor(lastName: string): string {
@@ -70,7 +78,7 @@ export function parseVmListQuery(input: unknown): { ok: true; value: RegistryPag
     if (!(LISTING_KEYS as readonly string[]).includes(key) && given[key] !== undefined) errors.push({ field: key, message: `is not a listing parameter (${LISTING_KEYS.join(', ')})` });
   }
   const value: RegistryPageQuery = { limit: DEFAULT_PAGE_LIMIT };
-  const { limit, cursor, state, node, expiringBefore, tenant } = given;
+  const { limit, cursor, state, node, expiringBefore, tenant, cluster } = given;
   if (limit !== undefined) {
     if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 1 && limit <= MAX_PAGE_LIMIT) value.limit = limit;
     else errors.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_PAGE_LIMIT}` });
@@ -97,5 +105,22 @@ export function parseVmListQuery(input: unknown): { ok: true; value: RegistryPag
     if (typeof tenant === 'string' && TENANT_NAME_RE.test(tenant)) value.tenant = tenant;
     else errors.push({ field: 'tenant', message: 'must be a tenant name: 1 to 32 of a-z, 0-9 and "-", starting with a letter' });
   }
+  if (cluster !== undefined) {
+    if (typeof cluster === 'string' && CLUSTER_NAME_RE.test(cluster)) value.cluster = cluster;
+    else errors.push({ field: 'cluster', message: 'must be a cluster name: 1 to 20 of a-z, 0-9 and "-", starting with a letter' });
+  }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+}
+
+/**
+ * A page query's cluster against the configured ones (SPEC 32): several,
+ * the query with the first cluster for the index; one (`default`), no
+ * filter at all, as every name is in it. Another name is the error naming `cluster`.
+ */
+export function withConfiguredCluster(query: RegistryPageQuery, clusters: readonly string[] | undefined): { ok: true; value: RegistryPageQuery } | { ok: false; errors: FieldError[] } {
+  if (query.cluster === undefined) return { ok: true, value: query };
+  const names = clusters ?? [DEFAULT_CLUSTER];
+  if (!names.includes(query.cluster)) return { ok: false, errors: [{ field: 'cluster', message: `must be a configured cluster: ${names.join(', ')}` }] };
+  const { cluster, firstCluster: _first, ...rest } = query;
+  return { ok: true, value: clusters === undefined ? rest : { ...rest, cluster, firstCluster: names[0] ?? cluster } };
 }

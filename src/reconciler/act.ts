@@ -19,6 +19,19 @@ export async function act(plan: Plan, deps: SweepDeps, report: SweepReport, ctx:
   noteFailedCreates(plan, report, notes);
   await actOnMissing(plan, deps, report, ctx, notes, dryRun);
   await actOnExpiredLeases(plan, deps, report, ctx, notes, dryRun);
+  await heldBy(plan, deps, report, ctx, notes, dryRun);
+}
+
+/**
+ * The address leases and the tenants' holds alone (SPEC 29, 34): with
+ * several clusters (SPEC 32) they are judged once every cluster has been
+ * listed, as a VM on any of them may carry one.
+ */
+export async function actOnHeld(plan: Pick<Plan, 'addresses' | 'tenantHolds'>, deps: SweepDeps, report: SweepReport, ctx: OperationContext, dryRun: boolean): Promise<void> {
+  await heldBy(plan, deps, report, ctx, sweepNotes(deps, report, ctx), dryRun);
+}
+
+async function heldBy(plan: Pick<Plan, 'addresses' | 'tenantHolds'>, deps: SweepDeps, report: SweepReport, ctx: OperationContext, notes: Notes, dryRun: boolean): Promise<void> {
   if (plan.addresses && deps.addresses) await actOnAddresses(plan.addresses, deps.addresses, deps, report, ctx, notes, dryRun);
   if (plan.tenantHolds && deps.tenantHolds) await actOnHolds(plan.tenantHolds, deps.tenantHolds, deps, report, ctx, notes, dryRun);
 }
@@ -149,6 +162,7 @@ async function deleteOrphan(ref: OrphanVmRef, deps: SweepDeps, dryRun: boolean):
     reason: `reconciler: orphan (${ref.reason})`,
     seenGeneration: ref.generation,
     ...(ref.reason === 'abandoned claim' ? { nameGoes: true as const } : {}),
+    ...(deps.cluster === undefined ? {} : { cluster: deps.cluster }),
   });
 }
 

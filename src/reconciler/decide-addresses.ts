@@ -22,14 +22,22 @@ export interface AddressPlan {
   unleased: UnleasedAddressRef[];
 }
 
-export function planAddresses(inventory: Inventory, leases: readonly LeasedAddress[], poolOf: (address: string) => string | undefined): AddressPlan {
-  const inUseNow = heldInUse(inventory);
+/**
+ * `keptBy`: the VMs and names that keep a lease in use; with several
+ * clusters (SPEC 32) every listed cluster's VMs, while the addresses to
+ * report are those of this inventory's VMs.
+ */
+export function planAddresses(inventory: Inventory, leases: readonly LeasedAddress[], poolOf: (address: string) => string | undefined, keptBy: HeldView = inventory): AddressPlan {
+  const inUseNow = heldInUse(keptBy);
   const orphanLeases = leases.filter((lease) => !inUseNow(lease));
   return { orphanLeases, unleased: unleasedAddresses(inventory, leases, poolOf) };
 }
 
+/** What the rules above read: the VMs listed and the registry's names. */
+export type HeldView = Pick<Inventory, 'vms' | 'entries'>;
+
 /** Whether what a name+uid holds (a lease, a tenant's hold, SPEC 34) is still in use, by the rules above. */
-export function heldInUse(inventory: Inventory): (held: { name: string; uid: string }) => boolean {
+export function heldInUse(inventory: HeldView): (held: { name: string; uid: string }) => boolean {
   const unseenName = inventory.vms.some((vm) => vm.name === undefined && vm.ours !== false);
   return (held) => unseenName || inUse(held, inventory.entries.get(held.name), inventory.vms);
 }

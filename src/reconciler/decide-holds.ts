@@ -4,7 +4,7 @@
 // its uid, a VM of ours (or an unreadable one) of its name with its uid
 // or none known, or any VM whose name is not known yet.
 import { heldInUse } from './decide-addresses.js';
-import type { Inventory } from './inventory.js';
+import type { HeldView } from './decide-addresses.js';
 import type { TenantHoldRef } from './report.js';
 
 export interface HoldPlan {
@@ -12,7 +12,7 @@ export interface HoldPlan {
   orphanHolds: TenantHoldRef[];
 }
 
-export function planHolds(inventory: Inventory, holds: readonly TenantHoldRef[]): HoldPlan {
+export function planHolds(inventory: HeldView, holds: readonly TenantHoldRef[]): HoldPlan {
   const inUseNow = heldInUse(inventory);
   return { orphanHolds: holds.filter((hold) => !inUseNow(hold)) };
 }

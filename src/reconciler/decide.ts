@@ -30,6 +30,11 @@
 //   renamed to its claimer); its VM still under the member's name is an
 //   orphan once the claimer is not present with the claiming uid (deleted,
 //   or created again with another uid, before its create ran), else kept.
+// - with several clusters (SPEC 32) the entries are this cluster's names
+//   only; a VM here of a name present in another cluster is an orphan of
+//   this one when its uid is not the one that record claims, and is left
+//   alone when it is (deleting it would end that name's address lease and
+//   quota hold with it; which copy is wanted is an operator's call).
 import type { ListedVm, SeedIso } from '../provider/types.js';
 import type { DesiredEntry } from './ports.js';
 import type { Inventory } from './inventory.js';
@@ -118,7 +123,12 @@ function planVms(inventory: Inventory, isYoung: IsYoung, plan: Plan): void {
       continue;
     }
     const entry = inventory.entries.get(vm.name);
-    const reason = orphanReason(entry, vm.uid) ?? abandonedClaim(entry, inventory);
+    const elsewhere = entry === undefined ? inventory.elsewhere?.get(vm.name) : undefined;
+    if (elsewhere !== undefined && (elsewhere.uid === undefined || elsewhere.uid === vm.uid)) {
+      plan.unknownVms.push(unknownRef(vm, `its name is present in cluster ${elsewhere.cluster} ${elsewhere.uid === undefined ? 'with no uid, claiming every VM of the name' : 'with this uid'}: a VM outside its name's cluster, left for an operator`));
+      continue;
+    }
+    const reason = elsewhere === undefined ? (orphanReason(entry, vm.uid) ?? abandonedClaim(entry, inventory)) : 'name on another cluster';
     if (reason === undefined) continue;
     const generation = entry?.generation ?? inventory.generations.get(vm.name);
     if (generation === undefined) {

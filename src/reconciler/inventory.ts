@@ -7,6 +7,7 @@
 import type { ListedVm, OperationContext, SeedIso } from '../provider/types.js';
 import type { DesiredEntry, SweepProvider } from './ports.js';
 import { knownVms } from './known.js';
+import type { NameElsewhere } from './cluster-share.js';
 
 export interface Inventory {
   /** Distinct VMs by VMID, from the one listing of tagged and named VMs. */
@@ -19,6 +20,8 @@ export interface Inventory {
   entries: Map<string, DesiredEntry>;
   /** The last generation handed out per name; a name missing was never ours. */
   generations: Map<string, number>;
+  /** Names present in another cluster (SPEC 32), not in `entries`: absent in the one-cluster form. */
+  elsewhere?: ReadonlyMap<string, NameElsewhere>;
 }
 
 export async function takeInventory(

@@ -32,6 +32,8 @@ export interface DesiredEntry {
   stopped?: number;
   /** A warm pool's member a create claimed (SPEC 30): `<claimer name> <claimer uid>`. */
   claimedBy?: string;
+  /** The cluster the record names (SPEC 32: its create's `cluster`, several-clusters form only); absent: the first cluster. */
+  cluster?: string;
 }
 
 export interface DesiredStateReader {
@@ -85,6 +87,12 @@ export interface TargetedDelete {
    * 30), present with the VM's uid, which no other delete may touch.
    */
   nameGoes?: true;
+  /**
+   * The cluster whose sweep found the VM (SPEC 32, several-clusters form
+   * only): the delete runs there, not in the cluster the name's record
+   * names (or the first, for a name with no record).
+   */
+  cluster?: string;
 }
 
 export interface CreateAgain {
@@ -215,4 +223,10 @@ export interface SweepDeps {
   onUnleasedAddress?: (seen: UnleasedAddressRef) => void;
   /** The tenants' quota holds (SPEC 34); without them the sweep leaves holds alone. */
   tenantHolds?: TenantHoldBook;
+  /**
+   * The cluster this sweep judges, in the several-clusters form (SPEC 32):
+   * its Proxmox calls carry it (the provider routes by it) and its deletes
+   * run there. Absent: the one-cluster form.
+   */
+  cluster?: string;
 }

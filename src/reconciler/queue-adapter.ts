@@ -91,7 +91,7 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
       return outcome.jobId;
     },
 
-    async enqueueDelete({ name, uid, reason, seenGeneration, nameGoes }) {
+    async enqueueDelete({ name, uid, reason, seenGeneration, nameGoes, cluster }) {
       const record = await registry.get(name);
       const current = record?.generation ?? (await knownGeneration(redis, prefix, name));
       if (current !== seenGeneration) {
@@ -101,8 +101,10 @@ export function queueEnqueuer({ jobs, registry, redis, prefix }: QueueEnqueuerOp
       if (record?.state === 'present' && record.uid === uid) {
         throw new StaleDecisionError(`${name} is now present with uid ${uid}`);
       }
-      // The name's owner (SPEC 34) sees the job and gets its webhooks.
-      const job = await jobs.add('delete', { name, uid, generation: seenGeneration, ...ownerField(record) });
+      // The name's owner (SPEC 34) sees the job and gets its webhooks; it
+      // runs in the cluster the VM was found in (SPEC 32), which for a name
+      // with no record, or one of another cluster, is not the record's.
+      const job = await jobs.add('delete', { name, uid, generation: seenGeneration, ...ownerField(record), ...(cluster === undefined ? {} : { cluster }) });
       await remember(name, job.id ?? '');
       await job.log(reason);
       return job.id ?? '';

@@ -18,6 +18,9 @@ function toEntry(record: DesiredRecord): DesiredEntry {
   }
   if (record.stopped !== undefined) entry.stopped = record.stopped;
   if (record.claimedBy !== undefined) entry.claimedBy = record.claimedBy;
+  // SPEC 32: the create's `cluster` is in its spec (several-clusters form only).
+  const cluster = record.spec?.cluster;
+  if (typeof cluster === 'string') entry.cluster = cluster;
   const seen = record.lastKnown;
   if (seen !== undefined) {
     const { vmid, node, address } = seen;

@@ -1,8 +1,11 @@
 // What a sweep found and did (SPEC 1 reconcile result, SPEC 5). With
 // dryRun the same lists say what it would have done.
 
-/** `abandoned claim`: a pool member claimed by a create no longer present with the claiming uid, its VM not renamed (SPEC 30). */
-export type OrphanReason = 'unknown name' | 'tombstoned name' | 'present with another uid' | 'abandoned claim';
+/**
+ * `abandoned claim`: a pool member claimed by a create no longer present with the claiming uid, its VM not renamed (SPEC 30).
+ * `name on another cluster`: its name is present in another cluster (SPEC 32) with another uid, so no record claims this VM here.
+ */
+export type OrphanReason = 'unknown name' | 'tombstoned name' | 'present with another uid' | 'abandoned claim' | 'name on another cluster';
 
 export interface OrphanVmRef {
   name: string;

@@ -1,8 +1,11 @@
 // The reconcile job's work (SPEC 1, 5), built from the job layer's pieces:
 // at most one sweep at a time across processes (the sweep lock), the sweep
 // over the registry, the name locks and the vm queue, and its findings
-// counted for metrics (SPEC 9). The worker registers it as the `reconcile`
-// handler; the CLI only enqueues the job.
+// counted for metrics (SPEC 9). With several clusters (SPEC 32) one run
+// under the one lock sweeps each cluster in the configured order, its
+// Proxmox calls routed by the context's cluster, and skips (with a
+// warning) a cluster it cannot list. The worker registers it as the
+// `reconcile` handler; the CLI only enqueues the job.
 import type { RedisClient } from '../redis-script.js';
 import type { Config } from '../config/types.js';
 import type { OperationContext } from '../provider/types.js';
@@ -18,14 +21,11 @@ import { keys } from '../redis-keys.js';
 import { nameLocksAdapter } from './lock-adapter.js';
 import { pendingJobLookup, queueEnqueuer } from './queue-adapter.js';
 import { registryReader } from './registry-adapter.js';
-import { sweep } from './sweep.js';
+import { sweepClusters } from './sweep.js';
+import { sweptClusters } from './run-clusters.js';
 import { withSweepLock } from './sweep-lock.js';
-import { seedListingSchedule } from './seed-schedule.js';
 import type { SweepDeps, SweepProvider } from './ports.js';
-import { summarize } from './report.js';
 import type { SweepReport, UnleasedAddressRef } from './report.js';
-import { addressLeaseBook } from './address-adapter.js';
-import { AddressPoolStore } from '../addresses/address-pool-store.js';
 import { tenantHoldBook } from './hold-adapter.js';
 import { TenantHoldStore } from '../tenants/hold-store.js';
 import type { Logger } from '../log.js';
@@ -34,6 +34,7 @@ import type { AddressMetrics } from '../metrics.js';
 export interface ReconcileRunnerOptions {
   config: Config;
   redis: RedisClient;
+  /** With several clusters, one that routes each call by the context's cluster (SPEC 32). */
   provider: SweepProvider;
   /** Its deletes and creates go in through the producer's door (src/queue/enqueue.ts). */
   queues: Queues;
@@ -48,6 +49,7 @@ export interface ReconcileRunnerOptions {
   now?: () => Date;
 }
 
+/** Several clusters' SweepReport is a ClustersReport (SPEC 32): the whole run's, and each cluster's. */
 export type ReconcileOutcome = SweepReport | { skipped: true; reason: string };
 
 export function createReconcileRunner(options: ReconcileRunnerOptions): (data: { dryRun: boolean }, ctx: OperationContext) => Promise<ReconcileOutcome> {
@@ -55,12 +57,12 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
   const prefix = keyPrefixOf(config.redis.prefix, config.redis);
   const ttlMs = config.budgets.lockTtlMs;
   const jobs = jobDoor(options.queues, limitsFromConfig(config));
-  // One per runner, so per process: its first sweep lists the seed storages.
-  const seedListing = seedListingSchedule(redis, prefix, config.reconciler.seedListingEvery);
-  const addresses = addressLeaseBook(new AddressPoolStore(redis, prefix, config.proxmox.networks), config.proxmox.networks);
+  const clusters = sweptClusters(config, redis, prefix);
   const tenantHolds = tenantHoldBook(new TenantHoldStore(redis, prefix));
   return async (data, ctx) => {
-    const deps: SweepDeps = {
+    const log = (line: string): void => writeLog(ctx, line);
+    const logger = ctx.logger ?? options.logger;
+    const shared: SweepDeps = {
       registry: registryReader(registry, redis, prefix),
       locks: nameLocksAdapter(options.locks, ttlMs),
       jobs: pendingJobLookup({ vmQueue: options.queues.vm, leaseQueue: options.queues.leases, registry, redis, prefix }),
@@ -68,25 +70,31 @@ export function createReconcileRunner(options: ReconcileRunnerOptions): (data: {
       provider: options.provider,
       clock: { now: options.now ?? (() => new Date()) },
       settings: { graceSeconds: config.reconciler.graceSeconds, recreateMissing: config.reconciler.recreateMissing },
-      seedListing,
       ...(metrics ? { onFinding: (kind) => metrics.reconcilerFindings(kind, 1) } : {}),
-      log: (line) => writeLog(ctx, line),
-      addresses,
-      onUnleasedAddress: (seen) => {
-        warnUnleased(ctx.logger ?? options.logger, seen);
-        options.addressMetrics?.addressUnleasedSeen(seen.pool);
-      },
+      log,
       tenantHolds,
     };
+    const sweeps = clusters.sweeps(shared, log, (seen, cluster) => {
+      warnUnleased(logger, seen, cluster);
+      options.addressMetrics?.addressUnleasedSeen(seen.pool);
+    });
+    const startedAt = shared.clock.now();
     const outcome = await withSweepLock(redis, keys.sweepLock(prefix), ttlMs, (lost) =>
-      sweep(deps, { dryRun: data.dryRun, byHand: isAskedByHand(ctx.jobId), signal: AbortSignal.any([ctx.signal, lost]), job: { jobId: ctx.jobId, logger: ctx.logger } }),
+      sweepClusters(sweeps, {
+        dryRun: data.dryRun,
+        byHand: isAskedByHand(ctx.jobId),
+        signal: AbortSignal.any([ctx.signal, lost]),
+        job: { jobId: ctx.jobId, logger: ctx.logger },
+        skipUnlisted: clusters.several,
+        log,
+        onSkipped: (cluster, reason) => logger?.warn({ cluster }, `reconcile: cluster ${cluster} skipped, nothing of its names judged (deleted, created again or freed): ${reason}`),
+      }),
     );
     if (outcome === 'skipped') {
       writeLog(ctx, 'skipped: another sweep is running');
       return { skipped: true, reason: 'another sweep is running' };
     }
-    writeLog(ctx, summarize(outcome));
-    return outcome;
+    return clusters.resultOf(outcome, data.dryRun, startedAt, shared.clock.now(), log);
   };
 }
 
@@ -96,10 +104,10 @@ function isAskedByHand(jobId: string | undefined): boolean {
 }
 
 /** SPEC 29: one warning per unleased address a sweep sees, naming the VM, its node and the address. */
-function warnUnleased(logger: Logger | undefined, seen: UnleasedAddressRef): void {
+function warnUnleased(logger: Logger | undefined, seen: UnleasedAddressRef, cluster: string | undefined): void {
   logger?.warn(
-    { vm: seen.name, uid: seen.uid, vmid: seen.vmid, node: seen.node, address: seen.address, pool: seen.pool },
-    `address ${seen.address} of VM ${seen.vmid} (${seen.name}) on ${seen.node} is in pool ${seen.pool}, but no lease holds it: the pool may hand it out to another VM`,
+    { vm: seen.name, uid: seen.uid, vmid: seen.vmid, node: seen.node, address: seen.address, pool: seen.pool, ...(cluster === undefined ? {} : { cluster }) },
+    `address ${seen.address} of VM ${seen.vmid} (${seen.name}) on ${seen.node}${cluster === undefined ? '' : ` in cluster ${cluster}`} is in pool ${seen.pool}, but no lease holds it: the pool may hand it out to another VM`,
   );
 }
 

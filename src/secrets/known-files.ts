@@ -9,16 +9,18 @@ import type { Config } from '../config/types.js';
 import { registerSecret } from './redact.js';
 import { readSecretFile } from './read.js';
 
-/** The secret files of the config, "" (unset) left out. */
+/** The secret files of the config, "" (unset) left out; each cluster's token file too (SPEC 32), each file once. */
 export function secretFilePaths(config: Config): string[] {
-  return [
+  const paths = [
     config.proxmox.tokenFile,
     config.redis.passwordFile,
     config.http.apiTokensFile,
     config.http.boardUsersFile,
     config.http.fingerprintKeyFile,
     config.webhooks.secretFile,
-  ].filter((path) => path !== '');
+    ...(config.proxmox.clusters ?? []).map((cluster) => cluster.tokenFile),
+  ];
+  return [...new Set(paths)].filter((path) => path !== '');
 }
 
 /** The password in a URL's user part, "" when it has none. */

@@ -1,9 +1,10 @@
 // The /_sim/ endpoints (SPEC 8), never on a real host: look inside the
 // simulated cluster, inject faults, reset, plant or change VMs, and
-// disable or restrict storages.
+// disable or restrict storages, and take the cluster offline for a while.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { faultSetProblems, type FaultSet } from './faults.js';
 import { readText, sendJson } from './http-io.js';
+import { answerOffline, offlineProblems } from './offline-control.js';
 import type { Simulator } from './simulator.js';
 import { changeStorage, storageCfgView, storageChangeProblems, type StorageChange } from './storage-control.js';
 import { freshVmState, touched, vmDisks, type GuestInterface, type SimVm, type VmConfig } from './state.js';
@@ -146,6 +147,12 @@ export async function handleControl(sim: Simulator, req: IncomingMessage, res: S
       if (problems.length > 0) return sendJson(res, 400, { problems });
       changeStorage(sim.state, body as StorageChange);
       return sendJson(res, 200, { storages: storageCfgView(sim.state) });
+    }
+    case 'POST /_sim/offline': {
+      const body = await jsonBody(req).catch(() => undefined);
+      const problems = offlineProblems(body);
+      if (problems.length > 0) return sendJson(res, 400, { problems });
+      return answerOffline(sim, res, (body as { seconds: number }).seconds);
     }
     default:
       return sendJson(res, 404, { problems: [`no such simulator endpoint: ${route}`] });

@@ -23,6 +23,7 @@ import { MultipartError, parseContentType, readUpload } from './multipart.js';
 import { checkRoutePermissions } from './permissions.js';
 import { ROUTES, UPLOAD_ROUTE } from './routes.js';
 import { ApiSchema, verifyParameters } from './schema.js';
+import { SimReachability, type NodeListener } from './reachability.js';
 import { Simulator, type SimulatorOptions } from './simulator.js';
 import { texts } from './texts.js';
 import type { CallRoute, HandlerWork } from './daemons.js';
@@ -58,6 +59,14 @@ export interface RunningSimulator {
   /** Each node's own pveproxy: a request sent there enters that node (SPEC 28). The entry node's is `url`. */
   nodeUrls: Record<string, string>;
   sim: Simulator;
+  /**
+   * Takes the whole simulated cluster off the network (SPEC 32): every
+   * node's listener closed, its open connections ended, so connections
+   * are refused; the simulator goes on behind them.
+   */
+  offline(): Promise<void>;
+  /** Listens again on the same ports, the same state behind them. */
+  online(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -256,10 +265,8 @@ class SimServer {
   }
 }
 
-interface Listening {
+interface Listening extends NodeListener {
   url: string;
-  port: number;
-  close(): Promise<void>;
 }
 
 /** One node's pveproxy: a listener whose requests enter `entryNode`. */
@@ -281,18 +288,25 @@ async function listenFor(simServer: SimServer, entryNode: string, options: Start
     socket.on('close', () => sockets.delete(socket));
   });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const listenOn = (on: number): Promise<void> =>
+    server.listening
+      ? Promise.resolve()
+      : new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(on, host, () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+  await listenOn(port);
   const bound = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
   return {
+    node: entryNode,
     url: `${tls === undefined ? 'http' : 'https'}://${shownHost}:${bound}`,
     port: bound,
+    listen: () => listenOn(bound),
+    // Resolves also when not listening (an offline simulator's close).
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -311,7 +325,9 @@ export async function startSimulator(options: StartOptions): Promise<RunningSimu
   const sim = new Simulator({ ...SIM_DEFAULTS, ...definedOnly(options), tokens: options.tokens });
   const simServer = new SimServer(sim, schema);
   const listening: Listening[] = [];
+  const reachability = new SimReachability(listening, options.logger ?? silentLogger());
   const closeAll = async (): Promise<void> => {
+    reachability.end();
     await Promise.all([...listening.map((l) => l.close()), sim.guests.close()]);
   };
   const nodeUrls: Record<string, string> = {};
@@ -325,7 +341,8 @@ export async function startSimulator(options: StartOptions): Promise<RunningSimu
       nodeUrls[node] = other.url;
     }
     sim.nodeUrls = nodeUrls;
-    return { url: main.url, port: main.port, nodeUrls, sim, close: closeAll };
+    sim.reachability = reachability;
+    return { url: main.url, port: main.port, nodeUrls, sim, offline: () => reachability.offline(), online: () => reachability.online(), close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

@@ -6,6 +6,7 @@ import { DaemonModel } from './daemons.js';
 import { Faults } from './faults.js';
 import { GuestBoots } from './guest/boots.js';
 import { populate } from './population.js';
+import type { SimReachability } from './reachability.js';
 import { SimState, type SimVm } from './state.js';
 import { LingeringSamples, refreshSample, RRD_KEEP_SECONDS, type SampleClock } from './statd.js';
 import { storagesFromSpecs, type SimStorageSpec } from './storage-option.js';
@@ -23,6 +24,8 @@ export interface SimulatorOptions
     Partial<Pick<SimConfig, 'proxyWorkers' | 'daemonWorkers' | 'requestCostMs' | 'requestCostPerKibMs' | 'guestPorts'>> {
   /** Accepted API tokens, `user@realm!id=secret`. */
   tokens: string[];
+  /** The cluster's name in `GET /cluster/status` (SPEC 32: each simulated cluster its own); `pv1` by default. */
+  clusterName?: string;
   /** The node of the main URL (SPEC 16, 28). The first node by default. */
   entryNode?: string;
   /** The clock, in ms; Date.now by default. */
@@ -87,6 +90,8 @@ export class Simulator {
   readonly entryNode: string;
   /** Each node's own pveproxy URL, once the simulator listens (server.ts). */
   nodeUrls: Record<string, string> = {};
+  /** Its listeners taken offline and back (SPEC 32), once the simulator listens (server.ts). */
+  reachability: SimReachability | undefined;
   /** Called after each recorded request (sim.stateFile saves on it, state-file.ts). */
   onRecord: (() => void) | undefined;
   private readonly clock: () => number;

@@ -7,6 +7,7 @@
 // token only GETs, and /metrics and /readyz's checks want an admin token.
 import fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginCallback, type onRequestAsyncHookHandler } from 'fastify';
 import { Registry } from 'prom-client';
+import { clustersOf, isMultiCluster } from '../config/clusters.js';
 import { limitsFromConfig } from '../job-table/schema.js';
 import { boundConnections, listenerLimitsOf } from '../listener-limits.js';
 import { bearerAuth } from './auth/bearer.js';
@@ -26,6 +27,7 @@ import { registerAddressPoolGauge } from './address-pool-metrics.js';
 import { registerPoolGauges } from './pool-metrics.js';
 import { sharedFor } from './metrics-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { clusterRoutes } from './routes/clusters.js';
 import { imageRoutes } from './routes/images.js';
 import { poolRoutes } from './routes/pools.js';
 import { JOB_EVENT_DEFAULTS } from './job-event-options.js';
@@ -64,7 +66,8 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   observeHttpRequests(app, webRegistry);
   // The Redis figures of /metrics are read at most once per http.metricsCacheSeconds (SPEC 24).
   const redisFiguresMs = deps.config.http.metricsCacheSeconds * 1000;
-  registerNodeHealthGauges(webRegistry, sharedFor(redisFiguresMs, () => deps.readiness.lastHealth()), redisDown);
+  // Node series name their cluster only in the several-clusters form (SPEC 32): the one-cluster form's stay as they were.
+  registerNodeHealthGauges(webRegistry, sharedFor(redisFiguresMs, () => deps.readiness.lastHealth()), redisDown, { all: clustersOf(deps.config), labelled: isMultiCluster(deps.config) });
   registerAddressPoolGauge(webRegistry, deps.addressPools && sharedFor(redisFiguresMs, deps.addressPools), redisDown);
   const pools = deps.pools;
   registerPoolGauges(webRegistry, pools && sharedFor(redisFiguresMs, () => pools.listPools()), redisDown);
@@ -82,7 +85,7 @@ export async function buildWebApp(deps: WebDeps): Promise<FastifyInstance> {
   // Our routes take only the query parameters each declares (query-keys.ts); Bull Board's, mounted apart, are its own.
   await app.register(async (ours) => {
     ours.addHook('preValidation', refuseUnknownQuery);
-    probeRoutes(ours, deps.readiness, redisDown, operationsGuard);
+    probeRoutes(ours, deps.readiness, redisDown, operationsGuard, isMultiCluster(deps.config) ? clustersOf(deps.config) : undefined);
     metricsRoute(ours, [deps.metrics.registry, webRegistry], deps.queues, redisDown, { queueFiguresMs: redisFiguresMs, guard: operationsGuard });
     // The document holds no data, and a client generator fetches it with no token.
     ours.get('/v1/openapi.json', () => openApi);
@@ -106,6 +109,7 @@ function v1Routes(deps: WebDeps, redisDown: RedisDownProbe, tokenGuard: onReques
       vmRoutes(needsRedis, deps.service, createHealthGate(deps.config, () => deps.readiness.lastHealth()), (pool) => deps.metrics.poolMissed(pool), (tenant, reason) => deps.metrics.tenantRefused(tenant, reason));
       jobRoutes(needsRedis, deps.service, deps.config.http.maxJobWaiters);
       imageRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
+      clusterRoutes(needsRedis, deps.config, () => deps.readiness.lastHealth());
       poolRoutes(needsRedis, deps.pools);
       tenantRoutes(needsRedis, deps.service, configuredTenants(deps.credentials?.apiTokens ?? []));
       jobEventRoutes(needsRedis, deps.service, { ...JOB_EVENT_DEFAULTS, maxSeconds: deps.config.http.eventStreamMaxSeconds, ...deps.jobEvents });

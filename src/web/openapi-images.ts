@@ -26,12 +26,13 @@ export const imageSchemas: Record<string, Schema> = {
       default: { type: 'boolean', description: 'The image of a create that names none (proxmox.defaultImage).' },
       nodes: {
         type: 'array',
-        description: 'Each configured node that serves the image, in proxmox.nodes order; a create with this image is placed only on these.',
+        description: 'Each configured node that serves the image, in proxmox.nodes order (with several clusters, each cluster\'s in the configured order); a create with this image is placed only on these.',
         items: {
           type: 'object',
           required: ['node', 'template'],
           properties: {
             node: { type: 'string' },
+            cluster: { type: 'string', description: "The node's Proxmox cluster, with proxmox.clusters set (SPEC 32; GET /v1/clusters); absent otherwise." },
             template: {
               type: 'object',
               required: ['vmid', 'node'],

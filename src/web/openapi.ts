@@ -6,6 +6,7 @@ import { IN_PLACE_FIELDS } from '../job-table/create.schema.js';
 import type { Config } from '../config/index.js';
 import { DEFAULT_PAGE_LIMIT, LISTED_STATES, MAX_PAGE_LIMIT } from '../queue/vm-listing.js';
 import { imageSchemas } from './openapi-images.js';
+import { clusterListParams, clusterPaths, clusterSchemas, clusterViewProperties } from './openapi-clusters.js';
 import { poolSchemas, originAnswerProperties } from './openapi-pools.js';
 import { CREATE_CONFLICT_TEXT, addressViewProperties } from './openapi-addresses.js';
 import { expiringBeforeParam, leasePath, leaseSchemas, leaseViewProperties } from './openapi-leases.js';
@@ -49,6 +50,7 @@ const listParams = [
   { name: 'node', in: 'query', required: false, description: 'Only names whose VM was last seen on this node (lastKnown.node).', schema: { type: 'string' } },
   expiringBeforeParam,
   { name: 'tenant', in: 'query', required: false, description: "Only this tenant's names (SPEC 34). An admin token may name any tenant; another token only its own (a 400 otherwise), and sees only its own names either way.", schema: { type: 'string' } },
+  ...clusterListParams,
 ];
 
 const vmPage: Schema = {
@@ -73,6 +75,7 @@ const JOB_EVENTS_DESCRIPTION = [
 
 const componentSchemas: Record<string, Schema> = {
   ...imageSchemas,
+  ...clusterSchemas,
   ...poolSchemas,
   ...tenantSchemas,
   Error: {
@@ -109,6 +112,7 @@ const componentSchemas: Record<string, Schema> = {
       ...leaseViewProperties,
       ...addressViewProperties,
       ...originAnswerProperties,
+      cluster: { type: 'string', description: "A create's with several clusters (SPEC 32): the cluster its VM lives in: the one it named, the name's own, or placement's choice. Absent in the one-cluster form." },
     },
   },
   TextSummary: {
@@ -140,7 +144,7 @@ const componentSchemas: Record<string, Schema> = {
         type: 'object',
         description: 'What the last job or check found.',
         properties: {
-          state: { type: 'string' },
+          state: { type: 'string', description: 'The VM as last seen (running, stopped, ...); Unknown while its cluster is away (clusterAway, SPEC 32).' },
           address: { type: 'string' },
           vmid: { type: 'integer' },
           node: { type: 'string' },
@@ -151,6 +155,7 @@ const componentSchemas: Record<string, Schema> = {
       job: ref('Job'),
       ...leaseViewProperties,
       ...addressViewProperties,
+      ...clusterViewProperties,
     },
   },
 };
@@ -171,7 +176,7 @@ export function buildOpenApiDocument(config: Config): Schema {
     },
     servers: [{ url: serverUrl(config.http.publicUrl) }],
     security: [{ bearer: [] }],
-    paths: { ...vmPaths(jobJsonSchema('create', limits)), ...imagePaths(), ...poolPaths(), ...jobPaths(), ...tenantPaths(ERROR_ANSWERS) },
+    paths: { ...vmPaths(jobJsonSchema('create', limits)), ...imagePaths(), ...clusterPaths(ERROR_ANSWERS), ...poolPaths(), ...jobPaths(), ...tenantPaths(ERROR_ANSWERS) },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from http.apiTokensFile.' } },
       schemas: { ...componentSchemas, ...jobSchemas(limits), ...leaseSchemas(limits) },

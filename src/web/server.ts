@@ -1,6 +1,7 @@
 // Builds the web process from config: its own Redis connections, the
 // producer client, the queues for Bull Board and metrics, the credentials;
 // then listens on http.host:http.port. `web` and `all` both start it here.
+import { allNetworks } from '../config/clusters.js';
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { createUncheckedProvisionerClient } from '../client.js';
@@ -109,7 +110,7 @@ export async function startWebServer(config: Config, logger: Logger, options: We
       pools: client,
       queues: [queues.vm, queues.system, deliveries.queue],
       readiness: redisReadinessSources(redis, prefix, redisDown),
-      addressPools: addressPoolFigures(redis, prefix, config.proxmox.networks),
+      addressPools: addressPoolFigures(redis, prefix, allNetworks(config)),
       tenantUsage: tenantUsageReader(redis, prefix),
       readyTokens: redisReadySignals(redis, prefix),
       metrics: options.metrics,

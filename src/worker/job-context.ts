@@ -14,11 +14,12 @@ import { redactSecrets } from '../secrets/redact.js';
 
 /**
  * The job's own logger: its id, job name and VM name on every line the
- * provider writes for it. The VM name is `vm`: pino writes the logger's
- * own `name` on every line, and a second `name` key would repeat it.
+ * provider writes for it, and its cluster in the several-clusters form
+ * (SPEC 32). The VM name is `vm`: pino writes the logger's own `name` on
+ * every line, and a second `name` key would repeat it.
  */
-export function jobLogger(processLogger: Logger, job: Job, vm: string | undefined): Logger {
-  return processLogger.child({ jobId: job.id, job: job.name, ...(vm === undefined ? {} : { vm }) });
+export function jobLogger(processLogger: Logger, job: Job, vm: string | undefined, cluster?: string): Logger {
+  return processLogger.child({ jobId: job.id, job: job.name, ...(vm === undefined ? {} : { vm }), ...(cluster === undefined ? {} : { cluster }) });
 }
 
 export function jobContext(

@@ -3,7 +3,7 @@
 // supersession, SPEC 2, 3), its handler run with the job's context, its
 // writes settled (job-settle.ts), its error turned into what BullMQ does
 // with it (retry.ts, SPEC 4); each outcome counted once.
-import { UnrecoverableError } from 'bullmq';
+import { DelayedError, UnrecoverableError } from 'bullmq';
 import type { Job } from 'bullmq';
 import type { JobLimits, JobName } from '../job-table/schema.js';
 import type { AnyJobDefinition, JobDeps } from '../../jobs/types.js';
@@ -17,6 +17,7 @@ import { jobContext, jobLogger } from './job-context.js';
 import { afterPermanentFailure, recordPermanentFailure, settlement } from './job-settle.js';
 import { claimName, generationOf } from './name-claim.js';
 import { BadJobDataError, failsForGood, toJobError } from './retry.js';
+import { jobCluster, type RecordedCluster } from './job-cluster.js';
 
 export interface JobRunOptions {
   definitions: ReadonlyMap<JobName, AnyJobDefinition>;
@@ -31,6 +32,19 @@ export interface JobRunOptions {
   locks: NameLocks;
   lockTtlMs: number;
   metrics?: JobMetrics;
+  /**
+   * SPEC 32, the several-clusters form only: a name's recorded cluster,
+   * for a job whose data names none; absent (the one-cluster form): no read.
+   */
+  recordedCluster?: RecordedCluster;
+  /**
+   * SPEC 32, the several-clusters form only: when the job's cluster (the
+   * first for none) was away in the last health, how long a job holding
+   * its name waits before it tries again (not an attempt); undefined: not
+   * away. A job of a cluster that cannot be reached holds no worker slot
+   * for its polls, so the other clusters' jobs go on.
+   */
+  awayWaitMs?: (cluster: string | undefined) => Promise<number | undefined>;
 }
 
 /**
@@ -68,13 +82,24 @@ export async function runJob(job: Job, token: string | undefined, aborter: LazyA
   // What the handler leaves as last-known states, written once it has ended.
   const lastKnown = new Map<string, LastKnownWrite>();
   const settle = settlement(options.registry, held, lastKnown);
-  const ctx = jobContext(job, () => jobLogger(options.deps.logger, job, held?.name), aborter, held?.lock, lastKnown);
+  let cluster: string | undefined;
+  const ctx = jobContext(job, () => jobLogger(options.deps.logger, job, held?.name, cluster), aborter, held?.lock, lastKnown);
   try {
+    // Read under the name's lock, after any wait for it; a failed read fails the attempt, and the lock goes with the settle.
+    cluster = await jobCluster(data, options.recordedCluster);
+    if (cluster !== undefined) ctx.cluster = cluster;
+    const awayMs = held === undefined ? undefined : await options.awayWaitMs?.(cluster);
+    if (awayMs !== undefined) {
+      await job.log(`cluster ${cluster ?? '(the first)'} was away in the last health check: waiting ${Math.round(awayMs / 1000)} s (not an attempt)`);
+      await job.moveToDelayed(Date.now() + awayMs, token);
+      throw new DelayedError();
+    }
     const result = redactResult(await definition.handler(data, options.deps, ctx));
     await settle(); // a failed last-known write fails the attempt, as it did inside the handler
     finish('completed');
     return result;
   } catch (err) {
+    if (err instanceof DelayedError) throw err;
     const jobError = toJobError(err);
     await job.log(`attempt ${job.attemptsMade + 1} failed: ${jobError.message}`).catch(() => undefined);
     if (jobError instanceof UnrecoverableError && held) {

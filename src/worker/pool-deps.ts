@@ -3,6 +3,7 @@
 // give (PoolWiring): the config's pools, the Redis store, the shape's
 // fingerprint and the provider's claim.
 import type { Config } from '../config/types.js';
+import { clusterNamed } from '../config/clusters.js';
 import type { JobLimits } from '../job-table/schema.js';
 import type { ClaimVm, PoolJobDeps } from '../pools/job-deps.js';
 import type { PoolMetrics } from '../metrics.js';
@@ -46,8 +47,10 @@ export interface PoolDepsParts {
 }
 
 /** The image's default cloud-init user (proxmox.images[].user), whose authorized_keys a claim writes. */
-function userOf(config: PoolDepsParts['config'], image: string): string {
-  const found = (config.proxmox.images as readonly { name: string; user?: string }[]).find((entry) => entry.name === image);
+function userOf(config: PoolDepsParts['config'], image: string, cluster: string | undefined): string {
+  // The claimer's cluster's image (SPEC 32): the one-cluster form's is proxmox.images.
+  const images: readonly { name: string; user?: string }[] = clusterNamed(config, cluster)?.images ?? config.proxmox.images;
+  const found = images.find((entry) => entry.name === image);
   if (found?.user === undefined) throw new Error(`image ${image} has no user (proxmox.images[].user): a pool VM of it cannot be claimed`);
   return found.user;
 }
@@ -62,7 +65,7 @@ export function poolJobDeps(wiring: PoolWiring, parts: PoolDepsParts): PoolJobDe
   return {
     configured: wiring.configs.length > 0,
     store,
-    claim: (spec, claim, ctx, hooks) => wiring.claimVm(spec, claim, userOf(config, spec.image ?? limits.defaultImage), ctx, hooks),
+    claim: (spec, claim, ctx, hooks) => wiring.claimVm(spec, claim, userOf(config, spec.image ?? limits.defaultImage, spec.cluster), ctx, hooks),
     isClaimLost: wiring.isClaimLost,
     fingerprintOf(pool) {
       const found = configOf(pool);

@@ -3,7 +3,8 @@
 // request budget shared by every worker (SPEC 26), and outermost the
 // pvedaemon slots per node (SPEC 28), so a call waiting for its node's
 // slot holds no place in the budget, and the call's own latency leaves
-// both waits out.
+// both waits out. With several clusters (SPEC 32) each has its own client,
+// budget and slots: the config is the cluster's view, the key prefix its own.
 import type { Logger } from '../log.js';
 import type { Config } from '../config/index.js';
 import type { Metrics } from '../metrics.js';
@@ -43,7 +44,12 @@ export interface WorkerProxmoxApi {
 /** A budget or slot call that Redis does not answer within this fails open (request-budget.ts, daemon-slots.ts). */
 const BUDGET_COMMAND_TIMEOUT_MS = 1_000;
 
-export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger, metrics: Metrics): WorkerProxmoxApi {
+/**
+ * `keyPrefix`: where the budget's and the slots' Redis keys live, each
+ * under the hash tag of it (redis-keys.ts): redis.prefix, or a cluster's
+ * clusterKeyPrefix (SPEC 32), so each cluster has a budget and slots of its own.
+ */
+export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger, metrics: Metrics, keyPrefix: string = config.redis.prefix): WorkerProxmoxApi {
   let api = observeApi(proxmoxApiFromConfig(config, baseUrl, logger), logger, metrics);
   const closers: (() => Promise<void>)[] = [];
   const { maxRequestsPerSecond, requestBurst, daemonSlotsPerNode, daemonSlotWorstCaseScale } = config.proxmox;
@@ -55,7 +61,7 @@ export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger
       // Its own connection: the worker's BullMQ one queues commands for ever while Redis is down.
       const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
       // The budget's keys are already under the hash tag {redis.prefix} (budget-script.ts), the one a Cluster's keys share.
-      const budget = createRequestBudget({ redis, prefix: config.redis.prefix, ...(scope === undefined ? {} : { scope }), maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics, redisReason: unreachableReason });
+      const budget = createRequestBudget({ redis, prefix: keyPrefix, ...(scope === undefined ? {} : { scope }), maxRequestsPerSecond, burst: requestBurst, inFlightMs, logger, metrics, redisReason: unreachableReason });
       closers.push(() => budget.close());
       return budget;
     };
@@ -66,7 +72,7 @@ export function workerProxmoxApi(config: Config, baseUrl: string, logger: Logger
   if (daemonSlotsPerNode > 0) {
     // Its own connection too, its keys under the same hash tag (daemon-slot-script.ts).
     const redis = createBudgetConnection(config.redis, BUDGET_COMMAND_TIMEOUT_MS);
-    const slots = createDaemonSlots({ redis, prefix: config.redis.prefix, slotsPerNode: daemonSlotsPerNode, logger, metrics, redisReason: unreachableReason });
+    const slots = createDaemonSlots({ redis, prefix: keyPrefix, slotsPerNode: daemonSlotsPerNode, logger, metrics, redisReason: unreachableReason });
     // The address each node's calls go to, as proxmoxApiFromConfig routes them: uploads through one address enter one node.
     const apiUrls = new Map(config.proxmox.nodes.map((node) => [node.name, node.apiUrl ?? baseUrl]));
     const entry = { addressOf: (node: string) => apiUrls.get(node) ?? baseUrl, nodes: config.proxmox.nodes.map((node) => node.name), logger };

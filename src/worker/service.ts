@@ -1,6 +1,7 @@
 // The worker process's job service: a worker on each queue, the health
 // and reconcile schedules, heartbeats, webhook deliveries (SPEC 27), and
 // graceful shutdown (SPEC 1 to 4, 19), the close itself in service-close.ts.
+import { allNetworks } from '../config/clusters.js';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { buildJobRegistry, jobDefinitions } from '../../jobs/index.js';
@@ -45,6 +46,9 @@ import type { PoolWiring } from './pool-deps.js';
 import { configuredPoolWiring } from './pool-wiring.js';
 import type { PoolStore } from '../pools/types.js';
 import { schedulerId } from '../job-table/job-ids.js';
+import { clustersOf, isMultiCluster } from '../config/clusters.js';
+import { readLastHealth } from '../queue/health-store.js';
+import { awayWaitOf, recordedClusterOf } from './job-cluster.js';
 
 export interface WorkerServiceOptions {
   config: Config;
@@ -187,7 +191,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const deliveries = webhookSecret === undefined ? undefined : createWebhookQueue(redis, prefix, config);
   const events = webhookEvents(deliveries ?? NO_DELIVERIES, undefined, webhookRoutes(config, secretRead, tenantWebhookUrls(redis, prefix), logger));
   const leases = leaseDeps({ door: jobDoor(queues, limitsFromConfig(config)), registry, events, ...(options.leaseMetrics ? { metrics: options.leaseMetrics } : {}) });
-  const pools = config.proxmox.networks;
+  const pools = allNetworks(config);
   const addresses = pools.length === 0 ? NO_ADDRESS_POOLS : addressLeaseDeps(new AddressPoolStore(redis, prefix, pools), registry);
   // Always: the door takes holds whatever tokens the web process has (SPEC 34); the worker cannot tell.
   const tenantHolds = tenantHoldDeps(new TenantHoldStore(redis, prefix), registry);
@@ -196,7 +200,8 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const poolDeps = poolJobDeps(poolWiring, { config, redis, prefix, queues, registry, door: jobDoor(queues, limits), limits, logger });
   const deps: JobDeps = { provider, registry, isNameLocked: (name) => locks.isHeld(name), saveHealth: (nodes) => health.save(nodes), reconcile, leases, addresses, tenantHolds, pools: poolDeps, logger };
   const { leaseMetrics } = options;
-  const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
+  // SPEC 32: a job's cluster from its name's record is read only with several clusters.
+  const processorOptions = { definitions, deps, limits, registry, locks, lockTtlMs: config.budgets.lockTtlMs, ...(isMultiCluster(config) ? { recordedCluster: recordedClusterOf(registry), awayWaitMs: awayWaitOf(() => readLastHealth(redis, prefix), clustersOf(config), config.health.everySeconds * 1000) } : {}), ...(metrics ? { metrics } : {}), ...(leaseMetrics ? { leaseMetrics } : {}) };
   // What a producer given no config goes by (SPEC 6, 27); rewritten on each reconnect.
   const published = producerConfigPublisher(redis, prefix, config);
   await prepare(config, options.schedule ?? true, poolWiring.configs.length > 0 ? 'scheduled' : poolDeps.store, published, queues, redis, deliveries);

@@ -2,6 +2,7 @@
 // summary; CHAOS_SEED replays a run, CHAOS_VERBOSE=1 narrates it.
 import { randomBytes } from 'node:crypto';
 import type { ChaosOptions, ChaosReport } from './scenario.js';
+import type { ClusterChaosOptions } from './clusters-scenario.js';
 
 const SHARED_REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -19,6 +20,12 @@ export function chaosOptions(overrides: Partial<ChaosOptions>): ChaosOptions {
     log: process.env.CHAOS_VERBOSE === '1' ? (line) => process.stderr.write(`  chaos: ${line}\n`) : undefined,
     ...overrides,
   };
+}
+
+/** The two-cluster run's (SPEC 32) defaults: the quick run's kills and faults; the caller gives the sizes and the outage. */
+export function clusterChaosOptions(sizes: Pick<ClusterChaosOptions, 'names' | 'lateNames' | 'driveMs' | 'awayAtMs' | 'awayMs'> & Partial<ClusterChaosOptions>): ClusterChaosOptions {
+  const { sharedRedisUrl, prefix, seed, log, killEveryMs, minKills } = chaosOptions({});
+  return { sharedRedisUrl, prefix, seed, killEveryMs, minKills, ...(log === undefined ? {} : { log }), ...sizes };
 }
 
 export function summary(report: ChaosReport, seed: number): string {

@@ -93,10 +93,10 @@ export interface ChaosReport {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The simulator runs Proxmox's times this much faster; the service's pvedaemon slots scale their holds to match. */
-const SIM_TIME_SCALE = 0.01;
+export const SIM_TIME_SCALE = 0.01;
 
 /** The name lock's TTL (and BullMQ's stalled check) in this suite: 2 s for the default 30 s, the suite's time scale for the service's own times. */
-const LOCK_TTL_MS = 2000;
+export const LOCK_TTL_MS = 2000;
 /** How often the simulator's VMs are sampled for the lease invariant. */
 const LEASE_SAMPLE_MS = 1000;
 /** A killed worker's process start (tsx compiling, then its connections): seconds on a loaded machine, and no service time. */
@@ -110,7 +110,7 @@ const WORKER_START_MS = 5000;
  */
 const LEASE_END_BOUND_MS = (60_000 * LOCK_TTL_MS) / 30_000 + WORKER_START_MS + LEASE_SAMPLE_MS;
 
-const FAULTS = {
+export const FAULTS = {
   errors: [
     { path: '/api2/json/', rate: 0.04, status: 500 },
     { path: '/api2/json/', rate: 0.02, status: 503 },
@@ -122,8 +122,28 @@ const FAULTS = {
   ],
 };
 
+/** The service's settings in every chaos run: its times at the suite's scale, sweeps and health checks only when the run asks. */
+export const CHAOS_SERVICE_ENV: Record<string, string> = {
+  JOBS_CONCURRENCY: '8',
+  JOBS_BACKOFF_MS: '200',
+  JOBS_KEEP_COMPLETED_COUNT: '1000000',
+  JOBS_KEEP_FAILED_COUNT: '1000000',
+  JOBS_SHUTDOWN_GRACE_SECONDS: '2',
+  BUDGETS_POLL_MS: '10',
+  BUDGETS_LOCK_TTL_MS: String(LOCK_TTL_MS),
+  RECONCILER_EVERY_SECONDS: '3600',
+  RECONCILER_GRACE_SECONDS: '0',
+  HEALTH_EVERY_SECONDS: '3600',
+  // The shared request budget stays on (SPEC 26), high enough not to stretch the drive.
+  PROXMOX_MAX_REQUESTS_PER_SECOND: '200',
+  // The pvedaemon slots stay on at their default (SPEC 28): the faults'
+  // drops and 596s and the killed workers hold slots for Proxmox's
+  // worst cases, scaled like the simulator's times.
+  PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: String(SIM_TIME_SCALE),
+};
+
 /** Retries a producer call while Redis is away (a restart); a refusal of the input would be a bug here. */
-async function persist<T>(call: () => Promise<T>, onRetry: () => void): Promise<T> {
+export async function persist<T>(call: () => Promise<T>, onRetry: () => void): Promise<T> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
@@ -136,7 +156,7 @@ async function persist<T>(call: () => Promise<T>, onRetry: () => void): Promise<
   }
 }
 
-async function drained(queues: Queue[], quietMs: number, timeoutMs: number, log: (line: string) => void): Promise<void> {
+export async function drained(queues: Queue[], quietMs: number, timeoutMs: number, log: (line: string) => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let quietSince: number | undefined;
   let nextLog = Date.now() + 5000;
@@ -217,22 +237,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       REDIS_SENTINEL_NODES: '',
       REDIS_SENTINEL_NAME: '',
       ...fleet?.env,
-      JOBS_CONCURRENCY: '8',
-      JOBS_BACKOFF_MS: '200',
-      JOBS_KEEP_COMPLETED_COUNT: '1000000',
-      JOBS_KEEP_FAILED_COUNT: '1000000',
-      JOBS_SHUTDOWN_GRACE_SECONDS: '2',
-      BUDGETS_POLL_MS: '10',
-      BUDGETS_LOCK_TTL_MS: String(LOCK_TTL_MS),
-      RECONCILER_EVERY_SECONDS: '3600',
-      RECONCILER_GRACE_SECONDS: '0',
-      HEALTH_EVERY_SECONDS: '3600',
-      // The shared request budget stays on (SPEC 26), high enough not to stretch the drive.
-      PROXMOX_MAX_REQUESTS_PER_SECOND: '200',
-      // The pvedaemon slots stay on at their default (SPEC 28): the faults'
-      // drops and 596s and the killed workers hold slots for Proxmox's
-      // worst cases, scaled like the simulator's times.
-      PROXMOX_DAEMON_SLOT_WORST_CASE_SCALE: String(SIM_TIME_SCALE),
+      ...CHAOS_SERVICE_ENV,
       ...(options.addresses === undefined ? {} : addressEnv(options.addresses.cooldownMs)),
       ...(options.pool === undefined ? {} : warmPoolEnv(options.pool)),
     });
@@ -449,14 +454,14 @@ function addressEnv(cooldownMs: number): Record<string, string> {
 }
 
 /** The uid of a name in the drive (every create of a name carries it). */
-const uidOf = (name: string): string => `uid-${name}`;
+export const uidOf = (name: string): string => `uid-${name}`;
 
 /**
  * SPEC 23: a foreign VM at every fourth name's uid VMID on pve2, so its
  * creates meet the VMID taken on the node they clone on (F4) or on the other
  * node (the collision inside the clone task), and must probe forward.
  */
-async function plantForeign(sim: SimChild, names: string[], range: { min: number; max: number }): Promise<ForeignVm[]> {
+export async function plantForeign(sim: Pick<SimChild, 'control'>, names: string[], range: { min: number; max: number }): Promise<ForeignVm[]> {
   const planted: ForeignVm[] = [];
   for (const [i, name] of names.entries()) {
     if (i % 4 !== 0) continue;

@@ -25,6 +25,7 @@ const COMMANDS: [string, string[]][] = [
   ['list', []],
   ['get', ['demo-1']],
   ['pools', []],
+  ['clusters', []],
   ['verify', []],
 ];
 

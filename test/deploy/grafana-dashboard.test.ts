@@ -19,6 +19,8 @@ interface Panel {
   id: number;
   type: string;
   title: string;
+  repeat?: string;
+  gridPos: { y: number };
   datasource?: { uid?: string };
   targets?: Target[];
 }
@@ -26,7 +28,7 @@ interface Dashboard {
   uid: string;
   schemaVersion: number;
   panels: Panel[];
-  templating: { list: { name: string; type: string; query: string }[] };
+  templating: { list: { name: string; type: string; query: string | { query: string }; multi?: boolean; includeAll?: boolean; datasource?: { uid?: string } }[] };
 }
 
 const dashboard = (): Dashboard => JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as Dashboard;
@@ -46,6 +48,8 @@ const WANTED: [string, RegExp][] = [
   ['HTTP request duration', /pvep_http_request_duration_seconds_bucket/],
   ['webhook deliveries by outcome', /sum by \(event, outcome\) \(rate\(pvep_webhook_deliveries_total/],
   ['webhook delivery duration', /pvep_webhook_delivery_duration_seconds_bucket/],
+  ['each Proxmox cluster up or away (SPEC 32)', /pvep_cluster_up\{cluster=~"\$cluster"\}/],
+  ["each Proxmox cluster's nodes fit (SPEC 32)", /pvep_cluster_nodes_healthy\{cluster=~"\$cluster"\}/],
 ];
 
 describe('the Grafana dashboard in deploy/ (SPEC 27)', () => {
@@ -70,6 +74,28 @@ describe('the Grafana dashboard in deploy/ (SPEC 27)', () => {
   it('has a panel for each thing the issue lists', () => {
     const exprs = graphs().flatMap((p) => (p.targets ?? []).map((t) => t.expr));
     for (const [what, pattern] of WANTED) expect(exprs.some((e) => pattern.test(e)), what).to.equal(true);
+  });
+
+  it('has a row per Proxmox cluster (SPEC 32): a $cluster variable of the clusters pvep_cluster_up names, and a row repeated by it holding its panels', () => {
+    const d = dashboard();
+    const variable = d.templating.list.find((v) => v.name === 'cluster');
+    expect(variable).to.include({ type: 'query', multi: true, includeAll: true });
+    expect(variable?.datasource?.uid).to.equal('${datasource}');
+    const query = typeof variable?.query === 'string' ? variable.query : variable?.query.query;
+    expect(query).to.equal('label_values(pvep_cluster_up, cluster)');
+    const row = d.panels.find((p) => p.type === 'row' && p.repeat === 'cluster');
+    expect(row?.title).to.contain('$cluster');
+    // A repeated row repeats the panels below it, up to the next row: the last row, so every panel after it.
+    const below = d.panels.filter((p) => p.type !== 'row' && row !== undefined && p.gridPos.y > row.gridPos.y);
+    expect(d.panels.filter((p) => p.type === 'row' && row !== undefined && p.gridPos.y > row.gridPos.y)).to.deep.equal([]);
+    expect(below.length).to.be.greaterThan(0);
+    for (const panel of below) for (const target of panel.targets ?? []) expect(target.expr, panel.title).to.contain('cluster=~"$cluster"');
+  });
+
+  it('keeps two clusters\' nodes of one name apart in the node panels (SPEC 32)', () => {
+    const byNode = dashboardQueries().filter((q) => /pvep_(node_healthy|node_health_reasons|image_healthy)/.test(q) && !q.includes('$cluster'));
+    expect(byNode).to.have.length(3);
+    expect(byNode.filter((q) => !/by \([^)]*\bcluster\b[^)]*\bnode\b/.test(q))).to.deep.equal([]);
   });
 
   it('splits job metrics by their job_name label, never by exported_job (the rename of a clashing job label)', () => {

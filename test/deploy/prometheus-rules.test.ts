@@ -33,6 +33,13 @@ describe('Prometheus alert rules in deploy/ (SPEC 27)', () => {
     expect(alertNames()).to.include.members(['PveProvisionerJobsFailing', 'PveProvisionerQueueBackingUp', 'PveProvisionerNodeUnhealthy', 'PveProvisionerWebhooksFailing', 'PveProvisionerPoolEmpty']);
   });
 
+  it('has ProxmoxClusterAway on pvep_cluster_up == 0 for 2 minutes, per cluster (SPEC 32)', () => {
+    const rules = (load(readFileSync(ALERTS_FILE, 'utf8')) as { groups: { rules: { alert?: string; expr?: string; for?: string }[] }[] }).groups.flatMap((group) => group.rules);
+    const rule = rules.find((r) => r.alert === 'ProxmoxClusterAway');
+    expect(rule?.expr?.trim()).to.equal('max by (cluster) (pvep_cluster_up) == 0');
+    expect(rule?.for).to.equal('2m');
+  });
+
   it('promtool test rules passes alerts.test.yml', async () => {
     const run = await promtool(['test', 'rules', TESTS_FILE]);
     expect(run.code, `${run.stdout}${run.stderr}`).to.equal(0);

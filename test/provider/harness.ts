@@ -15,6 +15,7 @@ import { FakeProxmox, type FakeVm, type FakeVmInit } from '../fakes/fake-proxmox
 import { FakeClock } from '../fakes/clock.js';
 import { fixtureData } from '../support/fixtures.js';
 import type { VmConfig } from '../../src/proxmox/api.js';
+import { configForCluster, resolveCluster } from '../../src/config/clusters.js';
 
 export const RANGE = { min: 100000, max: 199999 };
 export const TAG = 'pve_provisioner';
@@ -42,6 +43,18 @@ export function testConfig(nodes: NodeConfig[] = [{ name: 'pv1-1', template: 900
     },
     budgets: { pollMs: 1000, cloneSeconds: 120, taskSeconds: 120, runningSeconds: 60, addressSeconds: 300, firstAddressSeconds: 30, lockTtlMs: 30000, connectMs: 10000, responseMs: 60000 },
   };
+}
+
+/**
+ * SPEC 32: cluster `name`'s view of a config of several clusters (the
+ * first of `names` is the first cluster), each of the test config's
+ * single keys.
+ */
+export function clusterView(name: string, names: readonly string[] = ['east', 'west'], base: ProviderConfig = testConfig()): ProviderConfig {
+  const clusters = names.map((cluster) => resolveCluster({ name: cluster, url: `https://${cluster}.invalid:8006` }, base.proxmox));
+  const cluster = clusters.find((c) => c.name === name);
+  if (cluster === undefined) throw new Error(`no cluster ${name} among ${names.join(', ')}`);
+  return configForCluster({ ...base, proxmox: { ...base.proxmox, clusters } }, cluster);
 }
 
 export interface Harness {

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { loadConfig } from '../../src/config/index.js';
-import { limitsFromConfig } from '../../src/job-table/schema.js';
+import { limitsFromConfig, validateStoredJobData } from '../../src/job-table/schema.js';
 import { createSpecFields } from '../../src/job-table/create.schema.js';
 import { validateFields } from '../../src/job-table/fields.js';
 import { deleteJob } from '../../jobs/delete.js';
@@ -67,6 +67,17 @@ describe('reconciler queue adapter (SPEC 2, 5, real Redis)', () => {
     expect(await redis.hgetall(keys.desired(prefix, 'web'))).to.deep.equal(before);
     expect(await redis.hget(keys.generations(prefix), 'web')).to.equal(String(generation));
     expect((await queues.vm.getJobLogs(jobId)).logs).to.deep.equal(['orphan']);
+  });
+
+  it('SPEC 32: a delete of a VM found in one of several clusters carries that cluster, which the stored delete keeps', async () => {
+    const generation = await present('web', 'uid-new');
+    const jobId = await enqueuer.enqueueDelete({ name: 'web', uid: 'uid-old', reason: 'orphan', seenGeneration: generation, cluster: 'dc-2' });
+    const job = (await queues.vm.getJob(jobId)) as Job;
+    expect(job.data).to.deep.equal({ name: 'web', uid: 'uid-old', generation, cluster: 'dc-2' });
+    const stored = validateStoredJobData('delete', job.data, limits);
+    expect(stored.ok && stored.value.cluster).to.equal('dc-2');
+    const refused = validateStoredJobData('delete', { name: 'web', uid: 'uid-old', generation, cluster: 'DC 2' }, limits);
+    expect(refused.ok ? [] : refused.errors.map((e) => e.field)).to.deep.equal(['cluster']);
   });
 
   it("deletes an abandoned claim's member as a caller's delete: its name recorded absent, its intent's delete job added (SPEC 30)", async () => {

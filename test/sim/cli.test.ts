@@ -53,6 +53,34 @@ describe('pve-provisioner sim (SPEC 6, 8)', () => {
     expect(await exited).to.equal(0);
   });
 
+  it('SIM_CLUSTERS=2 (SPEC 32): a simulator per cluster, each printed with its cluster, on ports of their own, with the same token file', async () => {
+    const tokenFile = join(dir, 'proxmox-token');
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'sim', '--port', '0', '--vms', '1'], {
+      env: { ...process.env, PROXMOX_TOKEN_FILE: tokenFile, SIM_CLUSTERS: '2' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const listening = await new Promise<string[][]>((resolve, reject) => {
+      const lines = (): string[][] => [...out.matchAll(/^Proxmox VE simulator of cluster (\S+) listening on (\S+) .*it accepts the token in (\S+)$/gm)].map((m) => [m[1] ?? '', m[2] ?? '', m[3] ?? '']);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (lines().length === 2) resolve(lines());
+      });
+      void exited.then((code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    expect(listening.map(([cluster, , file]) => [cluster, file])).to.deep.equal([
+      ['sim1', tokenFile],
+      ['sim2', tokenFile],
+    ]);
+    const [first, second] = listening.map(([, url]) => url ?? '');
+    expect(first).not.to.equal(second);
+    const token = readFileSync(tokenFile, 'utf8').trim();
+    for (const url of [first, second]) expect((await fetch(`${url}/api2/json/version`, { headers: { Authorization: `PVEAPIToken=${token}` } })).status, url).to.equal(200);
+    child.kill('SIGTERM');
+    expect(await exited).to.equal(0);
+  });
+
   for (const args of [['--port', 'eighty'], ['--tls-cert', 'only.pem'], ['--colour']]) {
     it(`exits 2 with the reason on stderr for ${args.join(' ')}`, () => {
       const result = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'sim', ...args], { encoding: 'utf8' });

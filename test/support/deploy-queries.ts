@@ -1,5 +1,6 @@
 // The PromQL of deploy/: every `expr` of the Grafana dashboard's panels
-// and of the Prometheus alert rules, and the metric names they name.
+// (and the selector of each variable's label_values) and of the
+// Prometheus alert rules, and the metric names they name.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
@@ -8,11 +9,16 @@ export const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy');
 export const DASHBOARD_FILE = join(DEPLOY, 'grafana', 'pve-provisioner.json');
 export const ALERTS_FILE = join(DEPLOY, 'prometheus', 'alerts.yml');
 
+/** A Grafana variable's `label_values(<selector>, <label>)` (SPEC 32's cluster variable) is Grafana's, not PromQL: its selector is the query. */
+function promqlOf(query: string): string {
+  return /^label_values\((.+),\s*[A-Za-z_][A-Za-z0-9_]*\s*\)$/.exec(query.trim())?.[1] ?? query;
+}
+
 function exprsIn(value: unknown, found: string[]): string[] {
   if (Array.isArray(value)) for (const item of value) exprsIn(item, found);
   else if (typeof value === 'object' && value !== null) {
     for (const [key, inner] of Object.entries(value)) {
-      if ((key === 'expr' || key === 'query') && typeof inner === 'string') found.push(inner);
+      if ((key === 'expr' || key === 'query') && typeof inner === 'string') found.push(promqlOf(inner));
       else exprsIn(inner, found);
     }
   }

@@ -64,4 +64,23 @@ describe('every secret of the config known to the redactor (SPEC 22)', () => {
     }
     expect(redacted, 'the unread webhook secret file').to.include(secrets.webhookSecret);
   });
+
+  it("learns each cluster's token file of proxmox.clusters (SPEC 32, issue 34)", async () => {
+    const east = unique('east');
+    const west = unique('west');
+    const config = loadConfig({
+      env: {},
+      overrides: {
+        proxmox: {
+          clusters: [
+            { name: 'east', url: 'https://pve-east.example:8006', tokenFile: file('east-token', `root@pam!pvep=${east}`) },
+            { name: 'west', url: 'https://pve-west.example:8006', tokenFile: file('west-token', `root@pam!pvep=${west}`) },
+          ],
+        },
+      },
+    });
+    await learnSecretFiles(config);
+    const redacted = redactSecrets(`east ${east} west ${west}`);
+    expect(redacted).to.not.include(east).and.to.not.include(west);
+  });
 });

@@ -239,4 +239,21 @@ describe('pve-provisioner verify against the simulator (SPEC 33)', function () {
     expect(help.code).to.equal(0);
     expect(help.stdout).to.match(/^usage: pve-provisioner verify /);
   });
+  it('--cluster checks that cluster of proxmox.clusters (SPEC 32): its URL and nodes; an unknown one exits 2 naming the configured', async () => {
+    const running = await startSim();
+    const clusters = [
+      { name: 'away', url: 'http://127.0.0.1:9' },
+      { name: 'here', url: running.url },
+    ];
+    const here = await verify(['--cluster', 'here'], undefined, running.url, undefined, { clusters });
+    expect(here.code, here.stdout).to.equal(0);
+    expect(here.stderr).to.include('pve-provisioner verify: cluster here\n');
+    expect(here.stdout).to.include(`ok    api        API at ${running.url} answers`);
+    const first = await verify([], undefined, running.url, undefined, { clusters });
+    expect(first.code).to.equal(1);
+    expect(first.stderr).to.include('cluster away');
+    const unknown = await verify(['--cluster', 'zz'], undefined, running.url, undefined, { clusters });
+    expect(unknown.code).to.equal(2);
+    expect(unknown.stderr.split('\n')[0]).to.equal('pve-provisioner verify: --cluster zz: not a configured cluster (away, here)');
+  });
 });

@@ -90,7 +90,7 @@ describe('HTTP operations routes (SPEC 6, 9)', () => {
     expect(res.statusCode).to.equal(200);
     const doc = res.json<{ openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>> }>();
     expect(doc.openapi).to.match(/^3\.1/);
-    expect(Object.keys(doc.paths).sort()).to.deep.equal(['/images', '/jobs/{id}', '/jobs/{id}/events', '/pools', '/tenants', '/tenants/me', '/vms', '/vms/{name}', '/vms/{name}/check', '/vms/{name}/lease']);
+    expect(Object.keys(doc.paths).sort()).to.deep.equal(['/clusters', '/images', '/jobs/{id}', '/jobs/{id}/events', '/pools', '/tenants', '/tenants/me', '/vms', '/vms/{name}', '/vms/{name}/check', '/vms/{name}/lease']);
     expect(Object.keys(doc.paths['/vms'] ?? {}).sort()).to.deep.equal(['get', 'post']);
     expect(Object.keys(doc.paths['/vms/{name}'] ?? {}).sort()).to.deep.equal(['delete', 'get', 'parameters']);
     const body = doc.paths['/vms']?.post?.requestBody?.content['application/json']?.schema;

@@ -51,6 +51,7 @@ describe('HTTP API query parameters and name job bodies (SPEC 24, issue 25)', ()
       ['GET', '/metrics'],
       ['GET', '/v1/openapi.json'],
       ['GET', '/v1/images'],
+      ['GET', '/v1/clusters'],
       ['GET', '/v1/vms'],
       ['POST', '/v1/vms'],
       ['GET', '/v1/vms/asked-1'],
@@ -76,7 +77,7 @@ describe('HTTP API query parameters and name job bodies (SPEC 24, issue 25)', ()
     const created = (await call('POST', '/v1/vms', { name: 'listed-1', uid: 'tenant-a' })).json<{ jobId: string }>();
     const cursor = (await call('GET', '/v1/vms?limit=1')).json<{ nextCursor: string }>().nextCursor;
     const doc = (await call('GET', '/v1/openapi.json')).json<{ paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>> }>();
-    const values: Record<string, string> = { limit: '5', cursor: encodeURIComponent(cursor), state: 'present', node: 'pve1', tenant: 'default', uid: 'tenant-b', waitSeconds: '0', lastEventId: '3.completed.1', expiringBefore: encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString()) };
+    const values: Record<string, string> = { limit: '5', cursor: encodeURIComponent(cursor), state: 'present', node: 'pve1', tenant: 'default', cluster: 'default', uid: 'tenant-b', waitSeconds: '0', lastEventId: '3.completed.1', expiringBefore: encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString()) };
     let checked = 0;
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {

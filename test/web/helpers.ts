@@ -58,6 +58,8 @@ export interface TestWebOptions {
   pools?: PoolService;
   /** Lines of the tokens file after web.token's plain one (a token with its tenant's words, SPEC 34). */
   tokenLines?: readonly string[];
+  /** proxmox.clusters (SPEC 32): several clusters; the one-cluster form when absent. */
+  clusters?: Record<string, unknown>[];
 }
 
 const QUICK_FAILED_AUTH: Partial<FailedAuthOptions> = { firstDelayMs: 1, maxDelayMs: 8 };
@@ -96,7 +98,7 @@ export async function buildTestWeb(httpOverrides: Record<string, unknown> = {}, 
     env: options.env ?? {},
     overrides: {
       redis: { url: REDIS_URL, prefix },
-      ...(options.networks ? { proxmox: { networks: options.networks } } : {}),
+      ...(options.networks || options.clusters ? { proxmox: { ...(options.networks ? { networks: options.networks } : {}), ...(options.clusters ? { clusters: options.clusters } : {}) } } : {}),
       http: { apiTokensFile: join(dir, 'tokens'), boardUsersFile: join(dir, 'users'), fingerprintKeyFile: join(dir, 'fingerprint-key'), ...httpOverrides },
     },
   });

@@ -76,7 +76,7 @@ export const clusterStatus: Handler = ({ sim, entryNode }) => {
     return { type: 'node', id: `node/${name}`, name, nodeid: i + 1, local: name === entryNode ? 1 : 0, online, ip: `192.0.2.${i + 1}`, level: '' };
   });
   const onlineCount = members.filter((m) => m.online === 1).length;
-  return [{ type: 'cluster', id: 'cluster', nodes: names.length, version: names.length, name: 'pv1', quorate: onlineCount * 2 > names.length ? 1 : 0 }, ...members];
+  return [{ type: 'cluster', id: 'cluster', nodes: names.length, version: names.length, name: sim.options.clusterName ?? 'pv1', quorate: onlineCount * 2 > names.length ? 1 : 0 }, ...members];
 };
 
 const UPTIME_MARK = '"uptime":0,';

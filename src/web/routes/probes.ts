@@ -5,6 +5,7 @@
 // words; its checks, which name workers, hosts and nodes, only a request
 // with a token the guard accepts (a wrong one is its 401, one not admin a 403).
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { ClusterConfig } from '../../config/types.js';
 import { checkReadiness, type ReadinessReport, type ReadinessSources } from '../readiness.js';
 import type { RedisDownProbe } from '../redis-down.js';
 
@@ -13,17 +14,24 @@ const QUIET = { logLevel: 'warn' } as const;
 
 const DETAIL_HINT = 'each check (workers, hosts, nodes) is shown to a request with "Authorization: Bearer <token>", an admin token from http.apiTokensFile';
 
-function withoutDetail(report: ReadinessReport): { ready: boolean; reason?: string; details: string } {
-  return report.summary === undefined ? { ready: report.ready, details: DETAIL_HINT } : { ready: report.ready, reason: report.summary, details: DETAIL_HINT };
+function withoutDetail(report: ReadinessReport): { ready: boolean; reason?: string; warning?: string; details: string } {
+  return {
+    ready: report.ready,
+    ...(report.summary === undefined ? {} : { reason: report.summary }),
+    // How many Proxmox clusters are away (SPEC 32), naming none.
+    ...(report.warningSummary === undefined ? {} : { warning: report.warningSummary }),
+    details: DETAIL_HINT,
+  };
 }
 
-export function probeRoutes(app: FastifyInstance, sources: ReadinessSources, redisDown: RedisDownProbe, detailGuard?: onRequestAsyncHookHandler): void {
+/** `clusters`: the configured clusters in the several-clusters form (SPEC 32), whose away ones /readyz names; absent in the one-cluster form. */
+export function probeRoutes(app: FastifyInstance, sources: ReadinessSources, redisDown: RedisDownProbe, detailGuard?: onRequestAsyncHookHandler, clusters?: readonly Pick<ClusterConfig, 'name'>[]): void {
   app.get('/healthz', QUIET, () => ({ status: 'ok' }));
   const checkToken: onRequestAsyncHookHandler = async (request, reply) => {
     if (detailGuard !== undefined && request.headers.authorization !== undefined) await detailGuard.call(app, request, reply);
   };
   app.get('/readyz', { ...QUIET, onRequest: [checkToken] }, async (request, reply) => {
-    const report = await checkReadiness(sources);
+    const report = await checkReadiness(sources, clusters);
     const down = redisDown();
     if (down !== undefined) reply.header('Retry-After', String(down.retryAfterSeconds));
     const detail = detailGuard === undefined || request.headers.authorization !== undefined;

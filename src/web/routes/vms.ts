@@ -47,10 +47,16 @@ type PoolMissCounter = (pool: string) => void;
 /** SPEC 34: a create refused by its tenant's quota (the quota's name) or rate (`rate`). */
 type TenantRefusalCounter = (tenant: string, reason: string) => void;
 
-/** POST /vms: refused while no node is healthy (SPEC 19), else the create's accept; a warm pool's miss counted (SPEC 30). */
+/** POST /vms: refused while no node of the create's cluster is healthy (SPEC 19, 32), else the create's accept; a warm pool's miss counted (SPEC 30). */
 function createRoute(app: FastifyInstance, service: VmService, createHealth: CreateHealthGate, poolMissed: PoolMissCounter, tenantRefused: TenantRefusalCounter): void {
   app.post('/vms', async (request, reply) => {
-    const health = await createHealth();
+    // SPEC 32: the cluster the create names is the one judged; a bad value is the field table's to refuse.
+    const text = (field: string): string | undefined => (isObject(request.body) && typeof request.body[field] === 'string' ? request.body[field] : undefined);
+    const name = text('name');
+    // Else the name's own cluster, else those serving its image, where placement sends it; a bad name is the field table's to refuse.
+    const clusterOfName = name === undefined ? undefined : () => service.asTenant(request.tenant).getVm(name).then((view) => view?.cluster, () => undefined);
+    const ask = { cluster: text('cluster'), image: text('image'), node: text('node') };
+    const health = await createHealth(Object.fromEntries(Object.entries(ask).filter(([, value]) => value !== undefined)), clusterOfName);
     if (!health.accept) {
       return reply.code(503).header('Retry-After', String(health.retryAfterSeconds)).send({ error: 'NoHealthyNode', message: health.message });
     }
@@ -78,8 +84,8 @@ export function vmRoutes(
 
   // SPEC 27: a page of names; the query's text becomes the library's query, which it checks.
   app.get<{ Querystring: Record<string, unknown> }>('/vms', takesQuery(...LISTING_KEYS), async (request, reply) => {
-    const { limit, cursor, state, node, expiringBefore, tenant } = request.query;
-    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node, expiringBefore, tenant };
+    const { limit, cursor, state, node, expiringBefore, tenant, cluster } = request.query;
+    const query = { limit: typeof limit === 'string' && /^\d+$/.test(limit) ? Number(limit) : limit, cursor, state, node, expiringBefore, tenant, cluster };
     const checked = parseVmListQuery(query);
     if (!checked.ok) return reply.code(400).send(validationBody(checked.errors));
     // SPEC 34: a tenant's own names; `tenant` filters by owner (admin), another's for a non-admin is a 400 naming it.
