@@ -4,7 +4,8 @@
 // written in the one-cluster form). Producer-safe.
 import type { DesiredRecord } from '../desired-state.js';
 
-export function clusterOfRecord(record: Pick<DesiredRecord, 'cluster' | 'spec'>, firstCluster: string): string {
+/** `firstCluster` undefined: undefined for a record naming none (the worker's router takes that for the first). */
+export function clusterOfRecord<First extends string | undefined>(record: Pick<DesiredRecord, 'cluster' | 'spec'>, firstCluster: First): string | First {
   const fromSpec = record.spec?.cluster;
   return record.cluster ?? (typeof fromSpec === 'string' ? fromSpec : firstCluster);
 }

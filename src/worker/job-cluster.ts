@@ -1,8 +1,10 @@
 // The cluster a job's operations go to (SPEC 32): the one its data names
 // (a create's, placed at the accept), else, in the several-clusters form
-// only, its name's recorded one (the record's spec.cluster); undefined:
+// only, its name's recorded one (record-cluster.ts, shared with the door); undefined:
 // the first cluster. The one-cluster form reads nothing more from Redis.
+import type { DesiredRecord } from '../desired-state.js';
 import { awayClusters } from '../queue/cluster-health.js';
+import { clusterOfRecord } from '../queue/record-cluster.js';
 import type { LastHealth } from '../queue/health-store.js';
 
 /** The cluster a name's record says it lives in; given only in the several-clusters form. */
@@ -15,18 +17,11 @@ export async function jobCluster(data: unknown, recorded: RecordedCluster | unde
   return recorded(name);
 }
 
-/** What recordedClusterOf reads of a record: its spec's cluster, or a cluster the record keeps beside its spec (a tombstone drops its spec). */
-interface ClusterOfRecord {
-  spec?: Record<string, unknown>;
-  cluster?: unknown;
-}
-
-/** RecordedCluster over a registry: the record's spec.cluster, else its own `cluster` field (absent, or no record: the first cluster's). */
-export function recordedClusterOf(registry: { get(name: string): Promise<ClusterOfRecord | undefined> }): RecordedCluster {
+/** RecordedCluster over a registry: the record's own cluster (its tombstone keeps it), else its spec's (absent, or no record: the first cluster's). */
+export function recordedClusterOf(registry: { get(name: string): Promise<Pick<DesiredRecord, 'cluster' | 'spec'> | undefined> }): RecordedCluster {
   return async (name) => {
     const record = await registry.get(name);
-    const cluster = record?.spec?.cluster ?? record?.cluster;
-    return typeof cluster === 'string' ? cluster : undefined;
+    return record === undefined ? undefined : clusterOfRecord(record, undefined);
   };
 }
 
